@@ -1,0 +1,5 @@
+"""``python -m qarena`` runs the command line."""
+
+from qarena.cli.app import main
+
+main()

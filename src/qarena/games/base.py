@@ -1,0 +1,221 @@
+"""The one interface every game implements, and the dense encoding they share.
+
+Positions are immutable tuples of small integers ("components": pile sizes or board cells);
+moves are dense integers ``0 <= m < num_moves``. A position's code is its mixed-radix number,
+so tables indexed by (position, move) are plain numpy arrays of shape
+``(num_positions, num_moves)``.
+
+Values and results are always seen from the player to move (negamax form): ``WIN`` means the
+player to move wins with best play (or, at a terminal position, has won).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+from qarena.errors import IllegalMoveError, PositionError
+
+Position = tuple[int, ...]
+Move = int
+
+WIN = 1
+DRAW = 0
+LOSS = -1
+
+VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+
+# Encodings must fit a signed 64-bit integer, the index type of every table and kernel.
+MAX_CODE = 2**62
+
+
+class GameArrays(NamedTuple):
+    """A game's rules as plain arrays and scalars, the only form compiled kernels see.
+
+    Heap games (nim, subtraction): ``move_comp`` is the pile a move takes from, ``move_take``
+    how many. Boards: ``move_comp`` is the cell, ``lines`` the cells of every k-in-a-row.
+    """
+
+    board: bool
+    misere: bool
+    num_positions: int
+    num_moves: int
+    start: int
+    radix: np.ndarray
+    weight: np.ndarray
+    move_comp: np.ndarray
+    move_take: np.ndarray
+    lines: np.ndarray
+
+
+class Game(ABC):
+    """Rules of a finite two-player alternating game, as pure functions over positions.
+
+    Subclasses are frozen dataclasses; two games with the same spec compare equal.
+    """
+
+    #: True when the position alone does not say whose turn it is (nim, subtraction):
+    #: both players face the same choices, and seats follow from alternation.
+    impartial: bool = False
+
+    # --- identity -------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def spec(self) -> str:
+        """The canonical spec text, e.g. ``nim:3,5,7`` or ``tictactoe:4x4:4``."""
+
+    @property
+    @abstractmethod
+    def title(self) -> str:
+        """A short human description, e.g. ``Nim 3-5-7 (misère)``."""
+
+    @property
+    @abstractmethod
+    def radix(self) -> tuple[int, ...]:
+        """Number of values each component can take; positions encode in this mixed radix."""
+
+    @property
+    @abstractmethod
+    def num_moves(self) -> int:
+        """Number of distinct move ids."""
+
+    @property
+    @abstractmethod
+    def max_plies(self) -> int:
+        """An upper bound on the length of any game."""
+
+    # --- rules ----------------------------------------------------------------------
+    @abstractmethod
+    def start(self) -> Position:
+        """The starting position."""
+
+    @abstractmethod
+    def to_move(self, position: Position) -> int | None:
+        """0 for the first player, 1 for the second; None in impartial games."""
+
+    @abstractmethod
+    def legal_moves(self, position: Position) -> list[Move]:
+        """Legal move ids in ascending order; empty exactly at terminal positions."""
+
+    @abstractmethod
+    def _apply_unchecked(self, position: Position, move: Move) -> Position: ...
+
+    @abstractmethod
+    def is_terminal(self, position: Position) -> bool:
+        """True when the game is over."""
+
+    @abstractmethod
+    def result(self, position: Position) -> int:
+        """WIN, DRAW or LOSS for the player to move at a terminal position."""
+
+    # --- text forms -----------------------------------------------------------------
+    @abstractmethod
+    def format_position(self, position: Position) -> str: ...
+
+    @abstractmethod
+    def parse_position(self, text: str) -> Position: ...
+
+    @abstractmethod
+    def format_move(self, move: Move) -> str: ...
+
+    @abstractmethod
+    def parse_move(self, text: str) -> Move: ...
+
+    # --- symmetry -------------------------------------------------------------------
+    @abstractmethod
+    def _canonical_perm(self, position: Position) -> tuple[int, ...]:
+        """A permutation ``perm`` with ``canonical[j] = position[perm[j]]``."""
+
+    @abstractmethod
+    def _move_component(self, move: Move) -> tuple[int, int]:
+        """(component, detail) of a move: (pile, count taken) or (cell, 0)."""
+
+    @abstractmethod
+    def _make_move(self, component: int, detail: int) -> Move: ...
+
+    @abstractmethod
+    def arrays(self) -> GameArrays:
+        """The rules in the array form compiled kernels take."""
+
+    # --- shared implementation ------------------------------------------------------
+    @cached_property
+    def _weights(self) -> tuple[int, ...]:
+        weights, w = [], 1
+        for r in self.radix:
+            weights.append(w)
+            w *= r
+        return tuple(weights)
+
+    @property
+    def num_positions(self) -> int:
+        """Size of the dense encoding: every code in ``range(num_positions)`` decodes."""
+        n = 1
+        for r in self.radix:
+            n *= r
+        return n
+
+    def _check_position(self, position: Position) -> None:
+        if len(position) != len(self.radix) or any(
+            not 0 <= v < r for v, r in zip(position, self.radix, strict=True)
+        ):
+            raise PositionError(f"{position!r} is not a position of {self.spec}")
+
+    def apply(self, position: Position, move: Move) -> Position:
+        """The position after ``move``; the given position is left as it was."""
+        if move not in self.legal_moves(position):
+            raise IllegalMoveError(
+                f"{self.format_move(move) if 0 <= move < self.num_moves else move} "
+                f"is not legal in {self.format_position(position)}"
+            )
+        return self._apply_unchecked(position, move)
+
+    def encode(self, position: Position) -> int:
+        """The position's dense code in ``range(num_positions)``."""
+        self._check_position(position)
+        return sum(v * w for v, w in zip(position, self._weights, strict=True))
+
+    def decode(self, code: int) -> Position:
+        """The position with this code."""
+        if not 0 <= code < self.num_positions:
+            raise PositionError(f"code {code} is outside 0..{self.num_positions - 1}")
+        out = []
+        for r in self.radix:
+            code, d = divmod(code, r)
+            out.append(d)
+        return tuple(out)
+
+    def canonical(self, position: Position) -> Position:
+        """The representative of the position's symmetry class (same value, same moves)."""
+        perm = self._canonical_perm(position)
+        return tuple(position[i] for i in perm)
+
+    def canonical_move(self, position: Position, move: Move) -> Move:
+        """``move`` in ``position`` expressed as the same move in ``canonical(position)``."""
+        perm = self._canonical_perm(position)
+        comp, detail = self._move_component(move)
+        return self._make_move(perm.index(comp), detail)
+
+    def uncanonical_move(self, position: Position, move: Move) -> Move:
+        """The inverse of :meth:`canonical_move`: a canonical-frame move back in ``position``."""
+        perm = self._canonical_perm(position)
+        comp, detail = self._move_component(move)
+        return self._make_move(perm[comp], detail)
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+def mixed_radix_arrays(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``radix`` and its place values as int64 arrays."""
+    weight = np.ones(len(radix), dtype=np.int64)
+    for i in range(1, len(radix)):
+        weight[i] = weight[i - 1] * radix[i - 1]
+    return np.asarray(radix, dtype=np.int64), weight
+
+
+def value_name(value: int) -> str:
+    """``win``, ``draw`` or ``loss``."""
+    return VALUE_NAMES[value]

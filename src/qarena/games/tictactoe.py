@@ -1,0 +1,226 @@
+"""Tic-tac-toe on an m×n board (rows × columns) with k in a row; x moves first."""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from qarena.errors import MoveError, PositionError, SpecError
+from qarena.games.base import DRAW, LOSS, Game, GameArrays, Move, Position, mixed_radix_arrays
+
+EMPTY, X, O = 0, 1, 2  # noqa: E741 - the marks people write
+_CHARS = ".xo"
+MAX_COLUMNS = len(string.ascii_lowercase)
+
+
+@dataclass(frozen=True)
+class TicTacToe(Game):
+    """Cells hold EMPTY, X or O, row-major from the top-left; a move is the cell's index."""
+
+    rows: int = 3
+    cols: int = 3
+    k: int = 3
+
+    def __post_init__(self) -> None:
+        if self.rows < 1 or self.cols < 1:
+            raise SpecError(
+                f"a board needs at least 1 row and 1 column, not {self.rows}x{self.cols}"
+            )
+        if self.cols > MAX_COLUMNS:
+            raise SpecError(f"a board has at most {MAX_COLUMNS} columns (a..z), not {self.cols}")
+        if not 1 <= self.k <= max(self.rows, self.cols):
+            raise SpecError(
+                f"{self.k} in a row cannot fit on a {self.rows}x{self.cols} board; "
+                f"k must be 1..{max(self.rows, self.cols)}"
+            )
+
+    # --- identity -------------------------------------------------------------------
+    @property
+    def spec(self) -> str:
+        return f"tictactoe:{self.rows}x{self.cols}:{self.k}"
+
+    @property
+    def title(self) -> str:
+        return f"Tic-tac-toe {self.rows}×{self.cols}, {self.k} in a row"
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def radix(self) -> tuple[int, ...]:
+        return (3,) * self.cells
+
+    @property
+    def num_moves(self) -> int:
+        return self.cells
+
+    @property
+    def max_plies(self) -> int:
+        return self.cells
+
+    @cached_property
+    def lines(self) -> tuple[tuple[int, ...], ...]:
+        """Every run of k cells in a row, column or diagonal."""
+        out = []
+        for r in range(self.rows):
+            for c in range(self.cols):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    end_r, end_c = r + dr * (self.k - 1), c + dc * (self.k - 1)
+                    if 0 <= end_r < self.rows and 0 <= end_c < self.cols:
+                        out.append(
+                            tuple((r + dr * i) * self.cols + c + dc * i for i in range(self.k))
+                        )
+        # k = 1 finds each cell four times over; one is enough.
+        return tuple(dict.fromkeys(out))
+
+    # --- rules ----------------------------------------------------------------------
+    def start(self) -> Position:
+        return (EMPTY,) * self.cells
+
+    def to_move(self, position: Position) -> int:
+        self._check_position(position)
+        return 0 if position.count(X) == position.count(O) else 1
+
+    def winner(self, position: Position) -> int:
+        """X or O if that player has k in a row, else EMPTY."""
+        for line in self.lines:
+            if _complete(position, line):
+                return position[line[0]]
+        return EMPTY
+
+    def is_terminal(self, position: Position) -> bool:
+        self._check_position(position)
+        return self.winner(position) != EMPTY or EMPTY not in position
+
+    def legal_moves(self, position: Position) -> list[Move]:
+        if self.is_terminal(position):
+            return []
+        return [i for i, v in enumerate(position) if v == EMPTY]
+
+    def _apply_unchecked(self, position: Position, move: Move) -> Position:
+        mark = X if self.to_move(position) == 0 else O
+        return (*position[:move], mark, *position[move + 1 :])
+
+    def result(self, position: Position) -> int:
+        if not self.is_terminal(position):
+            raise PositionError(f"{self.format_position(position)} is not a finished game")
+        # Whoever completed a line moved last, so the player to move has lost.
+        return LOSS if self.winner(position) != EMPTY else DRAW
+
+    # --- symmetry -------------------------------------------------------------------
+    @cached_property
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """Cell permutations that map the board onto itself (8 if square, else 4)."""
+        m, n = self.rows, self.cols
+
+        def perm(f: object) -> tuple[int, ...]:
+            assert callable(f)
+            return tuple(f(j // n, j % n) for j in range(m * n))
+
+        maps = [
+            perm(lambda r, c: r * n + c),
+            perm(lambda r, c: r * n + (n - 1 - c)),
+            perm(lambda r, c: (m - 1 - r) * n + c),
+            perm(lambda r, c: (m - 1 - r) * n + (n - 1 - c)),
+        ]
+        if m == n:
+            maps += [
+                perm(lambda r, c: c * n + r),
+                perm(lambda r, c: c * n + (n - 1 - r)),
+                perm(lambda r, c: (n - 1 - c) * n + r),
+                perm(lambda r, c: (n - 1 - c) * n + (n - 1 - r)),
+            ]
+        return tuple(dict.fromkeys(maps))
+
+    def _canonical_perm(self, position: Position) -> tuple[int, ...]:
+        weights = self._weights
+        return min(
+            self.symmetries,
+            key=lambda p: sum(position[p[j]] * weights[j] for j in range(len(p))),
+        )
+
+    def _move_component(self, move: Move) -> tuple[int, int]:
+        if not 0 <= move < self.cells:
+            raise MoveError(f"move id {move} is outside 0..{self.cells - 1}")
+        return move, 0
+
+    def _make_move(self, component: int, detail: int) -> Move:
+        return component
+
+    # --- array form -----------------------------------------------------------------
+    def arrays(self) -> GameArrays:
+        radix, weight = mixed_radix_arrays(self.radix)
+        return GameArrays(
+            board=True,
+            misere=False,
+            num_positions=self.num_positions,
+            num_moves=self.num_moves,
+            start=0,
+            radix=radix,
+            weight=weight,
+            move_comp=np.arange(self.cells, dtype=np.int64),
+            move_take=np.zeros(self.cells, dtype=np.int64),
+            lines=np.asarray(self.lines, dtype=np.int64).reshape(len(self.lines), self.k),
+        )
+
+    # --- text forms -----------------------------------------------------------------
+    def _example(self) -> str:
+        return "/".join("." * self.cols for _ in range(self.rows))
+
+    def format_position(self, position: Position) -> str:
+        return "/".join(
+            "".join(_CHARS[position[r * self.cols + c]] for c in range(self.cols))
+            for r in range(self.rows)
+        )
+
+    def parse_position(self, text: str) -> Position:
+        shape = (
+            f"expected {self.rows} rows of {self.cols} cells (x, o or .) joined by '/', "
+            f"like {self._example()!r}"
+        )
+        rows = text.strip().lower().split("/")
+        if len(rows) != self.rows or any(len(r) != self.cols for r in rows):
+            raise PositionError(
+                f"position {text!r} does not fit the {self.rows}x{self.cols} board: {shape}"
+            )
+        if any(ch not in _CHARS for r in rows for ch in r):
+            raise PositionError(f"position {text!r} has a cell that is not x, o or '.': {shape}")
+        position = tuple(_CHARS.index(ch) for r in rows for ch in r)
+        xs, os_ = position.count(X), position.count(O)
+        if xs not in (os_, os_ + 1):
+            raise PositionError(
+                f"position {text!r} has {xs} x and {os_} o; x moves first, so x must have "
+                "as many marks as o or one more"
+            )
+        winners = {position[line[0]] for line in self.lines if _complete(position, line)}
+        if winners == {X, O}:
+            raise PositionError(f"position {text!r} has both x and o with {self.k} in a row")
+        if (winners == {X} and xs != os_ + 1) or (winners == {O} and xs != os_):
+            raise PositionError(f"position {text!r}: play went on after {self.k} in a row")
+        return position
+
+    def format_move(self, move: Move) -> str:
+        cell, _ = self._move_component(move)
+        return f"{string.ascii_lowercase[cell % self.cols]}{cell // self.cols + 1}"
+
+    def parse_move(self, text: str) -> Move:
+        m = re.fullmatch(r"\s*([a-zA-Z])(\d+)\s*", text)
+        col = string.ascii_lowercase.index(m.group(1).lower()) if m else -1
+        row = int(m.group(2)) - 1 if m else -1
+        if not (0 <= col < self.cols and 0 <= row < self.rows):
+            last = string.ascii_lowercase[self.cols - 1]
+            raise MoveError(
+                f"move {text!r} is not a cell of the {self.rows}x{self.cols} board; expected a "
+                f"column letter a-{last} and a row number 1-{self.rows}, like 'a1' (top-left)"
+            )
+        return row * self.cols + col
+
+
+def _complete(position: Position, line: tuple[int, ...]) -> bool:
+    first = position[line[0]]
+    return first != EMPTY and all(position[i] == first for i in line)

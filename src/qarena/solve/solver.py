@@ -1,0 +1,143 @@
+"""The exact solver: game-theoretic value and optimal moves of every reachable position."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from qarena.errors import PositionError, TooLargeError
+from qarena.games.base import MAX_CODE, Game, Move, Position
+from qarena.kernels.solve import UNREACHED, solve_tables
+
+#: Bytes the solver keeps per encoded position: an int8 value and a uint16 depth.
+BYTES_PER_POSITION = 3
+#: Depths are stored as uint16.
+MAX_PLIES = 2**16 - 1
+#: Share of the memory the machine reports available that tables may take.
+MEMORY_SHARE = 0.6
+
+
+def memory_budget() -> int:
+    """Bytes tables may take: QARENA_MEMORY_LIMIT if set, else a share of available memory."""
+    limit = os.environ.get("QARENA_MEMORY_LIMIT")
+    if limit:
+        try:
+            return int(limit)
+        except ValueError:
+            raise TooLargeError(
+                f"QARENA_MEMORY_LIMIT={limit!r} is not a number of bytes, like 2000000000"
+            ) from None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(int(line.split()[1]) * 1024 * MEMORY_SHARE)
+    except OSError:
+        pass
+    return 4 * 1024**3
+
+
+def format_bytes(n: int) -> str:
+    """``1.2 GB`` style, decimal units."""
+    value = float(n)
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if value < 1000 or unit == "PB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")
+
+
+def solver_bytes(game: Game) -> int:
+    """Bytes the solver's tables take for this game."""
+    return game.num_positions * BYTES_PER_POSITION
+
+
+def check_fits(game: Game, bytes_needed: int, what: str = "solver tables") -> None:
+    """Refuse, before anything is allocated, a game whose tables would not fit."""
+    budget = memory_budget()
+    if game.num_positions >= MAX_CODE or bytes_needed > budget:
+        raise TooLargeError(
+            f"{game.spec} is too large: {game.num_positions:,} encoded positions, so its "
+            f"{what} would take {format_bytes(bytes_needed)}, more than the "
+            f"{format_bytes(budget)} this machine can spare"
+        )
+    if game.max_plies > MAX_PLIES:
+        raise TooLargeError(
+            f"{game.spec} is too large: games can last {game.max_plies:,} moves; "
+            f"the solver handles at most {MAX_PLIES:,}"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """Values of every position reachable from the start, from the mover's side.
+
+    ``value[code]`` is 1 (win), 0 (draw), -1 (loss), or UNREACHED; ``depth[code]`` is the number
+    of plies to the end when the winner hurries and the loser holds out.
+    """
+
+    game: Game
+    value: np.ndarray
+    depth: np.ndarray
+    positions: int
+    terminal_positions: int
+
+    def _code(self, position: Position) -> int:
+        code = self.game.encode(position)
+        if self.value[code] == UNREACHED:
+            raise PositionError(
+                f"{self.game.format_position(position)} cannot be reached from the start "
+                f"of {self.game.spec}"
+            )
+        return code
+
+    def is_reachable(self, position: Position) -> bool:
+        return bool(self.value[self.game.encode(position)] != UNREACHED)
+
+    def value_of(self, position: Position) -> int:
+        """WIN, DRAW or LOSS for the player to move, with best play by both."""
+        return int(self.value[self._code(position)])
+
+    def depth_of(self, position: Position) -> int:
+        """Plies to the end with best play (quick wins, slow losses)."""
+        return int(self.depth[self._code(position)])
+
+    def move_values(self, position: Position) -> dict[Move, int]:
+        """For each legal move, the value it leaves the mover (WIN keeps a won game won)."""
+        self._code(position)
+        game = self.game
+        return {
+            m: -int(self.value[game.encode(game._apply_unchecked(position, m))])
+            for m in game.legal_moves(position)
+        }
+
+    def optimal_moves(self, position: Position) -> list[Move]:
+        """The legal moves that keep the position's value; empty at terminal positions."""
+        values = self.move_values(position)
+        if not values:
+            return []
+        best = max(values.values())
+        return [m for m, v in values.items() if v == best]
+
+    @property
+    def start_value(self) -> int:
+        return self.value_of(self.game.start())
+
+
+@lru_cache(maxsize=4)
+def solve(game: Game) -> Solution:
+    """Solve ``game`` once per process (later calls return the cached Solution).
+
+    Raises TooLargeError, before allocating, when the tables would not fit in memory.
+    """
+    check_fits(game, solver_bytes(game))
+    n = game.num_positions
+    value = np.empty(n, dtype=np.int8)
+    depth = np.empty(n, dtype=np.uint16)
+    reachable, terminal = solve_tables(game.arrays(), value, depth)
+    value.flags.writeable = False
+    depth.flags.writeable = False
+    return Solution(game, value, depth, int(reachable), int(terminal))

@@ -1,0 +1,129 @@
+"""The command line as users run it: outputs, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from qarena.cli import run
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_solve_json_tictactoe(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "solve", "tictactoe", "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert record == {
+        "game": "tictactoe:3x3:3",
+        "position": ".../.../...",
+        "value": "draw",
+        "optimal_moves": ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"],
+        "positions": 5478,
+    }
+
+
+def test_solve_json_nim(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "solve", "nim", "--json")
+    assert code == 0
+    # 3^5^7 = 1: the first player wins by taking one from any pile (Bouton).
+    assert json.loads(out) == {
+        "game": "nim:3,5,7",
+        "position": "3 5 7",
+        "value": "win",
+        "optimal_moves": ["1:1", "2:1", "3:1"],
+        "positions": 192,
+    }
+
+
+def test_solve_position(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "solve", "tictactoe", "--position", "xx./oo./...", "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert record["value"] == "win"
+    assert record["optimal_moves"] == ["c1"]
+    code, out, _ = _run(capsys, "solve", "subtraction:12:3", "-p", "5", "--json")
+    assert json.loads(out)["value"] == "loss"  # 5 = 4 + 1: lost in misère play
+
+
+def test_solve_human_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "solve", "nim")
+    assert code == 0
+    assert "win" in out
+    assert "1:1 2:1 3:1" in out
+    assert "192" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "nim:-3"],
+        ["solve", "nim:abc"],
+        ["solve", "nim:0"],
+        ["solve", "nim:"],
+        ["solve", "tictactoe:3x3:4"],
+        ["solve", "tictactoe:0x3:3"],
+        ["solve", "nim", "--position", "3 5"],
+        ["solve", "nim", "--position", "4 5 7"],
+        ["solve", "tictactoe", "--position", "z9"],
+        ["solve", "tictactoe", "--position", "xxx/ooo/x.."],
+        ["solve", "tictactoe", "--position", "xxx/oo./o.."],
+        ["solve", "tictactoe:5x5:5"],
+        ["solve", "nim:1000000,1000000,1000000,1000000"],
+        ["solve"],
+        ["solve", "nim", "--bogus"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = _run(capsys, *args)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in err
+
+
+def test_too_large_names_positions_and_bytes(capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, err = _run(capsys, "solve", "tictactoe:5x5:5")
+    assert "847,288,609,443 encoded positions" in err
+    assert "TB" in err
+
+
+def test_memory_limit_refuses_before_allocating(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "1000")
+    allocations: list[object] = []
+    real_empty = np.empty
+    monkeypatch.setattr(np, "empty", lambda *a, **k: allocations.append(a) or real_empty(*a, **k))
+    code, _, err = _run(capsys, "solve", "nim:9,9,9")
+    assert code == 2
+    assert "3,000 B" in err or "3.0 kB" in err
+    assert "1,000 encoded positions" in err
+    assert allocations == []
+
+
+def test_console_script_exits_2_without_traceback() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "qarena", "solve", "tictactoe", "--position", "z9"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("error: position 'z9'")

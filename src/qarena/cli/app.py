@@ -12,7 +12,7 @@ from rich.table import Table
 
 from qarena import __version__
 from qarena.errors import QarenaError
-from qarena.games import Game, parse_spec, value_name
+from qarena.games import DRAW, Game, parse_spec, value_name
 from qarena.solve import check_fits, format_bytes, solve, solver_bytes
 
 app = typer.Typer(
@@ -103,10 +103,10 @@ def solve_command(
     if game.is_terminal(pos):
         table.add_row("value", f"{value_name(value)} (the game is over)")
     else:
-        plies = solution.depth_of(pos)
-        table.add_row(
-            "value", f"{value_name(value)} for the player to move, {plies} plies to the end"
-        )
+        verdict = f"{value_name(value)} for the player to move"
+        if value != DRAW:
+            verdict += f" in {solution.depth_of(pos)} plies with best play"
+        table.add_row("value", verdict)
         table.add_row("optimal moves", " ".join(moves))
     table.add_row("positions", f"{solution.positions:,} reachable from the start")
     out.print(table)

@@ -14,12 +14,19 @@ from qarena.games import parse_spec
 from qarena.kernels.solve import solve_tables
 from qarena.solve import format_bytes, solve, solver_bytes
 
-SPECS = ["nim", "nim:2,6,7,8", "subtraction:1000:7", "tictactoe", "tictactoe:3x4:3", "tictactoe:4x4:4"]
+SPECS = [
+    "nim",
+    "nim:2,6,7,8",
+    "subtraction:1000:7",
+    "tictactoe",
+    "tictactoe:3x4:3",
+    "tictactoe:4x4:4",
+]
 
 
 def main() -> None:
     solve(parse_spec("nim:1,2"))  # compile (or load the cached kernel) outside the timings
-    print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}")
+    print(f"machine: {platform.machine()}, Python {platform.python_version()}")
     print()
     print("| game | encoded positions | reachable | tables | solve seconds |")
     print("|---|---:|---:|---:|---:|")

@@ -198,6 +198,15 @@ class Game(ABC):
         comp, detail = self._move_component(move)
         return self._make_move(perm.index(comp), detail)
 
+    def canonical_moves(self, position: Position) -> dict[Move, Move]:
+        """Every legal move of ``position`` mapped to the same move in its canonical frame."""
+        perm = self._canonical_perm(position)
+        out = {}
+        for m in self.legal_moves(position):
+            comp, detail = self._move_component(m)
+            out[m] = self._make_move(perm.index(comp), detail)
+        return out
+
     def uncanonical_move(self, position: Position, move: Move) -> Move:
         """The inverse of :meth:`canonical_move`: a canonical-frame move back in ``position``."""
         perm = self._canonical_perm(position)

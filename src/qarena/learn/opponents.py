@@ -1,0 +1,36 @@
+"""Fixed opponents for training, as tables of the moves each picks among in every position."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qarena.agents.strategies import STRATEGIES, make_agent
+from qarena.errors import QarenaError
+from qarena.evaluate.optimality import move_values
+from qarena.learn.qlearning import Opponent
+from qarena.learn.tables import GameTables
+
+OPPONENTS = ("self", *(s for s in STRATEGIES))
+
+
+def opponent(tables: GameTables, name: str) -> Opponent:
+    """``self`` for self-play, or a strategy agent by name as a move mask."""
+    if name == "self":
+        return Opponent("self")
+    legal = tables.legal
+    if name == "random":
+        return Opponent(name, legal.copy())
+    if name == "perfect":
+        mv = move_values(tables)
+        with np.errstate(invalid="ignore"):
+            best = np.nanmax(np.where(legal, mv, -np.inf), axis=1, keepdims=True)
+        return Opponent(name, legal & (mv == best))
+    if name not in STRATEGIES:
+        raise QarenaError(f"unknown opponent {name!r}; expected one of {', '.join(OPPONENTS)}")
+    # Closed-form strategies pick one move per position: ask the agent once for each.
+    game = tables.game
+    agent = make_agent(name, game)
+    mask = np.zeros_like(legal)
+    for code in np.flatnonzero(tables.reachable & (tables.result == 2)):
+        mask[code, agent.act(game.decode(int(code)))] = True
+    return Opponent(name, mask)

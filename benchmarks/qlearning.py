@@ -48,9 +48,8 @@ def main() -> None:
         runs = sorted(to_perfect(spec, seed) for seed in range(5))
         episodes, seconds, share = runs[2]
         note = "" if share == 1.0 else f" (optimality {share:.4f})"
-        print(
-            f"| {spec} | {steps_per_second(spec) / 1e6:.1f} M | {episodes:,}{note} | {seconds:.3f} |"
-        )
+        rate = steps_per_second(spec) / 1e6
+        print(f"| {spec} | {rate:.1f} M | {episodes:,}{note} | {seconds:.3f} |")
 
 
 if __name__ == "__main__":

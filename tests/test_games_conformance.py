@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
+from qarena.games import DRAW, LOSS, WIN, Game, HeapGame, TicTacToe, parse_spec
 from tests.conftest import SPECS
 
 GAMES_PER_SPEC = 60
@@ -58,11 +58,19 @@ def test_random_play_keeps_the_invariants(spec: str) -> None:
                 assert cm in game.legal_moves(canon)
                 assert game.canonical(game.apply(canon, cm)) == game.canonical(after)
                 assert game.uncanonical_move(position, cm) == m
-        # Results are zero-sum: what the mover gets at the end, the other side loses.
+        # Results follow the rules: whoever took the last object loses in misère play and
+        # wins in normal play; on boards, only the last mover can have a line.
         final = trail[-1]
         result = game.result(final)
-        assert result in (WIN, DRAW, LOSS)
-        assert -result in (WIN, DRAW, LOSS)
+        last_mover = (len(trail) - 2) % 2
+        if isinstance(game, HeapGame):
+            assert result == (WIN if game.misere else LOSS)
+        else:
+            assert isinstance(game, TicTacToe)
+            winner = game.winner(final)
+            assert winner in (0, last_mover + 1)
+            assert result == (LOSS if winner else DRAW)
+            assert winner or 0 not in final
 
 
 @pytest.mark.parametrize("spec", SPECS)

@@ -127,3 +127,15 @@ def test_console_script_exits_2_without_traceback() -> None:
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("error: position 'z9'")
+
+
+def test_bad_memory_limit_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "lots")
+    code, out, err = _run(capsys, "solve", "nim")
+    assert code == 2
+    assert out == ""
+    assert err.strip() == (
+        "error: QARENA_MEMORY_LIMIT='lots' is not a number of bytes, like 2000000000"
+    )

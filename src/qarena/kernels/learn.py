@@ -82,24 +82,8 @@ def greedy(
 
 
 @njit
-def random_move(nxt: np.ndarray, code: int, rng: np.ndarray) -> int:
-    """A uniformly random legal move."""
-    count = 0
-    for m in range(nxt.shape[1]):
-        if nxt[code, m] >= 0:
-            count += 1
-    pick = below(rng, count)
-    for m in range(nxt.shape[1]):
-        if nxt[code, m] >= 0:
-            if pick == 0:
-                return m
-            pick -= 1
-    return -1
-
-
-@njit
 def masked_move(mask: np.ndarray, code: int, rng: np.ndarray) -> int:
-    """Uniformly among the moves ``mask[code]`` allows (an opponent's choices)."""
+    """Uniformly among the moves ``mask[code]`` allows (legal moves, or an opponent's choices)."""
     count = 0
     for m in range(mask.shape[1]):
         if mask[code, m]:
@@ -130,6 +114,7 @@ def _max_q(
 def q_learning(
     q: np.ndarray,
     nxt: np.ndarray,
+    legal: np.ndarray,
     result: np.ndarray,
     start: int,
     canon: np.ndarray,
@@ -168,7 +153,7 @@ def q_learning(
                 steps += 1
         while True:
             a = (
-                random_move(nxt, s, rng)
+                masked_move(legal, s, rng)
                 if uniform(rng) < e
                 else greedy(q, nxt, s, canon, cmove, use_canon, rng)
             )

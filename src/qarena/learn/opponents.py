@@ -10,7 +10,7 @@ from qarena.evaluate.optimality import move_values
 from qarena.learn.qlearning import Opponent
 from qarena.learn.tables import GameTables
 
-OPPONENTS = ("self", *(s for s in STRATEGIES))
+OPPONENTS = ("self", *STRATEGIES)
 
 
 def opponent(tables: GameTables, name: str) -> Opponent:

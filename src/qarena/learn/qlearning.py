@@ -98,6 +98,7 @@ class QLearner:
         steps = k.q_learning(
             self.q,
             t.nxt,
+            t.legal,
             t.result,
             t.start,
             t.canon,

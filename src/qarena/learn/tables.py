@@ -20,7 +20,7 @@ BYTES_PER_ENTRY = 8
 class GameTables:
     """``nxt[code, move]``: next code or -1; ``result[code]``: terminal result or 2;
     ``canon[code]`` / ``cmove[code, move]``: the canonical code and move (for shared learning);
-    ``reachable[code]``: reachable from the start."""
+    ``reachable[code]``: reachable from the start; ``legal``: ``nxt >= 0``."""
 
     game: Game
     nxt: np.ndarray
@@ -29,10 +29,7 @@ class GameTables:
     cmove: np.ndarray
     reachable: np.ndarray
     start: int
-
-    @property
-    def legal(self) -> np.ndarray:
-        return self.nxt >= 0
+    legal: np.ndarray
 
 
 def tables_bytes(game: Game) -> int:
@@ -57,6 +54,7 @@ def game_tables(game: Game) -> GameTables:
         canon[code] = game.encode(canonical)
         for m, cm in game.canonical_moves(position).items():
             cmove[code, m] = cm
-    for arr in (nxt, result, canon, cmove, reachable):
+    legal = nxt >= 0
+    for arr in (nxt, result, canon, cmove, reachable, legal):
         arr.flags.writeable = False
-    return GameTables(game, nxt, result, canon, cmove, reachable, game.encode(game.start()))
+    return GameTables(game, nxt, result, canon, cmove, reachable, game.encode(game.start()), legal)

@@ -11,7 +11,8 @@ import time
 
 from qarena.evaluate.optimality import optimality_of_values
 from qarena.games import parse_spec
-from qarena.learn.qlearning import QConfig, QLearner
+from qarena.learn.base import LearnConfig
+from qarena.learn.qlearning import QLearner
 
 SPECS = ["nim", "nim:2,6,7,8", "subtraction", "tictactoe"]
 CHECK = 5_000
@@ -19,7 +20,7 @@ LIMIT = 2_000_000
 
 
 def steps_per_second(spec: str) -> float:
-    learner = QLearner(parse_spec(spec), QConfig(schedule="constant", epsilon=0.1))
+    learner = QLearner(parse_spec(spec), LearnConfig(schedule="constant", epsilon=0.1))
     learner.train(100)  # compile or load the cached kernel
     t0 = time.perf_counter()
     steps = learner.train(500_000)
@@ -27,7 +28,7 @@ def steps_per_second(spec: str) -> float:
 
 
 def to_perfect(spec: str, seed: int) -> tuple[int, float, float]:
-    learner = QLearner(parse_spec(spec), QConfig(seed=seed))
+    learner = QLearner(parse_spec(spec), LearnConfig(seed=seed))
     seconds, share = 0.0, 0.0
     while learner.episodes < LIMIT:
         t0 = time.perf_counter()

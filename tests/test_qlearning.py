@@ -14,8 +14,9 @@ import pytest
 from qarena.errors import QarenaError
 from qarena.evaluate.optimality import optimality_of_values
 from qarena.games import parse_spec
+from qarena.learn.base import LearnConfig
 from qarena.learn.opponents import opponent
-from qarena.learn.qlearning import QConfig, QLearner
+from qarena.learn.qlearning import QLearner
 from qarena.solve import solve
 
 
@@ -32,7 +33,7 @@ from qarena.solve import solve
     ],
 )
 def test_self_play_reaches_perfect_play(spec: str, episodes: int) -> None:
-    learner = QLearner(parse_spec(spec), QConfig(seed=7))
+    learner = QLearner(parse_spec(spec), LearnConfig(seed=7))
     learner.train(episodes)
     result = optimality_of_values(learner.tables, learner.values())
     assert result.decisions > 0
@@ -40,7 +41,7 @@ def test_self_play_reaches_perfect_play(spec: str, episodes: int) -> None:
 
 
 def test_without_canonical_positions_too() -> None:
-    learner = QLearner(parse_spec("tictactoe"), QConfig(seed=3, canonical=False))
+    learner = QLearner(parse_spec("tictactoe"), LearnConfig(seed=3, canonical=False))
     learner.train(200_000)
     result = optimality_of_values(learner.tables, learner.values())
     assert result.optimal == result.decisions
@@ -70,7 +71,7 @@ def _independent_optimality(spec: str, values: np.ndarray) -> tuple[int, int]:
 )
 def test_optimality_matches_an_independent_count(spec: str, episodes: int) -> None:
     game = parse_spec(spec)
-    learner = QLearner(game, QConfig(seed=1))
+    learner = QLearner(game, LearnConfig(seed=1))
     learner.train(episodes)  # deliberately under-trained
     for values in (learner.values(), np.zeros_like(learner.q), np.round(learner.values(), 1)):
         result = optimality_of_values(learner.tables, values)
@@ -82,9 +83,10 @@ SCRIPT = """
 import hashlib, sys
 from qarena.games import parse_spec
 from qarena.learn.opponents import opponent
-from qarena.learn.qlearning import QConfig, QLearner
+from qarena.learn.base import LearnConfig
+from qarena.learn.qlearning import QLearner
 spec, opp, canonical = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-learner = QLearner(parse_spec(spec), QConfig(seed=11, alpha=0.5, canonical=canonical))
+learner = QLearner(parse_spec(spec), LearnConfig(seed=11, alpha=0.5, canonical=canonical))
 steps = learner.train(1500, opponent(learner.tables, opp))
 print(hashlib.sha256(learner.q.tobytes()).hexdigest(), steps)
 """
@@ -108,7 +110,9 @@ def test_pure_python_training_matches_compiled(spec: str, opp: str, canonical: s
     compiled = run(dict(os.environ))
     pure = run({**os.environ, "NUMBA_DISABLE_JIT": "1"})
     assert compiled == pure
-    learner = QLearner(parse_spec(spec), QConfig(seed=11, alpha=0.5, canonical=canonical == "1"))
+    learner = QLearner(
+        parse_spec(spec), LearnConfig(seed=11, alpha=0.5, canonical=canonical == "1")
+    )
     steps = learner.train(1500, opponent(learner.tables, opp))
     assert compiled == [hashlib.sha256(learner.q.tobytes()).hexdigest(), str(steps)]
 
@@ -127,7 +131,7 @@ def test_pure_python_training_matches_compiled(spec: str, opp: str, canonical: s
 )
 def test_bad_hyperparameters_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(QarenaError):
-        QConfig(**kwargs)  # type: ignore[arg-type]
+        LearnConfig(**kwargs)  # type: ignore[arg-type]
 
 
 def test_bad_training_calls_are_refused() -> None:

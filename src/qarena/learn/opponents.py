@@ -7,7 +7,7 @@ import numpy as np
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import QarenaError
 from qarena.evaluate.optimality import move_values
-from qarena.learn.qlearning import Opponent
+from qarena.learn.base import Opponent
 from qarena.learn.tables import GameTables
 
 OPPONENTS = ("self", *STRATEGIES)

@@ -12,15 +12,19 @@ from qarena.kernels.solve import UNREACHED
 from qarena.kernels.tables import fill_tables
 from qarena.solve.solver import check_fits, solve
 
-#: Bytes per (position, move) entry of the tables: next code (int32) and canonical move (int32).
-BYTES_PER_ENTRY = 8
+#: Bytes per (position, move) entry of the tables: next code, canonical next code, canonical
+#: move (int32 each).
+BYTES_PER_ENTRY = 12
 
 
 @dataclass(frozen=True, eq=False)
 class GameTables:
     """``nxt[code, move]``: next code or -1; ``result[code]``: terminal result or 2;
     ``canon[code]`` / ``cmove[code, move]``: the canonical code and move (for shared learning);
-    ``reachable[code]``: reachable from the start; ``legal``: ``nxt >= 0``."""
+    ``reachable[code]``: reachable from the start; ``legal``: ``nxt >= 0``;
+    ``mover[code]``: 0 or 1, the seat to move, where the position tells (-1 in impartial games);
+    ``cnxt[code, move]``: ``canon[nxt[code, move]]`` (-1 illegal), for play among canonical
+    positions; ``cstart``: the canonical start."""
 
     game: Game
     nxt: np.ndarray
@@ -30,6 +34,9 @@ class GameTables:
     reachable: np.ndarray
     start: int
     legal: np.ndarray
+    mover: np.ndarray
+    cnxt: np.ndarray
+    cstart: int
 
 
 def tables_bytes(game: Game) -> int:
@@ -48,13 +55,21 @@ def game_tables(game: Game) -> GameTables:
     reachable = solution.value != UNREACHED
     canon = np.arange(n, dtype=np.int32)
     cmove = np.tile(np.arange(moves, dtype=np.int32), (n, 1))
+    mover = np.full(n, -1, dtype=np.int8)
     for code in np.flatnonzero(reachable & (result == 2)):
         position = game.decode(int(code))
         canonical = game.canonical(position)
         canon[code] = game.encode(canonical)
+        side = game.to_move(position)
+        if side is not None:
+            mover[code] = side
         for m, cm in game.canonical_moves(position).items():
             cmove[code, m] = cm
     legal = nxt >= 0
-    for arr in (nxt, result, canon, cmove, reachable, legal):
+    cnxt = np.where(legal, canon[np.maximum(nxt, 0)], -1).astype(np.int32)
+    for arr in (nxt, result, canon, cmove, reachable, legal, mover, cnxt):
         arr.flags.writeable = False
-    return GameTables(game, nxt, result, canon, cmove, reachable, game.encode(game.start()), legal)
+    start = game.encode(game.start())
+    return GameTables(
+        game, nxt, result, canon, cmove, reachable, start, legal, mover, cnxt, int(canon[start])
+    )

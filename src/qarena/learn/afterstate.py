@@ -1,0 +1,89 @@
+"""The afterstate value learner of Sutton & Barto's tic-tac-toe example: TD(0) on the positions
+one's own moves produce, one table per seat (one shared table in impartial games)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qarena.games.base import Game
+from qarena.kernels import learn as k
+from qarena.learn.base import SCHEDULES, LearnConfig, Learner
+
+
+class AfterstateLearner(Learner):
+    """``v[seat, code]``: the value to ``seat`` of reaching ``code`` by its own move.
+
+    In impartial games (Nim, subtraction) the position alone decides the game, not who is to
+    move, so the two seats' tables would estimate one function: there ``v`` has a single row
+    that both seats learn, which halves the episodes needed.
+    """
+
+    kind = "afterstate"
+    title = "afterstate TD(0)"
+    hyperparameters = (
+        "alpha",
+        "gamma",
+        "epsilon",
+        "epsilon_end",
+        "schedule",
+        "rewards",
+        "initial",
+        "canonical",
+        "seed",
+    )
+
+    def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
+        super().__init__(game, config)
+        seats = 1 if game.impartial else 2
+        self.v = np.full((seats, self._rows), self.config.initial)
+
+    def _train(
+        self, episodes: int, mask: np.ndarray, self_play: bool, seat: int, total: int
+    ) -> int:
+        c, t = self.config, self.tables
+        walk, start = self._walk
+        return int(
+            k.afterstate_learning(
+                self.v,
+                walk,
+                t.legal,
+                t.result,
+                start,
+                mask,
+                self_play,
+                seat,
+                episodes,
+                self.episodes,
+                total,
+                c.alpha,
+                c.gamma,
+                SCHEDULES[c.schedule],
+                c.epsilon,
+                c.epsilon_end,
+                np.asarray(c.rewards, dtype=np.float64),
+                self.rng,
+            )
+        )
+
+    def values(self) -> np.ndarray:
+        """For each (code, move), the mover's value of the position the move produces.
+
+        Where the position tells whose turn it is (tic-tac-toe) that seat's table answers; in
+        impartial games a position is the same game for either seat, so the two tables, which
+        estimate the same values, are averaged.
+        """
+        t, c = self.tables, self.config
+        after = np.where(t.legal, t.nxt, 0)
+        row = t.canon[after] if c.canonical else after
+        seat = np.broadcast_to(np.maximum(t.mover, 0)[:, None], after.shape)
+        learned = np.where((t.mover >= 0)[:, None], self.v[seat, row], self.v[:, row].mean(axis=0))
+        rewards = np.asarray(c.rewards)
+        # result[after] is the outcome for the opponent, who is to move there.
+        outcome = -t.result[after].astype(np.int64)
+        ended = t.result[after] != k.NOT_TERMINAL
+        final = rewards[np.select([outcome > 0, outcome == 0], [0, 1], 2)]
+        values: np.ndarray = np.where(t.legal, np.where(ended, final, learned), np.nan)
+        return values
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {"v": self.v}

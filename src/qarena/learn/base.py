@@ -1,0 +1,171 @@
+"""What every learner shares: hyperparameters, opponents, training calls, greedy play, state."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from qarena.errors import QarenaError
+from qarena.evaluate.optimality import Optimality, optimality_of_values
+from qarena.games.base import Game
+from qarena.kernels import learn as k
+from qarena.kernels.rng import seed_state
+from qarena.learn.tables import GameTables, game_tables
+
+SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
+SEATS = {"first": k.SEAT_FIRST, "second": k.SEAT_SECOND, "both": k.SEAT_BOTH}
+
+
+@dataclass(frozen=True)
+class LearnConfig:
+    """Hyperparameters. ``epsilon`` decays to ``epsilon_end`` over the run unless constant.
+
+    Each learner reads the fields it needs (``Learner.hyperparameters``); the matchbox learner
+    needs none but ``canonical`` and ``seed``.
+    """
+
+    alpha: float = 1.0
+    gamma: float = 0.9
+    epsilon: float = 1.0
+    epsilon_end: float = 0.1
+    schedule: str = "linear"
+    rewards: tuple[float, float, float] = (1.0, 0.0, -1.0)
+    initial: float = 0.0
+    canonical: bool = True
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha <= 1:
+            raise QarenaError(f"alpha must be in (0, 1], not {self.alpha}")
+        if not 0 <= self.gamma <= 1:
+            raise QarenaError(f"gamma must be in [0, 1], not {self.gamma}")
+        for name in ("epsilon", "epsilon_end"):
+            value = getattr(self, name)
+            if not 0 <= value <= 1:
+                raise QarenaError(f"{name.replace('_', '-')} must be in [0, 1], not {value}")
+        if self.schedule not in SCHEDULES:
+            raise QarenaError(
+                f"unknown epsilon schedule {self.schedule!r}; expected {', '.join(SCHEDULES)}"
+            )
+        if self.schedule == "exp" and (self.epsilon == 0 or self.epsilon_end == 0):
+            raise QarenaError("an exponential epsilon schedule needs epsilon and its end above 0")
+        if len(self.rewards) != 3 or not all(np.isfinite(self.rewards)):
+            raise QarenaError(f"rewards are three numbers WIN,DRAW,LOSS, not {self.rewards}")
+        if not np.isfinite(self.initial):
+            raise QarenaError(f"the initial value must be a finite number, not {self.initial}")
+        if not 0 <= self.seed < 2**63:
+            raise QarenaError(f"seed must be a whole number from 0 to 2**63 - 1, not {self.seed}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["rewards"] = list(self.rewards)
+        return d
+
+
+@dataclass
+class Opponent:
+    """Who the learner plays: itself, or a fixed agent given as the moves it picks among."""
+
+    name: str
+    mask: np.ndarray | None = None  # mask[code, move]: moves the opponent picks uniformly among
+
+    @property
+    def self_play(self) -> bool:
+        return self.mask is None
+
+
+class Learner(ABC):
+    """A learner's tables, the generator state that continues training, and its counters."""
+
+    kind: ClassVar[str]
+    title: ClassVar[str]
+    #: The LearnConfig fields this learner uses (saved with it, accepted on the command line).
+    hyperparameters: ClassVar[tuple[str, ...]]
+
+    def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
+        self.game = game
+        self.config = config or LearnConfig()
+        self.tables: GameTables = game_tables(game)
+        self.rng = seed_state(self.config.seed)
+        self.episodes = 0
+        self.steps = 0
+
+    @property
+    def _rows(self) -> int:
+        return self.game.num_positions
+
+    @property
+    def _walk(self) -> tuple[np.ndarray, int]:
+        """The successor table the kernels play on, and the start code there."""
+        t = self.tables
+        return (t.cnxt, t.cstart) if self.config.canonical else (t.nxt, t.start)
+
+    # --- training -------------------------------------------------------------------
+    def train(
+        self,
+        episodes: int,
+        opponent: Opponent | None = None,
+        seat: str = "both",
+        total_episodes: int | None = None,
+    ) -> int:
+        """Play ``episodes`` more games, learning from each; returns the moves played.
+
+        ``total_episodes`` is the length of the whole run, for the exploration schedule.
+        """
+        if episodes <= 0:
+            raise QarenaError(f"episodes must be at least 1, not {episodes}")
+        if seat not in SEATS:
+            raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+        opp = opponent or Opponent("self")
+        mask = opp.mask if opp.mask is not None else np.zeros((1, 1), dtype=np.bool_)
+        total = total_episodes or self.episodes + episodes
+        steps = self._train(episodes, mask, opp.self_play, SEATS[seat], total)
+        self.episodes += episodes
+        self.steps += steps
+        return steps
+
+    @abstractmethod
+    def _train(
+        self, episodes: int, mask: np.ndarray, self_play: bool, seat: int, total: int
+    ) -> int: ...
+
+    # --- what was learned -----------------------------------------------------------
+    @abstractmethod
+    def values(self) -> np.ndarray:
+        """The learner's score of every (position code, move); it plays the highest."""
+
+    def table_values(self) -> np.ndarray:
+        """The learned value of every (position code, move), as ``qarena table`` shows it."""
+        return self.values()
+
+    def best_moves(self) -> np.ndarray:
+        """``mask[code, move]``: the legal moves of highest score, which greedy play picks among."""
+        legal = self.tables.legal
+        v = np.where(legal, self.values(), -np.inf)
+        best: np.ndarray = legal & (v == v.max(axis=1, keepdims=True))
+        return best
+
+    def optimality(self) -> Optimality:
+        """Share of decision positions where greedy play keeps the game value (solver-judged)."""
+        return optimality_of_values(self.tables, self.values())
+
+    # --- saving and loading ---------------------------------------------------------
+    @abstractmethod
+    def state(self) -> dict[str, np.ndarray]:
+        """The learned tables, by name (the arrays a policy file holds besides ``rng``)."""
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {**self.state(), "rng": self.rng}
+
+    def restore(self, arrays: dict[str, np.ndarray], episodes: int, steps: int) -> None:
+        """Continue from saved arrays (shapes and dtypes already checked against ``arrays()``)."""
+        for name, target in self.arrays().items():
+            target[...] = arrays[name]
+        self.episodes, self.steps = episodes, steps
+
+    def hyperparameter_values(self) -> dict[str, Any]:
+        full = self.config.to_dict()
+        return {name: full[name] for name in self.hyperparameters}

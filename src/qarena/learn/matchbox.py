@@ -1,0 +1,81 @@
+"""The matchbox learner (MENACE, and the classic "Nimm" learner): a box of still-allowed moves
+per position; losing moves are taken out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qarena.games.base import Game
+from qarena.kernels import learn as k
+from qarena.learn.base import SCHEDULES, LearnConfig, Learner
+
+
+class MatchboxLearner(Learner):
+    """``allowed[code, move]`` and ``alive[code]``, the number of moves still allowed."""
+
+    kind = "matchbox"
+    title = "matchbox"
+    hyperparameters = ("epsilon", "epsilon_end", "schedule", "canonical", "seed")
+
+    def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
+        super().__init__(game, config)
+        t = self.tables
+        self.allowed = np.zeros_like(t.legal)
+        live = t.reachable & (t.result == k.NOT_TERMINAL)
+        if self.config.canonical:
+            codes, moves = np.nonzero(t.legal & live[:, None])
+            self.allowed[t.canon[codes], t.cmove[codes, moves]] = True
+        else:
+            self.allowed |= t.legal & live[:, None]
+        self.alive = self.allowed.sum(axis=1).astype(np.int32)
+
+    def _train(
+        self, episodes: int, mask: np.ndarray, self_play: bool, seat: int, total: int
+    ) -> int:
+        c, t = self.config, self.tables
+        walk, start = self._walk
+        return int(
+            k.matchbox_learning(
+                self.allowed,
+                self.alive,
+                walk,
+                t.result,
+                start,
+                mask,
+                self_play,
+                seat,
+                episodes,
+                self.episodes,
+                total,
+                SCHEDULES[c.schedule],
+                c.epsilon,
+                c.epsilon_end,
+                t.legal,
+                self.game.max_plies,
+                self.rng,
+            )
+        )
+
+    def _read(self, table: np.ndarray) -> np.ndarray:
+        if not self.config.canonical:
+            return table
+        t = self.tables
+        out: np.ndarray = table[np.broadcast_to(t.canon[:, None], t.cmove.shape), t.cmove]
+        return out
+
+    def values(self) -> np.ndarray:
+        """2 for a known win, 1 for an allowed move, 0 for a removed one."""
+        t = self.tables
+        after = np.where(t.legal, t.nxt, 0)
+        row = t.canon[after] if self.config.canonical else after
+        ended = t.result[after] != k.NOT_TERMINAL
+        wins = np.where(ended, t.result[after] < 0, self.alive[row] == 0)
+        score: np.ndarray = np.where(wins, 2.0, self._read(self.allowed).astype(np.float64))
+        return np.where(t.legal, score, np.nan)
+
+    def table_values(self) -> np.ndarray:
+        """1 for an allowed move, 0 for a removed one."""
+        return np.where(self.tables.legal, self._read(self.allowed).astype(np.float64), np.nan)
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {"allowed": self.allowed, "alive": self.alive}

@@ -1,0 +1,416 @@
+"""Policy files for trained agents: one ``.npz`` of named arrays plus JSON metadata, saved
+atomically and checked in full on load.
+
+The file is the zip layout of ``np.savez_compressed``: one ``<name>.npy`` member per array and a
+``meta.npy`` member holding the UTF-8 bytes of a JSON object as a 1-D ``uint8`` array. Nothing is
+ever pickled. The metadata carries ``format``, ``format_version`` and ``sha256``, the hex SHA-256
+of the canonical metadata JSON without ``sha256`` followed by a newline, then, for each array in
+sorted-name order, the JSON ``[name, dtype.str, shape]`` (compact separators), a newline and the
+array's C-order bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import math
+import os
+import re
+import secrets
+import stat
+import struct
+import zipfile
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+
+from qarena.errors import QarenaError
+
+FORMAT = "qarena-policy"
+FORMAT_VERSION = 1
+
+#: Largest metadata member (uncompressed) a loader accepts, so a hostile file cannot make it
+#: inflate an arbitrary amount of JSON.
+MAX_META_BYTES = 1 << 20
+
+#: Expected shape and dtype of one array.
+ArraySpec = tuple[tuple[int, ...], np.dtype[Any]]
+
+_META = "meta"
+_SUFFIX = ".npy"
+# Array kinds that can be stored: bool, signed and unsigned integers, floats, complex.
+_KINDS = "biufc"
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+
+# What zipfile, zlib and numpy's npy reader raise on damaged input. NotImplementedError (an
+# unknown compression method) and the "encrypted" error are RuntimeErrors.
+_DAMAGED_TYPES = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    EOFError,
+    ValueError,
+    RuntimeError,
+    struct.error,
+    OverflowError,
+    KeyError,
+    IndexError,
+)
+
+
+def _damaged(e: Exception) -> bool:
+    """Whether an error while reading the zip means damaged content rather than failed I/O:
+    a corrupt offset makes zipfile seek before the start (EINVAL), and a corrupt compression
+    method can pick bz2, whose decoder raises OSError without an errno."""
+    if isinstance(e, QarenaError):
+        return False  # our own message already; QarenaError is a ValueError
+    if isinstance(e, OSError):
+        return e.errno in (None, errno.EINVAL)
+    return isinstance(e, _DAMAGED_TYPES)
+
+
+@dataclass(frozen=True)
+class PolicyData:
+    """What a policy file holds: its metadata (with ``sha256``) and its arrays, writable."""
+
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+
+
+def _canonical(meta: Mapping[str, Any]) -> bytes:
+    return json.dumps(meta, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _digest(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:
+    """The checksum described in the module docstring; ``meta`` must not hold ``sha256``."""
+    h = hashlib.sha256(_canonical(meta))
+    h.update(b"\n")
+    for name in sorted(arrays):
+        a = np.asarray(arrays[name], order="C")  # keeps 0-d arrays 0-d
+        h.update(json.dumps([name, a.dtype.str, list(a.shape)], separators=(",", ":")).encode())
+        h.update(b"\n")
+        # A flat byte view hashes the data without copying it.
+        h.update(a.reshape(-1).view(np.uint8).data)
+    return h.hexdigest()
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    return a.dtype.kind not in "fc" or bool(np.isfinite(a).all())
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise QarenaError unless a file could be saved at ``path``; call it before long work."""
+    p = os.fspath(path)
+    if os.path.isdir(p):
+        raise QarenaError(f"cannot save to {p}: it is a folder, not a file name")
+    if not os.path.basename(p):
+        raise QarenaError(f"cannot save to {p}: it names no file")
+    folder = os.path.dirname(os.path.abspath(p))
+    if not os.path.exists(folder):
+        raise QarenaError(f"cannot save to {p}: folder {folder} does not exist")
+    if not os.path.isdir(folder):
+        raise QarenaError(f"cannot save to {p}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise QarenaError(f"cannot save to {p}: folder {folder} is not writable")
+
+
+def _prepare(
+    p: str, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+) -> tuple[dict[str, np.ndarray], bytes]:
+    """Validate and normalise what save writes, so the loader will accept it."""
+    out: dict[str, np.ndarray] = {}
+    for name, a in arrays.items():
+        if not isinstance(name, str) or not _NAME.fullmatch(name) or name == _META:
+            raise QarenaError(
+                f"cannot save policy to {p}: bad array name {name!r} "
+                f"(letters, digits, '_', '.', '-'; not {_META!r})"
+            )
+        if not isinstance(a, np.ndarray):
+            raise QarenaError(f"cannot save policy to {p}: {name!r} is not a numpy array")
+        if a.dtype.kind not in _KINDS:
+            raise QarenaError(
+                f"cannot save policy to {p}: array {name!r} has dtype {a.dtype}; "
+                "only bool, integer, float and complex arrays can be stored"
+            )
+        if not _all_finite(a):
+            raise QarenaError(
+                f"cannot save policy to {p}: array {name!r} contains NaN or infinite values"
+            )
+        # Native byte order and C order: what a loader on this machine expects, header and hash.
+        out[name] = np.asarray(a, dtype=a.dtype.newbyteorder("="), order="C")
+    try:
+        # A JSON round trip gives exactly what a loader will see (e.g. tuples become lists).
+        clean = json.loads(json.dumps(dict(meta), allow_nan=False))
+    except (TypeError, ValueError) as e:
+        raise QarenaError(f"cannot save policy to {p}: metadata is not plain JSON ({e})") from e
+    clean.pop("sha256", None)
+    clean["format"] = FORMAT
+    clean["format_version"] = FORMAT_VERSION
+    clean["sha256"] = _digest({k: v for k, v in clean.items() if k != "sha256"}, out)
+    blob = _canonical(clean)
+    if len(blob) > MAX_META_BYTES:
+        raise QarenaError(
+            f"cannot save policy to {p}: metadata is {len(blob)} bytes; the limit is 1 MiB"
+        )
+    return out, blob
+
+
+def _write_npz(f: IO[bytes], arrays: Mapping[str, np.ndarray], blob: bytes) -> None:
+    # The same zip layout np.savez_compressed writes, done by hand so that allow_pickle=False
+    # holds on every supported numpy (savez's allow_pickle keyword is recent) and array names
+    # cannot clash with savez's own parameters.
+    members = {**arrays, _META: np.frombuffer(blob, dtype=np.uint8)}
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+        for name in sorted(members):
+            with zf.open(name + _SUFFIX, "w", force_zip64=True) as m:
+                np.lib.format.write_array(m, members[name], allow_pickle=False)
+
+
+def _remove_stale_temps(folder: str, name: str) -> None:
+    """Delete temp files that crashed saves of the same target left behind. (A save of the same
+    target running at this moment loses its temp file and fails cleanly; its writer would race
+    with ours anyway.)"""
+    prefix = f".{name}."
+    for entry in os.listdir(folder):
+        if entry.startswith(prefix) and entry.endswith(".tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(folder, entry))
+
+
+def _fsync_folder(folder: str) -> None:
+    """Make the rename durable. Best effort: some platforms cannot open or sync a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # Windows cannot open a folder; its rename is durable enough.
+    try:
+        os.fsync(fd)
+    except OSError as e:
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def save_policy(
+    path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+) -> None:
+    """Write ``arrays`` and ``meta`` to ``path`` atomically: readers see the old file or the
+    new one, never a part. Raises QarenaError (and writes nothing) on bad input or I/O errors."""
+    p = os.fspath(path)
+    check_writable(p)
+    out, blob = _prepare(p, arrays, meta)
+    folder = os.path.dirname(os.path.abspath(p))
+    name = os.path.basename(p)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    try:
+        _remove_stale_temps(folder, name)
+        while True:
+            tmp = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
+            try:
+                # os.open rather than mkstemp: mode 0o666 lets the umask decide, as for any file.
+                fd = os.open(tmp, flags, 0o666)
+                break
+            except FileExistsError:
+                continue
+        try:
+            with os.fdopen(fd, "wb") as f:
+                _write_npz(f, out, blob)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, p)
+        except BaseException:
+            # Never let a failed cleanup hide the error that caused it.
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        _fsync_folder(folder)
+    except OSError as e:
+        raise QarenaError(f"cannot write policy file {p}: {e.strerror or e}") from e
+
+
+def _header(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo
+) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
+    """Shape, Fortran order, dtype and header length of a member, reading only its header."""
+    with zf.open(info) as m:
+        version = np.lib.format.read_magic(m)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(m)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(m)
+        else:
+            raise ValueError(f"unsupported npy version {version}")
+        return shape, fortran, dtype, m.tell()
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    with zf.open(info) as m:
+        a = np.lib.format.read_array(m, allow_pickle=False)
+        # Reading to the end makes zipfile compare the CRC; leftover bytes mean a bad member.
+        if m.read(1):
+            raise ValueError("data after the array")
+    return a
+
+
+def _read_meta(p: str, zf: zipfile.ZipFile, members: Mapping[str, zipfile.ZipInfo]) -> Any:
+    info = members.get(_META)
+    if info is None:
+        raise QarenaError(f"{p} is not a qarena policy file (it has no metadata)")
+    if info.file_size > MAX_META_BYTES:
+        raise QarenaError(
+            f"{p} is not a qarena policy file (metadata is too large: "
+            f"{info.file_size} bytes, the limit is 1 MiB)"
+        )
+    shape, _, dtype, hlen = _header(zf, info)
+    if dtype != np.dtype(np.uint8) or len(shape) != 1 or info.file_size != hlen + shape[0]:
+        raise QarenaError(f"{p} is not a qarena policy file (metadata is not a byte array)")
+    raw = _read_member(zf, info)
+    try:
+        return json.loads(raw.tobytes().decode("utf-8"), parse_constant=_no_constant)
+    except ValueError as e:
+        raise QarenaError(f"{p} is not a qarena policy file (metadata is not JSON)") from e
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_meta(p: str, meta: Any) -> dict[str, Any]:
+    if not isinstance(meta, dict):
+        raise QarenaError(f"{p} is not a qarena policy file (metadata is not a JSON object)")
+    if meta.get("format") != FORMAT:
+        raise QarenaError(f"{p} is not a qarena policy file (format is {meta.get('format')!r})")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise QarenaError(f"{p} has an unknown format version {version!r}")
+    if version > FORMAT_VERSION:
+        raise QarenaError(
+            f"{p} was written by a newer qarena (format version {version}); "
+            f"this one reads version {FORMAT_VERSION}"
+        )
+    sha = meta.get("sha256")
+    if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+        raise QarenaError(f"{p} is not a qarena policy file (it has no valid checksum)")
+    return meta
+
+
+def _names(items: list[str]) -> str:
+    return ", ".join(repr(n) for n in sorted(items))
+
+
+def _specs(raw: Mapping[str, ArraySpec]) -> dict[str, ArraySpec]:
+    """Normalise what ``expect`` returned; a dtype that cannot be stored is the caller's bug."""
+    out: dict[str, ArraySpec] = {}
+    for name, (shape, dtype) in raw.items():
+        dt = np.dtype(dtype)
+        if dt.kind not in _KINDS:
+            raise TypeError(f"expect() asked for {name!r} with dtype {dt}, which cannot be stored")
+        out[name] = (tuple(int(n) for n in shape), dt)
+    return out
+
+
+def _check_headers(
+    p: str,
+    zf: zipfile.ZipFile,
+    members: Mapping[str, zipfile.ZipInfo],
+    specs: Mapping[str, ArraySpec],
+) -> None:
+    """Check every array's header against ``specs`` before any array data is read, so the
+    loader never allocates more than the expected arrays (and never meets an object array)."""
+    have = set(members) - {_META}
+    missing = [n for n in specs if n not in have]
+    if missing:
+        raise QarenaError(f"{p} lacks array(s) {_names(missing)}")
+    extra = [n for n in have if n not in specs]
+    if extra:
+        raise QarenaError(f"{p} has unexpected array(s) {_names(extra)}")
+    for name, (want_shape, want_dtype) in specs.items():
+        info = members[name]
+        shape, fortran, dtype, hlen = _header(zf, info)
+        if dtype != want_dtype:
+            raise QarenaError(f"{p}: array {name!r} has dtype {dtype}, expected {want_dtype}")
+        if shape != want_shape:
+            raise QarenaError(f"{p}: array {name!r} has shape {shape}, expected {want_shape}")
+        if fortran and len(shape) > 1:
+            raise QarenaError(f"{p}: array {name!r} is not stored in C order")
+        if info.file_size != hlen + math.prod(shape) * dtype.itemsize:
+            raise QarenaError(f"{p} is corrupted (array {name!r} has the wrong size)")
+
+
+def _open_members(p: str, zf: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in zf.infolist():
+        base = info.filename.removesuffix(_SUFFIX)
+        if info.filename == base or base in members:
+            raise QarenaError(
+                f"{p} is not a qarena policy file (unexpected member {info.filename!r})"
+            )
+        members[base] = info
+    return members
+
+
+def load_policy(
+    path: str | os.PathLike[str], expect: Callable[[dict[str, Any]], Mapping[str, ArraySpec]]
+) -> PolicyData:
+    """Read and verify a policy file. ``expect(meta)`` names the arrays the file must hold,
+    with exact shapes and dtypes (it may raise QarenaError, e.g. for another game). Any
+    problem with the file raises QarenaError with one line naming the file."""
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+        if not stat.S_ISREG(st.st_mode):
+            raise QarenaError(f"no such policy file: {p} (it is not a regular file)")
+        with open(p, "rb") as fh:
+            try:
+                zf = zipfile.ZipFile(fh)
+            except Exception as e:
+                if not _damaged(e):
+                    raise
+                raise QarenaError(
+                    f"{p} is not a qarena policy file (truncated or not a .npz)"
+                ) from e
+            with zf:
+                try:
+                    members = _open_members(p, zf)
+                    meta = _check_meta(p, _read_meta(p, zf, members))
+                except Exception as e:
+                    if not _damaged(e):
+                        raise
+                    raise QarenaError(f"{p} is corrupted (metadata unreadable)") from e
+                specs = _specs(expect(meta))
+                try:
+                    _check_headers(p, zf, members, specs)
+                    arrays = {name: _read_member(zf, members[name]) for name in specs}
+                except Exception as e:
+                    if not _damaged(e):
+                        raise
+                    raise QarenaError(f"{p} is corrupted ({_brief(e)})") from e
+    except FileNotFoundError as e:
+        raise QarenaError(f"no such policy file: {p}") from e
+    except OSError as e:
+        raise QarenaError(f"cannot read policy file {p}: {e.strerror or e}") from e
+    for name, a in arrays.items():
+        if not _all_finite(a):
+            raise QarenaError(f"{p}: array {name!r} contains NaN or infinite values")
+    body = {k: v for k, v in meta.items() if k != "sha256"}
+    try:
+        ok = _digest(body, arrays) == meta["sha256"]
+    except ValueError:  # a JSON number such as 1e999 reads as inf, which has no canonical form
+        ok = False
+    if not ok:
+        raise QarenaError(f"{p}: checksum does not match: the file was altered or corrupted")
+    return PolicyData(meta=meta, arrays=arrays)
+
+
+def _brief(e: BaseException) -> str:
+    """A one-line reason from a zipfile/numpy error."""
+    if isinstance(e, zipfile.BadZipFile) and "CRC" in str(e):
+        return "bad CRC in an array"
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text[:120]

@@ -28,7 +28,8 @@ import numpy as np
 
 from qarena.evaluate.optimality import optimality_of_values
 from qarena.games import Game, Nim, TicTacToe, parse_spec
-from qarena.learn.qlearning import QConfig, QLearner
+from qarena.learn.base import LearnConfig
+from qarena.learn.qlearning import QLearner
 from qarena.learn.tables import game_tables
 
 SPECS = ("nim", "nim:2,6,7,8", "tictactoe")
@@ -77,7 +78,7 @@ def log(message: str) -> None:
 
 
 def qarena_rate(spec: str, budget: Budget) -> float:
-    learner = QLearner(parse_spec(spec), QConfig(schedule="constant", epsilon=0.1))
+    learner = QLearner(parse_spec(spec), LearnConfig(schedule="constant", epsilon=0.1))
     learner.train(100)  # compile or load the cached numba kernel outside the timing
     t0 = time.perf_counter()
     steps = learner.train(budget.qarena_rate_episodes)
@@ -85,7 +86,7 @@ def qarena_rate(spec: str, budget: Budget) -> float:
 
 
 def qarena_to_perfect(spec: str, seed: int, budget: Budget) -> tuple[int, float, float]:
-    learner = QLearner(parse_spec(spec), QConfig(seed=seed))
+    learner = QLearner(parse_spec(spec), LearnConfig(seed=seed))
     seconds, share = 0.0, 0.0
     while learner.episodes < budget.qarena_limit:
         t0 = time.perf_counter()
@@ -246,7 +247,9 @@ def run_dict(spec: str, budget: Budget) -> Row:
         share = optimality_of_values(tables, learner.values(game)).share
         if share == 1.0 and first is None:
             first = (done, seconds)
+    # Perfect play once seen is what the table reports, even if exploration later spoils it.
     episodes, to_perfect = first or (budget.dict_episodes, seconds)
+    share = 1.0 if first else share
     return Row("dict (plain Python)", game.spec, steps / seconds, episodes, to_perfect, share)
 
 
@@ -370,6 +373,7 @@ def run_openspiel(spec: str, budget: Budget) -> Row | None:
         if share == 1.0 and first is None:
             first = (done, seconds)
     episodes, to_perfect = first or (done, seconds)
+    share = 1.0 if first else share
     return Row("OpenSpiel QLearner", game.spec, steps / seconds, episodes, to_perfect, share)
 
 

@@ -143,11 +143,7 @@ def q_learning(
                 continue
         n = 0
         while True:
-            a = (
-                masked_move(legal, s, rng)
-                if uniform(rng) < e
-                else greedy(q, walk, s, rng)
-            )
+            a = masked_move(legal, s, rng) if uniform(rng) < e else greedy(q, walk, s, rng)
             path[n] = s
             moves[n] = a
             n += 1

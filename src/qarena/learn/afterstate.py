@@ -3,6 +3,8 @@ one's own moves produce, one table per seat (one shared table in impartial games
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 
 from qarena.games.base import Game
@@ -19,6 +21,9 @@ class AfterstateLearner(Learner):
     """
 
     kind = "afterstate"
+    # TD(0) on afterstates learns the values of the policies being played, so exploration
+    # must fade out completely for the values to become those of best play.
+    defaults: ClassVar[dict[str, Any]] = {"alpha": 0.5, "epsilon_end": 0.0}
     title = "afterstate TD(0)"
     hyperparameters = (
         "alpha",
@@ -38,7 +43,7 @@ class AfterstateLearner(Learner):
         self.v = np.full((seats, self._rows), self.config.initial)
 
     def _train(
-        self, episodes: int, mask: np.ndarray, self_play: bool, seat: int, total: int
+        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
     ) -> int:
         c, t = self.config, self.tables
         walk, start = self._walk
@@ -53,7 +58,7 @@ class AfterstateLearner(Learner):
                 self_play,
                 seat,
                 episodes,
-                self.episodes,
+                done,
                 total,
                 c.alpha,
                 c.gamma,

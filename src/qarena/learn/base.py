@@ -84,6 +84,13 @@ class Learner(ABC):
     title: ClassVar[str]
     #: The LearnConfig fields this learner uses (saved with it, accepted on the command line).
     hyperparameters: ClassVar[tuple[str, ...]]
+    #: Where this learner's defaults differ from LearnConfig's.
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def default_config(cls, **overrides: Any) -> LearnConfig:
+        """The learner's default hyperparameters, with ``overrides`` applied."""
+        return LearnConfig(**{**cls.defaults, **overrides})
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         self.game = game
@@ -92,6 +99,7 @@ class Learner(ABC):
         self.rng = seed_state(self.config.seed)
         self.episodes = 0
         self.steps = 0
+        self.run_start = 0  # episodes before this run: the exploration schedule starts here
 
     @property
     def _rows(self) -> int:
@@ -113,7 +121,8 @@ class Learner(ABC):
     ) -> int:
         """Play ``episodes`` more games, learning from each; returns the moves played.
 
-        ``total_episodes`` is the length of the whole run, for the exploration schedule.
+        ``total_episodes`` is the length of the whole run (counted from the learner's creation
+        or restoring), over which the exploration schedule goes from epsilon to its end.
         """
         if episodes <= 0:
             raise QarenaError(f"episodes must be at least 1, not {episodes}")
@@ -121,16 +130,22 @@ class Learner(ABC):
             raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
         opp = opponent or Opponent("self")
         mask = opp.mask if opp.mask is not None else np.zeros((1, 1), dtype=np.bool_)
-        total = total_episodes or self.episodes + episodes
-        steps = self._train(episodes, mask, opp.self_play, SEATS[seat], total)
+        done = self.episodes - self.run_start
+        total = total_episodes or done + episodes
+        steps = self._train(episodes, done, mask, opp.self_play, SEATS[seat], total)
         self.episodes += episodes
         self.steps += steps
         return steps
 
+    def warm_up(self) -> None:
+        """Compile (or load the cached) kernel without training, so timing excludes it."""
+        self._train(0, 0, np.zeros((1, 1), dtype=np.bool_), True, SEATS["both"], 1)
+
     @abstractmethod
     def _train(
-        self, episodes: int, mask: np.ndarray, self_play: bool, seat: int, total: int
-    ) -> int: ...
+        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
+    ) -> int:
+        """Run the kernel: ``done`` of the run's ``total`` episodes are behind."""
 
     # --- what was learned -----------------------------------------------------------
     @abstractmethod
@@ -164,7 +179,11 @@ class Learner(ABC):
         """Continue from saved arrays (shapes and dtypes already checked against ``arrays()``)."""
         for name, target in self.arrays().items():
             target[...] = arrays[name]
-        self.episodes, self.steps = episodes, steps
+        self.episodes, self.steps, self.run_start = episodes, steps, episodes
+        self._check_state()
+
+    def _check_state(self) -> None:  # noqa: B027 - a hook; most learners need no check
+        """Refuse restored arrays that no training could have produced."""
 
     def hyperparameter_values(self) -> dict[str, Any]:
         full = self.config.to_dict()

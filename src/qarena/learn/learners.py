@@ -1,12 +1,22 @@
-"""The learners by name."""
+"""The learners by name, and saving and loading them as policy files."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import fields, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from qarena import __version__
 from qarena.errors import QarenaError
 from qarena.games.base import Game
+from qarena.games.spec import parse_spec
 from qarena.learn.afterstate import AfterstateLearner
 from qarena.learn.base import LearnConfig, Learner
 from qarena.learn.matchbox import MatchboxLearner
+from qarena.learn.policyfile import ArraySpec, load_policy, save_policy
 from qarena.learn.qlearning import QLearner
 
 LEARNERS: dict[str, type[Learner]] = {
@@ -24,4 +34,90 @@ def learner_class(kind: str) -> type[Learner]:
 
 
 def make_learner(kind: str, game: Game, config: LearnConfig | None = None) -> Learner:
-    return learner_class(kind)(game, config)
+    """A fresh learner; ``config`` defaults to the learner's own defaults."""
+    cls = learner_class(kind)
+    return cls(game, config or cls.default_config())
+
+
+def save_learner(path: str | os.PathLike[str], learner: Learner) -> None:
+    """Write the learner to a policy file, atomically."""
+    meta = {
+        "game": learner.game.spec,
+        "learner": learner.kind,
+        "hyperparameters": learner.hyperparameter_values(),
+        "episodes": learner.episodes,
+        "steps": learner.steps,
+        "seed": learner.config.seed,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "qarena": __version__,
+    }
+    save_policy(path, learner.arrays(), meta)
+
+
+def _config(kind: str, hyper: object) -> LearnConfig:
+    known = {f.name for f in fields(LearnConfig)}
+    if not isinstance(hyper, dict) or not set(hyper) <= known:
+        raise QarenaError(f"its hyperparameters are not those of the {kind} learner")
+    values = dict(hyper)
+    if "rewards" in values:
+        rewards = values["rewards"]
+        if not isinstance(rewards, list) or not all(
+            isinstance(r, int | float) and not isinstance(r, bool) for r in rewards
+        ):
+            raise QarenaError("its rewards are not three numbers")
+        values["rewards"] = tuple(float(r) for r in rewards)
+    try:
+        return replace(LEARNERS[kind].default_config(), **values)
+    except TypeError as e:
+        raise QarenaError(f"its hyperparameters are malformed ({e})") from None
+
+
+def load_learner(
+    path: str | os.PathLike[str], game: Game | None = None, kind: str | None = None
+) -> Learner:
+    """Read a policy file back into a learner that can play or go on training.
+
+    ``game`` and ``kind``, when given, are what the caller needs; a file of another game or
+    learner is refused with one line saying which.
+    """
+    built: list[Learner] = []
+
+    def expect(meta: dict[str, Any]) -> dict[str, ArraySpec]:
+        def where(what: str) -> str:
+            return f"{os.fspath(path)}: {what}"
+
+        spec, learner_kind = meta.get("game"), meta.get("learner")
+        if not isinstance(spec, str) or learner_kind not in LEARNERS:
+            raise QarenaError(where("its metadata does not name a game and a known learner"))
+        assert isinstance(learner_kind, str)
+        try:
+            file_game = parse_spec(spec)
+        except QarenaError as e:
+            raise QarenaError(where(f"its game is not readable ({e})")) from None
+        if game is not None and file_game.spec != game.spec:
+            raise QarenaError(where(f"it is a policy for {file_game.spec}, not {game.spec}"))
+        if kind is not None and learner_kind != kind:
+            raise QarenaError(
+                where(f"it was trained with --learner {learner_kind}, not --learner {kind}")
+            )
+        for key in ("episodes", "steps"):
+            if not isinstance(meta.get(key), int) or meta[key] < 0:
+                raise QarenaError(where(f"its {key} count is missing or negative"))
+        try:
+            config = _config(learner_kind, meta.get("hyperparameters"))
+        except QarenaError as e:
+            raise QarenaError(where(str(e))) from None
+        learner = LEARNERS[learner_kind](file_game, config)
+        built.append(learner)
+        return {name: (a.shape, a.dtype) for name, a in learner.arrays().items()}
+
+    data = load_policy(path, expect)
+    learner = built[0]
+    rng = data.arrays["rng"]
+    if not np.all((rng >= 0) & (rng <= 0xFFFFFFFF)) or not rng.any():
+        raise QarenaError(f"{os.fspath(path)}: its generator state is not valid")
+    try:
+        learner.restore(data.arrays, int(data.meta["episodes"]), int(data.meta["steps"]))
+    except QarenaError as e:
+        raise QarenaError(f"{os.fspath(path)}: {e}") from None
+    return learner

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.kernels import learn as k
 from qarena.learn.base import SCHEDULES, LearnConfig, Learner
@@ -30,7 +31,7 @@ class MatchboxLearner(Learner):
         self.alive = self.allowed.sum(axis=1).astype(np.int32)
 
     def _train(
-        self, episodes: int, mask: np.ndarray, self_play: bool, seat: int, total: int
+        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
     ) -> int:
         c, t = self.config, self.tables
         walk, start = self._walk
@@ -45,7 +46,7 @@ class MatchboxLearner(Learner):
                 self_play,
                 seat,
                 episodes,
-                self.episodes,
+                done,
                 total,
                 SCHEDULES[c.schedule],
                 c.epsilon,
@@ -76,6 +77,10 @@ class MatchboxLearner(Learner):
     def table_values(self) -> np.ndarray:
         """1 for an allowed move, 0 for a removed one."""
         return np.where(self.tables.legal, self._read(self.allowed).astype(np.float64), np.nan)
+
+    def _check_state(self) -> None:
+        if not np.array_equal(self.alive, self.allowed.sum(axis=1)):
+            raise QarenaError("the matchbox counts do not match its allowed moves")
 
     def state(self) -> dict[str, np.ndarray]:
         return {"allowed": self.allowed, "alive": self.alive}

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import QarenaError
 from qarena.evaluate.optimality import move_values
 from qarena.learn.base import Opponent
+from qarena.learn.learners import load_learner
 from qarena.learn.tables import GameTables
 
 OPPONENTS = ("self", *STRATEGIES)
 
 
 def opponent(tables: GameTables, name: str) -> Opponent:
-    """``self`` for self-play, or a strategy agent by name as a move mask."""
+    """``self`` for self-play, a strategy agent by name, or a saved policy's file name, as the
+    moves it picks among (a policy picks uniformly among its best moves)."""
+    if name not in OPPONENTS and (os.path.exists(name) or name.endswith(".npz")):
+        return Opponent(os.path.basename(name), load_learner(name, tables.game).best_moves())
     if name == "self":
         return Opponent("self")
     legal = tables.legal
@@ -26,7 +32,9 @@ def opponent(tables: GameTables, name: str) -> Opponent:
             best = np.nanmax(np.where(legal, mv, -np.inf), axis=1, keepdims=True)
         return Opponent(name, legal & (mv == best))
     if name not in STRATEGIES:
-        raise QarenaError(f"unknown opponent {name!r}; expected one of {', '.join(OPPONENTS)}")
+        raise QarenaError(
+            f"unknown opponent {name!r}; expected one of {', '.join(OPPONENTS)}, or a policy file"
+        )
     # Closed-form strategies pick one move per position: ask the agent once for each.
     game = tables.game
     agent = make_agent(name, game)

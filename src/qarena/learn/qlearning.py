@@ -31,7 +31,7 @@ class QLearner(Learner):
         self.q = np.full((self._rows, game.num_moves), self.config.initial)
 
     def _train(
-        self, episodes: int, mask: np.ndarray, self_play: bool, seat: int, total: int
+        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
     ) -> int:
         c, t = self.config, self.tables
         walk, start = self._walk
@@ -46,7 +46,7 @@ class QLearner(Learner):
                 self_play,
                 seat,
                 episodes,
-                self.episodes,
+                done,
                 total,
                 c.alpha,
                 c.gamma,
@@ -70,6 +70,3 @@ class QLearner(Learner):
 
     def state(self) -> dict[str, np.ndarray]:
         return {"q": self.q}
-
-
-QConfig = LearnConfig  # transitional name, removed once every caller says LearnConfig

@@ -1,0 +1,117 @@
+"""A training run: episodes in short chunks, with progress, optional optimality checks, and a
+clean stop between chunks. Shared by the command line and the web app."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from qarena.evaluate.optimality import Optimality
+from qarena.learn.base import Learner, Opponent
+
+#: Aim for chunks of about this many seconds, so progress stays live and a stop is quick.
+CHUNK_SECONDS = 0.05
+
+
+def default_episodes(learner: Learner) -> int:
+    """Episodes that bring the learner to perfect play on any game of up to 10⁵ positions.
+
+    Scaled to what there is to learn: the (position, move) pairs among the positions the
+    learner plays on (canonical ones, with canonical positions on). The factors come from
+    measured runs over a spread of games (see tests/test_defaults.py).
+    """
+    t = learner.tables
+    live = t.reachable & (t.result == 2)
+    if learner.config.canonical:
+        live &= t.canon == np.arange(t.canon.size)
+    pairs = int(t.legal[live].sum())
+    per_pair, floor = EPISODES_PER_PAIR[learner.kind]
+    return int(max(floor, math.ceil(per_pair * pairs / 1000) * 1000))
+
+
+#: (episodes per (position, move) pair, least episodes), by learner.
+EPISODES_PER_PAIR: dict[str, tuple[float, int]] = {
+    "q": (150.0, 20_000),
+    "afterstate": (150.0, 100_000),
+    "matchbox": (40.0, 20_000),
+}
+
+
+@dataclass
+class Progress:
+    """What a run reports after each chunk."""
+
+    episodes: int  # in this run
+    total: int
+    steps: int  # in this run
+    seconds: float  # training time in this run, kernel calls only
+    optimality: Optimality | None  # when checked after this chunk
+
+
+@dataclass
+class RunResult:
+    episodes: int  # in this run
+    steps: int
+    seconds: float
+    optimality: Optimality
+    perfect_at: int | None  # with until_perfect: episodes of this run when first perfect
+    stopped: bool  # stopped early by ``should_stop``
+
+
+def train_run(
+    learner: Learner,
+    episodes: int,
+    opponent: Opponent | None = None,
+    seat: str = "both",
+    *,
+    until_perfect: bool = False,
+    check_every: int | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> RunResult:
+    """Train for ``episodes`` (fewer when perfect play is reached with ``until_perfect``, or
+    when ``should_stop`` says so between chunks). Optimality is checked every ``check_every``
+    episodes when given (or with ``until_perfect``), and always at the end."""
+    learner.warm_up()
+    if until_perfect and check_every is None:
+        check_every = max(1_000, episodes // 100)
+    done = steps = 0
+    seconds = 0.0
+    chunk = 1_000
+    next_check = check_every or 0
+    perfect_at: int | None = None
+    stopped = False
+    optimality: Optimality | None = None
+    while done < episodes:
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        n = min(chunk, episodes - done)
+        if check_every:
+            n = min(n, next_check - done)
+        t0 = time.perf_counter()
+        steps += learner.train(n, opponent, seat, total_episodes=episodes)
+        elapsed = time.perf_counter() - t0
+        seconds += elapsed
+        done += n
+        if elapsed > 0:
+            chunk = max(100, min(1_000_000, int(n * CHUNK_SECONDS / elapsed)))
+        optimality = None
+        if check_every and done >= next_check:
+            next_check += check_every
+            optimality = learner.optimality()
+            if until_perfect and optimality.share == 1.0:
+                perfect_at = done
+        if on_progress is not None:
+            on_progress(Progress(done, episodes, steps, seconds, optimality))
+        if perfect_at is not None:
+            break
+    if optimality is None:
+        optimality = learner.optimality()
+        if until_perfect and optimality.share == 1.0 and perfect_at is None and not stopped:
+            perfect_at = done
+    return RunResult(done, steps, seconds, optimality, perfect_at, stopped)

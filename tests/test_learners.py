@@ -1,0 +1,208 @@
+"""The afterstate and matchbox learners, policy files of every learner, and the default episode
+counts, all judged by the exact solver."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qarena.errors import QarenaError
+from qarena.games import parse_spec
+from qarena.learn.base import LearnConfig
+from qarena.learn.learners import LEARNERS, load_learner, make_learner, save_learner
+from qarena.learn.opponents import opponent
+from qarena.learn.run import default_episodes, train_run
+from qarena.solve import solve
+
+
+@pytest.mark.parametrize(
+    ("kind", "spec", "episodes"),
+    [
+        ("matchbox", "nim", 30_000),
+        ("matchbox", "nim:2,6,7,8", 400_000),
+        ("matchbox", "tictactoe", 60_000),
+        ("matchbox", "subtraction:21:4:normal", 5_000),
+        ("afterstate", "nim", 150_000),
+        ("afterstate", "tictactoe", 400_000),
+        ("afterstate", "subtraction", 50_000),
+    ],
+)
+def test_learner_reaches_perfect_play(kind: str, spec: str, episodes: int) -> None:
+    learner = make_learner(kind, parse_spec(spec))
+    learner.train(episodes)
+    result = learner.optimality()
+    assert result.decisions > 0
+    assert result.optimal == result.decisions
+
+
+def test_matchbox_removes_only_losing_moves() -> None:
+    """Every removed move loses against best play (the removal rules are sound)."""
+    game = parse_spec("tictactoe")
+    learner = make_learner("matchbox", game, LearnConfig(seed=5))
+    learner.train(3_000)  # part-way: some boxes are emptied, most are not
+    solution = solve(game)
+    t = learner.tables
+    live = np.flatnonzero(t.reachable & (t.result == 2) & (t.canon == np.arange(t.canon.size)))
+    removed = 0
+    for code in live:
+        pos = game.decode(int(code))
+        values = solution.move_values(pos)
+        for m in game.legal_moves(pos):
+            if not learner.allowed[code, m]:
+                removed += 1
+                assert values[m] == -1, (game.format_position(pos), game.format_move(m))
+    assert removed > 0
+    assert np.array_equal(learner.alive, learner.allowed.sum(axis=1))
+
+
+def test_afterstate_keeps_a_table_per_seat_in_tictactoe() -> None:
+    learner = make_learner("afterstate", parse_spec("tictactoe"))
+    learner.train(2_000)
+    v = learner.state()["v"]
+    assert v.shape[0] == 2
+    assert np.count_nonzero(v[0]) > 0 and np.count_nonzero(v[1]) > 0
+    # Seat 0 (x) reaches positions with one more x than o; seat 1 the others.
+    game = learner.game
+    for seat in (0, 1):
+        for code in np.flatnonzero(v[seat]):
+            pos = game.decode(int(code))
+            assert pos.count(1) - pos.count(2) == 1 - seat
+
+
+@pytest.mark.parametrize("kind", ["afterstate", "matchbox"])
+def test_learning_against_a_fixed_opponent(kind: str) -> None:
+    """As the first player of misère nim:3,5,7 (a first-player win) against a random opponent,
+    the learner comes to win every game it plays greedily."""
+    game = parse_spec("nim")
+    learner = make_learner(kind, game, make_learner(kind, game).config)
+    learner.train(60_000, opponent(learner.tables, "random"), seat="first")
+    solution = solve(game)
+    best = learner.best_moves()
+    # From the start, every greedy move of the learner is winning.
+    for m in np.flatnonzero(best[learner.tables.start]):
+        assert solution.move_values(game.start())[int(m)] == 1
+
+
+SCRIPT = """
+import hashlib, sys
+from qarena.games import parse_spec
+from qarena.learn.base import LearnConfig
+from qarena.learn.learners import make_learner
+from qarena.learn.opponents import opponent
+kind, spec, opp = sys.argv[1:4]
+learner = make_learner(kind, parse_spec(spec), LearnConfig(seed=11, alpha=0.5, epsilon_end=0.2))
+steps = learner.train(1500, opponent(learner.tables, opp))
+digest = hashlib.sha256(b"".join(a.tobytes() for a in learner.arrays().values())).hexdigest()
+print(digest, steps)
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "spec", "opp"),
+    [
+        ("afterstate", "tictactoe", "self"),
+        ("afterstate", "nim", "bouton"),
+        ("matchbox", "tictactoe", "random"),
+        ("matchbox", "nim:2,6,7", "self"),
+    ],
+)
+def test_pure_python_training_matches_compiled(kind: str, spec: str, opp: str) -> None:
+    def run(env: dict[str, str]) -> list[str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", SCRIPT, kind, spec, opp],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        return proc.stdout.split()
+
+    compiled = run(dict(os.environ))
+    assert compiled == run({**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    learner = make_learner(kind, parse_spec(spec), LearnConfig(seed=11, alpha=0.5, epsilon_end=0.2))
+    steps = learner.train(1500, opponent(learner.tables, opp))
+    digest = hashlib.sha256(b"".join(a.tobytes() for a in learner.arrays().values())).hexdigest()
+    assert compiled == [digest, str(steps)]
+
+
+@pytest.mark.parametrize("kind", sorted(LEARNERS))
+def test_saved_policy_resumes_exactly(kind: str, tmp_path: Path) -> None:
+    """Training 2×N episodes equals N, save, load, N more (constant exploration, so the run's
+    schedule does not restart): the tables and the generator state travel in the file."""
+    game = parse_spec("tictactoe")
+    config = LearnConfig(seed=3, schedule="constant", epsilon=0.3)
+    straight = make_learner(kind, game, config)
+    straight.train(700)
+    straight.train(700)
+    first = make_learner(kind, game, config)
+    first.train(700)
+    path = tmp_path / "policy.npz"
+    save_learner(path, first)
+    again = load_learner(path, game, kind)
+    assert again.config == config
+    assert (again.episodes, again.steps) == (first.episodes, first.steps)
+    again.train(700)
+    for name, array in straight.arrays().items():
+        assert np.array_equal(array, again.arrays()[name]), name
+    assert again.episodes == 1400
+
+
+def test_loading_checks_game_and_learner(tmp_path: Path) -> None:
+    path = tmp_path / "p.npz"
+    save_learner(path, make_learner("q", parse_spec("nim")))
+    with pytest.raises(QarenaError, match="nim:3,5,7, not tictactoe"):
+        load_learner(path, parse_spec("tictactoe"))
+    with pytest.raises(QarenaError, match="--learner q, not --learner matchbox"):
+        load_learner(path, kind="matchbox")
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "nim",
+        "nim:3,5,7:normal",
+        "nim:2,6,7,8",
+        "nim:4,4,4,4",
+        "subtraction",
+        "subtraction:200:5",
+        "subtraction:300:3:normal",
+        "tictactoe",
+        "tictactoe:3x3:2",
+        "tictactoe:2x4:3",
+    ],
+)
+def test_default_episodes_reach_perfect_play(spec: str) -> None:
+    """What `qarena train SPEC` does with no options: the default learner and episodes."""
+    learner = make_learner("q", parse_spec(spec), LearnConfig(seed=1))
+    result = train_run(learner, default_episodes(learner))
+    assert result.optimality.decisions > 0
+    assert result.optimality.share == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["nim:1,2,3,4,5,6,7", "nim:30,40", "tictactoe:2x5:3"])
+def test_default_episodes_reach_perfect_play_on_larger_games(spec: str) -> None:
+    learner = make_learner("q", parse_spec(spec), LearnConfig(seed=2))
+    assert train_run(learner, default_episodes(learner)).optimality.share == 1.0
+
+
+def test_until_perfect_stops_at_the_first_perfect_check() -> None:
+    learner = make_learner("q", parse_spec("nim:2,6,7,8"))
+    checks: list[float] = []
+
+    def seen(p: object) -> None:
+        o = getattr(p, "optimality", None)
+        if o is not None:
+            checks.append(o.share)
+
+    result = train_run(learner, 2_000_000, until_perfect=True, check_every=5_000, on_progress=seen)
+    assert result.perfect_at == result.episodes == learner.episodes
+    assert result.episodes % 5_000 == 0 and result.episodes < 2_000_000
+    assert checks[-1] == 1.0 and all(c < 1.0 for c in checks[:-1])
+    assert learner.optimality().share == 1.0

@@ -51,14 +51,13 @@ def _reward(value: int, rewards: np.ndarray) -> float:
 
 
 @njit
-def greedy(q: np.ndarray, walk: np.ndarray, code: int, rng: np.ndarray) -> int:
+def greedy(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray) -> int:
     """The legal move with the highest value; ties broken uniformly at random."""
     best = -1
     best_q = 0.0
     ties = 0
-    for m in range(walk.shape[1]):
-        if walk[code, m] < 0:
-            continue
+    for j in range(nmoves[code]):
+        m = moves[code, j]
         v = q[code, m]
         if best < 0 or v > best_q:
             best, best_q, ties = m, v, 1
@@ -86,11 +85,16 @@ def masked_move(mask: np.ndarray, code: int, rng: np.ndarray) -> int:
 
 
 @njit
-def _max_q(q: np.ndarray, walk: np.ndarray, code: int) -> float:
+def random_move(moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray) -> int:
+    """A legal move, uniformly."""
+    return int(moves[code, below(rng, nmoves[code])])
+
+
+@njit
+def _max_q(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int) -> float:
     best = -np.inf
-    for m in range(walk.shape[1]):
-        if walk[code, m] >= 0:
-            best = max(best, q[code, m])
+    for j in range(nmoves[code]):
+        best = max(best, q[code, moves[code, j]])
     return float(best)
 
 
@@ -98,7 +102,8 @@ def _max_q(q: np.ndarray, walk: np.ndarray, code: int) -> float:
 def q_learning(
     q: np.ndarray,
     walk: np.ndarray,
-    legal: np.ndarray,
+    moves: np.ndarray,
+    nmoves: np.ndarray,
     result: np.ndarray,
     start: int,
     opponent: np.ndarray,
@@ -130,7 +135,7 @@ def q_learning(
     """
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
-    moves = np.empty(max_plies + 1, dtype=np.int64)
+    played = np.empty(max_plies + 1, dtype=np.int64)
     sign = -1.0 if self_play else 1.0  # the next position is the opponent's in self-play
     for i in range(episodes):
         t = first_episode + i
@@ -143,9 +148,13 @@ def q_learning(
                 continue
         n = 0
         while True:
-            a = masked_move(legal, s, rng) if uniform(rng) < e else greedy(q, walk, s, rng)
+            a = (
+                random_move(moves, nmoves, s, rng)
+                if uniform(rng) < e
+                else greedy(q, moves, nmoves, s, rng)
+            )
             path[n] = s
-            moves[n] = a
+            played[n] = a
             n += 1
             s = walk[s, a]
             steps += 1
@@ -160,8 +169,8 @@ def q_learning(
                     break
         for j in range(n - 1, -1, -1):
             code = path[j]
-            a = moves[j]
-            target = final if j == n - 1 else sign * gamma * _max_q(q, walk, path[j + 1])
+            a = played[j]
+            target = final if j == n - 1 else sign * gamma * _max_q(q, moves, nmoves, path[j + 1])
             q[code, a] += alpha * (target - q[code, a])
     return steps
 
@@ -185,6 +194,8 @@ def afterstate_greedy(
     v: np.ndarray,
     seat: int,
     walk: np.ndarray,
+    moves: np.ndarray,
+    nmoves: np.ndarray,
     code: int,
     result: np.ndarray,
     rewards: np.ndarray,
@@ -194,10 +205,9 @@ def afterstate_greedy(
     best = -1
     best_v = 0.0
     ties = 0
-    for m in range(walk.shape[1]):
+    for j in range(nmoves[code]):
+        m = moves[code, j]
         after = walk[code, m]
-        if after < 0:
-            continue
         x = _afterstate_value(v, seat, after, result, rewards)
         if best < 0 or x > best_v:
             best, best_v, ties = m, x, 1
@@ -212,7 +222,8 @@ def afterstate_greedy(
 def afterstate_learning(
     v: np.ndarray,
     walk: np.ndarray,
-    legal: np.ndarray,
+    moves: np.ndarray,
+    nmoves: np.ndarray,
     result: np.ndarray,
     start: int,
     opponent: np.ndarray,
@@ -264,9 +275,9 @@ def afterstate_learning(
             tp = 0 if shared else p
             explore = uniform(rng) < e
             if explore:
-                a = masked_move(legal, s, rng)
+                a = random_move(moves, nmoves, s, rng)
             else:
-                a = afterstate_greedy(v, tp, walk, s, result, rewards, rng)
+                a = afterstate_greedy(v, tp, walk, moves, nmoves, s, result, rewards, rng)
             s2 = walk[s, a]
             steps += 1
             if not explore and last[p] >= 0:
@@ -310,6 +321,8 @@ def matchbox_move(
     allowed: np.ndarray,
     alive: np.ndarray,
     walk: np.ndarray,
+    moves: np.ndarray,
+    nmoves: np.ndarray,
     result: np.ndarray,
     code: int,
     rng: np.ndarray,
@@ -318,9 +331,8 @@ def matchbox_move(
     best = -1
     best_score = -1
     ties = 0
-    for m in range(walk.shape[1]):
-        if walk[code, m] < 0:
-            continue
+    for j in range(nmoves[code]):
+        m = moves[code, j]
         x = matchbox_score(allowed, alive, walk, result, code, m)
         if x > best_score:
             best, best_score, ties = m, x, 1
@@ -362,7 +374,8 @@ def matchbox_learning(
     schedule: int,
     eps: float,
     eps_end: float,
-    legal: np.ndarray,
+    moves: np.ndarray,
+    nmoves: np.ndarray,
     max_plies: int,
     rng: np.ndarray,
 ) -> int:
@@ -392,9 +405,9 @@ def matchbox_learning(
                 a = masked_move(opponent, s, rng)
             else:
                 if uniform(rng) < e:
-                    a = masked_move(legal, s, rng)
+                    a = random_move(moves, nmoves, s, rng)
                 else:
-                    a = matchbox_move(allowed, alive, walk, result, s, rng)
+                    a = matchbox_move(allowed, alive, walk, moves, nmoves, result, s, rng)
                 rows[p, n[p]] = s
                 cols[p, n[p]] = a
                 n[p] += 1

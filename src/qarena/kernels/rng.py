@@ -53,4 +53,4 @@ def uniform(s: np.ndarray) -> float:
 @njit
 def below(s: np.ndarray, n: int) -> int:
     """An integer in [0, n) for small n (multiply-shift)."""
-    return (next_u32(s) * n) >> 32
+    return (next_u32(s) * int(n)) >> 32  # int(): n may arrive as a numpy int32

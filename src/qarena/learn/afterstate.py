@@ -51,7 +51,8 @@ class AfterstateLearner(Learner):
             k.afterstate_learning(
                 self.v,
                 walk,
-                t.legal,
+                t.moves,
+                t.nmoves,
                 t.result,
                 start,
                 mask,

@@ -51,7 +51,8 @@ class MatchboxLearner(Learner):
                 SCHEDULES[c.schedule],
                 c.epsilon,
                 c.epsilon_end,
-                t.legal,
+                t.moves,
+                t.nmoves,
                 self.game.max_plies,
                 self.rng,
             )

@@ -39,7 +39,8 @@ class QLearner(Learner):
             k.q_learning(
                 self.q,
                 walk,
-                t.legal,
+                t.moves,
+                t.nmoves,
                 t.result,
                 start,
                 mask,

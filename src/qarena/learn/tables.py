@@ -13,8 +13,8 @@ from qarena.kernels.tables import fill_tables
 from qarena.solve.solver import check_fits, solve
 
 #: Bytes per (position, move) entry of the tables: next code, canonical next code, canonical
-#: move (int32 each).
-BYTES_PER_ENTRY = 12
+#: move, move list (int32 each).
+BYTES_PER_ENTRY = 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,7 +24,8 @@ class GameTables:
     ``reachable[code]``: reachable from the start; ``legal``: ``nxt >= 0``;
     ``mover[code]``: 0 or 1, the seat to move, where the position tells (-1 in impartial games);
     ``cnxt[code, move]``: ``canon[nxt[code, move]]`` (-1 illegal), for play among canonical
-    positions; ``cstart``: the canonical start."""
+    positions; ``cstart``: the canonical start; ``moves[code, :nmoves[code]]``: the legal moves
+    in order, so kernels pick and scan them without testing every move id."""
 
     game: Game
     nxt: np.ndarray
@@ -37,6 +38,8 @@ class GameTables:
     mover: np.ndarray
     cnxt: np.ndarray
     cstart: int
+    moves: np.ndarray
+    nmoves: np.ndarray
 
 
 def tables_bytes(game: Game) -> int:
@@ -67,9 +70,25 @@ def game_tables(game: Game) -> GameTables:
             cmove[code, m] = cm
     legal = nxt >= 0
     cnxt = np.where(legal, canon[np.maximum(nxt, 0)], -1).astype(np.int32)
-    for arr in (nxt, result, canon, cmove, reachable, legal, mover, cnxt):
+    nmoves = legal.sum(axis=1, dtype=np.int32)
+    order = np.argsort(~legal, axis=1, kind="stable").astype(np.int32)  # legal ids first
+    move_list = np.where(np.arange(moves) < nmoves[:, None], order, -1).astype(np.int32)
+    for arr in (nxt, result, canon, cmove, reachable, legal, mover, cnxt, move_list, nmoves):
         arr.flags.writeable = False
     start = game.encode(game.start())
+    cstart = int(canon[start])
     return GameTables(
-        game, nxt, result, canon, cmove, reachable, start, legal, mover, cnxt, int(canon[start])
+        game,
+        nxt,
+        result,
+        canon,
+        cmove,
+        reachable,
+        start,
+        legal,
+        mover,
+        cnxt,
+        cstart,
+        move_list,
+        nmoves,
     )

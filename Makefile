@@ -20,7 +20,9 @@ $(VENV)/.dev-installed: $(VENV)/.installed
 	touch $@
 
 run: install
-	$(BIN)/qarena solve nim
+	mkdir -p policies
+	$(BIN)/qarena train tictactoe --until-perfect --out policies/tictactoe.npz
+	$(BIN)/qarena table policies/tictactoe.npz
 
 lint: dev
 	$(BIN)/ruff check .

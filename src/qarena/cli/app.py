@@ -184,7 +184,7 @@ def train_command(
     ] = "q",
     episodes: Annotated[
         int | None,
-        typer.Option(help="Episodes to train [default: scaled to the game's size]."),
+        typer.Option(help="Episodes to train (default: scaled to the game's size)."),
     ] = None,
     opponent_name: Annotated[
         str,
@@ -211,6 +211,9 @@ def train_command(
     rewards: Annotated[
         str | None, typer.Option(help="Rewards for win, draw, loss, e.g. 1,0,-1 or 100,0,-100.")
     ] = None,
+    initial: Annotated[
+        float | None, typer.Option(help="Initial value of every table entry (default 0).")
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed.")] = None,
     no_canonical: Annotated[
         bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
@@ -221,7 +224,7 @@ def train_command(
     ] = False,
     check_every: Annotated[
         int | None,
-        typer.Option(help="Check optimality every N episodes [default: 1% of the run]."),
+        typer.Option(help="Check optimality every N episodes (--until-perfect: 1% of the run)."),
     ] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue training this policy file.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -244,6 +247,7 @@ def train_command(
         "epsilon_end": epsilon_end,
         "schedule": schedule,
         "rewards": _rewards(rewards) if rewards is not None else None,
+        "initial": initial,
         "seed": seed,
     }
     check_writable(out_file)
@@ -379,7 +383,7 @@ def table_command(
     ],
     position: Annotated[
         str | None,
-        typer.Option("--position", "-p", help="Position in text form [default: the start]."),
+        typer.Option("--position", "-p", help="Position in text form (default: the start)."),
     ] = None,
     csv_target: Annotated[
         str | None,

@@ -69,6 +69,44 @@ def greedy(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng:
 
 
 @njit
+def _greedy_rest(
+    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray
+) -> tuple[int, float]:
+    """``greedy``'s move, and the highest value among the position's other moves (-inf if
+    none), found in the same scan: the backward pass needs that maximum again once the chosen
+    move's value has changed, and this spares a second scan of the row."""
+    best = -1
+    best_q = 0.0
+    ties = 0
+    second = -np.inf
+    for j in range(nmoves[code]):
+        m = moves[code, j]
+        v = q[code, m]
+        if best < 0 or v > best_q:
+            if best >= 0:
+                second = best_q
+            best, best_q, ties = m, v, 1
+        elif v == best_q:
+            ties += 1
+            second = v
+            if below(rng, ties) == 0:
+                best = m
+        elif v > second:
+            second = v
+    return best, second
+
+
+@njit
+def _max_except(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, a: int) -> float:
+    best = -np.inf
+    for j in range(nmoves[code]):
+        m = moves[code, j]
+        if m != a:
+            best = max(best, q[code, m])
+    return float(best)
+
+
+@njit
 def masked_move(mask: np.ndarray, code: int, rng: np.ndarray) -> int:
     """Uniformly among the moves ``mask[code]`` allows (legal moves, or an opponent's choices)."""
     count = 0
@@ -136,6 +174,7 @@ def q_learning(
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
     played = np.empty(max_plies + 1, dtype=np.int64)
+    rest = np.empty(max_plies + 1)  # max Q of the other moves of path[j], seen going forward
     sign = -1.0 if self_play else 1.0  # the next position is the opponent's in self-play
     for i in range(episodes):
         t = first_episode + i
@@ -148,11 +187,11 @@ def q_learning(
                 continue
         n = 0
         while True:
-            a = (
-                random_move(moves, nmoves, s, rng)
-                if uniform(rng) < e
-                else greedy(q, moves, nmoves, s, rng)
-            )
+            if uniform(rng) < e:
+                a = random_move(moves, nmoves, s, rng)
+                rest[n] = _max_except(q, moves, nmoves, s, a)
+            else:
+                a, rest[n] = _greedy_rest(q, moves, nmoves, s, rng)
             path[n] = s
             played[n] = a
             n += 1
@@ -167,11 +206,14 @@ def q_learning(
                 if result[s] != NOT_TERMINAL:
                     final = _reward(result[s], rewards)  # the learner is to move, and lost
                     break
+        after = final  # the value backed up into the move before
         for j in range(n - 1, -1, -1):
             code = path[j]
             a = played[j]
-            target = final if j == n - 1 else sign * gamma * _max_q(q, moves, nmoves, path[j + 1])
-            q[code, a] += alpha * (target - q[code, a])
+            q[code, a] += alpha * (after - q[code, a])
+            # Max Q of this position now: its other moves are as the forward pass found them
+            # (a position occurs once per game), and the played one was just updated.
+            after = sign * gamma * max(rest[j], q[code, a])
     return steps
 
 

@@ -37,7 +37,7 @@ def default_episodes(learner: Learner) -> int:
 EPISODES_PER_PAIR: dict[str, tuple[float, int]] = {
     "q": (150.0, 20_000),
     "afterstate": (150.0, 100_000),
-    "matchbox": (40.0, 20_000),
+    "matchbox": (80.0, 20_000),
 }
 
 

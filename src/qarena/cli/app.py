@@ -45,6 +45,10 @@ err = Console(stderr=True, highlight=False)
 #: Games above this many encoded positions take long enough to say so before solving.
 ANNOUNCE_POSITIONS = 1_000_000
 
+#: Default runs of this many episodes or more (minutes, at about a million a second) are
+#: announced, so nobody waits without knowing why.
+LONG_RUN_EPISODES = 100_000_000
+
 SpecArg = Annotated[
     str,
     typer.Argument(
@@ -264,6 +268,11 @@ def train_command(
         learner = cls(game, config)
     opp = opponent(learner.tables, opponent_name)
     total = episodes or default_episodes(learner)
+    if episodes is None and total >= LONG_RUN_EPISODES:
+        err.print(
+            f"{game.spec} has many moves to learn: the default run is {total:,} episodes, "
+            "which can take a long while; --episodes N trains fewer."
+        )
 
     progress = Progress(
         TextColumn("[bold]{task.description}"),

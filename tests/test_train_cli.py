@@ -184,6 +184,10 @@ BAD = [
     (["--seat", "first"], "--seat applies only against an --opponent"),
     (["--learner", "matchbox", "--alpha", "0.5"], "--alpha does not apply to the matchbox"),
     (["--resume", "missing.npz"], "no such policy file"),
+    (["--check-every", "0"], "--check-every must be at least 1"),
+    (["--seed", "-1"], "seed must be a whole number from 0"),
+    (["--initial", "nan"], "the initial value must be a finite number"),
+    (["--epsilon-schedule", "exp", "--epsilon-end", "0"], "needs epsilon and its end above 0"),
 ]
 
 
@@ -237,3 +241,29 @@ def test_table_of_a_finished_position(tmp_path: Path, capsys: pytest.CaptureFixt
     _json(capsys, ["train", "tictactoe", "--episodes", "100", "--out", str(policy), "--json"])
     assert run(["table", str(policy), "-p", "xxx/oo./..."]) == 2
     assert "the game is over" in capsys.readouterr().err
+
+
+def test_bad_table_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy = tmp_path / "p.npz"
+    _json(capsys, ["train", "nim", "--episodes", "1000", "--out", str(policy), "--json"])
+    cases = [
+        (["table", str(tmp_path / "missing.npz")], "no such policy file"),
+        (["table", str(policy), "--csv", "-", "--position", "3 5 7"], "leave out --position"),
+        (["table", str(policy), "--csv", str(tmp_path / "no" / "q.csv")], "does not exist"),
+        (["table", str(policy), "--position", "9 9"], "has 2 piles but nim:3,5,7 has 3"),
+    ]
+    for argv, message in cases:
+        assert run(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.npz"]
+
+
+def test_no_canonical_cannot_change_on_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = tmp_path / "p.npz"
+    _json(capsys, ["train", "nim", "--episodes", "1000", "--out", str(policy), "--json"])
+    assert run(["train", "nim", "--resume", str(policy), "--no-canonical", "--out", "x.npz"]) == 2
+    assert "--no-canonical cannot change that" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import math
 import signal
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -151,8 +152,7 @@ def _config(cls: type[Learner], base: LearnConfig, given: dict[str, Any]) -> Lea
         if value is not None and name not in cls.hyperparameters:
             flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
             raise QarenaError(f"{flag} does not apply to the {cls.kind} learner")
-    changes = {k: v for k, v in given.items() if v is not None}
-    return LearnConfig(**{**base.to_dict(), "rewards": base.rewards, **changes})
+    return replace(base, **{k: v for k, v in given.items() if v is not None})
 
 
 class _StopFlag:
@@ -357,11 +357,8 @@ def train_command(
 
 def _csv_rows(learner: Learner) -> Iterator[tuple[str, str, str]]:
     t, game = learner.tables, learner.game
-    live = t.reachable & (t.result == 2)
-    if learner.config.canonical:
-        live &= t.canon == np.arange(t.canon.size)
     values = learner.table_values()
-    for code in np.flatnonzero(live):
+    for code in np.flatnonzero(learner.played_positions()):
         text = game.format_position(game.decode(int(code)))
         for m in np.flatnonzero(t.legal[code]):
             # Ten significant digits: exact for the values training produces in practice
@@ -424,7 +421,7 @@ def table_command(
     top = max(verdicts.values())
     heading = "allowed" if learner.kind == "matchbox" else "learned value"
     table = Table(
-        title=f"{cls_title(learner)}  [dim]{game.spec}, {learner.episodes:,} episodes[/]",
+        title=f"{_title(learner)}  [dim]{game.spec}, {learner.episodes:,} episodes[/]",
         title_justify="left",
     )
     table.add_column("move", style="bold")
@@ -445,7 +442,7 @@ def table_command(
     out.print(table)
 
 
-def cls_title(learner: Learner) -> str:
+def _title(learner: Learner) -> str:
     return learner.title[0].upper() + learner.title[1:]
 
 

@@ -51,30 +51,13 @@ def _reward(value: int, rewards: np.ndarray) -> float:
 
 
 @njit
-def greedy(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray) -> int:
-    """The legal move with the highest value; ties broken uniformly at random."""
-    best = -1
-    best_q = 0.0
-    ties = 0
-    for j in range(nmoves[code]):
-        m = moves[code, j]
-        v = q[code, m]
-        if best < 0 or v > best_q:
-            best, best_q, ties = m, v, 1
-        elif v == best_q:
-            ties += 1
-            if below(rng, ties) == 0:
-                best = m
-    return best
-
-
-@njit
 def _greedy_rest(
     q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray
 ) -> tuple[int, float]:
-    """``greedy``'s move, and the highest value among the position's other moves (-inf if
-    none), found in the same scan: the backward pass needs that maximum again once the chosen
-    move's value has changed, and this spares a second scan of the row."""
+    """The legal move with the highest value (ties broken uniformly at random), and the highest
+    value among the position's other moves (-inf if none), found in the same scan: the backward
+    pass needs that maximum again once the chosen move's value has changed, and this spares a
+    second scan of the row."""
     best = -1
     best_q = 0.0
     ties = 0
@@ -126,14 +109,6 @@ def masked_move(mask: np.ndarray, code: int, rng: np.ndarray) -> int:
 def random_move(moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray) -> int:
     """A legal move, uniformly."""
     return int(moves[code, below(rng, nmoves[code])])
-
-
-@njit
-def _max_q(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int) -> float:
-    best = -np.inf
-    for j in range(nmoves[code]):
-        best = max(best, q[code, moves[code, j]])
-    return float(best)
 
 
 @njit

@@ -72,17 +72,13 @@ class AfterstateLearner(Learner):
         )
 
     def values(self) -> np.ndarray:
-        """For each (code, move), the mover's value of the position the move produces.
-
-        Where the position tells whose turn it is (tic-tac-toe) that seat's table answers; in
-        impartial games a position is the same game for either seat, so the two tables, which
-        estimate the same values, are averaged.
-        """
+        """For each (code, move), the mover's value of the position the move produces: from the
+        mover's own table where the position tells whose turn it is (tic-tac-toe), else from
+        the one shared table."""
         t, c = self.tables, self.config
-        after = np.where(t.legal, t.nxt, 0)
-        row = t.canon[after] if c.canonical else after
-        seat = np.broadcast_to(np.maximum(t.mover, 0)[:, None], after.shape)
-        learned = np.where((t.mover >= 0)[:, None], self.v[seat, row], self.v[:, row].mean(axis=0))
+        after, row = self._afterstates()
+        seat = 0 if self.v.shape[0] == 1 else np.maximum(t.mover, 0)[:, None]
+        learned = self.v[seat, row]
         rewards = np.asarray(c.rewards)
         # result[after] is the outcome for the opponent, who is to move there.
         outcome = -t.result[after].astype(np.int64)

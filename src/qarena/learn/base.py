@@ -147,6 +147,31 @@ class Learner(ABC):
     ) -> int:
         """Run the kernel: ``done`` of the run's ``total`` episodes are behind."""
 
+    def played_positions(self) -> np.ndarray:
+        """``mask[code]``: the positions the learner keeps values for, those where it may have
+        to move (reachable, not over), and with canonical positions on only representatives."""
+        t = self.tables
+        live: np.ndarray = t.reachable & (t.result == k.NOT_TERMINAL)
+        if self.config.canonical:
+            live &= t.canon == np.arange(t.canon.size)
+        return live
+
+    def _read_through(self, table: np.ndarray) -> np.ndarray:
+        """A ``[code, move]`` table for every position, read through the symmetry tables when
+        the learner keeps one entry per canonical position and move."""
+        if not self.config.canonical:
+            return table
+        t = self.tables
+        out: np.ndarray = table[np.broadcast_to(t.canon[:, None], t.cmove.shape), t.cmove]
+        return out
+
+    def _afterstates(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each (code, move): the position the move leads to (0 where illegal), and the row
+        the learner's per-position tables keep it in."""
+        t = self.tables
+        after = np.where(t.legal, t.nxt, 0)
+        return after, (t.canon[after] if self.config.canonical else after)
+
     # --- what was learned -----------------------------------------------------------
     @abstractmethod
     def values(self) -> np.ndarray:

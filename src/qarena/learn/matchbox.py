@@ -20,14 +20,7 @@ class MatchboxLearner(Learner):
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)
-        t = self.tables
-        self.allowed = np.zeros_like(t.legal)
-        live = t.reachable & (t.result == k.NOT_TERMINAL)
-        if self.config.canonical:
-            codes, moves = np.nonzero(t.legal & live[:, None])
-            self.allowed[t.canon[codes], t.cmove[codes, moves]] = True
-        else:
-            self.allowed |= t.legal & live[:, None]
+        self.allowed = self.tables.legal & self.played_positions()[:, None]
         self.alive = self.allowed.sum(axis=1).astype(np.int32)
 
     def _train(
@@ -58,26 +51,19 @@ class MatchboxLearner(Learner):
             )
         )
 
-    def _read(self, table: np.ndarray) -> np.ndarray:
-        if not self.config.canonical:
-            return table
-        t = self.tables
-        out: np.ndarray = table[np.broadcast_to(t.canon[:, None], t.cmove.shape), t.cmove]
-        return out
-
     def values(self) -> np.ndarray:
         """2 for a known win, 1 for an allowed move, 0 for a removed one."""
         t = self.tables
-        after = np.where(t.legal, t.nxt, 0)
-        row = t.canon[after] if self.config.canonical else after
+        after, row = self._afterstates()
         ended = t.result[after] != k.NOT_TERMINAL
         wins = np.where(ended, t.result[after] < 0, self.alive[row] == 0)
-        score: np.ndarray = np.where(wins, 2.0, self._read(self.allowed).astype(np.float64))
-        return np.where(t.legal, score, np.nan)
+        score: np.ndarray = np.where(t.legal & wins, 2.0, self.table_values())
+        return score
 
     def table_values(self) -> np.ndarray:
         """1 for an allowed move, 0 for a removed one."""
-        return np.where(self.tables.legal, self._read(self.allowed).astype(np.float64), np.nan)
+        allowed = self._read_through(self.allowed).astype(np.float64)
+        return np.where(self.tables.legal, allowed, np.nan)
 
     def _check_state(self) -> None:
         if not np.array_equal(self.alive, self.allowed.sum(axis=1)):

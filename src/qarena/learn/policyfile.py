@@ -11,14 +11,12 @@ array's C-order bytes.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import json
 import math
 import os
 import re
-import secrets
 import stat
 import struct
 import zipfile
@@ -30,6 +28,7 @@ from typing import IO, Any
 import numpy as np
 
 from qarena.errors import QarenaError
+from qarena.fileio import atomic_open
 
 FORMAT = "qarena-policy"
 FORMAT_VERSION = 1
@@ -171,32 +170,6 @@ def _write_npz(f: IO[bytes], arrays: Mapping[str, np.ndarray], blob: bytes) -> N
                 np.lib.format.write_array(m, members[name], allow_pickle=False)
 
 
-def _remove_stale_temps(folder: str, name: str) -> None:
-    """Delete temp files that crashed saves of the same target left behind. (A save of the same
-    target running at this moment loses its temp file and fails cleanly; its writer would race
-    with ours anyway.)"""
-    prefix = f".{name}."
-    for entry in os.listdir(folder):
-        if entry.startswith(prefix) and entry.endswith(".tmp"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(folder, entry))
-
-
-def _fsync_folder(folder: str) -> None:
-    """Make the rename durable. Best effort: some platforms cannot open or sync a folder."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return  # Windows cannot open a folder; its rename is durable enough.
-    try:
-        os.fsync(fd)
-    except OSError as e:
-        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
-    finally:
-        os.close(fd)
-
-
 def save_policy(
     path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
 ) -> None:
@@ -205,31 +178,9 @@ def save_policy(
     p = os.fspath(path)
     check_writable(p)
     out, blob = _prepare(p, arrays, meta)
-    folder = os.path.dirname(os.path.abspath(p))
-    name = os.path.basename(p)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
-        _remove_stale_temps(folder, name)
-        while True:
-            tmp = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
-            try:
-                # os.open rather than mkstemp: mode 0o666 lets the umask decide, as for any file.
-                fd = os.open(tmp, flags, 0o666)
-                break
-            except FileExistsError:
-                continue
-        try:
-            with os.fdopen(fd, "wb") as f:
-                _write_npz(f, out, blob)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, p)
-        except BaseException:
-            # Never let a failed cleanup hide the error that caused it.
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        _fsync_folder(folder)
+        with atomic_open(p) as f:
+            _write_npz(f, out, blob)
     except OSError as e:
         raise QarenaError(f"cannot write policy file {p}: {e.strerror or e}") from e
 

@@ -62,12 +62,7 @@ class QLearner(Learner):
 
     def values(self) -> np.ndarray:
         """The learner's value of every (position code, move), canonical entries read through."""
-        if not self.config.canonical:
-            return self.q
-        t = self.tables
-        rows = np.broadcast_to(t.canon[:, None], t.cmove.shape)
-        values: np.ndarray = self.q[rows, t.cmove]
-        return values
+        return self._read_through(self.q)
 
     def state(self) -> dict[str, np.ndarray]:
         return {"q": self.q}

@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from qarena.evaluate.optimality import Optimality
 from qarena.learn.base import Learner, Opponent
 
@@ -24,11 +22,7 @@ def default_episodes(learner: Learner) -> int:
     learner plays on (canonical ones, with canonical positions on). The factors come from
     measured runs over a spread of games (see tests/test_defaults.py).
     """
-    t = learner.tables
-    live = t.reachable & (t.result == 2)
-    if learner.config.canonical:
-        live &= t.canon == np.arange(t.canon.size)
-    pairs = int(t.legal[live].sum())
+    pairs = int(learner.tables.legal[learner.played_positions()].sum())
     per_pair, floor = EPISODES_PER_PAIR[learner.kind]
     return int(max(floor, math.ceil(per_pair * pairs / 1000) * 1000))
 

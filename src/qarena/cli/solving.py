@@ -1,0 +1,62 @@
+"""qarena solve: exact values from the solver."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from qarena.cli.common import SpecArg, announce, app, out
+from qarena.games import DRAW, parse_spec, value_name
+from qarena.solve import solve
+
+
+@app.command("solve")
+def solve_command(
+    spec: SpecArg,
+    position: Annotated[
+        str | None,
+        typer.Option(
+            "--position", "-p", help="Position in text form, e.g. '3 5 7' or 'x.o/.x./..o'."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Value and optimal moves of the start position (or of --position), by exact solution."""
+    game = parse_spec(spec)
+    pos = game.parse_position(position) if position is not None else game.start()
+    announce(game)
+    solution = solve(game)
+    value = solution.value_of(pos)
+    moves = [game.format_move(m) for m in solution.optimal_moves(pos)]
+    if as_json:
+        record = {
+            "game": game.spec,
+            "position": game.format_position(pos),
+            "value": value_name(value),
+            "optimal_moves": moves,
+            "positions": solution.positions,
+        }
+        out.print(json.dumps(record), soft_wrap=True)
+        return
+    table = Table(
+        title=f"{game.title}  [dim]{game.spec}[/]", show_header=False, title_justify="left"
+    )
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("position", game.format_position(pos))
+    side = game.to_move(pos)
+    if side is not None:
+        table.add_row("to move", "x" if side == 0 else "o")
+    if game.is_terminal(pos):
+        table.add_row("value", f"{value_name(value)} (the game is over)")
+    else:
+        verdict = f"{value_name(value)} for the player to move"
+        if value != DRAW:
+            verdict += f" in {solution.depth_of(pos)} plies with best play"
+        table.add_row("value", verdict)
+        table.add_row("optimal moves", " ".join(moves))
+    table.add_row("positions", f"{solution.positions:,} reachable from the start")
+    out.print(table)

@@ -1,0 +1,251 @@
+"""qarena train: learn by self-play or against an opponent, and save a policy file."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from qarena.cli.common import SpecArg, announce, app, err, out
+from qarena.errors import QarenaError
+from qarena.evaluate.optimality import Optimality
+from qarena.games import parse_spec
+from qarena.learn.base import SEATS, LearnConfig, Learner
+from qarena.learn.learners import learner_class, load_learner, save_learner
+from qarena.learn.opponents import opponent
+from qarena.learn.policyfile import check_writable
+from qarena.learn.run import Progress as RunProgress
+from qarena.learn.run import default_episodes, train_run
+
+#: Default runs of this many episodes or more (minutes, at about a million a second) are
+#: announced, so nobody waits without knowing why.
+LONG_RUN_EPISODES = 100_000_000
+
+
+def _rewards(text: str) -> tuple[float, float, float]:
+    parts = text.split(",")
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 3 or not all(math.isfinite(v) for v in values):
+        raise QarenaError(
+            f"--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}"
+        )
+    return values[0], values[1], values[2]
+
+
+def _config(cls: type[Learner], base: LearnConfig, given: dict[str, Any]) -> LearnConfig:
+    """``base`` with the options the user gave; an option the learner does not use is refused."""
+    for name, value in given.items():
+        if value is not None and name not in cls.hyperparameters:
+            flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
+            raise QarenaError(f"{flag} does not apply to the {cls.kind} learner")
+    return replace(base, **{k: v for k, v in given.items() if v is not None})
+
+
+class _StopFlag:
+    """Ctrl-C during training asks for a stop between chunks, so the save is never torn."""
+
+    def __init__(self) -> None:
+        self.set = False
+        self._old: Any = None
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.set = True
+
+    def __enter__(self) -> _StopFlag:
+        self._old = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.signal(signal.SIGINT, self._old)
+
+
+def _share(o: Optimality) -> str:
+    return f"{o.share:.4f} ({o.optimal:,} of {o.decisions:,} decision positions)"
+
+
+@app.command("train")
+def train_command(
+    spec: SpecArg,
+    out_file: Annotated[
+        Path, typer.Option("--out", "-o", help="Policy file to write (.npz).", show_default=False)
+    ],
+    learner_kind: Annotated[
+        str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")
+    ] = "q",
+    episodes: Annotated[
+        int | None,
+        typer.Option(help="Episodes to train (default: scaled to the game's size)."),
+    ] = None,
+    opponent_name: Annotated[
+        str,
+        typer.Option(
+            "--opponent",
+            help="self, random, perfect, bouton, subtraction, poles, or a policy file.",
+        ),
+    ] = "self",
+    seat: Annotated[
+        str, typer.Option(help="Against an opponent: first, second, or both (alternating).")
+    ] = "both",
+    alpha: Annotated[float | None, typer.Option(help="Learning rate in (0, 1].")] = None,
+    gamma: Annotated[float | None, typer.Option(help="Discount in [0, 1].")] = None,
+    epsilon: Annotated[
+        float | None, typer.Option(help="Exploration rate at the start, in [0, 1].")
+    ] = None,
+    epsilon_end: Annotated[
+        float | None, typer.Option(help="Exploration rate at the end of the run.")
+    ] = None,
+    schedule: Annotated[
+        str | None,
+        typer.Option("--epsilon-schedule", help="constant, linear or exp."),
+    ] = None,
+    rewards: Annotated[
+        str | None, typer.Option(help="Rewards for win, draw, loss, e.g. 1,0,-1 or 100,0,-100.")
+    ] = None,
+    initial: Annotated[
+        float | None, typer.Option(help="Initial value of every table entry (default 0).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed.")] = None,
+    no_canonical: Annotated[
+        bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
+    ] = False,
+    until_perfect: Annotated[
+        bool,
+        typer.Option("--until-perfect", help="Stop as soon as the solver finds the play perfect."),
+    ] = False,
+    check_every: Annotated[
+        int | None,
+        typer.Option(help="Check optimality every N episodes (--until-perfect: 1% of the run)."),
+    ] = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue training this policy file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> int:
+    """Train an agent by self-play or against an opponent, and save it as a policy file."""
+    game = parse_spec(spec)
+    cls = learner_class(learner_kind)
+    if episodes is not None and episodes <= 0:
+        raise QarenaError(f"--episodes must be at least 1, not {episodes}")
+    if check_every is not None and check_every <= 0:
+        raise QarenaError(f"--check-every must be at least 1, not {check_every}")
+    if seat not in SEATS:
+        raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+    if opponent_name == "self" and seat != "both":
+        raise QarenaError("--seat applies only against an --opponent; self-play takes both")
+    given: dict[str, Any] = {
+        "alpha": alpha,
+        "gamma": gamma,
+        "epsilon": epsilon,
+        "epsilon_end": epsilon_end,
+        "schedule": schedule,
+        "rewards": _rewards(rewards) if rewards is not None else None,
+        "initial": initial,
+        "seed": seed,
+    }
+    check_writable(out_file)
+    if resume is not None:
+        learner = load_learner(resume, game, cls.kind)
+        if no_canonical and learner.config.canonical:
+            raise QarenaError(
+                f"{resume} learned canonical positions; --no-canonical cannot change that"
+            )
+        learner.config = _config(cls, learner.config, given)
+    else:
+        announce(game)
+        config = _config(cls, cls.default_config(canonical=not no_canonical), given)
+        learner = cls(game, config)
+    opp = opponent(learner.tables, opponent_name)
+    total = episodes or default_episodes(learner)
+    if episodes is None and total >= LONG_RUN_EPISODES:
+        err.print(
+            f"{game.spec} has many moves to learn: the default run is {total:,} episodes, "
+            "which can take a long while; --episodes N trains fewer."
+        )
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[optimality]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=as_json and not err.is_terminal,
+    )
+
+    shown = {"optimality": ""}
+
+    def show(p: RunProgress) -> None:
+        if p.optimality is not None:
+            shown["optimality"] = f"optimality {p.optimality.share:.4f}"
+        rate = f"{p.episodes / p.seconds:,.0f} episodes/s" if p.seconds > 0 else ""
+        progress.update(task, completed=p.episodes, rate=rate, optimality=shown["optimality"])
+
+    with _StopFlag() as stop, progress:
+        task = progress.add_task(f"{cls.title} on {game.spec}", total=total, rate="", optimality="")
+        result = train_run(
+            learner,
+            total,
+            opp,
+            seat,
+            until_perfect=until_perfect,
+            check_every=check_every,
+            on_progress=show,
+            should_stop=lambda: stop.set,
+        )
+    save_learner(out_file, learner)
+    rate = result.steps / result.seconds if result.seconds > 0 else 0.0
+    if as_json:
+        record: dict[str, Any] = {
+            "game": game.spec,
+            "learner": cls.kind,
+            "episodes": result.episodes,
+            "train_seconds": round(result.seconds, 6),
+            "steps": result.steps,
+            "steps_per_second": round(rate),
+            "optimality": result.optimality.share,
+        }
+        if until_perfect:
+            record["perfect_at"] = result.perfect_at
+        if result.stopped:
+            record["interrupted"] = True
+        out.print(json.dumps(record), soft_wrap=True)
+    else:
+        table = Table(
+            title=f"{cls.title} on {game.title}  [dim]{game.spec}[/]",
+            show_header=False,
+            title_justify="left",
+        )
+        table.add_column(style="bold")
+        table.add_column()
+        table.add_row("opponent", opp.name + ("" if opp.self_play else f", learner's seat: {seat}"))
+        episodes_text = f"{result.episodes:,}"
+        if learner.episodes != result.episodes:
+            episodes_text += f" ({learner.episodes:,} in all)"
+        table.add_row("episodes", episodes_text)
+        table.add_row(
+            "training", f"{result.seconds:.3f} s, {result.steps:,} moves, {rate:,.0f} moves/s"
+        )
+        table.add_row("optimality", _share(result.optimality))
+        if until_perfect:
+            table.add_row(
+                "perfect play",
+                f"after {result.perfect_at:,} episodes"
+                if result.perfect_at is not None
+                else "not reached; train longer with --episodes",
+            )
+        table.add_row("saved to", str(out_file))
+        out.print(table)
+    if result.stopped:
+        err.print(f"interrupted after {result.episodes:,} episodes; what was learned is saved.")
+        return 130
+    return 0

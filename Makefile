@@ -20,9 +20,7 @@ $(VENV)/.dev-installed: $(VENV)/.installed
 	touch $@
 
 run: install
-	mkdir -p policies
-	$(BIN)/qarena train tictactoe --until-perfect --out policies/tictactoe.npz
-	$(BIN)/qarena table policies/tictactoe.npz
+	$(BIN)/qarena play nim
 
 lint: dev
 	$(BIN)/ruff check .

@@ -103,9 +103,11 @@ def test_table_shows_moves_and_verdicts(tmp_path: Path, capsys: pytest.CaptureFi
     assert "win for the player to move" in text
     lines = [line for line in text.splitlines() if "0.9000" in line or "0.8100" in line]
     assert len(lines) == 2
-    take1, take2 = lines
-    assert "-0.8100" in take1 and "loss" in take1 and "agent's choice" not in take1
-    assert "+0.9000" in take2 and "win" in take2 and "agent's choice" in take2
+    take2, take1 = lines  # best first
+    assert take1.split()[1] == "1" and take2.split()[1] == "2"
+    assert "-0.8100" in take1 and "gives the win away (loss)" in take1
+    assert "agent's choice" not in take1
+    assert "+0.9000" in take2 and "keeps the win" in take2 and "agent's choice" in take2
 
 
 def test_csv_export_is_exact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -248,7 +250,8 @@ def test_bad_table_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     _json(capsys, ["train", "nim", "--episodes", "1000", "--out", str(policy), "--json"])
     cases = [
         (["table", str(tmp_path / "missing.npz")], "no such policy file"),
-        (["table", str(policy), "--csv", "-", "--position", "3 5 7"], "leave out --position"),
+        (["table", str(policy), "--csv", "-", "--position", "3 5 7"], "give one of them"),
+        (["table", str(policy), "--top", "0"], "--top must be at least 1"),
         (["table", str(policy), "--csv", str(tmp_path / "no" / "q.csv")], "does not exist"),
         (["table", str(policy), "--position", "9 9"], "has 2 piles but nim:3,5,7 has 3"),
     ]
@@ -267,3 +270,38 @@ def test_no_canonical_cannot_change_on_resume(
     _json(capsys, ["train", "nim", "--episodes", "1000", "--out", str(policy), "--json"])
     assert run(["train", "nim", "--resume", str(policy), "--no-canonical", "--out", "x.npz"]) == 2
     assert "--no-canonical cannot change that" in capsys.readouterr().err
+
+
+def test_table_top_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same exact values as the CSV test: two entries at 0.9 (leave 1), two at -1 (take
+    the last counter), one at -0.81."""
+    policy = tmp_path / "s.npz"
+    _json(
+        capsys, ["train", "subtraction:3:2", "--episodes", "2000", "--out", str(policy), "--json"]
+    )
+    assert run(["table", str(policy), "--top", "2"]) == 0
+    text = capsys.readouterr().out
+    highest, lowest = text.split("2 lowest entries")
+    rows = [line.split("│")[1:4] for line in highest.splitlines() if line.startswith("│")]
+    assert [[c.strip() for c in r] for r in rows] == [["2", "1", "+0.9000"], ["3", "2", "+0.9000"]]
+    rows = [line.split("│")[1:4] for line in lowest.splitlines() if line.startswith("│")]
+    assert [[c.strip() for c in r] for r in rows] == [["1", "1", "-1.0000"], ["2", "2", "-1.0000"]]
+    assert "lost whatever is played" in lowest and "gives the win away" in lowest
+
+
+def test_table_draws_the_board_with_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = tmp_path / "t.npz"
+    _json(capsys, ["train", "tictactoe", "--episodes", "20000", "--out", str(policy), "--json"])
+    assert run(["table", str(policy), "--position", "xx./oo./..."]) == 0
+    text = capsys.readouterr().out
+    learner = load_learner(policy)
+    game = learner.game
+    pos = game.parse_position("xx./oo./...")
+    values = learner.table_values()[game.encode(pos)]
+    grid = [line for line in text.splitlines() if line[:1] in "123"]
+    assert len(grid) == 3 and "a" in text.splitlines()[1]
+    # c1 completes x's row: the agent's best cell, shown in row 1, third column.
+    assert grid[0].split("│")[3].strip() == f"{values[game.parse_move('c1')]:+.2f}"
+    assert grid[0].split("│")[1].strip() == "x" and grid[1].split("│")[2].strip() == "o"

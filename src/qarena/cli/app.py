@@ -10,7 +10,15 @@ import sys
 import typer
 
 # Imported for their commands: each module registers its own on the app.
-from qarena.cli import solving, tables, training  # noqa: F401
+from qarena.cli import (  # noqa: F401
+    evaluating,
+    explain,
+    play,
+    plotting,
+    solving,
+    tables,
+    training,
+)
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
 

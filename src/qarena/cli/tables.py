@@ -14,9 +14,10 @@ import typer
 from rich.table import Table
 
 from qarena.cli.common import PolicyArg, app, err, out, title
+from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.fileio import write_atomic
-from qarena.games import value_name
+from qarena.games import LOSS, TicTacToe, value_name
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner
 from qarena.learn.policyfile import check_writable
@@ -50,12 +51,33 @@ def _write_csv(target: str, learner: Learner) -> int:
     return rows
 
 
+def verdict(position_value: int, move_value: int) -> str:
+    """What a move does to the position's value, from the mover's side."""
+    if move_value == position_value:
+        return (
+            "lost whatever is played"
+            if move_value == LOSS
+            else f"keeps the {value_name(move_value)}"
+        )
+    return f"✗ gives the {value_name(position_value)} away ({value_name(move_value)})"
+
+
+def _shown(learner: Learner, value: float) -> str:
+    if learner.kind == "matchbox":
+        return "allowed" if value else "removed"
+    return f"{value:+.4f}"
+
+
 @app.command("table")
 def table_command(
     policy: PolicyArg,
     position: Annotated[
         str | None,
         typer.Option("--position", "-p", help="Position in text form (default: the start)."),
+    ] = None,
+    top: Annotated[
+        int | None,
+        typer.Option(help="Show the N highest and N lowest entries of the whole table."),
     ] = None,
     csv_target: Annotated[
         str | None,
@@ -65,44 +87,86 @@ def table_command(
     ] = None,
 ) -> None:
     """What a trained agent learned: its value of every move, next to the solver's verdict."""
+    if sum(x is not None for x in (position, top, csv_target)) > 1:
+        raise QarenaError("--position, --top and --csv are different views; give one of them")
+    if top is not None and top < 1:
+        raise QarenaError(f"--top must be at least 1, not {top}")
     learner = load_learner(policy)
-    game = learner.game
     if csv_target is not None:
-        if position is not None:
-            raise QarenaError("--csv exports every position; leave out --position")
         if csv_target != "-":
             check_writable(Path(csv_target))
         rows = _write_csv(csv_target, learner)
         if csv_target != "-":
             err.print(f"wrote {rows:,} rows to {csv_target}")
         return
+    if top is not None:
+        _top_entries(learner, top)
+        return
+    _position_table(learner, position)
+
+
+def _heading(learner: Learner) -> str:
+    game = learner.game
+    return f"{title(learner)}  [dim]{game.spec}, {learner.episodes:,} episodes[/]"
+
+
+def _position_table(learner: Learner, position: str | None) -> None:
+    """One position's moves, best first, with the solver's verdict on each."""
+    game = learner.game
     pos = game.parse_position(position) if position is not None else game.start()
     if game.is_terminal(pos):
         raise QarenaError(f"the game is over in {game.format_position(pos)}: no moves to show")
     code = game.encode(pos)
     solution = solve(game)
+    value = solution.value_of(pos)  # refuses a position the game cannot reach
     values = learner.table_values()[code]
     best = set(np.flatnonzero(learner.best_moves()[code]).tolist())
     verdicts = solution.move_values(pos)
-    top = max(verdicts.values())
-    heading = "allowed" if learner.kind == "matchbox" else "learned value"
-    table = Table(
-        title=f"{title(learner)}  [dim]{game.spec}, {learner.episodes:,} episodes[/]",
-        title_justify="left",
-    )
+    moves = sorted(game.legal_moves(pos), key=lambda m: (-float(values[m]), m))
+    table = Table(title=_heading(learner), title_justify="left")
     table.add_column("move", style="bold")
-    table.add_column(heading, justify="right")
-    table.add_column("solver: for the mover")
+    table.add_column("allowed" if learner.kind == "matchbox" else "learned value", justify="right")
+    table.add_column("solver")
     table.add_column("")
-    for m in game.legal_moves(pos):
-        v = float(values[m])
-        shown = ("yes" if v else "no") if learner.kind == "matchbox" else f"{v:+.4f}"
-        verdict = value_name(verdicts[m]) + ("" if verdicts[m] == top else "  ✗ gives value away")
-        table.add_row(game.format_move(m), shown, verdict, "← agent's choice" if m in best else "")
-    out.print(
-        f"position {game.format_position(pos)}: {value_name(solution.value_of(pos))} "
-        "for the player to move"
-    )
-    if not solution.is_reachable(pos):
-        out.print("[dim]not reachable from the start: the agent never trained here[/]")
+    for m in moves:
+        table.add_row(
+            game.format_move(m),
+            _shown(learner, float(values[m])),
+            verdict(value, verdicts[m]),
+            "← agent's choice" if m in best else "",
+        )
+    out.print(f"position {game.format_position(pos)}: {value_name(value)} for the player to move")
+    if isinstance(game, TicTacToe):
+        if learner.kind == "matchbox":
+            notes = {m: "ok" if values[m] else "✗" for m in moves}
+        else:
+            notes = {m: f"{float(values[m]):+.2f}" for m in moves}
+        out.print(draw(game, pos, notes))
     out.print(table)
+
+
+def _top_entries(learner: Learner, n: int) -> None:
+    """The n highest and n lowest learned values over every position the agent plays."""
+    game, t = learner.game, learner.tables
+    codes, moves = np.nonzero(t.legal & learner.played_positions()[:, None])
+    values = learner.table_values()[codes, moves]
+    value = solve(game).value
+    move_value = -value[t.nxt[codes, moves]]
+    highest = np.lexsort((moves, codes, -values))[:n]  # ties in table order
+    lowest = np.lexsort((moves, codes, values))[:n]
+    out.print(_heading(learner))
+    for label, picked in (("highest", highest), ("lowest", lowest)):
+        table = Table(title=f"{n:,} {label} entries", title_justify="left")
+        table.add_column("position", style="bold")
+        table.add_column("move", style="bold")
+        table.add_column("learned value", justify="right")
+        table.add_column("solver")
+        for i in picked:
+            code, m = int(codes[i]), int(moves[i])
+            table.add_row(
+                game.format_position(game.decode(code)),
+                game.format_move(m),
+                _shown(learner, float(values[i])),
+                verdict(int(value[code]), int(move_value[i])),
+            )
+        out.print(table)

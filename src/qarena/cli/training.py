@@ -15,6 +15,7 @@ from rich.table import Table
 
 from qarena.cli.common import SpecArg, announce, app, err, out
 from qarena.errors import QarenaError
+from qarena.evaluate.curve import CURVE_GAMES, MAX_POINTS, Curve
 from qarena.evaluate.optimality import Optimality
 from qarena.games import parse_spec
 from qarena.learn.base import SEATS, LearnConfig, Learner
@@ -67,6 +68,28 @@ class _StopFlag:
 
     def __exit__(self, *exc: object) -> None:
         signal.signal(signal.SIGINT, self._old)
+
+
+def _curve(learner: Learner, total: int, every: int | None) -> Curve:
+    """The curve this run extends: the learner's own when resumed, else a new one."""
+    if every is None and learner.curve is not None:
+        every = learner.curve.every  # a resumed curve keeps its spacing
+    step = every or max(1, total // 100)
+    before = learner.curve.points if learner.curve is not None else []
+    room = MAX_POINTS - len(before) - 1
+    if room < 1:
+        raise QarenaError(
+            f"its learning curve is full ({MAX_POINTS:,} points); train without --curve"
+        )
+    points = len(before) + -(-total // step) + 1
+    if points > MAX_POINTS:
+        raise QarenaError(
+            f"--every {step:,} would record {points:,} points; a curve holds at most "
+            f"{MAX_POINTS:,}, so use --every {-(-total // room):,} "
+            "or more"
+        )
+    games = learner.curve.games if learner.curve is not None else CURVE_GAMES
+    return Curve(step, games, list(before))
 
 
 def _share(o: Optimality) -> str:
@@ -127,6 +150,18 @@ def train_command(
         typer.Option(help="Check optimality every N episodes (--until-perfect: 1% of the run)."),
     ] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue training this policy file.")] = None,
+    curve: Annotated[
+        bool,
+        typer.Option(
+            "--curve",
+            help="Record a learning curve (optimality, wins against random and perfect) "
+            "in the policy file; draw it with qarena plot.",
+        ),
+    ] = False,
+    every: Annotated[
+        int | None,
+        typer.Option(help="With --curve: a point every K episodes (default: 1% of the run)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> int:
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
@@ -136,6 +171,10 @@ def train_command(
         raise QarenaError(f"--episodes must be at least 1, not {episodes}")
     if check_every is not None and check_every <= 0:
         raise QarenaError(f"--check-every must be at least 1, not {check_every}")
+    if every is not None and not curve:
+        raise QarenaError("--every sets how often --curve records a point; add --curve")
+    if every is not None and every <= 0:
+        raise QarenaError(f"--every must be at least 1, not {every}")
     if seat not in SEATS:
         raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
     if opponent_name == "self" and seat != "both":
@@ -170,6 +209,8 @@ def train_command(
             "which can take a long while; --episodes N trains fewer."
         )
 
+    run_curve = _curve(learner, total, every) if curve else None
+
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -179,7 +220,7 @@ def train_command(
         TimeElapsedColumn(),
         console=err,
         transient=True,
-        disable=as_json and not err.is_terminal,
+        disable=not err.is_terminal,  # a progress bar is for people watching a terminal
     )
 
     shown = {"optimality": ""}
@@ -199,6 +240,7 @@ def train_command(
             seat,
             until_perfect=until_perfect,
             check_every=check_every,
+            curve=run_curve,
             on_progress=show,
             should_stop=lambda: stop.set,
         )
@@ -216,6 +258,8 @@ def train_command(
         }
         if until_perfect:
             record["perfect_at"] = result.perfect_at
+        if run_curve is not None:
+            record["curve_points"] = len(run_curve.points)
         if result.stopped:
             record["interrupted"] = True
         out.print(json.dumps(record), soft_wrap=True)
@@ -242,6 +286,11 @@ def train_command(
                 f"after {result.perfect_at:,} episodes"
                 if result.perfect_at is not None
                 else "not reached; train longer with --episodes",
+            )
+        if run_curve is not None:
+            table.add_row(
+                "learning curve",
+                f"{len(run_curve.points):,} points, one every {run_curve.every:,} episodes",
             )
         table.add_row("saved to", str(out_file))
         out.print(table)

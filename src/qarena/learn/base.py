@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from qarena.errors import QarenaError
+from qarena.evaluate.curve import Curve
 from qarena.evaluate.optimality import Optimality, optimality_of_values
 from qarena.games.base import Game
 from qarena.kernels import learn as k
@@ -100,6 +101,7 @@ class Learner(ABC):
         self.episodes = 0
         self.steps = 0
         self.run_start = 0  # episodes before this run: the exploration schedule starts here
+        self.curve: Curve | None = None  # recorded by training runs that ask for one
 
     @property
     def _rows(self) -> int:

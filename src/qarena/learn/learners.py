@@ -11,6 +11,7 @@ import numpy as np
 
 from qarena import __version__
 from qarena.errors import QarenaError
+from qarena.evaluate.curve import Curve
 from qarena.games.base import Game
 from qarena.games.spec import parse_spec
 from qarena.learn.afterstate import AfterstateLearner
@@ -51,6 +52,8 @@ def save_learner(path: str | os.PathLike[str], learner: Learner) -> None:
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "qarena": __version__,
     }
+    if learner.curve is not None:
+        meta["curve"] = learner.curve.to_json()
     save_policy(path, learner.arrays(), meta)
 
 
@@ -118,6 +121,8 @@ def load_learner(
         raise QarenaError(f"{os.fspath(path)}: its generator state is not valid")
     try:
         learner.restore(data.arrays, int(data.meta["episodes"]), int(data.meta["steps"]))
+        if "curve" in data.meta:
+            learner.curve = Curve.from_json(data.meta["curve"])
     except QarenaError as e:
         raise QarenaError(f"{os.fspath(path)}: {e}") from None
     return learner

@@ -8,7 +8,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
+from qarena.evaluate.curve import CURVE_OPPONENTS, MAX_POINTS, Curve, CurvePoint
+from qarena.evaluate.matches import both_seats
 from qarena.evaluate.optimality import Optimality
+from qarena.learn import opponents
 from qarena.learn.base import Learner, Opponent
 
 #: Aim for chunks of about this many seconds, so progress stays live and a stop is quick.
@@ -44,6 +49,7 @@ class Progress:
     steps: int  # in this run
     seconds: float  # training time in this run, kernel calls only
     optimality: Optimality | None  # when checked after this chunk
+    point: CurvePoint | None = None  # when a curve point was recorded after this chunk
 
 
 @dataclass
@@ -56,6 +62,59 @@ class RunResult:
     stopped: bool  # stopped early by ``should_stop``
 
 
+class CurveRecorder:
+    """Measures points for one learner, keeping the opponents' move tables between points."""
+
+    def __init__(self, learner: Learner, curve: Curve) -> None:
+        self.learner = learner
+        self.curve = curve
+        self._masks: dict[str, np.ndarray] = {}
+        for name in CURVE_OPPONENTS:
+            mask = opponents.opponent(learner.tables, name).mask
+            assert mask is not None
+            self._masks[name] = mask
+
+    @property
+    def next_at(self) -> int:
+        """The total episode count at which the next point is due."""
+        return (self.learner.episodes // self.curve.every + 1) * self.curve.every
+
+    def due(self) -> bool:
+        return self.learner.episodes % self.curve.every == 0 and not self._has_current()
+
+    def _has_current(self) -> bool:
+        points = self.curve.points
+        return bool(points) and points[-1].episodes >= self.learner.episodes
+
+    def record(self) -> CurvePoint | None:
+        """Measure the learner now (unless a point for this episode count exists). The games
+        are seeded by the episode count, apart from the learner's own generator, so recording a
+        curve does not change what is learned."""
+        if self._has_current() or self.learner.episodes == 0:
+            return None
+        if len(self.curve.points) >= MAX_POINTS:
+            return None  # full: callers check the run's points fit before it starts
+        learner = self.learner
+        agent = learner.best_moves()
+        matches = {}
+        for name, mask in self._masks.items():
+            seats = both_seats(
+                learner.tables,
+                agent,
+                mask,
+                self.curve.games,
+                learner.config.seed + learner.episodes,
+                name,
+            )
+            w = seats.first.win + seats.second.win
+            d = seats.first.draw + seats.second.draw
+            n = seats.first.games + seats.second.games
+            matches[name] = (w / n, d / n, (n - w - d) / n)
+        point = CurvePoint(learner.episodes, learner.optimality().share, matches)
+        self.curve.points.append(point)
+        return point
+
+
 def train_run(
     learner: Learner,
     episodes: int,
@@ -64,13 +123,20 @@ def train_run(
     *,
     until_perfect: bool = False,
     check_every: int | None = None,
+    curve: Curve | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> RunResult:
     """Train for ``episodes`` (fewer when perfect play is reached with ``until_perfect``, or
     when ``should_stop`` says so between chunks). Optimality is checked every ``check_every``
-    episodes when given (or with ``until_perfect``), and always at the end."""
+    episodes when given (or with ``until_perfect``), and always at the end. With ``curve``, a
+    point is recorded whenever the learner's total episode count is a multiple of its
+    ``every``, and at the end; the curve becomes the learner's, and is saved with it."""
     learner.warm_up()
+    recorder = None
+    if curve is not None:
+        learner.curve = curve
+        recorder = CurveRecorder(learner, curve)
     if until_perfect and check_every is None:
         check_every = max(1_000, episodes // 100)
     done = steps = 0
@@ -87,6 +153,8 @@ def train_run(
         n = min(chunk, episodes - done)
         if check_every:
             n = min(n, next_check - done)
+        if recorder is not None:
+            n = min(n, recorder.next_at - learner.episodes)
         t0 = time.perf_counter()
         steps += learner.train(n, opponent, seat, total_episodes=episodes)
         elapsed = time.perf_counter() - t0
@@ -95,17 +163,20 @@ def train_run(
         if elapsed > 0:
             chunk = max(100, min(1_000_000, int(n * CHUNK_SECONDS / elapsed)))
         optimality = None
+        point = recorder.record() if recorder is not None and recorder.due() else None
         if check_every and done >= next_check:
             next_check += check_every
             optimality = learner.optimality()
             if until_perfect and optimality.share == 1.0:
                 perfect_at = done
         if on_progress is not None:
-            on_progress(Progress(done, episodes, steps, seconds, optimality))
+            on_progress(Progress(done, episodes, steps, seconds, optimality, point))
         if perfect_at is not None:
             break
     if optimality is None:
         optimality = learner.optimality()
         if until_perfect and optimality.share == 1.0 and perfect_at is None and not stopped:
             perfect_at = done
+    if recorder is not None:
+        recorder.record()  # the end of the run, wherever it fell
     return RunResult(done, steps, seconds, optimality, perfect_at, stopped)

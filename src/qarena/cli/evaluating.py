@@ -1,0 +1,202 @@
+"""qarena eval, compete and matrix: how good agents are, judged by the solver and by matches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from qarena.cli.common import PolicyArg, SpecArg, announce, app, err, out, title
+from qarena.errors import QarenaError
+from qarena.evaluate.matches import Record, SeatRecords, play_series
+from qarena.evaluate.report import evaluate, record_against
+from qarena.games import parse_spec
+from qarena.learn.learners import learner_class, load_learner
+from qarena.learn.opponents import opponent
+from qarena.learn.run import default_episodes, train_run
+
+GamesOpt = Annotated[
+    int, typer.Option("--games", "-n", help="Games in each seat against each opponent.")
+]
+SeedOpt = Annotated[int, typer.Option(help="Seed for the opponents' and ties' random choices.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+#: What ``qarena matrix`` trains against, and what it measures against.
+MATRIX_TRAINING = ("self", "random", "perfect")
+MATRIX_EVALUATION = ("random", "perfect")
+
+
+def _check_games(games: int) -> None:
+    if games < 1:
+        raise QarenaError(f"--games must be at least 1, not {games}")
+
+
+def _check_seed(seed: int) -> None:
+    if not 0 <= seed < 2**63:
+        raise QarenaError(f"--seed must be a whole number from 0 to 2**63 - 1, not {seed}")
+
+
+def _wdl(record: Record) -> str:
+    s = record.shares()
+    return f"{s['win']:.3f}/{s['draw']:.3f}/{s['loss']:.3f}"
+
+
+def _print(record: dict[str, Any]) -> None:
+    out.print(json.dumps(record), soft_wrap=True)
+
+
+@app.command("eval")
+def eval_command(
+    policy: PolicyArg,
+    games: GamesOpt = 1000,
+    seed: SeedOpt = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """How good a trained agent is: exact optimality over every decision position, and its
+    greedy play against random, perfect and the game's rule-based opponents in both seats."""
+    _check_games(games)
+    _check_seed(seed)
+    learner = load_learner(policy)
+    result = evaluate(learner, games, seed)
+    if as_json:
+        _print(result.to_json())
+        return
+    game, o = learner.game, result.optimality
+    out.print(
+        f"[bold]{title(learner)}[/] on {game.title}  "
+        f"[dim]{game.spec}, {learner.episodes:,} episodes[/]"
+    )
+    out.print(
+        f"optimality {o.share:.4f}: keeps the value in {o.optimal:,} of {o.decisions:,} "
+        "decision positions"
+    )
+    table = Table(title=f"win/draw/loss over {games:,} games in each seat", title_justify="left")
+    table.add_column("opponent", style="bold")
+    table.add_column("agent moves first", justify="right")
+    table.add_column("agent moves second", justify="right")
+    for name, seats in result.matches.items():
+        table.add_row(name, _wdl(seats.first), _wdl(seats.second))
+    out.print(table)
+
+
+@app.command("compete")
+def compete_command(
+    first: Annotated[Path, typer.Argument(metavar="A", help="A policy file.")],
+    second: Annotated[Path, typer.Argument(metavar="B", help="A policy file of the same game.")],
+    games: GamesOpt = 1000,
+    seed: SeedOpt = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Two trained agents of the same game play each other, each moving first in turn."""
+    _check_games(games)
+    _check_seed(seed)
+    a = load_learner(first)
+    b = load_learner(second, a.game)
+    tables, ma, mb = a.tables, a.best_moves(), b.best_moves()
+    a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
+    b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
+    if as_json:
+        _print(
+            {
+                "game": a.game.spec,
+                "a": str(first),
+                "b": str(second),
+                "games": games,
+                "a_first": a_first.shares(),
+                "b_first": b_first.shares(),
+            }
+        )
+        return
+    table = Table(
+        title=f"{a.game.title}  [dim]{a.game.spec}, {games:,} games in each order[/]",
+        title_justify="left",
+    )
+    table.add_column("order", style="bold")
+    table.add_column("A wins", justify="right")
+    table.add_column("draws", justify="right")
+    table.add_column("B wins", justify="right")
+    total = Record(
+        a_first.win + b_first.win, a_first.draw + b_first.draw, a_first.loss + b_first.loss
+    )
+    for name, r in (("A first", a_first), ("B first", b_first), ("both", total)):
+        table.add_row(name, f"{r.win:,}", f"{r.draw:,}", f"{r.loss:,}")
+    out.print(f"A: {first} ({a.kind}, {a.episodes:,} episodes)")
+    out.print(f"B: {second} ({b.kind}, {b.episodes:,} episodes)")
+    out.print(table)
+
+
+@app.command("matrix")
+def matrix_command(
+    spec: SpecArg,
+    learner_kind: Annotated[
+        str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")
+    ] = "q",
+    episodes: Annotated[
+        int | None,
+        typer.Option(help="Episodes for each agent (default: scaled to the game's size)."),
+    ] = None,
+    games: GamesOpt = 1000,
+    seed: SeedOpt = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Train one agent against each opponent (itself, random, perfect) and measure each against
+    random and perfect play: what an agent learns depends on whom it learns from."""
+    game = parse_spec(spec)
+    cls = learner_class(learner_kind)
+    if episodes is not None and episodes <= 0:
+        raise QarenaError(f"--episodes must be at least 1, not {episodes}")
+    _check_games(games)
+    _check_seed(seed)
+    announce(game)
+    rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
+    for trained_against in MATRIX_TRAINING:
+        learner = cls(game, cls.default_config(seed=seed))
+        n = episodes or default_episodes(learner)
+        with err.status(f"training against {trained_against}: {n:,} episodes…"):
+            opp = opponent(learner.tables, trained_against)
+            run = train_run(learner, n, opp, "both")
+            records = record_against(learner, MATRIX_EVALUATION, games, seed)
+        rows[trained_against] = (n, run.optimality.share, records)
+    if as_json:
+        _print(
+            {
+                "game": game.spec,
+                "learner": cls.kind,
+                "games": games,
+                "rows": {
+                    name: {
+                        "episodes": n,
+                        "optimality": share,
+                        "matches": {k: v.shares() for k, v in records.items()},
+                    }
+                    for name, (n, share, records) in rows.items()
+                },
+            }
+        )
+        return
+    out.print(
+        f"[bold]{cls.title[0].upper() + cls.title[1:]}[/] on {game.title}  [dim]{game.spec}, "
+        f"{' / '.join(f'{n:,}' for n in sorted({n for n, _, _ in rows.values()}))} "
+        "episodes each[/]"
+    )
+    table = Table(
+        title=f"win/draw/loss over {games:,} games in each seat",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("trained vs", style="bold", no_wrap=True)
+    table.add_column("optimality", justify="right", no_wrap=True)
+    table.add_column("plays", no_wrap=True)
+    table.add_column("agent first", justify="right", no_wrap=True)
+    table.add_column("agent second", justify="right", no_wrap=True)
+    for name, (_, share, records) in rows.items():
+        for i, opp_name in enumerate(MATRIX_EVALUATION):
+            seats = records[opp_name]
+            lead = [name, f"{share:.4f}"] if i == 0 else ["", ""]
+            table.add_row(*lead, opp_name, _wdl(seats.first), _wdl(seats.second))
+        table.add_section()
+    out.print(table)

@@ -1,0 +1,441 @@
+"""qarena play: a person against a trained agent, in the terminal."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich import box
+from rich.table import Table
+
+from qarena.cli.common import announce, app, err, out
+from qarena.cli.render import draw, mark_to_move
+from qarena.errors import QarenaError, SpecError
+from qarena.games import (
+    WIN,
+    Game,
+    HeapGame,
+    Move,
+    Position,
+    Subtraction,
+    TicTacToe,
+    parse_spec,
+    value_name,
+)
+from qarena.learn.base import Learner
+from qarena.learn.learners import load_learner, make_learner
+from qarena.learn.run import default_episodes, train_run
+from qarena.solve import Solution, solve
+
+FIRST = ("human", "ai", "random")
+
+#: Training on the spot stops after this long, perfect or not: the person is waiting.
+TRAIN_SECONDS = 10.0
+
+COMMANDS = "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
+
+
+class _Quit(Exception):
+    """The person asked to stop (q, end of input)."""
+
+
+@dataclass
+class _Agent:
+    """A learner frozen for play: its values and greedy choices, computed once."""
+
+    learner: Learner
+    values: np.ndarray = field(init=False)
+    best: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.values = self.learner.table_values()
+        self.best = self.learner.best_moves()
+
+    def pick(self, code: int, rng: np.random.Generator) -> Move:
+        """The greedy move, uniformly among ties."""
+        moves = np.flatnonzero(self.best[code])
+        return int(moves[rng.integers(moves.size)])
+
+
+@dataclass
+class _Score:
+    you: int = 0
+    ai: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.you + self.ai + self.draws
+
+    def __str__(self) -> str:
+        return f"you {self.you} – AI {self.ai} – draws {self.draws}"
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.2f} s" if s < 10 else f"{s:.0f} s"
+
+
+def _trained(game: Game) -> Learner:
+    """A Q-learning agent trained by self-play with its defaults, for at most TRAIN_SECONDS."""
+    announce(game)
+    learner = make_learner("q", game)
+    err.print(
+        f"Training a {learner.title} agent on {game.spec} by self-play…", end="", soft_wrap=True
+    )
+    # Compile (or load the cached) kernels and solve first: the time limit is for training.
+    learner.warm_up()
+    learner.optimality()
+    t0 = time.monotonic()
+    result = train_run(
+        learner,
+        default_episodes(learner),
+        until_perfect=True,
+        should_stop=lambda: time.monotonic() - t0 > TRAIN_SECONDS,
+    )
+    took = _seconds(time.monotonic() - t0)
+    if result.perfect_at is not None:
+        err.print(f" perfect play after {result.episodes:,} episodes ({took}).", soft_wrap=True)
+        return learner
+    done = (
+        f"time is up after {result.episodes:,} episodes ({took})"
+        if result.stopped
+        else f"{result.episodes:,} episodes ({took}), not yet perfect"
+    )
+    err.print(
+        f" {done}: it plays the best move in {result.optimality.share:.1%} of positions, "
+        "so it can slip.",
+        soft_wrap=True,
+    )
+    return learner
+
+
+def _loaded(path: Path) -> Learner:
+    learner = load_learner(path)
+    share = learner.optimality().share
+    skill = (
+        "plays perfectly" if share == 1.0 else f"plays the best move in {share:.1%} of positions"
+    )
+    err.print(
+        f"Loaded a {learner.title} agent for {learner.game.spec} from {path} "
+        f"({learner.episodes:,} episodes; it {skill}).",
+        soft_wrap=True,
+    )
+    return learner
+
+
+def _agent(target: str) -> Learner:
+    """TARGET is a policy file (an existing file, or any name ending in .npz) or a game spec."""
+    path = Path(target)
+    if target.endswith(".npz") or path.is_file():
+        return _loaded(path)
+    try:
+        game = parse_spec(target)
+    except SpecError:
+        if path.is_dir():
+            raise QarenaError(f"{target} is a directory, not a policy file or game spec") from None
+        if "/" in target or os.sep in target:
+            raise QarenaError(f"no such policy file: {target}") from None
+        raise
+    return _trained(game)
+
+
+# --- words for the game ----------------------------------------------------------------------
+
+
+def _rules(game: Game) -> str:
+    if isinstance(game, HeapGame):
+        end = "loses" if game.misere else "wins"
+        take = (
+            f"Take 1 to {game.k} matches from the heap."
+            if isinstance(game, Subtraction)
+            else "Take one or more matches from a single pile."
+        )
+        return f"{take} Whoever takes the last match {end}."
+    if isinstance(game, TicTacToe):
+        return (
+            f"Take turns marking empty cells; x moves first. {game.k} in a row "
+            "(across, down or diagonally) wins."
+        )
+    return ""
+
+
+def _move_help(game: Game, position: Position) -> str:
+    example = game.format_move(game.legal_moves(position)[0])
+    if isinstance(game, Subtraction):
+        return f"Moves: how many matches to take, 1 to {game.k}; for example {example}."
+    if isinstance(game, HeapGame):
+        pile, take = example.split(":")
+        return (
+            f"Moves: PILE:COUNT takes COUNT matches from pile PILE; for example {example} "
+            f"takes {take} from pile {pile}."
+        )
+    if isinstance(game, TicTacToe):
+        return f"Moves: a column letter and a row number, like {example}; a1 is the top-left cell."
+    return f"Moves: like {example}."
+
+
+def _played(game: Game, move: Move) -> str:
+    """What a move does, after a subject: "takes 2 from pile 3 (3:2)", "plays b2"."""
+    text = game.format_move(move)
+    if isinstance(game, Subtraction):
+        return f"takes {text}"
+    if isinstance(game, HeapGame):
+        pile, take = text.split(":")
+        return f"takes {take} from pile {pile} ({text})"
+    return f"plays {text}"
+
+
+def _illegal(game: Game, position: Position, move: Move) -> str:
+    text = game.format_move(move)
+    if isinstance(game, Subtraction):
+        return f"There are only {position[0]} left; take 1 to {min(position[0], game.k)}."
+    if isinstance(game, HeapGame):
+        pile, take = (int(p) for p in text.split(":"))
+        left = position[pile - 1]
+        if left == 0:
+            return f"Pile {pile} is empty."
+        return f"Pile {pile} has only {left}; you cannot take {take}."
+    if isinstance(game, TicTacToe):
+        return f"{text} is taken; pick an empty cell."
+    return f"{text} is not legal here."
+
+
+def _ending(game: Game, position: Position, you_moved_last: bool) -> str:
+    """Why the game ended, as seen from outside: who took the last match, who made a line."""
+    who = "You" if you_moved_last else "The AI"
+    if isinstance(game, HeapGame):
+        return f"{who} took the last match."
+    if isinstance(game, TicTacToe):
+        if game.winner(position):
+            return f"{who} made {game.k} in a row."
+        return "The board is full."
+    return "The game is over."
+
+
+# --- the session -----------------------------------------------------------------------------
+
+
+def _ask(prompt: str) -> str:
+    try:
+        return out.input(prompt, markup=False)
+    except EOFError:
+        out.print()  # end the prompt's line
+        raise _Quit from None
+
+
+@dataclass
+class _Session:
+    game: Game
+    agent: _Agent
+    first: str
+    show_q: bool
+    hint: bool
+    rng: np.random.Generator
+    solution: Solution | None
+    score: _Score = field(default_factory=_Score)
+    playing: bool = False  # a game is under way (the score was not just shown)
+
+    def _seat(self) -> int:
+        """0 when the person moves first, 1 when the AI does; says which."""
+        if self.first == "random":
+            seat = int(self.rng.integers(2))
+        else:
+            seat = 0 if self.first == "human" else 1
+        if isinstance(self.game, TicTacToe):
+            who = "you play x and move first" if seat == 0 else "you play o; the AI (x) moves first"
+        else:
+            who = "you move first" if seat == 0 else "the AI moves first"
+        out.print(
+            ("Coin toss: " + who if self.first == "random" else who[0].upper() + who[1:]) + "."
+        )
+        return seat
+
+    def _options_table(self, position: Position) -> Table:
+        game, agent = self.game, self.agent
+        code = game.encode(position)
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        table.add_column("your move", style="bold")
+        matchbox = agent.learner.kind == "matchbox"
+        if self.show_q:
+            table.add_column("AI's box" if matchbox else "AI's value", justify="right")
+        verdicts: dict[Move, int] = {}
+        if self.solution is not None:
+            verdicts = self.solution.move_values(position)
+            table.add_column("solver")
+        if self.show_q:
+            table.add_column("")
+        for m in game.legal_moves(position):
+            row = [game.format_move(m)]
+            if self.show_q:
+                v = float(agent.values[code, m])
+                row.append(("allowed" if v else "removed") if matchbox else f"{v:+.3f}")
+            if verdicts:
+                row.append(value_name(verdicts[m]))
+            if self.show_q:
+                row.append("← the AI would play this" if agent.best[code, m] else "")
+            table.add_row(*row)
+        return table
+
+    def _show(self, position: Position, yours: bool) -> None:
+        game = self.game
+        out.print()
+        out.print(draw(game, position))
+        mark = f" ({mark_to_move(game, position)})" if isinstance(game, TicTacToe) else ""
+        out.print(f"Your turn{mark}." if yours else f"The AI's turn{mark}.")
+        if not yours or not (self.show_q or self.hint):
+            return
+        if self.solution is not None:
+            value = value_name(self.solution.value_of(position))
+            out.print(f"Solver: with best play from here, a {value} for you.")
+        out.print(self._options_table(position))
+
+    def _your_move(self, positions: list[Position]) -> Move | None:
+        """The person's legal move, or None to undo; asks again after anything else."""
+        game, position = self.game, positions[-1]
+        legal = game.legal_moves(position)
+        while True:
+            answer = _ask("Your move: ").strip()
+            command = answer.lower()
+            if command in ("q", "quit", "exit"):
+                raise _Quit
+            if command in ("?", "h", "help"):
+                out.print(_move_help(game, position))
+                out.print(COMMANDS)
+                continue
+            if command in ("u", "undo"):
+                if len(positions) < 3:
+                    out.print("Nothing to undo: you have not moved yet.")
+                    continue
+                return None
+            if not answer:
+                example = game.format_move(legal[0])
+                out.print(f"Type a move, like {example}, or ? for help.")
+                continue
+            try:
+                move = game.parse_move(answer)
+            except QarenaError as e:
+                text = str(e)
+                out.print(text[:1].upper() + text[1:] + ".", markup=False)
+                continue
+            if move not in legal:
+                out.print(_illegal(game, position, move), markup=False)
+                continue
+            return move
+
+    def play_one(self) -> None:
+        """One game, from the start to the result (or an early quit)."""
+        game = self.game
+        self.playing = True
+        seat = self._seat()
+        positions: list[Position] = [game.start()]
+        moves: list[Move] = []
+        while not game.is_terminal(positions[-1]):
+            position = positions[-1]
+            yours = len(moves) % 2 == seat
+            self._show(position, yours)
+            if yours:
+                move = self._your_move(positions)
+                if move is None:
+                    mine, reply = (game.format_move(m) for m in moves[-2:])
+                    del positions[-2:], moves[-2:]
+                    out.print(f"Took back your move {mine} and the AI's reply {reply}.")
+                    continue
+            else:
+                move = self.agent.pick(game.encode(position), self.rng)
+                out.print(f"The AI {_played(game, move)}.")
+            moves.append(move)
+            positions.append(game.apply(position, move))
+        self._finish(positions, seat)
+
+    def _finish(self, positions: list[Position], seat: int) -> None:
+        game, end = self.game, positions[-1]
+        plies = len(positions) - 1
+        yours_to_move = plies % 2 == seat
+        # game.result is for the player to move at the end, who did not make the last move.
+        result = game.result(end)
+        mine = result if yours_to_move else -result
+        out.print()
+        out.print(draw(game, end))
+        ending = _ending(game, end, you_moved_last=not yours_to_move)
+        if mine == WIN:
+            self.score.you += 1
+            verdict = "You win!"
+        elif mine == -WIN:
+            self.score.ai += 1
+            verdict = "The AI wins."
+        else:
+            self.score.draws += 1
+            verdict = "Draw."
+        out.print(f"{ending} {verdict}")
+        out.print(f"Score: {self.score}")
+        self.playing = False
+
+    def run(self) -> None:
+        game = self.game
+        out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
+        out.print(_rules(game))
+        out.print(f"{_move_help(game, game.start())} Type ? for help, u to undo, q to quit.")
+        while True:
+            self.play_one()
+            while True:
+                answer = _ask("Play again? [y/n] ").strip().lower()
+                if answer in ("y", "yes"):
+                    break
+                if answer in ("n", "no", "q", "quit"):
+                    raise _Quit
+                out.print("Please answer y or n.")
+            out.print()
+
+
+@app.command("play")
+def play_command(
+    target: Annotated[
+        str,
+        typer.Argument(
+            metavar="SPEC|FILE",
+            help="A game spec (an agent is trained on the spot) or a policy file.",
+        ),
+    ] = "nim",
+    first: Annotated[
+        str, typer.Option("--first", help="Who moves first: human, ai or random.")
+    ] = "human",
+    show_q: Annotated[
+        bool,
+        typer.Option("--show-q/--no-show-q", help="Show the AI's value of each of your moves."),
+    ] = True,
+    hint: Annotated[
+        bool, typer.Option("--hint", help="Show the solver's verdict on each of your moves.")
+    ] = False,
+    seed: Annotated[
+        int | None, typer.Option(help="Random seed for the AI's ties and the coin toss.")
+    ] = None,
+) -> int:
+    """Play against an agent in the terminal: you type moves, it answers."""
+    if first not in FIRST:
+        raise QarenaError(f"unknown --first {first!r}; expected one of {', '.join(FIRST)}")
+    if seed is not None and seed < 0:
+        raise QarenaError(f"--seed must be a whole number of at least 0, not {seed}")
+    learner = _agent(target)
+    game = learner.game
+    solution = None
+    if hint:
+        announce(game)
+        solution = solve(game)
+    session = _Session(
+        game, _Agent(learner), first, show_q, hint, np.random.default_rng(seed), solution
+    )
+    try:
+        session.run()
+    except (_Quit, KeyboardInterrupt) as e:
+        if isinstance(e, KeyboardInterrupt):
+            out.print()
+        if session.playing and session.score.games:
+            out.print(f"Final score: {session.score}")
+        out.print("Goodbye.")
+        return 130 if isinstance(e, KeyboardInterrupt) else 0
+    return 0

@@ -1,0 +1,95 @@
+"""Learning curves: optimality and win shares recorded every K episodes of training.
+
+A curve is kept in a policy file's metadata as ``{"every", "games", "columns", "points"}``, one
+row of numbers per point, so a run of a few hundred points stays a few kilobytes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from qarena.errors import QarenaError
+from qarena.evaluate.matches import OUTCOMES
+
+#: The opponents a curve measures against, in the order of its columns.
+CURVE_OPPONENTS = ("random", "perfect")
+COLUMNS = (
+    "episodes",
+    "optimality",
+    *(f"{name}_{outcome}" for name in CURVE_OPPONENTS for outcome in OUTCOMES),
+)
+#: Games per seat against each opponent at every point: shares to within about ±0.03.
+CURVE_GAMES = 250
+#: Points a curve may hold: keeps the metadata far below the policy file's 1 MiB limit.
+MAX_POINTS = 5_000
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """Where the agent stood after ``episodes`` episodes in all. ``matches[name]`` holds its
+    (win, draw, loss) shares against that opponent, over both seats."""
+
+    episodes: int
+    optimality: float
+    matches: dict[str, tuple[float, float, float]]
+
+    def row(self) -> list[float | int]:
+        return [
+            self.episodes,
+            self.optimality,
+            *(s for name in CURVE_OPPONENTS for s in self.matches[name]),
+        ]
+
+
+@dataclass
+class Curve:
+    every: int
+    games: int = CURVE_GAMES
+    points: list[CurvePoint] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "every": self.every,
+            "games": self.games,
+            "columns": list(COLUMNS),
+            "points": [p.row() for p in self.points],
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> Curve:
+        """A curve read back from metadata; anything malformed is refused with one line."""
+        if not isinstance(data, dict) or data.get("columns") != list(COLUMNS):
+            raise QarenaError("its learning curve is not in a form this qarena reads")
+        every, games, rows = data.get("every"), data.get("games"), data.get("points")
+        if not _count(every) or not _count(games) or not isinstance(rows, list):
+            raise QarenaError("its learning curve is malformed")
+        if len(rows) > MAX_POINTS:
+            raise QarenaError(f"its learning curve has more than {MAX_POINTS:,} points")
+        points: list[CurvePoint] = []
+        for row in rows:
+            if not (isinstance(row, list) and len(row) == len(COLUMNS)) or not _count(row[0]):
+                raise QarenaError("its learning curve has a malformed point")
+            shares = row[1:]
+            if not all(_share(s) for s in shares):
+                raise QarenaError("its learning curve has a share outside [0, 1]")
+            if points and row[0] <= points[-1].episodes:
+                raise QarenaError("its learning curve's episodes do not increase")
+            matches = {
+                name: (float(shares[1 + 3 * i]), float(shares[2 + 3 * i]), float(shares[3 + 3 * i]))
+                for i, name in enumerate(CURVE_OPPONENTS)
+            }
+            points.append(CurvePoint(int(row[0]), float(shares[0]), matches))
+        assert isinstance(every, int) and isinstance(games, int)
+        return cls(every, games, points)
+
+
+def _count(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
+
+
+def _share(x: object) -> bool:
+    return (
+        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
+    )

@@ -1,0 +1,317 @@
+"""Learning curves drawn with matplotlib: one run, or several overlaid to compare them.
+
+The figure is built on a bare ``Figure`` with the Agg canvas (no pyplot, so no global figure
+state and no GUI backend), and encoded to bytes here; the caller writes them. Output is
+deterministic: the same runs give the same bytes, so plots can be compared and tested.
+matplotlib is imported inside the functions, so commands that never plot start without it.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from qarena.errors import QarenaError
+from qarena.evaluate.curve import Curve, CurvePoint
+from qarena.learn.base import Learner
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.typing import LineStyleType
+
+#: The formats ``render_curves`` writes, by file suffix.
+FORMATS = ("png", "svg")
+#: PNG resolution, and the size of a one-run figure in pixels: legible on a laptop screen.
+DPI = 150
+PIXELS = (1200, 750)
+#: Overlaid runs: extra height per legend row beyond the first (a row per run on the left, per
+#: line style on the right), so the legends under the axes do not squeeze them.
+ROW_PIXELS = 30
+#: Runs with fewer points than this get markers; denser ones read better as bare lines.
+MARKER_POINTS = 30
+
+#: Hyperparameters named in a title even at their defaults: they are what people compare.
+ALWAYS_SHOWN = ("alpha", "gamma", "epsilon")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One line per run: its id (for the SVG ``gid``), legend text, style and values."""
+
+    key: str
+    label: str
+    style: LineStyleType
+    value: Callable[[CurvePoint], float]
+
+
+METRICS = (
+    Metric("optimality", "optimality", "-", lambda p: p.optimality),
+    Metric("random-win", "win share vs random", "--", lambda p: p.matches["random"][0]),
+    Metric("perfect-win", "win share vs perfect", ":", lambda p: p.matches["perfect"][0]),
+    # Against a perfect player a correct tic-tac-toe agent can only draw, so win share alone
+    # stays at 0; win + draw shows it learning not to lose.
+    Metric(
+        "perfect-not-lost",
+        "win or draw vs perfect",
+        "-.",
+        lambda p: p.matches["perfect"][0] + p.matches["perfect"][1],
+    ),
+)
+
+
+@dataclass(frozen=True)
+class PlotRun:
+    """A run to draw: ``name`` (the file's stem) tells overlaid runs apart."""
+
+    name: str
+    learner: Learner
+
+    @property
+    def curve(self) -> Curve:
+        curve = self.learner.curve
+        if curve is None or not curve.points:
+            raise QarenaError(f"{self.name} has no learning curve; train it with --curve")
+        return curve
+
+
+@dataclass(frozen=True)
+class Texts:
+    """What a figure says: two title lines and each run's legend label."""
+
+    title: str
+    subtitle: str
+    labels: list[str]
+
+
+def metrics_of(curve: Curve) -> list[Metric]:
+    """The lines a curve gets: "not lost" only when draws against perfect occur at all."""
+    draws = any(p.matches["perfect"][1] > 0 for p in curve.points)
+    return [m for m in METRICS if m.key != "perfect-not-lost" or draws]
+
+
+def _num(x: object) -> str:
+    # repr of a float is its shortest exact form: 0.9, not 0.9000000000000001; 1.0 stays 1.0.
+    return repr(float(x)) if isinstance(x, int | float) else str(x)
+
+
+def _hyper_items(h: dict[str, Any]) -> dict[str, str]:
+    """Hyperparameter values as short texts, keyed by the first field each covers."""
+    items: dict[str, str] = {}
+    if "alpha" in h:
+        items["alpha"] = f"α={_num(h['alpha'])}"
+    if "gamma" in h:
+        items["gamma"] = f"γ={_num(h['gamma'])}"
+    if "epsilon" in h:
+        schedule = h.get("schedule", "constant")
+        if schedule == "constant" or "epsilon_end" not in h:
+            items["epsilon"] = f"ε={_num(h['epsilon'])} {schedule}"
+        else:
+            items["epsilon"] = f"ε={_num(h['epsilon'])}→{_num(h['epsilon_end'])} {schedule}"
+    if "rewards" in h:
+        items["rewards"] = "rewards " + ",".join(f"{float(r):g}" for r in h["rewards"])
+    if "initial" in h:
+        items["initial"] = f"initial {_num(h['initial'])}"
+    if "canonical" in h:
+        items["canonical"] = "one per symmetry" if h["canonical"] else "all positions"
+    if "seed" in h:
+        items["seed"] = f"seed {h['seed']}"
+    return items
+
+
+def _items(learner: Learner) -> dict[str, str]:
+    return _hyper_items(learner.hyperparameter_values())
+
+
+def _shown(learner: Learner, items: dict[str, str]) -> list[str]:
+    """The items worth a title: the learning rates always, the rest when not the default."""
+    cls = type(learner)
+    default = cls.default_config().to_dict()
+    defaults = _hyper_items({k: default[k] for k in cls.hyperparameters})
+    return [t for k, t in items.items() if k in ALWAYS_SHOWN or defaults.get(k) != t]
+
+
+def describe(runs: Sequence[PlotRun]) -> Texts:
+    """Title lines and legend labels. One run: its game, learner and hyperparameters. Several:
+    what they share goes in the title; each label names the file, learner and what differs."""
+    if not runs:
+        raise ValueError("no runs to describe")
+    first = runs[0].learner
+    if len(runs) == 1:
+        game = first.game
+        title = f"{first.title} on {game.title}  {game.spec}"
+        subtitle = _line(_shown(first, _items(first)), f"{first.episodes:,} episodes")
+        return Texts(title, subtitle, [runs[0].name])
+
+    learners = [r.learner for r in runs]
+    same_game = len({le.game.spec for le in learners}) == 1
+    same_kind = len({le.kind for le in learners}) == 1
+    same_episodes = len({le.episodes for le in learners}) == 1
+    items = [_items(le) for le in learners]
+    keys = list(dict.fromkeys(k for it in items for k in it))
+    differ = {k for k in keys if len({it.get(k) for it in items}) > 1}
+
+    game_text = f"{first.game.title}  {first.game.spec}" if same_game else "several games"
+    title = f"{first.title} on {game_text}" if same_kind else game_text
+    common = {k: t for k, t in items[0].items() if k not in differ}
+    # Defaults differ between learners, so mixed kinds share only the learning rates' line.
+    sub = (
+        _shown(first, common) if same_kind else [t for k, t in common.items() if k in ALWAYS_SHOWN]
+    )
+    episodes = f"{first.episodes:,} episodes each" if same_episodes else ""
+    labels = []
+    for run, it in zip(runs, items, strict=True):
+        le = run.learner
+        parts = [le.title, *(t for k, t in it.items() if k in differ)]
+        if not same_game:
+            parts.append(le.game.spec)
+        if not same_episodes:
+            parts.append(f"{le.episodes:,} episodes")
+        labels.append(f"{run.name}: {', '.join(parts)}")
+    return Texts(title, _line(sub, episodes), labels)
+
+
+def _line(items: list[str], episodes: str) -> str:
+    """``α=1.0 γ=0.9 ε=1.0→0.1 linear, 2,000 episodes``, either part possibly empty."""
+    return ", ".join(part for part in (" ".join(items), episodes) if part)
+
+
+def figure_pixels(runs: int) -> tuple[int, int]:
+    """Width and height of the PNG: taller with more runs, whose legend sits under the axes."""
+    rows = 0 if runs == 1 else max(runs, len(METRICS)) - 1
+    return PIXELS[0], PIXELS[1] + ROW_PIXELS * rows
+
+
+def _plain(text: str) -> str:
+    # "$" starts mathtext in matplotlib; a file name holding two would be typeset or fail.
+    return text.replace("$", r"\$")
+
+
+def _format_episodes(x: float, _pos: int | None = None) -> str:
+    return f"{x:,.0f}"
+
+
+def _minor_labels(span: float) -> set[int]:
+    """Which minor ticks of the log axis get numbers: with a decade or two of episodes the
+    powers of ten alone would leave one or two labels."""
+    if span < 30:
+        return {2, 3, 5}
+    if span < 300:
+        return {2, 5}
+    return set()
+
+
+def _mantissa(x: float) -> int:
+    """The leading digit of a tick at a multiple of a power of ten (300 → 3)."""
+    if x <= 0:
+        return 0
+    return round(x / 10.0 ** math.floor(math.log10(x) + 1e-9))
+
+
+def _draw_run(
+    ax: Axes, run: PlotRun, index: int, colours: Callable[[int, int], str]
+) -> list[Metric]:
+    curve = run.curve
+    x = [p.episodes for p in curve.points]
+    marker = "o" if len(curve.points) < MARKER_POINTS else ""
+    metrics = metrics_of(curve)
+    for j, metric in enumerate(metrics):
+        (line,) = ax.plot(
+            x,
+            [metric.value(p) for p in curve.points],
+            linestyle=metric.style,
+            color=colours(index, j),
+            marker=marker,
+            markersize=3.5,
+            linewidth=1.6,
+        )
+        # A stable id in the SVG, so tools (and the tests) can find each line.
+        line.set_gid(f"{metric.key}-{index}")
+    return metrics
+
+
+def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
+    """The learning curves of ``runs`` as PNG or SVG bytes: x episodes (log scale), y shares."""
+    if fmt not in FORMATS:
+        raise QarenaError(f"cannot draw {fmt!r}; the formats are {' and '.join(FORMATS)}")
+    if not runs:
+        raise QarenaError("no runs to plot")
+    curves = [run.curve for run in runs]  # refuses a run without one before any drawing
+    texts = describe(runs)
+
+    import matplotlib as mpl
+    import matplotlib.style
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter
+
+    single = len(runs) == 1
+
+    def colours(run: int, metric: int) -> str:
+        # One run: a colour per metric. Several: a colour per run, a line style per metric.
+        return f"C{metric if single else run % 10}"
+
+    # The default style, not the user's matplotlibrc, so the bytes depend only on the runs.
+    with (
+        matplotlib.style.context("default"),
+        mpl.rc_context(
+            {
+                # No path simplification: every recorded point is a vertex, flat runs too.
+                "path.simplify": False,
+                # Fixed ids in the SVG (clip paths, markers), not random ones per call.
+                "svg.hashsalt": "qarena",
+            }
+        ),
+    ):
+        width, height = figure_pixels(len(runs))
+        fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
+        FigureCanvasAgg(fig)  # explicit Agg canvas: never a GUI backend
+        ax = fig.add_subplot()
+        drawn = [_draw_run(ax, run, i, colours) for i, run in enumerate(runs)]
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(_format_episodes))
+        lo = min(c.points[0].episodes for c in curves)
+        hi = max(c.points[-1].episodes for c in curves)
+        mantissas = _minor_labels(hi / lo)
+        ax.xaxis.set_minor_formatter(
+            FuncFormatter(lambda x, pos: _format_episodes(x) if _mantissa(x) in mantissas else "")
+        )
+        # A little room beyond [0, 1], so lines at exactly 0 or 1 are not hidden by the frame.
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_xlabel("episodes (log scale)")
+        ax.set_ylabel("share")
+        ax.grid(True, which="major", alpha=0.5)
+        ax.grid(True, which="minor", axis="x", alpha=0.15)
+        fig.suptitle(_plain(texts.title), fontsize=12)
+        ax.set_title(_plain(texts.subtitle), fontsize=10, color="0.3")
+
+        # Legends below the axes, from proxies with explicit labels, so a file name starting
+        # with "_" is still shown and each entry appears once. Several runs: their colours on
+        # the left, the line styles on the right (two legends at one place would overlap).
+        keys = {m.key for ms in drawn for m in ms}
+        shown = [m for m in METRICS if m.key in keys]
+        style_handles = [
+            Line2D([], [], linestyle=m.style, color=colours(0, j) if single else "0.25")
+            for j, m in enumerate(shown)
+        ]
+        legend = {"fontsize": 9, "handlelength": 2.6, "columnspacing": 1.4}
+        style_labels = [m.label for m in shown]
+        if single:
+            fig.legend(style_handles, style_labels, loc="outside lower center", ncols=4, **legend)
+        else:
+            run_handles = [Line2D([], [], color=colours(i, 0)) for i in range(len(runs))]
+            labels = [_plain(t) for t in texts.labels]
+            fig.legend(run_handles, labels, loc="outside lower left", **legend)
+            fig.legend(style_handles, style_labels, loc="outside lower right", **legend)
+
+        buffer = io.BytesIO()
+        # No date or version in the file: the same runs give the same bytes.
+        metadata: dict[str, str | None] = (
+            {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
+        )
+        fig.savefig(buffer, format=fmt, metadata=metadata)
+    return buffer.getvalue()

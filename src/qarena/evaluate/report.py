@@ -1,0 +1,59 @@
+"""How good an agent is: exact optimality, and its record against fixed opponents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
+from qarena.evaluate.optimality import Optimality
+from qarena.learn.base import Learner
+from qarena.learn.opponents import opponent
+from qarena.learn.tables import GameTables
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    game: str
+    optimality: Optimality
+    matches: dict[str, SeatRecords]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``qarena eval --json`` object."""
+        return {
+            "game": self.game,
+            "optimality": self.optimality.share,
+            "decisions": self.optimality.decisions,
+            "optimal_decisions": self.optimality.optimal,
+            "matches": {name: r.shares() for name, r in self.matches.items()},
+        }
+
+
+def strategy_mask(tables: GameTables, name: str) -> np.ndarray:
+    """The moves the named strategy (random, perfect, bouton, poles, subtraction) picks among."""
+    mask = opponent(tables, name).mask
+    assert mask is not None  # only "self" has none, and it is no strategy
+    return mask
+
+
+def record_against(
+    learner: Learner, names: tuple[str, ...], games: int, seed: int
+) -> dict[str, SeatRecords]:
+    """The learner's greedy play against each named strategy, ``games`` games in each seat."""
+    agent = learner.best_moves()
+    return {
+        name: both_seats(
+            learner.tables, agent, strategy_mask(learner.tables, name), games, seed, name
+        )
+        for name in names
+    }
+
+
+def evaluate(learner: Learner, games: int = 1000, seed: int = 0) -> Evaluation:
+    """Optimality over every decision position, and matches against the game's opponents."""
+    names = evaluation_opponents(learner.game)
+    return Evaluation(
+        learner.game.spec, learner.optimality(), record_against(learner, names, games, seed)
+    )

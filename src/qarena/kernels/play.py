@@ -1,0 +1,34 @@
+"""Match kernel: two fixed agents, each given as the moves it picks among, play many games.
+
+``first[code, move]`` / ``second[code, move]`` are the moves each seat picks uniformly among;
+``nxt`` and ``result`` are the plain (not canonical) tables of kernels.tables.
+"""
+
+import numpy as np
+
+from qarena.kernels.jit import njit
+from qarena.kernels.learn import NOT_TERMINAL, masked_move
+
+
+@njit
+def play_matches(
+    nxt: np.ndarray,
+    result: np.ndarray,
+    start: int,
+    first: np.ndarray,
+    second: np.ndarray,
+    games: int,
+    rng: np.ndarray,
+    record: np.ndarray,
+) -> None:
+    """Add to ``record`` the first seat's wins, draws and losses over ``games`` games."""
+    for _ in range(games):
+        code = start
+        ply = 0
+        while result[code] == NOT_TERMINAL:
+            m = masked_move(first if ply % 2 == 0 else second, code, rng)
+            code = nxt[code, m]
+            ply += 1
+        # The result is the mover's at the end: the first seat's when an even number was played.
+        r = result[code] if ply % 2 == 0 else -result[code]
+        record[1 - r] += 1

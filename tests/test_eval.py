@@ -1,0 +1,365 @@
+"""`qarena eval`, `compete`, `matrix` and learning curves, checked against the solver and
+against outcome probabilities computed exactly, position by position, in the test."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import deque
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qarena.cli.app import run
+from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
+from qarena.learn.learners import load_learner
+from qarena.learn.policyfile import load_policy, save_policy
+from qarena.solve import solve
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, object]:
+    capsys.readouterr()  # what earlier commands printed
+    assert run(argv) == 0, capsys.readouterr().err
+    record = json.loads(capsys.readouterr().out)
+    assert isinstance(record, dict)
+    return record
+
+
+def _train(path: Path, spec: str, *extra: str) -> Path:
+    assert run(["train", spec, "--out", str(path), *extra]) == 0
+    return path
+
+
+def _decisions(game: Game, agent_values: np.ndarray) -> tuple[int, int]:
+    """Walk every position reachable from the start with the game's own rules and count the
+    decision positions and those where all of the agent's tied best moves keep the value."""
+    solution = solve(game)
+    seen = {game.start()}
+    queue = deque(seen)
+    decisions = optimal = 0
+    while queue:
+        pos = queue.popleft()
+        moves = game.legal_moves(pos)
+        for m in moves:
+            nxt = game.apply(pos, m)
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+        if not moves:
+            continue
+        verdicts = solution.move_values(pos)
+        if len(set(verdicts.values())) < 2:
+            continue
+        decisions += 1
+        row = agent_values[game.encode(pos)]
+        top = max(row[m] for m in moves)
+        chosen = [m for m in moves if row[m] == top]
+        optimal += all(verdicts[m] == max(verdicts.values()) for m in chosen)
+    return decisions, optimal
+
+
+def _exact_outcomes(game: Game, first: dict, second: dict) -> tuple[float, float, float]:
+    """Probabilities of win, draw, loss for the first seat when each seat picks uniformly among
+    the moves its dict gives for a position (``first[pos]`` / ``second[pos]``)."""
+
+    @cache
+    def outcome(pos: tuple[int, ...], ply: int) -> tuple[float, float, float]:
+        if game.is_terminal(pos):
+            r = game.result(pos) if ply % 2 == 0 else -game.result(pos)
+            return (float(r == WIN), float(r == DRAW), float(r == LOSS))
+        choices = (first if ply % 2 == 0 else second)[pos]
+        parts = [outcome(game.apply(pos, m), ply + 1) for m in choices]
+        return tuple(sum(p[i] for p in parts) / len(parts) for i in range(3))  # type: ignore[return-value]
+
+    return outcome(game.start(), 0)
+
+
+def _greedy(game: Game, values: np.ndarray):  # type: ignore[no-untyped-def]
+    class Greedy(dict):  # type: ignore[type-arg]
+        def __missing__(self, pos: tuple[int, ...]) -> list[int]:
+            moves = game.legal_moves(pos)
+            row = values[game.encode(pos)]
+            top = max(row[m] for m in moves)
+            return [m for m in moves if row[m] == top]
+
+    return Greedy()
+
+
+def _uniform(game: Game, perfect: bool):  # type: ignore[no-untyped-def]
+    solution = solve(game)
+
+    class Uniform(dict):  # type: ignore[type-arg]
+        def __missing__(self, pos: tuple[int, ...]) -> list[int]:
+            return solution.optimal_moves(pos) if perfect else game.legal_moves(pos)
+
+    return Uniform()
+
+
+def _within(sample: float, p: float, n: int) -> bool:
+    """A sampled share within 5 standard errors of its exact probability (or exactly it, when
+    the outcome is certain). Fails by chance about once in 1.7 million."""
+    return abs(sample - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+@pytest.mark.parametrize(
+    ("spec", "episodes"), [("nim:2,3,4", "300"), ("tictactoe", "2000"), ("subtraction:9:3", "20")]
+)
+def test_eval_of_an_under_trained_agent(
+    spec: str, episodes: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _train(tmp_path / "weak.npz", spec, "--episodes", episodes)
+    record = _json(capsys, ["eval", str(path), "--games", "4000", "--json"])
+    learner = load_learner(path)
+    game = learner.game
+    assert set(record) == {"game", "optimality", "decisions", "optimal_decisions", "matches"}
+    assert record["game"] == game.spec
+    decisions, optimal = _decisions(game, learner.values())
+    assert (record["decisions"], record["optimal_decisions"]) == (decisions, optimal)
+    assert record["optimality"] == optimal / decisions
+    expected = {"random", "perfect"}
+    expected |= {"bouton", "poles"} if spec.startswith("nim") else set()
+    expected |= {"subtraction"} if spec.startswith("subtraction") else set()
+    matches = record["matches"]
+    assert isinstance(matches, dict) and set(matches) == expected
+    agent = _greedy(game, learner.values())
+    for name in ("random", "perfect"):
+        opp = _uniform(game, name == "perfect")
+        for seat, (a, b) in (("first", (agent, opp)), ("second", (opp, agent))):
+            win, draw, loss = _exact_outcomes(game, a, b)
+            if seat == "second":
+                win, loss = loss, win
+            shares = matches[name][seat]
+            assert set(shares) == {"win", "draw", "loss"}
+            assert math.isclose(sum(shares.values()), 1.0)
+            for key, p in (("win", win), ("draw", draw), ("loss", loss)):
+                assert _within(shares[key], p, 4000), (name, seat, key, shares[key], p)
+
+
+def test_a_perfect_agent_wins_what_theory_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nim = _train(tmp_path / "nim.npz", "nim", "--until-perfect")
+    record = _json(capsys, ["eval", str(nim), "--json", "--games", "500"])
+    assert record["optimality"] == 1.0
+    assert solve(parse_spec("nim")).start_value == WIN
+    for name in ("perfect", "bouton"):
+        # 3-5-7 is won for the first player: a perfect agent wins first and loses second.
+        assert record["matches"][name]["first"]["win"] == 1.0  # type: ignore[index]
+        assert record["matches"][name]["second"]["loss"] == 1.0  # type: ignore[index]
+    ttt = _train(tmp_path / "ttt.npz", "tictactoe", "--until-perfect")
+    record = _json(capsys, ["eval", str(ttt), "--json", "--games", "500"])
+    matches = record["matches"]
+    assert matches["perfect"]["first"]["draw"] == 1.0  # type: ignore[index]
+    assert matches["perfect"]["second"]["draw"] == 1.0  # type: ignore[index]
+    assert matches["random"]["first"]["loss"] == 0.0  # type: ignore[index]
+    assert matches["random"]["second"]["loss"] == 0.0  # type: ignore[index]
+
+
+def test_eval_table_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _train(tmp_path / "p.npz", "nim:1,2,3", "--episodes", "200")
+    assert run(["eval", str(path), "--games", "300"]) == 0
+    text = capsys.readouterr().out
+    for name in ("random", "perfect", "bouton", "poles", "agent moves first", "optimality"):
+        assert name in text
+    a = _json(capsys, ["eval", str(path), "--json", "--seed", "5"])
+    b = _json(capsys, ["eval", str(path), "--json", "--seed", "5"])
+    assert a == b
+
+
+def test_compete_both_orders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    strong = _train(tmp_path / "strong.npz", "nim", "--until-perfect")
+    weak = _train(tmp_path / "weak.npz", "nim", "--episodes", "100", "-l", "matchbox")
+    record = _json(capsys, ["compete", str(strong), str(weak), "--games", "400", "--json"])
+    assert record["game"] == "nim:3,5,7" and record["games"] == 400
+    # The perfect agent moving first from a won start never loses.
+    assert record["a_first"] == {"win": 1.0, "draw": 0.0, "loss": 0.0}
+    b_first = record["b_first"]
+    assert isinstance(b_first, dict) and math.isclose(sum(b_first.values()), 1.0)
+    # Against itself, the side moving first wins every game of 3-5-7.
+    mirror = _json(capsys, ["compete", str(strong), str(strong), "--json", "--games", "100"])
+    assert mirror["a_first"]["win"] == 1.0 and mirror["b_first"]["loss"] == 1.0  # type: ignore[index]
+    assert run(["compete", str(strong), str(weak)]) == 0
+    text = capsys.readouterr().out
+    assert "A first" in text and "B first" in text and "2,000" not in text
+
+
+def test_compete_refuses_agents_of_different_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _train(tmp_path / "a.npz", "nim:1,2", "--episodes", "10")
+    b = _train(tmp_path / "b.npz", "nim:1,3", "--episodes", "10")
+    capsys.readouterr()
+    assert run(["compete", str(a), str(b)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "nim:1,3" in err and "nim:1,2" in err
+
+
+def test_matrix(capsys: pytest.CaptureFixture[str]) -> None:
+    record = _json(capsys, ["matrix", "nim:1,2,3", "--json", "--games", "200"])
+    assert record["game"] == "nim:1,2,3" and record["learner"] == "q"
+    rows = record["rows"]
+    assert isinstance(rows, dict) and list(rows) == ["self", "random", "perfect"]
+    for row in rows.values():
+        assert set(row["matches"]) == {"random", "perfect"}
+        for seats in row["matches"].values():
+            for shares in seats.values():
+                assert math.isclose(sum(shares.values()), 1.0)
+    # Self-play with the default episodes learns perfect play (tests/test_defaults.py); 1-2-3
+    # has nim-sum 0, lost for the first player, so against perfect play the seat decides.
+    assert solve(parse_spec("nim:1,2,3")).start_value == LOSS
+    assert rows["self"]["optimality"] == 1.0
+    assert rows["self"]["matches"]["perfect"]["first"]["loss"] == 1.0
+    assert rows["self"]["matches"]["perfect"]["second"]["win"] == 1.0
+    assert run(["matrix", "nim:1,2", "--episodes", "50", "-l", "matchbox"]) == 0
+    text = capsys.readouterr().out
+    assert "trained vs" in text and "50 episodes each" in text
+
+
+def test_curve_points_resume_and_no_effect_on_learning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "c.npz"
+    record = _json(
+        capsys,
+        [
+            "train",
+            "tictactoe",
+            "--curve",
+            "--every",
+            "100",
+            "--episodes",
+            "1000",
+            "--out",
+            str(path),
+            "--json",
+        ],
+    )
+    assert record["curve_points"] == 10
+    learner = load_learner(path)
+    assert learner.curve is not None
+    assert [p.episodes for p in learner.curve.points] == list(range(100, 1001, 100))
+    last = learner.curve.points[-1]
+    assert last.optimality == learner.optimality().share
+    for p in learner.curve.points:
+        for shares in p.matches.values():
+            assert math.isclose(sum(shares), 1.0) and all(0 <= s <= 1 for s in shares)
+    # Recording a curve plays its own seeded games: the learned tables are the same without.
+    plain = _train(tmp_path / "plain.npz", "tictactoe", "--episodes", "1000")
+    assert np.array_equal(load_learner(plain).values(), learner.values())
+    # Resuming continues the curve at the same spacing; an uneven end gets a point too.
+    _json(
+        capsys,
+        [
+            "train",
+            "tictactoe",
+            "--resume",
+            str(path),
+            "--curve",
+            "--episodes",
+            "250",
+            "--out",
+            str(path),
+            "--json",
+        ],
+    )
+    resumed = load_learner(path)
+    assert resumed.curve is not None
+    assert [p.episodes for p in resumed.curve.points][-4:] == [1000, 1100, 1200, 1250]
+    # Resuming without --curve keeps the curve as it was.
+    _json(
+        capsys,
+        [
+            "train",
+            "tictactoe",
+            "--resume",
+            str(path),
+            "--episodes",
+            "100",
+            "--out",
+            str(path),
+            "--json",
+        ],
+    )
+    again = load_learner(path)
+    assert again.curve is not None and again.curve.points == resumed.curve.points
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--every", "10"], "add --curve"),
+        (["--curve", "--every", "0"], "--every must be at least 1"),
+        (["--curve", "--every", "1", "--episodes", "10000"], "at most 5,000"),
+    ],
+)
+def test_curve_options_refused(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x.npz"
+    assert run(["train", "nim:1,2", "--out", str(out), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_malformed_curve_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _train(tmp_path / "good.npz", "nim:1,2", "--episodes", "100", "--curve")
+    data = load_policy(good, lambda meta: {k: (v.shape, v.dtype) for k, v in _arrays(good).items()})
+    meta = {k: v for k, v in data.meta.items() if k not in ("sha256", "format", "format_version")}
+    meta["curve"]["points"][0][1] = 1.5  # a share above 1
+    bad = tmp_path / "bad.npz"
+    save_policy(bad, data.arrays, meta)
+    for argv in (["eval", str(bad)], ["table", str(bad)]):
+        assert run(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {bad}: ") and "outside [0, 1]" in err
+
+
+def _arrays(path: Path) -> dict[str, np.ndarray]:
+    return load_learner(path).arrays()
+
+
+def test_eval_refuses_bad_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _train(tmp_path / "p.npz", "nim:1,2", "--episodes", "10")
+    for argv in (
+        ["eval", str(path), "--games", "0"],
+        ["eval", str(path), "--seed", "-1"],
+        ["eval", str(tmp_path / "missing.npz")],
+        ["matrix", "nim:1,2", "--episodes", "0"],
+        ["compete", str(path), str(path), "--games", "-3"],
+    ):
+        assert run(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1, argv
+
+
+MATCH_SCRIPT = """
+import sys
+from qarena.games import parse_spec
+from qarena.learn.tables import game_tables
+from qarena.evaluate.report import strategy_mask
+from qarena.evaluate.matches import play_series
+t = game_tables(parse_spec(sys.argv[1]))
+r = play_series(t, strategy_mask(t, "random"), strategy_mask(t, "perfect"), 500, 7, "x")
+print(r.win, r.draw, r.loss)
+"""
+
+
+def test_pure_python_matches_agree() -> None:
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        proc = subprocess.run(
+            [sys.executable, "-c", MATCH_SCRIPT, "tictactoe"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1] and sum(map(int, outs[0].split())) == 500

@@ -363,3 +363,18 @@ def test_pure_python_matches_agree() -> None:
         )
         outs.append(proc.stdout)
     assert outs[0] == outs[1] and sum(map(int, outs[0].split())) == 500
+
+
+def test_default_curve_shows_the_start_of_learning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "d.npz"
+    _json(
+        capsys,
+        ["train", "nim:1,2,3", "--curve", "--episodes", "3000", "--out", str(path), "--json"],
+    )
+    curve = load_learner(path).curve
+    assert curve is not None and curve.every == 30 and curve.early
+    episodes = [p.episodes for p in curve.points]
+    # 1, 2, 5, 10, 20 before the first multiple of 30, then every 30 up to 3,000.
+    assert episodes == [1, 2, 5, 10, 20, *range(30, 3001, 30)]

@@ -111,10 +111,7 @@ def compete_command(
             }
         )
         return
-    table = Table(
-        title=f"{a.game.title}  [dim]{a.game.spec}, {games:,} games in each order[/]",
-        title_justify="left",
-    )
+    table = Table()
     table.add_column("order", style="bold")
     table.add_column("A wins", justify="right")
     table.add_column("draws", justify="right")
@@ -124,6 +121,7 @@ def compete_command(
     )
     for name, r in (("A first", a_first), ("B first", b_first), ("both", total)):
         table.add_row(name, f"{r.win:,}", f"{r.draw:,}", f"{r.loss:,}")
+    out.print(f"[bold]{a.game.title}[/]  [dim]{a.game.spec}, {games:,} games in each order[/]")
     out.print(f"A: {first} ({a.kind}, {a.episodes:,} episodes)")
     out.print(f"B: {second} ({b.kind}, {b.episodes:,} episodes)")
     out.print(table)

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from qarena.cli.common import SpecArg, announce, app, err, out
 from qarena.errors import QarenaError
-from qarena.evaluate.curve import CURVE_GAMES, MAX_POINTS, Curve
+from qarena.evaluate.curve import CURVE_GAMES, MAX_POINTS, Curve, early_points
 from qarena.evaluate.optimality import Optimality
 from qarena.games import parse_spec
 from qarena.learn.base import SEATS, LearnConfig, Learner
@@ -71,25 +71,30 @@ class _StopFlag:
 
 
 def _curve(learner: Learner, total: int, every: int | None) -> Curve:
-    """The curve this run extends: the learner's own when resumed, else a new one."""
-    if every is None and learner.curve is not None:
-        every = learner.curve.every  # a resumed curve keeps its spacing
+    """The curve this run extends: the learner's own when resumed, else a new one. Without
+    --every, points come every 1% of the run and, before the first, at 1, 2, 5, 10, 20, …
+    episodes, so a log axis shows how learning starts."""
+    old = learner.curve
+    if every is None and old is not None:
+        every = old.every  # a resumed curve keeps its spacing
+    early = old.early if old is not None else every is None
     step = every or max(1, total // 100)
-    before = learner.curve.points if learner.curve is not None else []
+    before = old.points if old is not None else []
     room = MAX_POINTS - len(before) - 1
     if room < 1:
         raise QarenaError(
             f"its learning curve is full ({MAX_POINTS:,} points); train without --curve"
         )
-    points = len(before) + -(-total // step) + 1
+    start, end = learner.episodes, learner.episodes + total
+    extra = sum(start < e <= end for e in early_points(step)) if early else 0
+    points = len(before) + end // step - start // step + extra + 1
     if points > MAX_POINTS:
         raise QarenaError(
             f"--every {step:,} would record {points:,} points; a curve holds at most "
-            f"{MAX_POINTS:,}, so use --every {-(-total // room):,} "
-            "or more"
+            f"{MAX_POINTS:,}, so use --every {-(-total // room):,} or more"
         )
-    games = learner.curve.games if learner.curve is not None else CURVE_GAMES
-    return Curve(step, games, list(before))
+    games = old.games if old is not None else CURVE_GAMES
+    return Curve(step, games, list(before), early)
 
 
 def _share(o: Optimality) -> str:

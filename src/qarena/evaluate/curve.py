@@ -43,15 +43,42 @@ class CurvePoint:
         ]
 
 
+def early_points(every: int) -> list[int]:
+    """1, 2, 5, 10, 20, 50, … below ``every``: points that show the start of learning on a
+    log axis, where points every K episodes would all crowd to the right."""
+    out: list[int] = []
+    scale = 1
+    while True:
+        for m in (1, 2, 5):
+            if m * scale >= every:
+                return out
+            out.append(m * scale)
+        scale *= 10
+
+
 @dataclass
 class Curve:
+    """Points every ``every`` episodes (of the learner's total), and with ``early`` also at
+    :func:`early_points` before the first of them."""
+
     every: int
     games: int = CURVE_GAMES
     points: list[CurvePoint] = field(default_factory=list)
+    early: bool = False
+
+    def due(self, episodes: int) -> bool:
+        """Is a point due at this total episode count?"""
+        return episodes % self.every == 0 or (self.early and episodes in early_points(self.every))
+
+    def next_after(self, episodes: int) -> int:
+        """The next total episode count at which a point is due."""
+        later = [e for e in early_points(self.every) if e > episodes] if self.early else []
+        return min([(episodes // self.every + 1) * self.every, *later])
 
     def to_json(self) -> dict[str, Any]:
         return {
             "every": self.every,
+            "early": self.early,
             "games": self.games,
             "columns": list(COLUMNS),
             "points": [p.row() for p in self.points],
@@ -63,7 +90,13 @@ class Curve:
         if not isinstance(data, dict) or data.get("columns") != list(COLUMNS):
             raise QarenaError("its learning curve is not in a form this qarena reads")
         every, games, rows = data.get("every"), data.get("games"), data.get("points")
-        if not _count(every) or not _count(games) or not isinstance(rows, list):
+        early = data.get("early", False)
+        if (
+            not _count(every)
+            or not _count(games)
+            or not isinstance(rows, list)
+            or not isinstance(early, bool)
+        ):
             raise QarenaError("its learning curve is malformed")
         if len(rows) > MAX_POINTS:
             raise QarenaError(f"its learning curve has more than {MAX_POINTS:,} points")
@@ -82,7 +115,7 @@ class Curve:
             }
             points.append(CurvePoint(int(row[0]), float(shares[0]), matches))
         assert isinstance(every, int) and isinstance(games, int)
-        return cls(every, games, points)
+        return cls(every, games, points, early)
 
 
 def _count(x: object) -> bool:

@@ -77,10 +77,10 @@ class CurveRecorder:
     @property
     def next_at(self) -> int:
         """The total episode count at which the next point is due."""
-        return (self.learner.episodes // self.curve.every + 1) * self.curve.every
+        return self.curve.next_after(self.learner.episodes)
 
     def due(self) -> bool:
-        return self.learner.episodes % self.curve.every == 0 and not self._has_current()
+        return self.curve.due(self.learner.episodes) and not self._has_current()
 
     def _has_current(self) -> bool:
         points = self.curve.points

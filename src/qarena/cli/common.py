@@ -68,3 +68,10 @@ def title(learner: Learner) -> str:
 
 
 PolicyArg = Annotated[Path, typer.Argument(metavar="FILE", help="A policy file from qarena train.")]
+
+LearnerOpt = Annotated[str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")]
+
+EpisodesOpt = Annotated[
+    int | None,
+    typer.Option(help="Episodes to train (default: scaled to the game's size)."),
+]

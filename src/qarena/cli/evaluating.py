@@ -10,7 +10,17 @@ import typer
 from rich import box
 from rich.table import Table
 
-from qarena.cli.common import PolicyArg, SpecArg, announce, app, err, out, title
+from qarena.cli.common import (
+    EpisodesOpt,
+    LearnerOpt,
+    PolicyArg,
+    SpecArg,
+    announce,
+    app,
+    err,
+    out,
+    title,
+)
 from qarena.errors import QarenaError
 from qarena.evaluate.matches import Record, SeatRecords, play_series
 from qarena.evaluate.report import evaluate, record_against
@@ -130,13 +140,8 @@ def compete_command(
 @app.command("matrix")
 def matrix_command(
     spec: SpecArg,
-    learner_kind: Annotated[
-        str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")
-    ] = "q",
-    episodes: Annotated[
-        int | None,
-        typer.Option(help="Episodes for each agent (default: scaled to the game's size)."),
-    ] = None,
+    learner_kind: LearnerOpt = "q",
+    episodes: EpisodesOpt = None,
     games: GamesOpt = 1000,
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,

@@ -13,7 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from qarena.cli.common import SpecArg, announce, app, err, out
+from qarena.cli.common import EpisodesOpt, LearnerOpt, SpecArg, announce, app, err, out
 from qarena.errors import QarenaError
 from qarena.evaluate.curve import CURVE_GAMES, MAX_POINTS, Curve, early_points
 from qarena.evaluate.optimality import Optimality
@@ -107,13 +107,8 @@ def train_command(
     out_file: Annotated[
         Path, typer.Option("--out", "-o", help="Policy file to write (.npz).", show_default=False)
     ],
-    learner_kind: Annotated[
-        str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")
-    ] = "q",
-    episodes: Annotated[
-        int | None,
-        typer.Option(help="Episodes to train (default: scaled to the game's size)."),
-    ] = None,
+    learner_kind: LearnerOpt = "q",
+    episodes: EpisodesOpt = None,
     opponent_name: Annotated[
         str,
         typer.Option(

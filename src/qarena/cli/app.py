@@ -15,6 +15,7 @@ from qarena.cli import (  # noqa: F401
     explain,
     play,
     plotting,
+    serve,
     solving,
     tables,
     training,

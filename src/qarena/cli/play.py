@@ -13,6 +13,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from qarena.agents.greedy import GreedyAgent
 from qarena.cli.common import announce, app, err, out
 from qarena.cli.render import draw, mark_to_move
 from qarena.errors import QarenaError, SpecError
@@ -22,11 +23,11 @@ from qarena.games import (
     HeapGame,
     Move,
     Position,
-    Subtraction,
     TicTacToe,
     parse_spec,
     value_name,
 )
+from qarena.games.words import illegal, move_help, played, rules
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, make_learner
 from qarena.learn.run import default_episodes, train_run
@@ -42,24 +43,6 @@ COMMANDS = "Commands: u undoes your last move and the AI's reply, ? shows this h
 
 class _Quit(Exception):
     """The person asked to stop (q, end of input)."""
-
-
-@dataclass
-class _Agent:
-    """A learner frozen for play: its values and greedy choices, computed once."""
-
-    learner: Learner
-    values: np.ndarray = field(init=False)
-    best: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.values = self.learner.table_values()
-        self.best = self.learner.best_moves()
-
-    def pick(self, code: int, rng: np.random.Generator) -> Move:
-        """The greedy move, uniformly among ties."""
-        moves = np.flatnonzero(self.best[code])
-        return int(moves[rng.integers(moves.size)])
 
 
 @dataclass
@@ -147,64 +130,6 @@ def _agent(target: str) -> Learner:
 # --- words for the game ----------------------------------------------------------------------
 
 
-def _rules(game: Game) -> str:
-    if isinstance(game, HeapGame):
-        end = "loses" if game.misere else "wins"
-        take = (
-            f"Take 1 to {game.k} matches from the heap."
-            if isinstance(game, Subtraction)
-            else "Take one or more matches from a single pile."
-        )
-        return f"{take} Whoever takes the last match {end}."
-    if isinstance(game, TicTacToe):
-        return (
-            f"Take turns marking empty cells; x moves first. {game.k} in a row "
-            "(across, down or diagonally) wins."
-        )
-    return ""
-
-
-def _move_help(game: Game, position: Position) -> str:
-    example = game.format_move(game.legal_moves(position)[0])
-    if isinstance(game, Subtraction):
-        return f"Moves: how many matches to take, 1 to {game.k}; for example {example}."
-    if isinstance(game, HeapGame):
-        pile, take = example.split(":")
-        return (
-            f"Moves: PILE:COUNT takes COUNT matches from pile PILE; for example {example} "
-            f"takes {take} from pile {pile}."
-        )
-    if isinstance(game, TicTacToe):
-        return f"Moves: a column letter and a row number, like {example}; a1 is the top-left cell."
-    return f"Moves: like {example}."
-
-
-def _played(game: Game, move: Move) -> str:
-    """What a move does, after a subject: "takes 2 from pile 3 (3:2)", "plays b2"."""
-    text = game.format_move(move)
-    if isinstance(game, Subtraction):
-        return f"takes {text}"
-    if isinstance(game, HeapGame):
-        pile, take = text.split(":")
-        return f"takes {take} from pile {pile} ({text})"
-    return f"plays {text}"
-
-
-def _illegal(game: Game, position: Position, move: Move) -> str:
-    text = game.format_move(move)
-    if isinstance(game, Subtraction):
-        return f"There are only {position[0]} left; take 1 to {min(position[0], game.k)}."
-    if isinstance(game, HeapGame):
-        pile, take = (int(p) for p in text.split(":"))
-        left = position[pile - 1]
-        if left == 0:
-            return f"Pile {pile} is empty."
-        return f"Pile {pile} has only {left}; you cannot take {take}."
-    if isinstance(game, TicTacToe):
-        return f"{text} is taken; pick an empty cell."
-    return f"{text} is not legal here."
-
-
 def _ending(game: Game, position: Position, you_moved_last: bool) -> str:
     """Why the game ended, as seen from outside: who took the last match, who made a line."""
     who = "You" if you_moved_last else "The AI"
@@ -231,7 +156,7 @@ def _ask(prompt: str) -> str:
 @dataclass
 class _Session:
     game: Game
-    agent: _Agent
+    agent: GreedyAgent
     first: str
     show_q: bool
     hint: bool
@@ -304,7 +229,7 @@ class _Session:
             if command in ("q", "quit", "exit"):
                 raise _Quit
             if command in ("?", "h", "help"):
-                out.print(_move_help(game, position))
+                out.print(move_help(game, position))
                 out.print(COMMANDS)
                 continue
             if command in ("u", "undo"):
@@ -323,7 +248,7 @@ class _Session:
                 out.print(text[:1].upper() + text[1:] + ".", markup=False)
                 continue
             if move not in legal:
-                out.print(_illegal(game, position, move), markup=False)
+                out.print(illegal(game, position, move), markup=False)
                 continue
             return move
 
@@ -346,8 +271,8 @@ class _Session:
                     out.print(f"Took back your move {mine} and the AI's reply {reply}.")
                     continue
             else:
-                move = self.agent.pick(game.encode(position), self.rng)
-                out.print(f"The AI {_played(game, move)}.")
+                move = self.agent.pick(position, self.rng)
+                out.print(f"The AI {played(game, move)}.")
             moves.append(move)
             positions.append(game.apply(position, move))
         self._finish(positions, seat)
@@ -378,8 +303,8 @@ class _Session:
     def run(self) -> None:
         game = self.game
         out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
-        out.print(_rules(game))
-        out.print(f"{_move_help(game, game.start())} Type ? for help, u to undo, q to quit.")
+        out.print(rules(game))
+        out.print(f"{move_help(game, game.start())} Type ? for help, u to undo, q to quit.")
         while True:
             self.play_one()
             while True:
@@ -427,7 +352,7 @@ def play_command(
         announce(game)
         solution = solve(game)
     session = _Session(
-        game, _Agent(learner), first, show_q, hint, np.random.default_rng(seed), solution
+        game, GreedyAgent(learner), first, show_q, hint, np.random.default_rng(seed), solution
     )
     try:
         session.run()

@@ -1,0 +1,65 @@
+"""qarena serve: the web app, to play and train in a browser."""
+
+from __future__ import annotations
+
+import errno
+import socket
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from qarena.cli.common import app, out
+from qarena.errors import QarenaError
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse, with one line, a port that is taken or a host that cannot be bound."""
+    if not 0 < port < 65536:
+        raise QarenaError(f"--port must be from 1 to 65535, not {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as e:
+        raise QarenaError(f"cannot serve on host {host!r}: {e.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(address)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise QarenaError(
+                    f"port {port} on {host} is in use; pick another with --port"
+                ) from None
+            raise QarenaError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+
+
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="Where trained policies are kept (default: $XDG_DATA_HOME/qarena, "
+            "else ~/.local/share/qarena).",
+        ),
+    ] = None,
+) -> int:
+    """Serve the web app: play against agents and watch them learn, in a browser."""
+    import uvicorn
+
+    from qarena.web import create_app
+    from qarena.web.store import default_data_dir
+
+    web = create_app(data_dir if data_dir is not None else default_data_dir())
+    _check_port(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    out.print(
+        f"qarena is serving at http://{shown}:{port} — open it in a browser; Ctrl-C stops.",
+        soft_wrap=True,
+        markup=False,
+    )
+    uvicorn.run(web, host=host, port=port, log_level="warning")
+    return 0

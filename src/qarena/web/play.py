@@ -1,0 +1,236 @@
+"""Games in play: a person against a frozen agent, kept in memory with a cap."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from qarena.agents.greedy import GreedyAgent
+from qarena.errors import IllegalMoveError, QarenaError
+from qarena.games import WIN, Game, HeapGame, Move, Position, TicTacToe
+from qarena.games.words import illegal, played
+
+
+class NotFound(KeyError):
+    """No such game, policy or job."""
+
+
+class Conflict(QarenaError):
+    """An action that does not fit the game's state (a move after the end, nothing to undo)."""
+
+
+class Full(QarenaError):
+    """Too many games open at once."""
+
+
+@dataclass
+class Agent(GreedyAgent):
+    """A stored policy's agent: the greedy agent and the policy id it was loaded from."""
+
+    policy: str = ""
+
+
+# --- words -------------------------------------------------------------------------------
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    first = text.split(" ", 1)[0]
+    if first.isalpha():  # not a move such as "b2 is taken"
+        text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+# --- one game ----------------------------------------------------------------------------
+
+
+@dataclass
+class Session:
+    """One game: the positions so far, who sits where, and how the page shows it."""
+
+    id: str
+    agent: Agent
+    human_seat: int  # 0: the person moves first
+    rng: np.random.Generator
+    positions: list[Position] = field(default_factory=list)
+    moves: list[Move] = field(default_factory=list)
+    show_values: bool = True
+    show_hint: bool = False
+    last_ai: Move | None = None
+    touched: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def game(self) -> Game:
+        return self.agent.game
+
+    @property
+    def first(self) -> str:
+        return "human" if self.human_seat == 0 else "ai"
+
+    @property
+    def position(self) -> Position:
+        return self.positions[-1]
+
+    @property
+    def over(self) -> bool:
+        return self.game.is_terminal(self.position)
+
+    def humans_turn(self, plies: int | None = None) -> bool:
+        return (len(self.moves) if plies is None else plies) % 2 == self.human_seat
+
+    def start(self) -> None:
+        self.positions = [self.game.start()]
+        self.moves = []
+        self.last_ai = None
+        self._ai_turn()
+
+    def _ai_turn(self) -> None:
+        if not self.over and not self.humans_turn():
+            move = self.agent.pick(self.position, self.rng)
+            self.moves.append(move)
+            self.positions.append(self.game.apply(self.position, move))
+            self.last_ai = move
+
+    def play(self, text: str) -> None:
+        """The person's move (as text), then the AI's reply."""
+        if self.over:
+            raise Conflict("The game is over; start a new game.")
+        game, position = self.game, self.position
+        move = game.parse_move(text)
+        if move not in game.legal_moves(position):
+            raise IllegalMoveError(illegal(game, position, move))
+        self.moves.append(move)
+        self.positions.append(game.apply(position, move))
+        self.last_ai = None
+        self._ai_turn()
+
+    def undo(self) -> None:
+        """Take back the person's last move and the AI's reply to it."""
+        humans = [i for i in range(len(self.moves)) if self.humans_turn(i)]
+        if not humans:
+            raise Conflict("Nothing to undo: you have not moved yet.")
+        del self.moves[humans[-1] :], self.positions[humans[-1] + 1 :]
+        ai = len(self.moves) - 1
+        self.last_ai = self.moves[ai] if ai >= 0 and not self.humans_turn(ai) else None
+
+    def result(self) -> str | None:
+        """``human``, ``ai`` or ``draw`` once over."""
+        if not self.over:
+            return None
+        # game.result is for the player to move at the end, who did not make the last move.
+        mine = self.game.result(self.position)
+        if not self.humans_turn():
+            mine = -mine
+        return "human" if mine == WIN else "ai" if mine == -WIN else "draw"
+
+    def result_text(self) -> str | None:
+        result = self.result()
+        if result is None:
+            return None
+        game, end = self.game, self.position
+        who = "The AI" if self.humans_turn() else "You"
+        if isinstance(game, HeapGame):
+            why = f"{who} took the last match."
+        elif isinstance(game, TicTacToe) and game.winner(end):
+            why = f"{who} made {game.k} in a row."
+        else:
+            why = "The board is full."
+        verdict = {"human": "You win!", "ai": "The AI wins.", "draw": "Draw."}[result]
+        return f"{why} {verdict}"
+
+    def ai_text(self) -> str | None:
+        return None if self.last_ai is None else f"The AI {played(self.game, self.last_ai)}."
+
+    def history(self) -> list[tuple[str, str]]:
+        """(who, move text) for every move so far."""
+        return [
+            ("You" if self.humans_turn(i) else "AI", self.game.format_move(m))
+            for i, m in enumerate(self.moves)
+        ]
+
+    def state(self) -> dict[str, Any]:
+        """The API's view of the game."""
+        game, position = self.game, self.position
+        legal = game.legal_moves(position)
+        return {
+            "id": self.id,
+            "game": game.spec,
+            "policy": self.agent.policy,
+            "first": self.first,
+            "position": game.format_position(position),
+            "to_move": None if self.over else ("human" if self.humans_turn() else "ai"),
+            "legal_moves": [game.format_move(m) for m in legal],
+            "q": {game.format_move(m): self.agent.value(position, m) for m in legal},
+            "history": [game.format_move(m) for m in self.moves],
+            "ai_move": None if self.last_ai is None else game.format_move(self.last_ai),
+            "result": self.result(),
+        }
+
+
+class Games:
+    """Games in play, by id. Keeps at most ``max_games``, evicting finished games first (oldest
+    first), then open games idle for ``idle_seconds``; refuses a new game when ``max_open``
+    unfinished games are kept."""
+
+    def __init__(self, max_games: int = 1_000, max_open: int = 500, idle_seconds: float = 3600):
+        self.max_games = max_games
+        self.max_open = max_open
+        self.idle_seconds = idle_seconds
+        self._games: OrderedDict[str, Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def get(self, game_id: str) -> Session:
+        with self._lock:
+            session = self._games.get(game_id)
+            if session is None:
+                raise NotFound(game_id)
+            self._games.move_to_end(game_id)
+            session.touched = time.monotonic()
+            return session
+
+    def new(self, agent: Agent, first: str, seed: int | None = None) -> Session:
+        if first not in ("human", "ai"):
+            raise QarenaError(f"first must be 'human' or 'ai', not {first!r}")
+        session = Session(
+            secrets.token_hex(8), agent, 0 if first == "human" else 1, np.random.default_rng(seed)
+        )
+        session.start()
+        with self._lock:
+            self._make_room()
+            self._games[session.id] = session
+        return session
+
+    def _make_room(self) -> None:
+        now = time.monotonic()
+        idle = [
+            gid
+            for gid, s in self._games.items()
+            if not s.over and now - s.touched > self.idle_seconds
+        ]
+        for gid in idle:
+            del self._games[gid]
+        open_games = sum(1 for s in self._games.values() if not s.over)
+        if open_games >= self.max_open:
+            raise Full(
+                f"{open_games} games are under way, the most this server keeps; "
+                "finish one or try again later."
+            )
+        while len(self._games) >= self.max_games:
+            finished = next((gid for gid, s in self._games.items() if s.over), None)
+            # max_open < max_games, so some game is over here; guard anyway.
+            del self._games[finished if finished is not None else next(iter(self._games))]
+
+
+def sentence(text: str) -> str:
+    """An error message as a sentence for the page."""
+    return _sentence(text)

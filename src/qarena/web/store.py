@@ -1,0 +1,156 @@
+"""The policy store: a folder of policy files and a SQLite index of them.
+
+A policy file is written first (atomically, by ``save_learner``) and its index row inserted
+after; a delete removes the row first and the file after. So the index never names a missing
+file for long, and a crash leaves at worst an unlisted file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from qarena.errors import QarenaError
+from qarena.learn.base import Learner
+from qarena.learn.learners import load_learner, save_learner
+
+_ID = re.compile(r"[0-9a-f]{12}")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS policies (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    learner TEXT NOT NULL,
+    episodes INTEGER NOT NULL,
+    optimality REAL NOT NULL,
+    created TEXT NOT NULL
+)
+"""
+
+
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/qarena``, else ``~/.local/share/qarena``."""
+    base = os.environ.get("XDG_DATA_HOME")
+    return Path(base) / "qarena" if base else Path.home() / ".local" / "share" / "qarena"
+
+
+@dataclass(frozen=True)
+class PolicyRow:
+    id: str
+    game: str
+    learner: str
+    episodes: int
+    optimality: float
+    created: str
+
+    @property
+    def filename(self) -> str:
+        """The name a download offers, e.g. ``nim-3-5-7-q-1a2b3c4d5e6f.npz``."""
+        game = re.sub(r"[^a-z0-9]+", "-", self.game.lower()).strip("-")
+        return f"{game}-{self.learner}-{self.id}.npz"
+
+
+class PolicyStore:
+    """Policies under ``data_dir``: ``policies/<id>.npz`` and ``index.sqlite3``."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.folder = data_dir / "policies"
+        self.index = data_dir / "index.sqlite3"
+        self._lock = threading.Lock()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            probe = self.folder / f".probe-{secrets.token_hex(4)}"
+            probe.write_bytes(b"")
+            probe.unlink()
+            with self._db() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as e:
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise QarenaError(f"cannot use the data folder {data_dir}: {reason}") from None
+
+    @contextlib.contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """A connection for one operation, committed at the end (one at a time per process)."""
+        with self._lock:
+            db = sqlite3.connect(self.index, timeout=10)
+            try:
+                with db:
+                    yield db
+            finally:
+                db.close()
+
+    def path(self, policy_id: str) -> Path:
+        if not _ID.fullmatch(policy_id):
+            raise KeyError(policy_id)
+        return self.folder / f"{policy_id}.npz"
+
+    def add(self, learner: Learner) -> PolicyRow:
+        """Save the learner's file, then index it."""
+        policy_id = secrets.token_hex(6)
+        save_learner(self.path(policy_id), learner)
+        row = PolicyRow(
+            policy_id,
+            learner.game.spec,
+            learner.kind,
+            learner.episodes,
+            learner.optimality().share,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        with self._db() as db:
+            db.execute(
+                "INSERT INTO policies VALUES (?, ?, ?, ?, ?, ?)",
+                (row.id, row.game, row.learner, row.episodes, row.optimality, row.created),
+            )
+        return row
+
+    def get(self, policy_id: str) -> PolicyRow:
+        """The row; KeyError when there is none."""
+        with self._db() as db:
+            found = db.execute("SELECT * FROM policies WHERE id = ?", (policy_id,)).fetchone()
+        if found is None:
+            raise KeyError(policy_id)
+        return PolicyRow(*found)
+
+    def list(self, game: str | None = None) -> list[PolicyRow]:
+        """Newest first; only ``game``'s when given."""
+        query = "SELECT * FROM policies"
+        args: tuple[str, ...] = ()
+        if game is not None:
+            query += " WHERE game = ?"
+            args = (game,)
+        with self._db() as db:
+            rows = db.execute(query + " ORDER BY created DESC, rowid DESC", args).fetchall()
+        return [PolicyRow(*r) for r in rows]
+
+    def best_for(self, game: str) -> PolicyRow | None:
+        """The game's policy of highest optimality (the newest among equals), if any."""
+        with self._db() as db:
+            found = db.execute(
+                "SELECT * FROM policies WHERE game = ? "
+                "ORDER BY optimality DESC, created DESC, rowid DESC LIMIT 1",
+                (game,),
+            ).fetchone()
+        return PolicyRow(*found) if found else None
+
+    def load(self, policy_id: str) -> Learner:
+        self.get(policy_id)
+        return load_learner(self.path(policy_id))
+
+    def delete(self, policy_id: str) -> None:
+        """Remove the row, then the file; KeyError when there is no such policy."""
+        with self._db() as db:
+            gone = db.execute("DELETE FROM policies WHERE id = ?", (policy_id,)).rowcount
+        if not gone:
+            raise KeyError(policy_id)
+        with contextlib.suppress(FileNotFoundError):
+            self.path(policy_id).unlink()

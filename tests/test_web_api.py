@@ -1,0 +1,472 @@
+"""The web app through FastAPI's TestClient: the JSON API, the policy store, server-sent
+events and the pages' DOM contract. Each test has its own data folder."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from qarena.games import WIN, parse_spec
+from qarena.solve import solve
+from qarena.web import create_app
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(tmp_path)) as c:
+        yield c
+
+
+def new_game(client: TestClient, spec: str, first: str = "human", **extra: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json={"game": spec, "first": first, **extra})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def move(client: TestClient, game_id: str, text: str) -> dict[str, Any]:
+    r = client.post(f"/api/games/{game_id}/moves", json={"move": text})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def best_move(spec: str, state: dict[str, Any]) -> str:
+    """The solver's best move for the person in the state's position."""
+    game = parse_spec(spec)
+    position = game.parse_position(state["position"])
+    return game.format_move(solve(game).optimal_moves(position)[0])
+
+
+def wait_job(client: TestClient, job: str, timeout: float = 20) -> dict[str, Any]:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        snap = client.get(f"/api/train/{job}").json()
+        if snap["state"] != "running":
+            return snap
+        time.sleep(0.05)
+    raise AssertionError("training did not end")
+
+
+# --- complete games ---------------------------------------------------------------------
+
+
+def test_nim_1_2_misere_the_first_move_2_2_wins_whatever_the_ai_does(client: TestClient) -> None:
+    game = parse_spec("nim:1,2")
+    assert solve(game).move_values(game.start())[game.parse_move("2:2")] == WIN
+    state = new_game(client, "nim:1,2")
+    assert state["to_move"] == "human" and state["legal_moves"] == ["1:1", "2:1", "2:2"]
+    assert set(state["q"]) == set(state["legal_moves"])
+    state = move(client, state["id"], "2:2")
+    # The AI must take the last match, which loses in misère play.
+    assert state["history"] == ["2:2", "1:1"] and state["ai_move"] == "1:1"
+    assert state["result"] == "human" and state["to_move"] is None
+    assert state["legal_moves"] == [] and state["position"] == "0 0"
+
+
+@pytest.mark.parametrize("spec", ["nim:3,5,7", "nim:2,3:normal", "subtraction:12:3", "tictactoe"])
+def test_playing_the_solvers_moves_gets_the_games_value(client: TestClient, spec: str) -> None:
+    """The person plays perfectly against a perfectly trained agent: the result is the start's
+    value for whoever moves first (the person here)."""
+    state = new_game(client, spec)
+    assert client.get(f"/api/policies/{state['policy']}").json()["optimality"] == 1.0
+    while state["result"] is None:
+        state = move(client, state["id"], best_move(spec, state))
+    expected = {1: "human", 0: "draw", -1: "ai"}[solve(parse_spec(spec)).start_value]
+    assert state["result"] == expected
+    assert client.get(f"/api/games/{state['id']}").json() == state
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_person_cannot_beat_a_perfect_tictactoe_agent(client: TestClient, seed: int) -> None:
+    rng = random.Random(seed)
+    for first in ("human", "ai"):
+        state = new_game(client, "tictactoe", first)
+        while state["result"] is None:
+            state = move(client, state["id"], rng.choice(state["legal_moves"]))
+        assert state["result"] in ("ai", "draw")
+
+
+def test_the_ai_opens_when_it_moves_first(client: TestClient) -> None:
+    state = new_game(client, "tictactoe", "ai")
+    assert len(state["history"]) == 1 and state["ai_move"] == state["history"][0]
+    assert state["to_move"] == "human" and len(state["legal_moves"]) == 8
+    assert state["position"].count("x") == 1
+    # The perfect heap agent opens with a winning move in nim 3-5-7 (a first-player win).
+    state = new_game(client, "nim:3,5,7", "ai")
+    game = parse_spec("nim:3,5,7")
+    assert solve(game).value_of(game.parse_position(state["position"])) == -WIN
+
+
+def test_undo_takes_back_the_persons_move_and_the_reply(client: TestClient) -> None:
+    state = new_game(client, "tictactoe", "ai")
+    opening = state["position"]
+    state = move(client, state["id"], state["legal_moves"][0])
+    assert len(state["history"]) == 3
+    r = client.post(f"/api/games/{state['id']}/undo")
+    assert r.status_code == 200 and r.json()["position"] == opening
+    assert r.json()["history"] == state["history"][:1]
+    r = client.post(f"/api/games/{state['id']}/undo")
+    assert r.status_code == 409 and "Nothing to undo" in r.json()["detail"]
+
+
+def test_a_named_policy_plays(client: TestClient) -> None:
+    policy = new_game(client, "nim:1,2")["policy"]
+    state = new_game(client, "nim:1,2", policy=policy)
+    assert state["policy"] == policy
+    r = client.post("/api/games", json={"policy": policy})
+    assert r.status_code == 200 and r.json()["game"] == "nim:1,2"
+    r = client.post("/api/games", json={"game": "nim:3,5,7", "policy": policy})
+    assert r.status_code == 422 and "nim:1,2" in r.json()["detail"]
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+def test_error_codes(client: TestClient) -> None:
+    r = client.get("/api/games/nosuchgame")
+    assert r.status_code == 404 and "no game" in r.json()["detail"]
+    r = client.post("/api/games/nosuchgame/moves", json={"move": "1:1"})
+    assert r.status_code == 404
+
+    state = new_game(client, "nim:3,5,7")
+    gid = state["id"]
+    for bad in ("zz", "9:1", "1:4", ""):
+        r = client.post(f"/api/games/{gid}/moves", json={"move": bad})
+        assert r.status_code == 422 and isinstance(r.json()["detail"], str), bad
+    r = client.post(f"/api/games/{gid}/moves", json={"mv": "1:1"})
+    assert r.status_code == 422 and "move" in r.json()["detail"]
+    r = client.post(
+        f"/api/games/{gid}/moves",
+        content=b"{not json",
+        headers={"Content-Type": "application/json"},
+    )
+    assert r.status_code == 422
+
+    # Illegal: a pile emptied earlier (pile 1 stays empty whatever the AI replies).
+    state = move(client, gid, "1:3")
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "1:1"})
+    assert r.status_code == 422 and r.json()["detail"] == "Pile 1 is empty."
+    assert client.get(f"/api/games/{gid}").json() == state  # nothing changed
+
+    t = new_game(client, "tictactoe")
+    after = move(client, t["id"], "b2")
+    taken = next(m for m in ("b2", after["ai_move"]) if m)
+    r = client.post(f"/api/games/{t['id']}/moves", json={"move": taken})
+    assert r.status_code == 422 and "taken" in r.json()["detail"]
+
+    over = new_game(client, "nim:1,2")
+    move(client, over["id"], "2:2")
+    r = client.post(f"/api/games/{over['id']}/moves", json={"move": "1:1"})
+    assert r.status_code == 409 and "over" in r.json()["detail"]
+
+    for spec in ("chess", "nim:0", "tictactoe:3x3:9", "nim:1,2:sideways", "tictactoe:5x5"):
+        r = client.post("/api/games", json={"game": spec})
+        assert r.status_code == 422 and isinstance(r.json()["detail"], str), spec
+    r = client.post("/api/games", json={"game": "nim", "first": "nobody"})
+    assert r.status_code == 422
+    r = client.post("/api/games", json={"game": "nim:1,2", "policy": "0123456789ab"})
+    assert r.status_code == 404 and "no policy" in r.json()["detail"]
+    r = client.post("/api/games", json={"game": "nim:1,2", "policy": "../../etc"})
+    assert r.status_code == 404
+    assert client.get("/api/policies/0123456789ab").status_code == 404
+    assert client.get("/policies/0123456789ab/download").status_code == 404
+    assert client.delete("/api/policies/0123456789ab").status_code == 404
+    assert client.get("/api/train/nosuchjob").status_code == 404
+    assert client.get("/train/nosuchjob/events").status_code == 404
+
+
+def test_bodies_over_16_kb_are_refused(client: TestClient) -> None:
+    big = {"game": "nim", "padding": "x" * 17_000}
+    r = client.post("/api/games", json=big)
+    assert r.status_code == 413 and "16 KB" in r.json()["detail"]
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the middleware counts what arrives
+        for _ in range(20):
+            yield b" " * 1024
+
+    r = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    # Just under the limit is read as usual.
+    r = client.post("/api/games", json={"game": "nim:1,2", "pad": "x" * 15_000})
+    assert r.status_code == 200
+
+
+def test_too_many_open_games_is_503(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, max_games=3, max_open_games=2)) as client:
+        a = new_game(client, "nim:1,2")
+        new_game(client, "nim:1,2")
+        r = client.post("/api/games", json={"game": "nim:1,2"})
+        assert r.status_code == 503 and "try again" in r.json()["detail"]
+        move(client, a["id"], "2:2")  # finished: no longer open
+        c = new_game(client, "nim:1,2")
+        move(client, c["id"], "2:2")
+        # Three kept (a finished, b open, c finished): a new game evicts the oldest finished.
+        new_game(client, "nim:1,2", policy=a["policy"])
+        assert client.get(f"/api/games/{a['id']}").status_code == 404
+        assert client.get(f"/api/games/{c['id']}").status_code == 200
+
+
+def test_an_unwritable_data_dir_is_one_error(tmp_path: Path) -> None:
+    from qarena.errors import QarenaError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(QarenaError, match="cannot use the data folder"):
+        create_app(blocker / "sub")
+
+
+# --- training and the store -------------------------------------------------------------
+
+
+def test_train_store_download_delete(client: TestClient, tmp_path: Path) -> None:
+    r = client.post(
+        "/api/train",
+        json={"game": "nim:2,3", "learner": "afterstate", "episodes": 3000, "alpha": 0.5,
+              "epsilon": 0.5, "epsilon_end": 0.05, "schedule": "exp", "opponent": "random"},
+    )  # fmt: skip
+    assert r.status_code == 202, r.text
+    snap = wait_job(client, r.json()["job"])
+    assert snap["state"] == "done" and snap["episodes"] == 3000 and snap["points"] > 0
+    pid = snap["policy"]
+    listed = client.get("/api/policies").json()
+    assert [p["id"] for p in listed] == [pid]
+    assert listed[0]["learner"] == "afterstate" and listed[0]["game"] == "nim:2,3"
+    path = tmp_path / "policies" / f"{pid}.npz"
+    assert path.is_file()
+    with sqlite3.connect(tmp_path / "index.sqlite3") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("SELECT id FROM policies").fetchall() == [(pid,)]
+
+    r = client.get(f"/policies/{pid}/download")
+    assert r.status_code == 200 and r.content == path.read_bytes()
+    assert r.headers["content-type"] == "application/octet-stream"
+    assert f"{pid}.npz" in r.headers["content-disposition"]
+
+    state = new_game(client, "nim:2,3", policy=pid)
+    assert state["policy"] == pid
+
+    assert client.delete(f"/api/policies/{pid}").status_code == 204
+    assert not path.exists() and client.get("/api/policies").json() == []
+    with sqlite3.connect(tmp_path / "index.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM policies").fetchone() == (0,)
+    assert client.delete(f"/api/policies/{pid}").status_code == 404
+
+
+def test_training_runs_are_capped_and_can_be_stopped(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, max_training=1)) as client:
+        # Ten million episodes of nim:2,6,7,8 take seconds: still running when stopped.
+        r = client.post("/api/train", json={"game": "nim:2,6,7,8", "episodes": 10_000_000})
+        assert r.status_code == 202, r.text
+        job = r.json()["job"]
+        second = client.post("/api/train", json={"game": "nim", "episodes": 100})
+        assert second.status_code == 503 and "under way" in second.json()["detail"]
+        assert client.delete(f"/api/train/{job}").status_code == 202
+        snap = wait_job(client, job)
+        assert snap["state"] == "done" and snap["stopped"]
+        assert 0 < snap["episodes"] < 10_000_000
+        # What it learned is kept, with its episode count.
+        row = client.get(f"/api/policies/{snap['policy']}").json()
+        assert row["episodes"] == snap["episodes"]
+        assert client.post("/api/train", json={"game": "nim", "episodes": 100}).status_code == 202
+        assert client.delete("/api/train/nosuchjob").status_code == 404
+
+
+def test_bad_training_settings_are_422(client: TestClient) -> None:
+    for body in (
+        {"game": "nim", "learner": "sarsa"},
+        {"game": "nim", "alpha": 2},
+        {"game": "nim", "schedule": "sometimes"},
+        {"game": "nim", "opponent": "nobody"},
+        {"game": "nim", "episodes": 0},
+        {"game": "nimble"},
+    ):
+        r = client.post("/api/train", json=body)
+        assert r.status_code == 422 and isinstance(r.json()["detail"], str), body
+
+
+def events_of(text: str) -> list[tuple[str, str]]:
+    out = []
+    for block in text.split("\n\n"):
+        lines = [line for line in block.splitlines() if not line.startswith(":")]
+        if not lines:
+            continue
+        event = next(line[7:] for line in lines if line.startswith("event: "))
+        data = "\n".join(line[6:] for line in lines if line.startswith("data: "))
+        out.append((event, data))
+    return out
+
+
+def test_training_events_stream_progress_then_done(client: TestClient) -> None:
+    r = client.post("/api/train", json={"game": "tictactoe", "episodes": 20_000})
+    job = r.json()["job"]
+    assert r.json()["events"] == f"/train/{job}/events"
+    with client.stream("GET", f"/train/{job}/events") as s:
+        assert s.status_code == 200
+        assert s.headers["content-type"].startswith("text/event-stream")
+        text = "".join(s.iter_text())
+    events = events_of(text)
+    kinds = [e for e, _ in events]
+    assert kinds.count("progress") >= 2 and "curve" in kinds and kinds[-1] == "done"
+    progress = [json.loads(d) for e, d in events if e == "progress"]
+    assert [p["episodes"] for p in progress] == sorted(p["episodes"] for p in progress)
+    done = json.loads(events[-1][1])
+    assert done["state"] == "done" and done["episodes"] == 20_000 and done["policy"]
+    assert done["play"] == f"/policies/{done['policy']}/play" and done["next"] is None
+    curve = [d for e, d in events if e == "curve"][-1]
+    assert curve.startswith('<svg id="curve"') and "\n" not in curve
+    # A finished job streams its end at once.
+    with client.stream("GET", f"/train/{job}/events") as s:
+        assert events_of("".join(s.iter_text()))[-1][0] == "done"
+
+
+# --- pages ------------------------------------------------------------------------------
+
+
+def has_ids(html: str, *ids: str) -> None:
+    for i in ids:
+        assert f'id="{i}"' in html, i
+
+
+def test_home_page_and_playing_through_the_form(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200
+    has_ids(r.text, "new-game", "play")
+    for name in ("kind", "piles", "heap", "take", "rows", "cols", "k", "rule", "first"):
+        assert f'name="{name}"' in r.text, name
+    for value in ("nim", "subtraction", "tictactoe", "misere", "normal", "human", "ai"):
+        assert f'value="{value}"' in r.text, value
+
+    form = {"kind": "tictactoe", "rows": "3", "cols": "3", "k": "3", "first": "human",
+            "piles": "3,5,7", "heap": "12", "take": "3", "rule": "misere"}  # fmt: skip
+    # No agent yet: the form leads to a training page that goes on to the game.
+    r = client.post("/play", data=form, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/train/")
+    job = r.headers["location"].split("/")[-1]
+    page = client.get(f"/train/{job}")
+    assert page.status_code == 200
+    has_ids(page.text, "progress", "curve")
+    assert wait_job(client, job)["state"] == "done"
+    with client.stream("GET", f"/train/{job}/events") as s:
+        done = json.loads(events_of("".join(s.iter_text()))[-1][1])
+    assert done["next"] == f"/train/{job}/play"
+    r = client.get(done["next"], follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/games/")
+    # Now an agent exists: the form goes straight to a game.
+    r = client.post("/play", data=form, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/games/")
+
+    r = client.post("/play", data={**form, "kind": "nim", "piles": "3,x"})
+    assert r.status_code == 422
+    has_ids(r.text, "error", "new-game")
+
+
+def test_game_page_contract(client: TestClient) -> None:
+    state = new_game(client, "tictactoe")
+    gid = state["id"]
+    r = client.get(f"/games/{gid}")
+    assert r.status_code == 200
+    has_ids(r.text, "position", "values", "toggle-values", "toggle-hint", "history", "undo",
+            "new-game-link")  # fmt: skip
+    assert 'id="result"' not in r.text and 'id="error"' not in r.text
+    for cell in ("a1", "b2", "c3"):
+        assert f'data-move="{cell}"' in r.text
+    assert r.text.count('<tr data-move="') == 9
+
+    htmx = {"HX-Request": "true"}
+    r = client.post(f"/games/{gid}/move", data={"move": "b2"}, headers=htmx)
+    assert r.status_code == 200 and r.text.lstrip().startswith('<div id="game-panel"')
+    has_ids(r.text, "ai-move", "history", "position")
+    assert "<li" in r.text and "You: b2" in r.text
+    # A taken cell still carries its move; clicking it is a 422 that the panel shows.
+    r = client.post(f"/games/{gid}/move", data={"move": "b2"}, headers=htmx)
+    assert r.status_code == 422
+    has_ids(r.text, "error", "position")
+    assert "b2 is taken" in r.text
+
+    r = client.post(f"/games/{gid}/toggle/hint", headers=htmx)
+    assert r.status_code == 200 and 'class="verdict' in r.text
+    r = client.post(f"/games/{gid}/toggle/values", headers=htmx)
+    assert r.status_code == 200 and 'class="q"' not in r.text
+
+    r = client.post(f"/games/{gid}/undo", headers=htmx)
+    assert r.status_code == 200 and "You: b2" not in r.text
+
+    # Without htmx a move redirects back to the page.
+    r = client.post(f"/games/{gid}/move", data={"move": "a1"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/games/{gid}"
+
+    over = new_game(client, "nim:1,2")
+    r = client.post(f"/games/{over['id']}/move", data={"move": "2:2"}, headers=htmx)
+    has_ids(r.text, "result")
+    assert "You win" in r.text
+    r = client.post(f"/games/{over['id']}/move", data={"move": "1:1"}, headers=htmx)
+    assert r.status_code == 409
+    has_ids(r.text, "error", "result")
+
+    heap = new_game(client, "nim:3,5,7")
+    r = client.get(f"/games/{heap['id']}")
+    # In a pile of 5, the 2nd match from the left takes 4.
+    moves = [m.split('"')[0] for m in r.text.split('class="match takeable live" data-move="')[1:]]
+    assert moves[3:8] == ["2:5", "2:4", "2:3", "2:2", "2:1"]
+
+    r = client.get(f"/games/{gid}/new", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] != f"/games/{gid}"
+    assert client.get("/games/nosuchgame").status_code == 404
+
+
+def test_train_and_policies_pages(client: TestClient) -> None:
+    r = client.get("/train")
+    assert r.status_code == 200
+    has_ids(r.text, "train-form", "progress", "curve")
+    form = {"game": "subtraction:9:3", "learner": "matchbox", "episodes": "2000",
+            "alpha": "", "gamma": "", "epsilon": "", "epsilon_end": "", "schedule": "",
+            "opponent": "perfect"}  # fmt: skip
+    r = client.post("/train", data=form, follow_redirects=False)
+    assert r.status_code == 303
+    job = r.headers["location"].split("/")[-1]
+    assert wait_job(client, job)["state"] == "done"
+    r = client.get(f"/train/{job}")
+    has_ids(r.text, "train-form", "progress", "curve", "play-trained")
+
+    r = client.post("/train", data={**form, "alpha": "lots"})
+    assert r.status_code == 422
+    has_ids(r.text, "error", "train-form")
+
+    pid = client.get("/api/policies").json()[0]["id"]
+    r = client.get("/policies")
+    assert r.status_code == 200
+    has_ids(r.text, "policies")
+    assert f'data-policy="{pid}"' in r.text
+    for cls in ("play", "inspect", "download", "delete"):
+        assert f'class="{cls}"' in r.text, cls
+
+    r = client.get(f"/policies/{pid}/inspect")
+    assert r.status_code == 200 and 'class="verdict' in r.text
+    r = client.get(f"/policies/{pid}/inspect", params={"position": "5"})
+    assert r.status_code == 200 and r.text.count("<tr data-move=") == 3
+    r = client.get(f"/policies/{pid}/inspect", params={"position": "99"})
+    assert r.status_code == 422
+    has_ids(r.text, "error")
+
+    r = client.get(f"/policies/{pid}/play", params={"first": "ai"}, follow_redirects=False)
+    assert r.status_code == 303
+    assert client.get(r.headers["location"]).status_code == 200
+
+    r = client.post(f"/policies/{pid}/delete", headers={"HX-Request": "true"})
+    assert r.status_code == 200 and r.text == ""
+    assert f'data-policy="{pid}"' not in client.get("/policies").text
+
+
+def test_openapi_documents_the_api(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves",
+                 "/api/train", "/api/policies", "/train/{job_id}/events"):  # fmt: skip
+        assert path in paths, path
+    assert "/games/{game_id}" not in paths

@@ -378,3 +378,22 @@ def test_default_curve_shows_the_start_of_learning(
     episodes = [p.episodes for p in curve.points]
     # 1, 2, 5, 10, 20 before the first multiple of 30, then every 30 up to 3,000.
     assert episodes == [1, 2, 5, 10, 20, *range(30, 3001, 30)]
+
+
+def test_a_full_curve_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from qarena.evaluate.curve import MAX_POINTS, Curve, CurvePoint
+    from qarena.learn.learners import save_learner
+
+    path = _train(tmp_path / "f.npz", "nim:1,2", "--episodes", "10")
+    learner = load_learner(path)
+    shares = {"random": (1.0, 0.0, 0.0), "perfect": (0.5, 0.0, 0.5)}
+    points = [CurvePoint(e, 1.0, shares) for e in range(1, MAX_POINTS)]
+    learner.curve = Curve(1, points=points)
+    save_learner(path, learner)
+    before = path.read_bytes()
+    capsys.readouterr()
+    argv = ["train", "nim:1,2", "--resume", str(path), "--curve", "--out", str(path)]
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "learning curve is full" in err
+    assert err.count("\n") == 1 and path.read_bytes() == before

@@ -470,3 +470,31 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
                  "/api/train", "/api/policies", "/train/{job_id}/events"):  # fmt: skip
         assert path in paths, path
     assert "/games/{game_id}" not in paths
+
+
+@pytest.mark.parametrize("case", ["port in use", "bad port", "data dir is a file"])
+def test_serve_refuses_with_one_line(case: str, tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    port, data = str(blocker.getsockname()[1]), tmp_path / "data"
+    expected = f"port {port} on 127.0.0.1 is in use"
+    if case == "bad port":
+        port, expected = "70000", "--port must be from 1 to 65535"
+    elif case == "data dir is a file":
+        data.write_text("not a folder")
+        expected = "cannot use the data folder"
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "qarena", "serve", "--port", port, "--data-dir", str(data)],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    finally:
+        blocker.close()
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+    assert expected in proc.stderr and "Traceback" not in proc.stderr

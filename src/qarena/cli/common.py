@@ -62,7 +62,7 @@ def announce(game: Game) -> None:
         )
 
 
-def title(learner: Learner) -> str:
+def title(learner: Learner | type[Learner]) -> str:
     """The learner's title with a capital, to head a table."""
     return learner.title[0].upper() + learner.title[1:]
 

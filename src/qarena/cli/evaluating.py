@@ -23,11 +23,12 @@ from qarena.cli.common import (
 )
 from qarena.errors import QarenaError
 from qarena.evaluate.matches import Record, SeatRecords, play_series
-from qarena.evaluate.report import evaluate, record_against
+from qarena.evaluate.report import evaluate, record_against, strategy_masks
 from qarena.games import parse_spec
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.opponents import opponent
 from qarena.learn.run import default_episodes, train_run
+from qarena.learn.tables import game_tables
 
 GamesOpt = Annotated[
     int, typer.Option("--games", "-n", help="Games in each seat against each opponent.")
@@ -126,10 +127,7 @@ def compete_command(
     table.add_column("A wins", justify="right")
     table.add_column("draws", justify="right")
     table.add_column("B wins", justify="right")
-    total = Record(
-        a_first.win + b_first.win, a_first.draw + b_first.draw, a_first.loss + b_first.loss
-    )
-    for name, r in (("A first", a_first), ("B first", b_first), ("both", total)):
+    for name, r in (("A first", a_first), ("B first", b_first), ("both", a_first + b_first)):
         table.add_row(name, f"{r.win:,}", f"{r.draw:,}", f"{r.loss:,}")
     out.print(f"[bold]{a.game.title}[/]  [dim]{a.game.spec}, {games:,} games in each order[/]")
     out.print(f"A: {first} ({a.kind}, {a.episodes:,} episodes)")
@@ -155,6 +153,7 @@ def matrix_command(
     _check_games(games)
     _check_seed(seed)
     announce(game)
+    masks = strategy_masks(game_tables(game), MATRIX_EVALUATION)
     rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
     for trained_against in MATRIX_TRAINING:
         learner = cls(game, cls.default_config(seed=seed))
@@ -162,7 +161,7 @@ def matrix_command(
         with err.status(f"training against {trained_against}: {n:,} episodes…"):
             opp = opponent(learner.tables, trained_against)
             run = train_run(learner, n, opp, "both")
-            records = record_against(learner, MATRIX_EVALUATION, games, seed)
+            records = record_against(learner, masks, games, seed)
         rows[trained_against] = (n, run.optimality.share, records)
     if as_json:
         _print(
@@ -182,7 +181,7 @@ def matrix_command(
         )
         return
     out.print(
-        f"[bold]{cls.title[0].upper() + cls.title[1:]}[/] on {game.title}  [dim]{game.spec}, "
+        f"[bold]{title(cls)}[/] on {game.title}  [dim]{game.spec}, "
         f"{' / '.join(f'{n:,}' for n in sorted({n for n, _, _ in rows.values()}))} "
         "episodes each[/]"
     )

@@ -20,14 +20,13 @@ from qarena.errors import QarenaError, SpecError
 from qarena.games import (
     WIN,
     Game,
-    HeapGame,
     Move,
     Position,
     TicTacToe,
     parse_spec,
     value_name,
 )
-from qarena.games.words import illegal, move_help, played, rules
+from qarena.games.words import ending, illegal, move_help, played, rules, sentence
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, make_learner
 from qarena.learn.run import default_episodes, train_run
@@ -130,18 +129,6 @@ def _agent(target: str) -> Learner:
 # --- words for the game ----------------------------------------------------------------------
 
 
-def _ending(game: Game, position: Position, you_moved_last: bool) -> str:
-    """Why the game ended, as seen from outside: who took the last match, who made a line."""
-    who = "You" if you_moved_last else "The AI"
-    if isinstance(game, HeapGame):
-        return f"{who} took the last match."
-    if isinstance(game, TicTacToe):
-        if game.winner(position):
-            return f"{who} made {game.k} in a row."
-        return "The board is full."
-    return "The game is over."
-
-
 # --- the session -----------------------------------------------------------------------------
 
 
@@ -182,7 +169,6 @@ class _Session:
 
     def _options_table(self, position: Position) -> Table:
         game, agent = self.game, self.agent
-        code = game.encode(position)
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column("your move", style="bold")
         matchbox = agent.learner.kind == "matchbox"
@@ -197,12 +183,11 @@ class _Session:
         for m in game.legal_moves(position):
             row = [game.format_move(m)]
             if self.show_q:
-                v = float(agent.values[code, m])
-                row.append(("allowed" if v else "removed") if matchbox else f"{v:+.3f}")
+                row.append(agent.value_text(position, m))
             if verdicts:
                 row.append(value_name(verdicts[m]))
             if self.show_q:
-                row.append("← the AI would play this" if agent.best[code, m] else "")
+                row.append("← the AI would play this" if agent.would_play(position, m) else "")
             table.add_row(*row)
         return table
 
@@ -245,7 +230,7 @@ class _Session:
                 move = game.parse_move(answer)
             except QarenaError as e:
                 text = str(e)
-                out.print(text[:1].upper() + text[1:] + ".", markup=False)
+                out.print(sentence(text), markup=False)
                 continue
             if move not in legal:
                 out.print(illegal(game, position, move), markup=False)
@@ -286,7 +271,7 @@ class _Session:
         mine = result if yours_to_move else -result
         out.print()
         out.print(draw(game, end))
-        ending = _ending(game, end, you_moved_last=not yours_to_move)
+        ending_text = ending(game, end, "The AI" if yours_to_move else "You")
         if mine == WIN:
             self.score.you += 1
             verdict = "You win!"
@@ -296,7 +281,7 @@ class _Session:
         else:
             self.score.draws += 1
             verdict = "Draw."
-        out.print(f"{ending} {verdict}")
+        out.print(f"{ending_text} {verdict}")
         out.print(f"Score: {self.score}")
         self.playing = False
 

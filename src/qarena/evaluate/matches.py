@@ -49,6 +49,9 @@ class Record:
         """The same games seen from the other side."""
         return Record(self.loss, self.draw, self.win)
 
+    def __add__(self, other: Record) -> Record:
+        return Record(self.win + other.win, self.draw + other.draw, self.loss + other.loss)
+
 
 @dataclass(frozen=True)
 class SeatRecords:
@@ -59,6 +62,11 @@ class SeatRecords:
 
     def shares(self) -> dict[str, dict[str, float]]:
         return {"first": self.first.shares(), "second": self.second.shares()}
+
+    @property
+    def total(self) -> Record:
+        """Both seats together."""
+        return self.first + self.second
 
 
 def evaluation_opponents(game: Game) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,22 +39,25 @@ def strategy_mask(tables: GameTables, name: str) -> np.ndarray:
     return mask
 
 
+def strategy_masks(tables: GameTables, names: Iterable[str]) -> dict[str, np.ndarray]:
+    """:func:`strategy_mask` of each name, built once for any number of evaluations."""
+    return {name: strategy_mask(tables, name) for name in names}
+
+
 def record_against(
-    learner: Learner, names: tuple[str, ...], games: int, seed: int
+    learner: Learner, opponents: Mapping[str, np.ndarray], games: int, seed: int
 ) -> dict[str, SeatRecords]:
-    """The learner's greedy play against each named strategy, ``games`` games in each seat."""
-    agent = learner.best_moves()
+    """The learner's greedy play against each opponent (by name, its move mask), ``games``
+    games in each seat; each series is seeded by ``seed`` and the opponent's name."""
+    agent, tables = learner.best_moves(), learner.tables
     return {
-        name: both_seats(
-            learner.tables, agent, strategy_mask(learner.tables, name), games, seed, name
-        )
-        for name in names
+        name: both_seats(tables, agent, mask, games, seed, name) for name, mask in opponents.items()
     }
 
 
 def evaluate(learner: Learner, games: int = 1000, seed: int = 0) -> Evaluation:
     """Optimality over every decision position, and matches against the game's opponents."""
-    names = evaluation_opponents(learner.game)
+    masks = strategy_masks(learner.tables, evaluation_opponents(learner.game))
     return Evaluation(
-        learner.game.spec, learner.optimality(), record_against(learner, names, games, seed)
+        learner.game.spec, learner.optimality(), record_against(learner, masks, games, seed)
     )

@@ -68,3 +68,24 @@ def illegal(game: Game, position: Position, move: Move) -> str:
     if isinstance(game, TicTacToe):
         return f"{text} is taken; pick an empty cell."
     return f"{text} is not legal here."
+
+
+def ending(game: Game, position: Position, last_mover: str) -> str:
+    """Why the game ended in ``position``, as seen from outside, naming ``last_mover`` ("You",
+    "The AI"): who took the last match, who made a line."""
+    if isinstance(game, HeapGame):
+        return f"{last_mover} took the last match."
+    if isinstance(game, TicTacToe):
+        if game.winner(position):
+            return f"{last_mover} made {game.k} in a row."
+        return "The board is full."
+    return "The game is over."
+
+
+def sentence(text: str) -> str:
+    """A message as a sentence: a capital (unless it opens with a move such as ``b2``) and a
+    full stop."""
+    text = text.strip()
+    if text.split(" ", 1)[0].isalpha():
+        text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."

@@ -9,7 +9,7 @@ import numpy as np
 
 from qarena.games.base import Game
 from qarena.kernels import learn as k
-from qarena.learn.base import SCHEDULES, LearnConfig, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, SCHEDULES, LearnConfig, Learner
 
 
 class AfterstateLearner(Learner):
@@ -25,17 +25,7 @@ class AfterstateLearner(Learner):
     # must fade out completely for the values to become those of best play.
     defaults: ClassVar[dict[str, Any]] = {"alpha": 0.5, "epsilon_end": 0.0}
     title = "afterstate TD(0)"
-    hyperparameters = (
-        "alpha",
-        "gamma",
-        "epsilon",
-        "epsilon_end",
-        "schedule",
-        "rewards",
-        "initial",
-        "canonical",
-        "seed",
-    )
+    hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 import numpy as np
@@ -64,6 +64,10 @@ class LearnConfig:
         d = asdict(self)
         d["rewards"] = list(self.rewards)
         return d
+
+
+#: Every LearnConfig field, in order.
+ALL_HYPERPARAMETERS = tuple(f.name for f in fields(LearnConfig))
 
 
 @dataclass

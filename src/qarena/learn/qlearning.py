@@ -6,7 +6,7 @@ import numpy as np
 
 from qarena.games.base import Game
 from qarena.kernels import learn as k
-from qarena.learn.base import SCHEDULES, LearnConfig, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, SCHEDULES, LearnConfig, Learner
 
 
 class QLearner(Learner):
@@ -14,17 +14,7 @@ class QLearner(Learner):
 
     kind = "q"
     title = "Q-learning"
-    hyperparameters = (
-        "alpha",
-        "gamma",
-        "epsilon",
-        "epsilon_end",
-        "schedule",
-        "rewards",
-        "initial",
-        "canonical",
-        "seed",
-    )
+    hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)

@@ -8,12 +8,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from qarena.evaluate.curve import CURVE_OPPONENTS, MAX_POINTS, Curve, CurvePoint
-from qarena.evaluate.matches import both_seats
 from qarena.evaluate.optimality import Optimality
-from qarena.learn import opponents
+from qarena.evaluate.report import record_against, strategy_masks
 from qarena.learn.base import Learner, Opponent
 
 #: Aim for chunks of about this many seconds, so progress stays live and a stop is quick.
@@ -68,11 +65,7 @@ class CurveRecorder:
     def __init__(self, learner: Learner, curve: Curve) -> None:
         self.learner = learner
         self.curve = curve
-        self._masks: dict[str, np.ndarray] = {}
-        for name in CURVE_OPPONENTS:
-            mask = opponents.opponent(learner.tables, name).mask
-            assert mask is not None
-            self._masks[name] = mask
+        self._masks = strategy_masks(learner.tables, CURVE_OPPONENTS)
 
     @property
     def next_at(self) -> int:
@@ -86,31 +79,25 @@ class CurveRecorder:
         points = self.curve.points
         return bool(points) and points[-1].episodes >= self.learner.episodes
 
-    def record(self) -> CurvePoint | None:
-        """Measure the learner now (unless a point for this episode count exists). The games
-        are seeded by the episode count, apart from the learner's own generator, so recording a
-        curve does not change what is learned."""
+    def record(self, optimality: Optimality | None = None) -> CurvePoint | None:
+        """Measure the learner now (unless a point for this episode count exists), reusing
+        ``optimality`` when the caller has just checked it. The games are seeded by the episode
+        count, apart from the learner's own generator, so recording a curve does not change
+        what is learned."""
         if self._has_current() or self.learner.episodes == 0:
             return None
         if len(self.curve.points) >= MAX_POINTS:
             return None  # full: callers check the run's points fit before it starts
         learner = self.learner
-        agent = learner.best_moves()
+        records = record_against(
+            learner, self._masks, self.curve.games, learner.config.seed + learner.episodes
+        )
         matches = {}
-        for name, mask in self._masks.items():
-            seats = both_seats(
-                learner.tables,
-                agent,
-                mask,
-                self.curve.games,
-                learner.config.seed + learner.episodes,
-                name,
-            )
-            w = seats.first.win + seats.second.win
-            d = seats.first.draw + seats.second.draw
-            n = seats.first.games + seats.second.games
-            matches[name] = (w / n, d / n, (n - w - d) / n)
-        point = CurvePoint(learner.episodes, learner.optimality().share, matches)
+        for name, seats in records.items():
+            shares = seats.total.shares()
+            matches[name] = (shares["win"], shares["draw"], shares["loss"])
+        share = (optimality or learner.optimality()).share
+        point = CurvePoint(learner.episodes, share, matches)
         self.curve.points.append(point)
         return point
 
@@ -163,12 +150,14 @@ def train_run(
         if elapsed > 0:
             chunk = max(100, min(1_000_000, int(n * CHUNK_SECONDS / elapsed)))
         optimality = None
-        point = recorder.record() if recorder is not None and recorder.due() else None
         if check_every and done >= next_check:
             next_check += check_every
             optimality = learner.optimality()
             if until_perfect and optimality.share == 1.0:
                 perfect_at = done
+        point = None
+        if recorder is not None and recorder.due():
+            point = recorder.record(optimality)
         if on_progress is not None:
             on_progress(Progress(done, episodes, steps, seconds, optimality, point))
         if perfect_at is not None:
@@ -178,5 +167,5 @@ def train_run(
         if until_perfect and optimality.share == 1.0 and perfect_at is None and not stopped:
             perfect_at = done
     if recorder is not None:
-        recorder.record()  # the end of the run, wherever it fell
+        recorder.record(optimality)  # the end of the run, wherever it fell
     return RunResult(done, steps, seconds, optimality, perfect_at, stopped)

@@ -33,11 +33,11 @@ from pydantic import BaseModel, Field
 from qarena import __version__
 from qarena.errors import QarenaError
 from qarena.games import Game, HeapGame, Position, Subtraction, TicTacToe, parse_spec, value_name
-from qarena.games.words import rules
+from qarena.games.words import rules, sentence
 from qarena.learn.learners import LEARNERS, learner_class
 from qarena.solve import solve
 from qarena.web.jobs import MAX_RUNNING, Job, Jobs
-from qarena.web.play import Agent, Conflict, Full, Games, NotFound, Session, sentence
+from qarena.web.play import Agent, Conflict, Full, Games, NotFound, Session
 from qarena.web.store import PolicyRow, PolicyStore
 from qarena.web.svg import curve_svg, position_svg
 

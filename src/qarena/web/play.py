@@ -13,8 +13,8 @@ import numpy as np
 
 from qarena.agents.greedy import GreedyAgent
 from qarena.errors import IllegalMoveError, QarenaError
-from qarena.games import WIN, Game, HeapGame, Move, Position, TicTacToe
-from qarena.games.words import illegal, played
+from qarena.games import WIN, Game, Move, Position
+from qarena.games.words import ending, illegal, played
 
 
 class NotFound(KeyError):
@@ -37,14 +37,6 @@ class Agent(GreedyAgent):
 
 
 # --- words -------------------------------------------------------------------------------
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    first = text.split(" ", 1)[0]
-    if first.isalpha():  # not a move such as "b2 is taken"
-        text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 # --- one game ----------------------------------------------------------------------------
@@ -134,14 +126,7 @@ class Session:
         result = self.result()
         if result is None:
             return None
-        game, end = self.game, self.position
-        who = "The AI" if self.humans_turn() else "You"
-        if isinstance(game, HeapGame):
-            why = f"{who} took the last match."
-        elif isinstance(game, TicTacToe) and game.winner(end):
-            why = f"{who} made {game.k} in a row."
-        else:
-            why = "The board is full."
+        why = ending(self.game, self.position, "The AI" if self.humans_turn() else "You")
         verdict = {"human": "You win!", "ai": "The AI wins.", "draw": "Draw."}[result]
         return f"{why} {verdict}"
 
@@ -229,8 +214,3 @@ class Games:
             finished = next((gid for gid, s in self._games.items() if s.over), None)
             # max_open < max_games, so some game is over here; guard anyway.
             del self._games[finished if finished is not None else next(iter(self._games))]
-
-
-def sentence(text: str) -> str:
-    """An error message as a sentence for the page."""
-    return _sentence(text)

@@ -224,7 +224,7 @@ def test_errors_leave_no_file(
     # A policy file named .png would be its own default output: never overwritten.
     odd = tmp_path / "odd.png"
     odd.write_bytes(files["nim"].read_bytes())
-    _refused(capsys, "one of the policy files", odd)
+    _refused(capsys, "one of the files this command reads", odd)
     assert odd.read_bytes() == files["nim"].read_bytes()
     # A curve-less file among good ones: refused before anything is drawn.
     _refused(capsys, "no learning curve", files["nim"], files["plain"], "-o", tmp_path / "x.svg")

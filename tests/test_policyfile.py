@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from qarena.errors import QarenaError
+from qarena.fileio import check_target
 from qarena.learn import policyfile
 from qarena.learn.policyfile import (
     FORMAT,
     FORMAT_VERSION,
     ArraySpec,
-    check_writable,
     load_policy,
     save_policy,
 )
@@ -183,11 +183,20 @@ def test_failed_fsync_is_one_line_and_leaves_nothing(
 
 
 def test_stray_temp_files_are_removed(tmp_path: Path) -> None:
+    """Temp files whose writer is gone are removed by any later save into the folder; a live
+    writer's (locked) temp file and files that are not ours stay."""
+    import fcntl
+
     path = tmp_path / "agent.policy"
-    (tmp_path / ".agent.policy.abc.tmp").write_bytes(b"half a file")
-    (tmp_path / ".other.policy.abc.tmp").write_bytes(b"another target's")
-    save_policy(path, ARRAYS, META)
-    assert sorted(os.listdir(tmp_path)) == [".other.policy.abc.tmp", "agent.policy"]
+    (tmp_path / ".agent.policy.0123456789abcdef.qarena-tmp").write_bytes(b"half a file")
+    (tmp_path / ".other.policy.0123456789abcdef.qarena-tmp").write_bytes(b"another target's")
+    (tmp_path / ".old.policy.0123456789abcdef.tmp").write_bytes(b"qarena 0.1's")
+    (tmp_path / ".notes.abc.tmp").write_bytes(b"not ours")
+    live = tmp_path / ".busy.policy.fedcba9876543210.qarena-tmp"
+    with open(live, "wb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        save_policy(path, ARRAYS, META)
+        assert sorted(os.listdir(tmp_path)) == sorted([".notes.abc.tmp", live.name, path.name])
 
 
 # --- refusals on load ------------------------------------------------------------------------
@@ -412,18 +421,18 @@ def test_save_refuses_bad_meta(tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == []
 
 
-# --- check_writable --------------------------------------------------------------------------
+# --- check_target (qarena.fileio) ----------------------------------------------------------
 
 
 def test_check_writable(tmp_path: Path) -> None:
-    check_writable(tmp_path / "fine.policy")
+    check_target(tmp_path / "fine.policy")
     with pytest.raises(QarenaError, match=r"folder .*nope does not exist"):
-        check_writable(tmp_path / "nope" / "a.policy")
+        check_target(tmp_path / "nope" / "a.policy")
     with pytest.raises(QarenaError, match="is a folder"):
-        check_writable(tmp_path)
+        check_target(tmp_path)
     (tmp_path / "file").write_text("x")
     with pytest.raises(QarenaError, match="is not a folder"):
-        check_writable(tmp_path / "file" / "a.policy")
+        check_target(tmp_path / "file" / "a.policy")
     # save checks first, so a missing folder is one clear line too
     with pytest.raises(QarenaError, match="does not exist"):
         save_policy(tmp_path / "nope" / "a.policy", ARRAYS, META)
@@ -433,7 +442,7 @@ def test_check_writable_without_permission(tmp_path: Path, monkeypatch: pytest.M
     # Simulated, so it runs as root too; the real thing is the next test.
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     with pytest.raises(QarenaError, match="is not writable"):
-        check_writable(tmp_path / "a.policy")
+        check_target(tmp_path / "a.policy")
 
 
 @pytest.mark.skipif(
@@ -445,6 +454,6 @@ def test_check_writable_read_only_folder(tmp_path: Path) -> None:
     folder.chmod(0o500)
     try:
         with pytest.raises(QarenaError, match="is not writable"):
-            check_writable(folder / "a.policy")
+            check_target(folder / "a.policy")
     finally:
         folder.chmod(0o700)

@@ -20,7 +20,7 @@ from qarena.cli import (  # noqa: F401
     tables,
     training,
 )
-from qarena.cli.common import app, err
+from qarena.cli.common import STOPPED, app, err, stop_was_told
 from qarena.errors import QarenaError
 
 __all__ = ["app", "main", "run"]
@@ -42,7 +42,9 @@ def run(argv: list[str] | None = None) -> int:
         return 2
     except (typer.Abort, KeyboardInterrupt):
         err.print("stopped.")
-        return 130
+        return STOPPED
+    if result == STOPPED and not stop_was_told():
+        err.print("stopped.")  # Ctrl-C, which typer turned into exit code 130 silently
     return result if isinstance(result, int) else 0
 
 

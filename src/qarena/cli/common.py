@@ -9,9 +9,10 @@ import typer
 from rich.console import Console
 
 from qarena import __version__
+from qarena.budget import check_memory, format_bytes
 from qarena.games import Game
 from qarena.learn.base import Learner
-from qarena.solve import check_fits, format_bytes, solver_bytes
+from qarena.solve import check_fits, solver_bytes
 
 app = typer.Typer(
     name="qarena",
@@ -52,9 +53,33 @@ def _root(
     """Teach machines, and people, to play small combinatorial games."""
 
 
-def announce(game: Game) -> None:
-    """Refuse a game too large to solve; say so before a long solve."""
-    check_fits(game, solver_bytes(game))
+#: Exit code after Ctrl-C.
+STOPPED = 130
+
+
+class _Stop:
+    """Whether the running command has told the person it stopped (typer turns Ctrl-C into
+    exit code 130 without a word; ``run`` says "stopped." unless the command did)."""
+
+    told = False
+
+
+def told_stop() -> int:
+    """Mark that the command said how it stopped; returns the exit code to return."""
+    _Stop.told = True
+    return STOPPED
+
+
+def stop_was_told() -> bool:
+    return _Stop.told
+
+
+def announce(game: Game, learner: type[Learner] | None = None) -> None:
+    """Refuse a game too large to solve (or, with ``learner``, to learn) here; say so before a
+    long solve."""
+    check_fits(game)
+    if learner is not None:
+        check_memory(game, "learn", learner)
     if game.num_positions > ANNOUNCE_POSITIONS:
         err.print(
             f"Solving {game.spec}: {game.num_positions:,} encoded positions, "

@@ -10,6 +10,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
     LearnerOpt,
@@ -21,7 +22,6 @@ from qarena.cli.common import (
     out,
     title,
 )
-from qarena.errors import QarenaError
 from qarena.evaluate.matches import Record, SeatRecords, play_series
 from qarena.evaluate.report import evaluate, record_against, strategy_masks
 from qarena.games import parse_spec
@@ -42,13 +42,11 @@ MATRIX_EVALUATION = ("random", "perfect")
 
 
 def _check_games(games: int) -> None:
-    if games < 1:
-        raise QarenaError(f"--games must be at least 1, not {games}")
+    check_count("--games", games, MAX_GAMES)
 
 
 def _check_seed(seed: int) -> None:
-    if not 0 <= seed < 2**63:
-        raise QarenaError(f"--seed must be a whole number from 0 to 2**63 - 1, not {seed}")
+    check_seed(seed)
 
 
 def _wdl(record: Record) -> str:
@@ -148,11 +146,11 @@ def matrix_command(
     random and perfect play: what an agent learns depends on whom it learns from."""
     game = parse_spec(spec)
     cls = learner_class(learner_kind)
-    if episodes is not None and episodes <= 0:
-        raise QarenaError(f"--episodes must be at least 1, not {episodes}")
+    if episodes is not None:
+        check_count("--episodes", episodes, MAX_EPISODES)
     _check_games(games)
     _check_seed(seed)
-    announce(game)
+    announce(game, cls)
     masks = strategy_masks(game_tables(game), MATRIX_EVALUATION)
     rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
     for trained_against in MATRIX_TRAINING:

@@ -14,9 +14,11 @@ from rich import box
 from rich.table import Table
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.cli.common import announce, app, err, out
+from qarena.budget import check_seed
+from qarena.cli.common import announce, app, err, out, told_stop
 from qarena.cli.render import draw, mark_to_move
 from qarena.errors import QarenaError, SpecError
+from qarena.fileio import is_dir, is_file
 from qarena.games import (
     WIN,
     Game,
@@ -28,7 +30,7 @@ from qarena.games import (
 )
 from qarena.games.words import ending, illegal, move_help, played, rules, sentence
 from qarena.learn.base import Learner
-from qarena.learn.learners import load_learner, make_learner
+from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.run import default_episodes, train_run
 from qarena.solve import Solution, solve
 
@@ -64,8 +66,9 @@ def _seconds(s: float) -> str:
 
 def _trained(game: Game) -> Learner:
     """A Q-learning agent trained by self-play with its defaults, for at most TRAIN_SECONDS."""
-    announce(game)
-    learner = make_learner("q", game)
+    learner_kind = learner_class("q")
+    announce(game, learner_kind)
+    learner = learner_kind(game, learner_kind.default_config())
     err.print(
         f"Training a {learner.title} agent on {game.spec} by self-play…", end="", soft_wrap=True
     )
@@ -113,12 +116,12 @@ def _loaded(path: Path) -> Learner:
 def _agent(target: str) -> Learner:
     """TARGET is a policy file (an existing file, or any name ending in .npz) or a game spec."""
     path = Path(target)
-    if target.endswith(".npz") or path.is_file():
+    if target.endswith(".npz") or is_file(target):
         return _loaded(path)
     try:
         game = parse_spec(target)
     except SpecError:
-        if path.is_dir():
+        if is_dir(target):
             raise QarenaError(f"{target} is a directory, not a policy file or game spec") from None
         if "/" in target or os.sep in target:
             raise QarenaError(f"no such policy file: {target}") from None
@@ -328,8 +331,8 @@ def play_command(
     """Play against an agent in the terminal: you type moves, it answers."""
     if first not in FIRST:
         raise QarenaError(f"unknown --first {first!r}; expected one of {', '.join(FIRST)}")
-    if seed is not None and seed < 0:
-        raise QarenaError(f"--seed must be a whole number of at least 0, not {seed}")
+    if seed is not None:
+        check_seed(seed)
     learner = _agent(target)
     game = learner.game
     solution = None
@@ -347,5 +350,5 @@ def play_command(
         if session.playing and session.score.games:
             out.print(f"Final score: {session.score}")
         out.print("Goodbye.")
-        return 130 if isinstance(e, KeyboardInterrupt) else 0
+        return told_stop() if isinstance(e, KeyboardInterrupt) else 0
     return 0

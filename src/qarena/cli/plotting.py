@@ -10,9 +10,8 @@ import typer
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
 from qarena.evaluate.plot import FORMATS, PlotRun, render_curves
-from qarena.fileio import write_atomic
+from qarena.fileio import check_target, write_atomic
 from qarena.learn.learners import load_learner
-from qarena.learn.policyfile import check_writable
 
 
 def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
@@ -27,9 +26,7 @@ def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
             f"cannot tell how to draw {out_file}: its name must end in "
             f"{' or '.join('.' + f for f in FORMATS)}"
         )
-    if any(out_file.resolve() == f.resolve() for f in files):
-        raise QarenaError(f"{out_file} is one of the policy files; choose another -o")
-    check_writable(out_file)
+    check_target(out_file, files)
     return out_file, fmt
 
 
@@ -62,5 +59,5 @@ def plot_command(
         if learner.curve is None or not learner.curve.points:
             raise QarenaError(f"{path} has no learning curve; train it with --curve")
         runs.append(PlotRun(path.stem, learner))
-    write_atomic(target, render_curves(runs, fmt))
+    write_atomic(target, render_curves(runs, fmt), files)
     err.print(f"wrote {target}", markup=False, soft_wrap=True)

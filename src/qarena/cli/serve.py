@@ -53,8 +53,8 @@ def serve_command(
     from qarena.web import create_app
     from qarena.web.store import default_data_dir
 
+    _check_port(host, port)  # first: a bad port must not create the data folder
     web = create_app(data_dir if data_dir is not None else default_data_dir())
-    _check_port(host, port)
     shown = f"[{host}]" if ":" in host else host
     out.print(
         f"qarena is serving at http://{shown}:{port} — open it in a browser; Ctrl-C stops.",

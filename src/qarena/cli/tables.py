@@ -13,15 +13,18 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from qarena.budget import check_count
 from qarena.cli.common import PolicyArg, app, err, out, title
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
-from qarena.fileio import write_atomic
+from qarena.fileio import check_target, write_atomic
 from qarena.games import LOSS, TicTacToe, value_name
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner
-from qarena.learn.policyfile import check_writable
 from qarena.solve import solve
+
+#: Most entries ``--top`` shows at each end.
+MAX_TOP = 1000
 
 
 def _csv_rows(learner: Learner) -> Iterator[tuple[str, str, str]]:
@@ -35,7 +38,7 @@ def _csv_rows(learner: Learner) -> Iterator[tuple[str, str, str]]:
             yield text, game.format_move(int(m)), f"{float(values[code, m]):.10g}"
 
 
-def _write_csv(target: str, learner: Learner) -> int:
+def _write_csv(target: str, learner: Learner, source: Path) -> int:
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(("position", "move", "q"))
@@ -47,7 +50,7 @@ def _write_csv(target: str, learner: Learner) -> int:
         sys.stdout.write(buffer.getvalue())
         sys.stdout.flush()
     else:
-        write_atomic(target, buffer.getvalue().encode())
+        write_atomic(target, buffer.getvalue().encode(), [source])
     return rows
 
 
@@ -89,13 +92,13 @@ def table_command(
     """What a trained agent learned: its value of every move, next to the solver's verdict."""
     if sum(x is not None for x in (position, top, csv_target)) > 1:
         raise QarenaError("--position, --top and --csv are different views; give one of them")
-    if top is not None and top < 1:
-        raise QarenaError(f"--top must be at least 1, not {top}")
+    if top is not None:
+        check_count("--top", top, MAX_TOP)
+    if csv_target is not None and csv_target != "-":
+        check_target(csv_target, [policy])  # before the policy is even read
     learner = load_learner(policy)
     if csv_target is not None:
-        if csv_target != "-":
-            check_writable(Path(csv_target))
-        rows = _write_csv(csv_target, learner)
+        rows = _write_csv(csv_target, learner, policy)
         if csv_target != "-":
             err.print(f"wrote {rows:,} rows to {csv_target}")
         return

@@ -13,15 +13,25 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from qarena.cli.common import EpisodesOpt, LearnerOpt, SpecArg, announce, app, err, out
+from qarena.budget import MAX_EPISODES, check_checks, check_count, check_seed
+from qarena.cli.common import (
+    EpisodesOpt,
+    LearnerOpt,
+    SpecArg,
+    announce,
+    app,
+    err,
+    out,
+    told_stop,
+)
 from qarena.errors import QarenaError
 from qarena.evaluate.curve import CURVE_GAMES, MAX_POINTS, Curve, early_points
 from qarena.evaluate.optimality import Optimality
+from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
 from qarena.learn.base import SEATS, LearnConfig, Learner
 from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.learn.opponents import opponent
-from qarena.learn.policyfile import check_writable
 from qarena.learn.run import Progress as RunProgress
 from qarena.learn.run import default_episodes, train_run
 
@@ -167,14 +177,16 @@ def train_command(
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
     cls = learner_class(learner_kind)
-    if episodes is not None and episodes <= 0:
-        raise QarenaError(f"--episodes must be at least 1, not {episodes}")
-    if check_every is not None and check_every <= 0:
-        raise QarenaError(f"--check-every must be at least 1, not {check_every}")
+    if episodes is not None:
+        check_count("--episodes", episodes, MAX_EPISODES)
+    if check_every is not None:
+        check_count("--check-every", check_every, MAX_EPISODES)
     if every is not None and not curve:
         raise QarenaError("--every sets how often --curve records a point; add --curve")
-    if every is not None and every <= 0:
-        raise QarenaError(f"--every must be at least 1, not {every}")
+    if every is not None:
+        check_count("--every", every, MAX_EPISODES)
+    if seed is not None:
+        check_seed(seed)
     if seat not in SEATS:
         raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
     if opponent_name == "self" and seat != "both":
@@ -189,7 +201,10 @@ def train_command(
         "initial": initial,
         "seed": seed,
     }
-    check_writable(out_file)
+    # The one input --out may name is --resume's file: training goes on in place, and the file
+    # is read whole and verified before the new one replaces it atomically.
+    inputs = [opponent_name] if is_file(opponent_name) else []
+    check_target(out_file, inputs)
     if resume is not None:
         learner = load_learner(resume, game, cls.kind)
         if no_canonical and learner.config.canonical:
@@ -198,11 +213,13 @@ def train_command(
             )
         learner.config = _config(cls, learner.config, given)
     else:
-        announce(game)
+        announce(game, cls)
         config = _config(cls, cls.default_config(canonical=not no_canonical), given)
         learner = cls(game, config)
     opp = opponent(learner.tables, opponent_name)
     total = episodes or default_episodes(learner)
+    if check_every is not None:
+        check_checks("--check-every", check_every, total)
     if episodes is None and total >= LONG_RUN_EPISODES:
         err.print(
             f"{game.spec} has many moves to learn: the default run is {total:,} episodes, "
@@ -244,7 +261,7 @@ def train_command(
             on_progress=show,
             should_stop=lambda: stop.set,
         )
-    save_learner(out_file, learner)
+    save_learner(out_file, learner, inputs)
     rate = result.steps / result.seconds if result.seconds > 0 else 0.0
     if as_json:
         record: dict[str, Any] = {
@@ -296,5 +313,5 @@ def train_command(
         out.print(table)
     if result.stopped:
         err.print(f"interrupted after {result.episodes:,} episodes; what was learned is saved.")
-        return 130
+        return told_stop()
     return 0

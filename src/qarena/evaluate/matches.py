@@ -80,6 +80,10 @@ def evaluation_opponents(game: Game) -> tuple[str, ...]:
     return ("random", "perfect")
 
 
+#: Games per call of the match kernel: well under a second on any game the tables fit.
+SERIES_CHUNK = 20_000
+
+
 def _check_agent(tables: GameTables, mask: np.ndarray, who: str) -> None:
     """Every position an agent may face must leave it a legal move to pick."""
     if mask.shape != tables.legal.shape or mask.dtype != np.bool_:
@@ -110,16 +114,20 @@ def play_series(
     _check_agent(tables, first, "the first agent")
     _check_agent(tables, second, "the second agent")
     record = np.zeros(3, dtype=np.int64)
-    play_matches(
-        tables.nxt,
-        tables.result,
-        tables.start,
-        first,
-        second,
-        games,
-        _stream(seed, label),
-        record,
-    )
+    rng = _stream(seed, label)
+    # In chunks, so Ctrl-C is heard between them; the generator carries on from chunk to
+    # chunk, so the games are those of one long call.
+    for start in range(0, games, SERIES_CHUNK):
+        play_matches(
+            tables.nxt,
+            tables.result,
+            tables.start,
+            first,
+            second,
+            min(SERIES_CHUNK, games - start),
+            rng,
+            record,
+        )
     return Record(int(record[0]), int(record[1]), int(record[2]))
 
 

@@ -162,7 +162,7 @@ class HeapGame(Game):
     def parse_position(self, text: str) -> Position:
         example = " ".join(str(p) for p in self.piles)
         parts = text.split()
-        if not parts or not all(re.fullmatch(r"\d+", p) for p in parts):
+        if not parts or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in parts):
             raise PositionError(
                 f"position {text!r} is not pile sizes separated by spaces, like {example!r}"
             )
@@ -184,7 +184,7 @@ class HeapGame(Game):
         return f"{pile + 1}:{take}"
 
     def parse_move(self, text: str) -> Move:
-        m = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", text)
+        m = re.fullmatch(r"\s*([0-9]{1,9})\s*:\s*([0-9]{1,9})\s*", text)
         if not m:
             raise MoveError(
                 f"move {text!r} is not PILE:COUNT; expected like '3:2' (take 2 from pile 3)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from qarena.budget import MAX_HEAP, MAX_PILES, MAX_SIDE, MAX_SPEC_CHARS
 from qarena.errors import SpecError
 from qarena.games.base import Game
 from qarena.games.nim import Nim
@@ -21,7 +22,8 @@ FORMS = (
     "tictactoe[:ROWSxCOLS[:K]] like 'tictactoe:4x4:4'"
 )
 
-_INT = re.compile(r"\d{1,9}")
+# ASCII digits only: int() reads other scripts' digits too, and "nim:३,५" is not a spec.
+_INT = re.compile(r"[0-9]{1,9}")
 
 
 def _rule(text: str, part: str) -> bool:
@@ -33,10 +35,10 @@ def _rule(text: str, part: str) -> bool:
     raise SpecError(f"{text!r}: play is 'misere' or 'normal', not {part!r}")
 
 
-def _positive(text: str, part: str, what: str, form: str) -> int:
-    if not _INT.fullmatch(part) or int(part) < 1:
+def _positive(text: str, part: str, what: str, form: str, most: int = MAX_HEAP) -> int:
+    if not _INT.fullmatch(part) or not 1 <= int(part) <= most:
         raise SpecError(
-            f"{text!r}: {what} must be a whole number of at least 1, not {part!r}; {form}"
+            f"{text!r}: {what} must be a whole number from 1 to {most:,}, not {part!r}; {form}"
         )
     return int(part)
 
@@ -46,6 +48,10 @@ def parse_spec(text: str) -> Game:
     """The game a spec names; raises SpecError with the expected forms otherwise."""
     if not isinstance(text, str) or not text.strip():
         raise SpecError(f"empty game spec; expected {FORMS}")
+    if len(text) > MAX_SPEC_CHARS:
+        raise SpecError(
+            f"the game spec is {len(text):,} characters long; at most {MAX_SPEC_CHARS} are read"
+        )
     name, *rest = text.strip().lower().split(":")
     if name == "nim":
         return _nim(text, rest)
@@ -62,7 +68,10 @@ def _nim(text: str, rest: list[str]) -> Game:
         raise SpecError(f"{text!r} has too many parts; {form}")
     if not rest:
         return Nim(piles=(3, 5, 7))
-    piles = tuple(_positive(text, p, "each pile", form) for p in rest[0].split(","))
+    parts = rest[0].split(",")
+    if len(parts) > MAX_PILES:
+        raise SpecError(f"{text[:40]!r}…: {len(parts):,} piles; at most {MAX_PILES} are played")
+    piles = tuple(_positive(text, p, "each pile", form) for p in parts)
     misere = _rule(text, rest[1]) if len(rest) == 2 else True
     return Nim(piles=piles, misere=misere)
 
@@ -83,10 +92,18 @@ def _tictactoe(text: str, rest: list[str]) -> Game:
         raise SpecError(f"{text!r} has too many parts; {form}")
     if not rest:
         return TicTacToe()
-    m = re.fullmatch(r"(\d{1,4})x(\d{1,4})", rest[0])
+    m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", rest[0])
     if not m:
         raise SpecError(f"{text!r}: the board size {rest[0]!r} is not ROWSxCOLS; {form}")
     rows, cols = int(m.group(1)), int(m.group(2))
+    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+        raise SpecError(
+            f"{text!r}: a board has 1 to {MAX_SIDE} rows and columns, not {rows}x{cols}; {form}"
+        )
     # Without k, a full row of the shorter side wins: 3x3 -> 3, 4x4 -> 4.
-    k = _positive(text, rest[1], "k", form) if len(rest) == 2 else max(min(rows, cols), 1)
+    k = (
+        _positive(text, rest[1], "k", form, max(rows, cols))
+        if len(rest) == 2
+        else max(min(rows, cols), 1)
+    )
     return TicTacToe(rows=rows, cols=cols, k=k)

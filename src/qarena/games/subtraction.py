@@ -41,7 +41,7 @@ class Subtraction(HeapGame):
         return str(position[0])
 
     def parse_position(self, text: str) -> Position:
-        if not re.fullmatch(r"\s*\d+\s*", text):
+        if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text):
             raise PositionError(
                 f"position {text!r} is not a heap size; expected like '{self.heap}'"
             )
@@ -54,7 +54,7 @@ class Subtraction(HeapGame):
         return str(self._move_component(move)[1])
 
     def parse_move(self, text: str) -> Move:
-        if not re.fullmatch(r"\s*\d+\s*", text):
+        if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text):
             raise MoveError(
                 f"move {text!r} is not a count; expected a number 1..{self.k}, like '2'"
             )

@@ -209,7 +209,7 @@ class TicTacToe(Game):
         return f"{string.ascii_lowercase[cell % self.cols]}{cell // self.cols + 1}"
 
     def parse_move(self, text: str) -> Move:
-        m = re.fullmatch(r"\s*([a-zA-Z])(\d+)\s*", text)
+        m = re.fullmatch(r"\s*([a-zA-Z])([0-9]{1,9})\s*", text)
         col = string.ascii_lowercase.index(m.group(1).lower()) if m else -1
         row = int(m.group(2)) - 1 if m else -1
         if not (0 <= col < self.cols and 0 <= row < self.rows):

@@ -10,6 +10,7 @@ import numpy as np
 from qarena.games.base import Game
 from qarena.kernels import learn as k
 from qarena.learn.base import ALL_HYPERPARAMETERS, SCHEDULES, LearnConfig, Learner
+from qarena.learn.policyfile import ArraySpec
 
 
 class AfterstateLearner(Learner):
@@ -26,6 +27,15 @@ class AfterstateLearner(Learner):
     defaults: ClassVar[dict[str, Any]] = {"alpha": 0.5, "epsilon_end": 0.0}
     title = "afterstate TD(0)"
     hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
+    state_per_position = 16  # v: a float64 per seat (at most two)
+    # values(): afterstate codes and rows (int64), learned values, outcomes (int64), finals
+    # and the result (float64), besides judging.
+    work_per_entry = 49
+
+    @classmethod
+    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+        seats = 1 if game.impartial else 2
+        return {"v": ((seats, game.num_positions), np.dtype(np.float64))}
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)

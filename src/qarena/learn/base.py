@@ -8,12 +8,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from qarena.budget import JUDGE_PER_ENTRY, check_memory
 from qarena.errors import QarenaError
 from qarena.evaluate.curve import Curve
 from qarena.evaluate.optimality import Optimality, optimality_of_values
 from qarena.games.base import Game
 from qarena.kernels import learn as k
 from qarena.kernels.rng import seed_state
+from qarena.learn.policyfile import ArraySpec
 from qarena.learn.tables import GameTables, game_tables
 
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
@@ -91,6 +93,30 @@ class Learner(ABC):
     hyperparameters: ClassVar[tuple[str, ...]]
     #: Where this learner's defaults differ from LearnConfig's.
     defaults: ClassVar[dict[str, Any]] = {}
+    #: Bytes of the learner's own tables per (position, move) and per position, and of the
+    #: temporaries its values and their judging hold at once, per (position, move). Read off
+    #: the code; benchmarks/memory.py checks them against measured peak RSS.
+    state_per_entry: ClassVar[int] = 0
+    state_per_position: ClassVar[int] = 0
+    work_per_entry: ClassVar[int] = JUDGE_PER_ENTRY
+
+    @classmethod
+    def memory(cls, game: Game) -> tuple[int, int]:
+        """Bytes of (the learner's tables, its largest set of temporaries) for ``game``."""
+        n = game.num_positions
+        e = n * game.num_moves
+        return cls.state_per_entry * e + cls.state_per_position * n, cls.work_per_entry * e
+
+    @classmethod
+    @abstractmethod
+    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+        """Shape and dtype of each array :meth:`state` holds, known without building anything,
+        so a policy file's headers are checked before any table is allocated."""
+
+    @classmethod
+    def array_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+        """Shape and dtype of every array a policy file of this learner holds."""
+        return {**cls.state_specs(game, config), "rng": ((4,), np.dtype(np.int64))}
 
     @classmethod
     def default_config(cls, **overrides: Any) -> LearnConfig:
@@ -100,6 +126,7 @@ class Learner(ABC):
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         self.game = game
         self.config = config or LearnConfig()
+        check_memory(game, "learn", type(self))
         self.tables: GameTables = game_tables(game)
         self.rng = seed_state(self.config.seed)
         self.episodes = 0

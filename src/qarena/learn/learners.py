@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import fields, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from qarena import __version__
+from qarena.budget import check_memory
 from qarena.errors import QarenaError
 from qarena.evaluate.curve import Curve
 from qarena.games.base import Game
@@ -40,8 +42,13 @@ def make_learner(kind: str, game: Game, config: LearnConfig | None = None) -> Le
     return cls(game, config or cls.default_config())
 
 
-def save_learner(path: str | os.PathLike[str], learner: Learner) -> None:
-    """Write the learner to a policy file, atomically."""
+def save_learner(
+    path: str | os.PathLike[str],
+    learner: Learner,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> None:
+    """Write the learner to a policy file, atomically; ``inputs`` (files the command read) are
+    never overwritten."""
     meta = {
         "game": learner.game.spec,
         "learner": learner.kind,
@@ -54,7 +61,7 @@ def save_learner(path: str | os.PathLike[str], learner: Learner) -> None:
     }
     if learner.curve is not None:
         meta["curve"] = learner.curve.to_json()
-    save_policy(path, learner.arrays(), meta)
+    save_policy(path, learner.arrays(), meta, inputs)
 
 
 def _config(kind: str, hyper: object) -> LearnConfig:
@@ -83,7 +90,7 @@ def load_learner(
     ``game`` and ``kind``, when given, are what the caller needs; a file of another game or
     learner is refused with one line saying which.
     """
-    built: list[Learner] = []
+    found: list[tuple[Game, type[Learner], LearnConfig]] = []
 
     def expect(meta: dict[str, Any]) -> dict[str, ArraySpec]:
         def where(what: str) -> str:
@@ -104,18 +111,23 @@ def load_learner(
                 where(f"it was trained with --learner {learner_kind}, not --learner {kind}")
             )
         for key in ("episodes", "steps"):
-            if not isinstance(meta.get(key), int) or meta[key] < 0:
-                raise QarenaError(where(f"its {key} count is missing or negative"))
+            value = meta.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+                raise QarenaError(where(f"its {key} count is missing or out of range"))
         try:
             config = _config(learner_kind, meta.get("hyperparameters"))
         except QarenaError as e:
             raise QarenaError(where(str(e))) from None
-        learner = LEARNERS[learner_kind](file_game, config)
-        built.append(learner)
-        return {name: (a.shape, a.dtype) for name, a in learner.arrays().items()}
+        cls = LEARNERS[learner_kind]
+        # The game's budget is checked before anything is built: a small file may name a
+        # huge game.
+        check_memory(file_game, "learn", cls)
+        found.append((file_game, cls, config))
+        return cls.array_specs(file_game, config)
 
     data = load_policy(path, expect)
-    learner = built[0]
+    file_game, cls, config = found[0]
+    learner = cls(file_game, config)
     rng = data.arrays["rng"]
     if not np.all((rng >= 0) & (rng <= 0xFFFFFFFF)) or not rng.any():
         raise QarenaError(f"{os.fspath(path)}: its generator state is not valid")

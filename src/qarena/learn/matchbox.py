@@ -9,6 +9,7 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.kernels import learn as k
 from qarena.learn.base import SCHEDULES, LearnConfig, Learner
+from qarena.learn.policyfile import ArraySpec
 
 
 class MatchboxLearner(Learner):
@@ -17,6 +18,16 @@ class MatchboxLearner(Learner):
     kind = "matchbox"
     title = "matchbox"
     hyperparameters = ("epsilon", "epsilon_end", "schedule", "canonical", "seed")
+    state_per_entry = 1  # allowed, bool
+    state_per_position = 4  # alive, int32
+    work_per_entry = 27  # values(): afterstate codes and rows (int64), wins, scores
+
+    @classmethod
+    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+        return {
+            "allowed": ((game.num_positions, game.num_moves), np.dtype(np.bool_)),
+            "alive": ((game.num_positions,), np.dtype(np.int32)),
+        }
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)

@@ -19,16 +19,17 @@ import os
 import re
 import stat
 import struct
+import tokenize
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 
 from qarena.errors import QarenaError
-from qarena.fileio import atomic_open
+from qarena.fileio import atomic_open, check_target
 
 FORMAT = "qarena-policy"
 FORMAT_VERSION = 1
@@ -59,6 +60,12 @@ _DAMAGED_TYPES = (
     OverflowError,
     KeyError,
     IndexError,
+    # numpy reads an npy header with the tokenizer and ast.literal_eval: damaged headers
+    # raise these, and a header naming a strange dtype, TypeError.
+    SyntaxError,
+    tokenize.TokenError,
+    RecursionError,
+    TypeError,
 )
 
 
@@ -100,22 +107,6 @@ def _digest(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:
 
 def _all_finite(a: np.ndarray) -> bool:
     return a.dtype.kind not in "fc" or bool(np.isfinite(a).all())
-
-
-def check_writable(path: str | os.PathLike[str]) -> None:
-    """Raise QarenaError unless a file could be saved at ``path``; call it before long work."""
-    p = os.fspath(path)
-    if os.path.isdir(p):
-        raise QarenaError(f"cannot save to {p}: it is a folder, not a file name")
-    if not os.path.basename(p):
-        raise QarenaError(f"cannot save to {p}: it names no file")
-    folder = os.path.dirname(os.path.abspath(p))
-    if not os.path.exists(folder):
-        raise QarenaError(f"cannot save to {p}: folder {folder} does not exist")
-    if not os.path.isdir(folder):
-        raise QarenaError(f"cannot save to {p}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise QarenaError(f"cannot save to {p}: folder {folder} is not writable")
 
 
 def _prepare(
@@ -171,15 +162,19 @@ def _write_npz(f: IO[bytes], arrays: Mapping[str, np.ndarray], blob: bytes) -> N
 
 
 def save_policy(
-    path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+    path: str | os.PathLike[str],
+    arrays: Mapping[str, np.ndarray],
+    meta: Mapping[str, Any],
+    inputs: Iterable[str | os.PathLike[str]] = (),
 ) -> None:
-    """Write ``arrays`` and ``meta`` to ``path`` atomically: readers see the old file or the
-    new one, never a part. Raises QarenaError (and writes nothing) on bad input or I/O errors."""
+    """Write ``arrays`` and ``meta`` to ``path`` through the one safe writer (qarena.fileio):
+    readers see the old file or the new one, never a part. Raises QarenaError (and writes
+    nothing) on bad input, a refused target or I/O errors."""
     p = os.fspath(path)
-    check_writable(p)
+    check_target(p, inputs)
     out, blob = _prepare(p, arrays, meta)
     try:
-        with atomic_open(p) as f:
+        with atomic_open(p, inputs) as f:
             _write_npz(f, out, blob)
     except OSError as e:
         raise QarenaError(f"cannot write policy file {p}: {e.strerror or e}") from e

@@ -7,6 +7,7 @@ import numpy as np
 from qarena.games.base import Game
 from qarena.kernels import learn as k
 from qarena.learn.base import ALL_HYPERPARAMETERS, SCHEDULES, LearnConfig, Learner
+from qarena.learn.policyfile import ArraySpec
 
 
 class QLearner(Learner):
@@ -15,6 +16,11 @@ class QLearner(Learner):
     kind = "q"
     title = "Q-learning"
     hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
+    state_per_entry = 8  # q, float64
+
+    @classmethod
+    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+        return {"q": ((game.num_positions, game.num_moves), np.dtype(np.float64))}
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)

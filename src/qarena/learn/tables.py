@@ -7,14 +7,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from qarena.budget import check_memory
 from qarena.games.base import Game
 from qarena.kernels.solve import UNREACHED
 from qarena.kernels.tables import fill_tables
-from qarena.solve.solver import check_fits, solve
-
-#: Bytes per (position, move) entry of the tables: next code, canonical next code, canonical
-#: move, move list (int32 each).
-BYTES_PER_ENTRY = 16
+from qarena.solve.solver import solve
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,14 +39,10 @@ class GameTables:
     nmoves: np.ndarray
 
 
-def tables_bytes(game: Game) -> int:
-    return game.num_positions * (game.num_moves * BYTES_PER_ENTRY + 2)
-
-
 @lru_cache(maxsize=4)
 def game_tables(game: Game) -> GameTables:
     """Transition and symmetry tables of every reachable position."""
-    check_fits(game, tables_bytes(game), "learning tables")
+    check_memory(game, "tables")
     solution = solve(game)
     n, moves = game.num_positions, game.num_moves
     nxt = np.empty((n, moves), dtype=np.int32)

@@ -2,68 +2,28 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from qarena.budget import SOLVER_PER_POSITION, check_memory
 from qarena.errors import PositionError, TooLargeError
-from qarena.games.base import MAX_CODE, Game, Move, Position
+from qarena.games.base import Game, Move, Position
 from qarena.kernels.solve import UNREACHED, solve_tables
 
-#: Bytes the solver keeps per encoded position: an int8 value and a uint16 depth.
-BYTES_PER_POSITION = 3
 #: Depths are stored as uint16.
 MAX_PLIES = 2**16 - 1
-#: Share of the memory the machine reports available that tables may take.
-MEMORY_SHARE = 0.6
-
-
-def memory_budget() -> int:
-    """Bytes tables may take: QARENA_MEMORY_LIMIT if set, else a share of available memory."""
-    limit = os.environ.get("QARENA_MEMORY_LIMIT")
-    if limit:
-        try:
-            return int(limit)
-        except ValueError:
-            raise TooLargeError(
-                f"QARENA_MEMORY_LIMIT={limit!r} is not a number of bytes, like 2000000000"
-            ) from None
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(int(line.split()[1]) * 1024 * MEMORY_SHARE)
-    except OSError:
-        pass
-    return 4 * 1024**3
-
-
-def format_bytes(n: int) -> str:
-    """``1.2 GB`` style, decimal units."""
-    value = float(n)
-    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
-        if value < 1000 or unit == "PB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    raise AssertionError("unreachable")
 
 
 def solver_bytes(game: Game) -> int:
     """Bytes the solver's tables take for this game."""
-    return game.num_positions * BYTES_PER_POSITION
+    return game.num_positions * SOLVER_PER_POSITION
 
 
-def check_fits(game: Game, bytes_needed: int, what: str = "solver tables") -> None:
-    """Refuse, before anything is allocated, a game whose tables would not fit."""
-    budget = memory_budget()
-    if game.num_positions >= MAX_CODE or bytes_needed > budget:
-        raise TooLargeError(
-            f"{game.spec} is too large: {game.num_positions:,} encoded positions, so its "
-            f"{what} would take {format_bytes(bytes_needed)}, more than the "
-            f"{format_bytes(budget)} this machine can spare"
-        )
+def check_fits(game: Game) -> None:
+    """Refuse, before anything is allocated, a game too large to solve here."""
+    check_memory(game, "solve")
     if game.max_plies > MAX_PLIES:
         raise TooLargeError(
             f"{game.spec} is too large: games can last {game.max_plies:,} moves; "
@@ -133,7 +93,7 @@ def solve(game: Game) -> Solution:
 
     Raises TooLargeError, before allocating, when the tables would not fit in memory.
     """
-    check_fits(game, solver_bytes(game))
+    check_fits(game)
     n = game.num_positions
     value = np.empty(n, dtype=np.int8)
     depth = np.empty(n, dtype=np.uint16)

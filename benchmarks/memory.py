@@ -1,4 +1,4 @@
-"""Memory estimates against measured peak RSS, for qarena solve and qarena train.
+"""Memory estimates against measured peak RSS, for qarena solve, train and eval.
 
 The memory guard (qarena.budget) refuses a command before it allocates when its estimate does
 not fit; this checks that the estimate is honest: within 25% of the peak resident size that a
@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from qarena.budget import BASE_BYTES, footprint, format_bytes
+from qarena.evaluate.matches import evaluation_opponents
 from qarena.games import parse_spec
 from qarena.learn.learners import learner_class
 
@@ -60,6 +61,7 @@ def main() -> None:
             runs: list[tuple[str, list[str], int]] = [
                 ("solve", ["solve", spec], footprint(game, "solve").total)
             ]
+            opponents = len(evaluation_opponents(game))
             for kind in args.learners.split(","):
                 cls = learner_class(kind)
                 runs.append(
@@ -67,6 +69,13 @@ def main() -> None:
                         f"train -l {kind}",
                         ["train", spec, "-l", kind, "-o", out],
                         footprint(game, "learn", cls).total,
+                    )
+                )
+                runs.append(
+                    (
+                        f"eval ({kind})",
+                        ["eval", out],
+                        footprint(game, "learn", cls, opponents).total,
                     )
                 )
             for name, argv, data in runs:

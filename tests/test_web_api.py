@@ -48,7 +48,7 @@ def wait_job(client: TestClient, job: str, timeout: float = 20) -> dict[str, Any
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         snap = client.get(f"/api/train/{job}").json()
-        if snap["state"] != "running":
+        if snap["state"] not in ("queued", "running"):
             return snap
         time.sleep(0.05)
     raise AssertionError("training did not end")
@@ -198,19 +198,34 @@ def test_bodies_over_16_kb_are_refused(client: TestClient) -> None:
     assert r.status_code == 200
 
 
-def test_too_many_open_games_is_503(tmp_path: Path) -> None:
-    with TestClient(create_app(tmp_path, max_games=3, max_open_games=2)) as client:
-        a = new_game(client, "nim:1,2")
-        new_game(client, "nim:1,2")
-        r = client.post("/api/games", json={"game": "nim:1,2"})
-        assert r.status_code == 503 and "try again" in r.json()["detail"]
-        move(client, a["id"], "2:2")  # finished: no longer open
-        c = new_game(client, "nim:1,2")
-        move(client, c["id"], "2:2")
-        # Three kept (a finished, b open, c finished): a new game evicts the oldest finished.
-        new_game(client, "nim:1,2", policy=a["policy"])
-        assert client.get(f"/api/games/{a['id']}").status_code == 404
-        assert client.get(f"/api/games/{c['id']}").status_code == 200
+def test_at_the_cap_a_new_game_pushes_out_the_least_recently_used(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, max_games=3)) as client:
+        a, b, c = (new_game(client, "nim:1,2") for _ in range(3))
+        client.get(f"/api/games/{a['id']}")  # a is touched: b is now the least recently used
+        # Open games never block a new one: the cap makes room.
+        for _ in range(2):
+            d = new_game(client, "nim:1,2")
+            assert client.get(f"/api/games/{d['id']}").status_code == 200
+        # b went first, then c; a (touched) and the two newest stay.
+        assert client.get(f"/api/games/{b['id']}").status_code == 404
+        assert client.get(f"/api/games/{c['id']}").status_code == 404
+        assert client.get(f"/api/games/{a['id']}").status_code == 200
+        assert len(client.app.state.web.games) == 3  # type: ignore[attr-defined]
+
+
+def test_idle_games_expire(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, idle_seconds=1.0)) as client:
+        idle = new_game(client, "nim:1,2")
+        busy = new_game(client, "nim:1,2")
+        for _ in range(3):  # a touch now and then keeps a game
+            time.sleep(0.4)
+            assert client.get(f"/api/games/{busy['id']}").status_code == 200
+        r = client.get(f"/api/games/{idle['id']}")
+        assert r.status_code == 404 and "without a move" in r.json()["detail"]
+        r = client.post(f"/api/games/{idle['id']}/moves", json={"move": "2:2"})
+        assert r.status_code == 404
+        assert move(client, busy["id"], "2:2")["result"] == "human"
+        assert len(client.app.state.web.games) == 1  # type: ignore[attr-defined]
 
 
 def test_an_unwritable_data_dir_is_one_error(tmp_path: Path) -> None:
@@ -259,14 +274,30 @@ def test_train_store_download_delete(client: TestClient, tmp_path: Path) -> None
     assert client.delete(f"/api/policies/{pid}").status_code == 404
 
 
-def test_training_runs_are_capped_and_can_be_stopped(tmp_path: Path) -> None:
-    with TestClient(create_app(tmp_path, max_training=1)) as client:
+def test_training_runs_wait_in_line_and_can_be_stopped(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, max_training=1, max_queued=2)) as client:
         # Ten million episodes of nim:2,6,7,8 take seconds: still running when stopped.
         r = client.post("/api/train", json={"game": "nim:2,6,7,8", "episodes": 10_000_000})
         assert r.status_code == 202, r.text
         job = r.json()["job"]
+        assert r.json()["state"] == "running" and r.json()["queue_position"] is None
+        # The slot is taken: the next runs wait in line, first come first served.
         second = client.post("/api/train", json={"game": "nim", "episodes": 100})
-        assert second.status_code == 503 and "under way" in second.json()["detail"]
+        assert second.status_code == 202, second.text
+        assert second.json()["state"] == "queued" and second.json()["queue_position"] == 1
+        assert second.json()["waiting"] == "1st in line"
+        third = client.post("/api/train", json={"game": "nim:1,2", "episodes": 100}).json()
+        assert third["state"] == "queued" and third["waiting"] == "2nd in line"
+        page = client.get(f"/train/{third['job']}")
+        assert "Waiting: 2nd in line" in page.text and 'data-state="queued"' in page.text
+        # The line is full: refused with one sentence.
+        full = client.post("/api/train", json={"game": "nim", "episodes": 100})
+        assert full.status_code == 503 and "waiting" in full.json()["detail"]
+        # Stopping a waiting run takes it out of line; the one behind it moves up.
+        stopped = client.delete(f"/api/train/{second.json()['job']}").json()
+        assert stopped["state"] == "failed" and stopped["stopped"] and stopped["policy"] is None
+        assert client.get(f"/api/train/{third['job']}").json()["queue_position"] == 1
+
         assert client.delete(f"/api/train/{job}").status_code == 202
         snap = wait_job(client, job)
         assert snap["state"] == "done" and snap["stopped"]
@@ -274,6 +305,8 @@ def test_training_runs_are_capped_and_can_be_stopped(tmp_path: Path) -> None:
         # What it learned is kept, with its episode count.
         row = client.get(f"/api/policies/{snap['policy']}").json()
         assert row["episodes"] == snap["episodes"]
+        # The slot is free: the waiting run starts and finishes.
+        assert wait_job(client, third["job"])["state"] == "done"
         assert client.post("/api/train", json={"game": "nim", "episodes": 100}).status_code == 202
         assert client.delete("/api/train/nosuchjob").status_code == 404
 
@@ -488,6 +521,7 @@ def test_serve_refuses_with_one_line(case: str, tmp_path: Path) -> None:
     elif case == "data dir is a file":
         data.write_text("not a folder")
         expected = "cannot use the data folder"
+        blocker.close()  # serve checks the port first: leave it free
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "qarena", "serve", "--port", port, "--data-dir", str(data)],

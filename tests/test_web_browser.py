@@ -260,3 +260,52 @@ def test_policies_page_lists_and_deletes_after_confirming(page: Any) -> None:
     expect(row).to_have_count(0)
     page.reload()
     expect(page.locator("#policies tr[data-policy]", has_text="nim:1,3:normal")).to_have_count(0)
+
+
+def test_an_unknown_url_shows_the_sites_not_found_page(page: Any) -> None:
+    response = page.goto("/no/such/page")
+    assert response is not None and response.status == 404
+    expect(page.locator("#error")).to_contain_text("/no/such/page")
+    expect(page.locator("header nav a", has_text="Play")).to_be_visible()
+
+
+def test_a_form_on_another_site_cannot_start_training(page: Any, live_server: str) -> None:
+    # A page of no origin of ours (as any other site would be) posting to the app.
+    page.set_content(
+        f'<form method="post" action="{live_server}/train">'
+        '<input name="game" value="nim:1,2"><button id="go">go</button></form>'
+    )
+    with page.expect_navigation() as navigation:
+        page.locator("#go").click()
+    response = navigation.value
+    assert response is not None and response.status == 403
+    expect(page.locator("#error")).to_contain_text("another site")
+
+
+def test_a_waiting_run_shows_its_place_in_line_then_trains(page: Any, live_server: str) -> None:
+    import json
+    import urllib.request
+
+    def api(method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            live_server + path, data, {"Content-Type": "application/json"}, method=method
+        )
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return json.loads(r.read())
+
+    # Two long runs take both training slots; the third waits.
+    slow = {"game": "nim:2,6,7,8", "episodes": 10_000_000}
+    long_runs = [api("POST", "/api/train", slow)["job"] for _ in range(2)]
+    try:
+        waiting = api("POST", "/api/train", {"game": "nim:1,2", "episodes": 2000})
+        assert waiting["state"] == "queued", waiting
+        page.goto(f"/train/{waiting['job']}")
+        expect(page.locator("#status")).to_contain_text("Waiting: 1st in line")
+        expect(page.locator("#stop-training")).to_contain_text("out of line")
+    finally:
+        for job in long_runs:
+            api("DELETE", f"/api/train/{job}")
+    # Its turn comes: it trains, and the page shows the result when it is done.
+    expect(page.locator("#play-trained")).to_be_visible(timeout=30_000)
+    expect(page.locator("#status")).to_contain_text("Done: 2,000 episodes")

@@ -88,6 +88,12 @@ TABLES_BUILD_PER_ENTRY = 8
 #: Judging a table against the solver (optimality): the solver's move values (float64) and
 #: the masks and scores of the rows judged.
 JUDGE_PER_ENTRY = 17
+#: Each opponent a command plays against (evaluation, curves, a training opponent): its move
+#: mask (bool) and the temporaries of building it.
+OPPONENT_PER_ENTRY = 4
+#: Opponents counted when a policy file is loaded: the most any game is evaluated against
+#: (nim: random, perfect, Bouton's rule, pole positions).
+MOST_OPPONENTS = 4
 
 
 @dataclass(frozen=True)
@@ -109,9 +115,10 @@ def _entries(game: Game) -> tuple[int, int]:
     return n, n * game.num_moves
 
 
-def footprint(game: Game, what: str, learner: type | None = None) -> Footprint:
+def footprint(game: Game, what: str, learner: type | None = None, opponents: int = 0) -> Footprint:
     """What ``what`` ("solve", "tables", "learn") allocates for ``game``; with ``learner`` (a
-    Learner class), its own tables and working arrays are counted too."""
+    Learner class), its own tables and working arrays are counted too, and the move masks of
+    ``opponents`` fixed opponents."""
     n, e = _entries(game)
     solver = SOLVER_PER_POSITION * n
     if what == "solve":
@@ -120,6 +127,7 @@ def footprint(game: Game, what: str, learner: type | None = None) -> Footprint:
     if what == "tables" or learner is None:
         return Footprint(solver, tables, 0, TABLES_BUILD_PER_ENTRY * e)
     state, work = learner.memory(game)  # type: ignore[attr-defined]
+    work += OPPONENT_PER_ENTRY * opponents * e
     return Footprint(solver, tables, state, max(TABLES_BUILD_PER_ENTRY * e, work))
 
 
@@ -159,11 +167,13 @@ def format_count(n: int) -> str:
     return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
 
 
-def check_memory(game: Game, what: str, learner: type | None = None) -> Footprint:
+def check_memory(
+    game: Game, what: str, learner: type | None = None, opponents: int = 0
+) -> Footprint:
     """Refuse, before anything is allocated, a command whose tables would not fit."""
     from qarena.games.base import MAX_CODE
 
-    need = footprint(game, what, learner)
+    need = footprint(game, what, learner, opponents)
     budget = memory_budget()
     n = game.num_positions
     if n >= MAX_CODE or need.total > budget:

@@ -74,12 +74,12 @@ def stop_was_told() -> bool:
     return _Stop.told
 
 
-def announce(game: Game, learner: type[Learner] | None = None) -> None:
-    """Refuse a game too large to solve (or, with ``learner``, to learn) here; say so before a
-    long solve."""
+def announce(game: Game, learner: type[Learner] | None = None, opponents: int = 0) -> None:
+    """Refuse a game too large to solve (or, with ``learner``, to learn against ``opponents``
+    fixed opponents) here; say so before a long solve."""
     check_fits(game)
     if learner is not None:
-        check_memory(game, "learn", learner)
+        check_memory(game, "learn", learner, opponents)
     if game.num_positions > ANNOUNCE_POSITIONS:
         err.print(
             f"Solving {game.spec}: {game.num_positions:,} encoded positions, "

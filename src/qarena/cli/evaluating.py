@@ -150,7 +150,7 @@ def matrix_command(
         check_count("--episodes", episodes, MAX_EPISODES)
     _check_games(games)
     _check_seed(seed)
-    announce(game, cls)
+    announce(game, cls, len(MATRIX_EVALUATION) + 1)
     masks = strategy_masks(game_tables(game), MATRIX_EVALUATION)
     rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
     for trained_against in MATRIX_TRAINING:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import signal
 import socket
 from pathlib import Path
 from typing import Annotated
@@ -61,5 +62,11 @@ def serve_command(
         soft_wrap=True,
         markup=False,
     )
-    uvicorn.run(web, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(web, host=host, port=port, log_level="warning"))
+    # Open progress streams end as soon as the server is asked to stop.
+    web.state.web.stopping = lambda: bool(server.should_exit)
+    # On SIGTERM uvicorn shuts down (the app's shutdown saves running training) and then raises
+    # the signal again with the handler it found; with this one, that ends in a clean exit 0.
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    server.run()
     return 0

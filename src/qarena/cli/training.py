@@ -213,7 +213,8 @@ def train_command(
             )
         learner.config = _config(cls, learner.config, given)
     else:
-        announce(game, cls)
+        # Curves play against random and perfect; a training opponent is one more mask.
+        announce(game, cls, 2 * curve + (opponent_name != "self"))
         config = _config(cls, cls.default_config(canonical=not no_canonical), given)
         learner = cls(game, config)
     opp = opponent(learner.tables, opponent_name)

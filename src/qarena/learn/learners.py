@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from qarena import __version__
-from qarena.budget import check_memory
+from qarena.budget import MOST_OPPONENTS, check_memory
 from qarena.errors import QarenaError
 from qarena.evaluate.curve import Curve
 from qarena.games.base import Game
@@ -121,7 +121,7 @@ def load_learner(
         cls = LEARNERS[learner_kind]
         # The game's budget is checked before anything is built: a small file may name a
         # huge game.
-        check_memory(file_game, "learn", cls)
+        check_memory(file_game, "learn", cls, MOST_OPPONENTS)
         found.append((file_game, cls, config))
         return cls.array_specs(file_game, config)
 

@@ -1,4 +1,9 @@
-"""Training jobs: a learner trained in a background thread, watched through its snapshots."""
+"""Training jobs: a learner trained in a background thread, watched through its snapshots.
+
+At most ``max_running`` runs train at once; the others wait in a bounded line and start, in
+order, as runs end. Runs that a person is waiting on to play (``spot`` runs) go ahead of the
+runs waiting in the background.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,15 @@ MAX_JOBS = 200
 MAX_EPISODES = 10_000_000
 #: Training runs under way at once: one per core of a small machine; more would only share it.
 MAX_RUNNING = 2
+#: Runs that may wait for a free slot; beyond that a new run is refused (a bound on memory and on
+#: how long the last one waits).
+MAX_QUEUED = 16
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 @dataclass
@@ -47,7 +61,8 @@ class Job:
     spot: bool = False
     first: str = "human"
     seconds: float | None = None
-    state: str = "running"  # running, done, failed
+    state: str = "queued"  # queued, running, done, failed
+    queue_position: int | None = None  # 1 for the next to start, while queued
     done: int = 0
     optimality: float | None = None
     points: list[CurvePoint] = field(default_factory=list)
@@ -75,16 +90,27 @@ class Job:
             "spot": self.spot,
             "first": self.first,
             "stopped": self.stopped,
+            "queue_position": self.queue_position,
+            "waiting": None
+            if self.queue_position is None
+            else f"{ordinal(self.queue_position)} in line",
         }
 
 
 class Jobs:
-    """Training jobs by id, each in its own daemon thread; finished policies go to the store."""
+    """Training jobs by id, each in its own daemon thread once it starts; finished policies go
+    to the store."""
 
-    def __init__(self, store: PolicyStore, max_running: int = MAX_RUNNING) -> None:
+    def __init__(
+        self, store: PolicyStore, max_running: int = MAX_RUNNING, max_queued: int = MAX_QUEUED
+    ) -> None:
         self.store = store
         self.max_running = max_running
+        self.max_queued = max_queued
         self._jobs: dict[str, Job] = {}
+        self._queue: list[Job] = []  # in the order they will start
+        self._threads: dict[str, threading.Thread] = {}
+        self._closed = False
         self._lock = threading.Lock()
 
     def get(self, job_id: str) -> Job:
@@ -95,13 +121,14 @@ class Jobs:
         return job
 
     def spot_job(self, game: Game) -> Job | None:
-        """A running on-the-spot job for this game, to share rather than start another."""
+        """A running or waiting on-the-spot job for this game, to share rather than start
+        another."""
         with self._lock:
             return next(
                 (
                     j
                     for j in self._jobs.values()
-                    if j.spot and j.state == "running" and j.game.spec == game.spec
+                    if j.spot and j.state in ("queued", "running") and j.game.spec == game.spec
                 ),
                 None,
             )
@@ -118,7 +145,8 @@ class Jobs:
         first: str = "human",
         seconds: float | None = None,
     ) -> Job:
-        """Check the settings, then train in the background."""
+        """Check the settings, then train in the background: at once if a slot is free, else
+        after the runs ahead of it in line. Full when the line is full."""
         fresh = make_learner(learner, game, config)  # checks the learner's name
         if opponent_name not in ("self", "random", "perfect"):
             raise QarenaError(
@@ -139,22 +167,85 @@ class Jobs:
             seconds=seconds,
         )
         with self._lock:
-            running = sum(j.state == "running" for j in self._jobs.values())
-            if running >= self.max_running:
+            if self._closed:
+                raise Full("the server is stopping; start the run again once it is back")
+            if self._running() >= self.max_running and len(self._queue) >= self.max_queued:
                 raise Full(
-                    f"{running} training runs are under way; start another when one has finished"
+                    f"{self._running()} training runs are under way and {len(self._queue)} are "
+                    "waiting, the most this server keeps; try again when one has finished"
                 )
-            finished = [j for j in self._jobs.values() if j.state != "running"]
+            finished = [j for j in self._jobs.values() if j.state in ("done", "failed")]
             for old in finished[: max(0, len(self._jobs) + 1 - MAX_JOBS)]:
                 del self._jobs[old.id]
             self._jobs[job.id] = job
-        threading.Thread(target=self._run, args=(job,), daemon=True, name=f"train-{job.id}").start()
+            # A person waiting to play goes ahead of runs waiting in the background (their
+            # runs are short: they stop after ``seconds``); the line is first come, first
+            # served otherwise.
+            at = len(self._queue)
+            if spot:
+                at = next((i for i, j in enumerate(self._queue) if not j.spot), at)
+            self._queue.insert(at, job)
+            self._dispatch()
         return job
 
-    def run_now(self, job: Job) -> None:
-        """Wait for a job to end (used by API calls that train on the spot)."""
-        while job.state == "running":
-            time.sleep(0.05)
+    def cancel(self, job: Job) -> None:
+        """Stop a job: a running one between chunks (what it learned is saved); a waiting one
+        leaves the line at once, having learned nothing."""
+        with self._lock:
+            job.cancel = True
+            if job.state == "queued":
+                self._drop(job, "it was stopped while waiting in line, before it learned anything")
+                self._renumber()
+
+    def shutdown(self, timeout: float) -> int:
+        """Drop the waiting runs, stop the running ones and wait up to ``timeout`` seconds for
+        them to save what they learned, refusing new runs meanwhile. Returns how many are still
+        running. (New runs are taken again afterwards: an app may be served again, as test
+        harnesses do.)"""
+        with self._lock:
+            self._closed = True
+            for job in [*self._queue]:
+                self._drop(job, "the server stopped before this run started")
+            for job in self._jobs.values():
+                if job.state == "running":
+                    job.cancel = True
+            threads = list(self._threads.values())
+        deadline = time.monotonic() + timeout
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            self._closed = False
+        return sum(t.is_alive() for t in threads)
+
+    def _running(self) -> int:
+        return sum(j.state == "running" for j in self._jobs.values())
+
+    def _drop(self, job: Job, why: str) -> None:
+        """Take a waiting job out of the line (under the lock)."""
+        self._queue.remove(job)
+        job.queue_position = None
+        job.stopped = True
+        job.error, job.state = why, "failed"
+        job.version += 1
+
+    def _dispatch(self) -> None:
+        """Start waiting jobs while slots are free, then number the rest (under the lock)."""
+        while self._queue and self._running() < self.max_running and not self._closed:
+            job = self._queue.pop(0)
+            job.state, job.queue_position = "running", None
+            job.version += 1
+            thread = threading.Thread(
+                target=self._run, args=(job,), daemon=True, name=f"train-{job.id}"
+            )
+            self._threads[job.id] = thread
+            thread.start()
+        self._renumber()
+
+    def _renumber(self) -> None:
+        for i, job in enumerate(self._queue, 1):
+            if job.queue_position != i:
+                job.queue_position = i
+                job.version += 1
 
     def _run(self, job: Job) -> None:
         try:
@@ -190,6 +281,9 @@ class Jobs:
             )
             job.done = result.episodes
             job.stopped = result.stopped
+            if result.episodes == 0:
+                # Stopped (the server shutting down) before the first chunk: nothing to keep.
+                raise QarenaError("it was stopped before it learned anything")
             job.optimality = result.optimality.share
             job.points = [*curve.points]
             job.policy = self.store.add(learner).id
@@ -201,3 +295,6 @@ class Jobs:
             job.error, job.state = f"training failed: {e}", "failed"
         finally:
             job.version += 1
+            with self._lock:
+                self._threads.pop(job.id, None)
+                self._dispatch()  # this run's slot is free: the next in line starts

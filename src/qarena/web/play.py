@@ -1,4 +1,5 @@
-"""Games in play: a person against a frozen agent, kept in memory with a cap."""
+"""Games in play: a person against a frozen agent, kept in memory with a cap and an idle
+timeout."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.errors import IllegalMoveError, QarenaError
+from qarena.errors import IllegalMoveError, MoveError, QarenaError
 from qarena.games import WIN, Game, Move, Position
 from qarena.games.words import ending, illegal, played
 
@@ -26,7 +27,13 @@ class Conflict(QarenaError):
 
 
 class Full(QarenaError):
-    """Too many games open at once."""
+    """The server is too busy for this now (the training line is full); try again later."""
+
+
+#: Games kept in memory at once; a new one pushes out the least recently used.
+MAX_GAMES = 1_000
+#: A game nobody has touched for this long is forgotten.
+IDLE_SECONDS = 30 * 60.0
 
 
 @dataclass
@@ -94,6 +101,9 @@ class Session:
         """The person's move (as text), then the AI's reply."""
         if self.over:
             raise Conflict("The game is over; start a new game.")
+        if not text.isascii():
+            # Python reads digits of any script ("३:१" as 3:1); a move is typed in ASCII.
+            raise MoveError(f"{text!r} is not a move: write moves with ASCII digits and letters")
         game, position = self.game, self.position
         move = game.parse_move(text)
         if move not in game.legal_moves(position):
@@ -160,13 +170,14 @@ class Session:
 
 
 class Games:
-    """Games in play, by id. Keeps at most ``max_games``, evicting finished games first (oldest
-    first), then open games idle for ``idle_seconds``; refuses a new game when ``max_open``
-    unfinished games are kept."""
+    """Games in play, by id, least recently used first. A game idle for ``idle_seconds`` is
+    forgotten; at ``max_games``, a new game pushes out the least recently used one. So old games
+    never stop a new one from starting, and memory stays bounded."""
 
-    def __init__(self, max_games: int = 1_000, max_open: int = 500, idle_seconds: float = 3600):
+    def __init__(self, max_games: int = MAX_GAMES, idle_seconds: float = IDLE_SECONDS) -> None:
+        if max_games < 1:
+            raise ValueError("max_games must be at least 1")
         self.max_games = max_games
-        self.max_open = max_open
         self.idle_seconds = idle_seconds
         self._games: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
@@ -175,12 +186,16 @@ class Games:
         return len(self._games)
 
     def get(self, game_id: str) -> Session:
+        """The game, touched (now the most recently used); NotFound when there is none or it
+        has been idle too long."""
         with self._lock:
+            now = time.monotonic()
+            self._expire(now)
             session = self._games.get(game_id)
             if session is None:
                 raise NotFound(game_id)
             self._games.move_to_end(game_id)
-            session.touched = time.monotonic()
+            session.touched = now
             return session
 
     def new(self, agent: Agent, first: str, seed: int | None = None) -> Session:
@@ -191,26 +206,17 @@ class Games:
         )
         session.start()
         with self._lock:
-            self._make_room()
+            self._expire(time.monotonic())
+            while len(self._games) >= self.max_games:
+                self._games.popitem(last=False)
             self._games[session.id] = session
         return session
 
-    def _make_room(self) -> None:
-        now = time.monotonic()
-        idle = [
-            gid
-            for gid, s in self._games.items()
-            if not s.over and now - s.touched > self.idle_seconds
-        ]
-        for gid in idle:
-            del self._games[gid]
-        open_games = sum(1 for s in self._games.values() if not s.over)
-        if open_games >= self.max_open:
-            raise Full(
-                f"{open_games} games are under way, the most this server keeps; "
-                "finish one or try again later."
-            )
-        while len(self._games) >= self.max_games:
-            finished = next((gid for gid, s in self._games.items() if s.over), None)
-            # max_open < max_games, so some game is over here; guard anyway.
-            del self._games[finished if finished is not None else next(iter(self._games))]
+    def _expire(self, now: float) -> None:
+        """Forget idle games (under the lock). The least recently used come first, so this
+        stops at the first game still in use."""
+        while self._games:
+            oldest = next(iter(self._games.values()))
+            if now - oldest.touched <= self.idle_seconds:
+                break
+            self._games.popitem(last=False)

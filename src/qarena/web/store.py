@@ -2,27 +2,35 @@
 
 A policy file is written first (atomically, by ``save_learner``) and its index row inserted
 after; a delete removes the row first and the file after. So the index never names a missing
-file for long, and a crash leaves at worst an unlisted file.
+file for long, and a crash leaves at worst an unlisted file (or a writer's temp file), which
+:meth:`PolicyStore.tidy` puts right when the web app starts.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from qarena.errors import QarenaError
+from qarena.fileio import remove_stale_temps
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.policyfile import ArraySpec, load_policy
+
+log = logging.getLogger("qarena.web")
 
 _ID = re.compile(r"[0-9a-f]{12}")
+_FILE = re.compile(r"([0-9a-f]{12})\.npz")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS policies (
@@ -40,6 +48,42 @@ def default_data_dir() -> Path:
     """``$XDG_DATA_HOME/qarena``, else ``~/.local/share/qarena``."""
     base = os.environ.get("XDG_DATA_HOME")
     return Path(base) / "qarena" if base else Path.home() / ".local" / "share" / "qarena"
+
+
+class _Peeked(Exception):
+    """Carries a policy file's game out of ``load_policy`` before its arrays are read."""
+
+    def __init__(self, game: object) -> None:
+        super().__init__()
+        self.game = game
+
+
+def _file_game(path: Path) -> object:
+    """The ``game`` a policy file's metadata names (QarenaError if it is unreadable), read
+    without building the learner: its tables may be too big to build here."""
+
+    def peek(meta: dict[str, Any]) -> dict[str, ArraySpec]:
+        raise _Peeked(meta.get("game"))
+
+    try:
+        load_policy(path, peek)
+    except _Peeked as p:
+        return p.game
+    raise QarenaError(f"{path}: not read")  # pragma: no cover - peek always raises
+
+
+@dataclass(frozen=True)
+class Tidied:
+    """What :meth:`PolicyStore.tidy` did."""
+
+    temps: int = 0  # temp files of dead writers removed
+    indexed: int = 0  # policy files without a row, indexed
+    removed: int = 0  # files without a row that are not valid policies, removed
+    skipped: int = 0  # files without a row for games too big to load here, left alone
+    dropped: int = 0  # rows whose file is missing, deleted
+
+    def __bool__(self) -> bool:
+        return any((self.temps, self.indexed, self.removed, self.skipped, self.dropped))
 
 
 @dataclass(frozen=True)
@@ -98,20 +142,65 @@ class PolicyStore:
         """Save the learner's file, then index it."""
         policy_id = secrets.token_hex(6)
         save_learner(self.path(policy_id), learner)
+        return self._index(policy_id, learner, datetime.now(UTC))
+
+    def _index(self, policy_id: str, learner: Learner, created: datetime) -> PolicyRow:
         row = PolicyRow(
             policy_id,
             learner.game.spec,
             learner.kind,
             learner.episodes,
             learner.optimality().share,
-            datetime.now(UTC).isoformat(timespec="seconds"),
+            created.isoformat(timespec="seconds"),
         )
         with self._db() as db:
+            # OR REPLACE: another server starting on this folder may have indexed the file
+            # between our save and this insert; the rows are the same.
             db.execute(
-                "INSERT INTO policies VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO policies VALUES (?, ?, ?, ?, ?, ?)",
                 (row.id, row.game, row.learner, row.episodes, row.optimality, row.created),
             )
         return row
+
+    def tidy(self, fits: Callable[[str], bool] = lambda spec: True) -> Tidied:
+        """Put right what killed writers left: remove their temp files; index policy files that
+        have no row (if they load; ``fits(spec)`` says whether their game may be loaded here at
+        all) or remove them (if they do not); delete rows whose file is gone."""
+        temps = remove_stale_temps(self.folder)
+        with self._db() as db:
+            rows = {r[0] for r in db.execute("SELECT id FROM policies")}
+        files = set()
+        with os.scandir(self.folder) as entries:
+            for entry in entries:
+                found = _FILE.fullmatch(entry.name)
+                if found and entry.is_file(follow_symlinks=False):
+                    files.add(found.group(1))
+        gone = sorted(rows - files)
+        if gone:
+            with self._db() as db:
+                db.executemany("DELETE FROM policies WHERE id = ?", [(i,) for i in gone])
+        indexed = removed = skipped = 0
+        for policy_id in sorted(files - rows):
+            path = self.path(policy_id)
+            try:
+                spec = _file_game(path)
+                if isinstance(spec, str) and not fits(spec):
+                    log.warning("left %s alone: its game %s is too big to load here", path, spec)
+                    skipped += 1
+                    continue
+                learner = load_learner(path)
+                modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+                self._index(policy_id, learner, modified)
+                indexed += 1
+            except QarenaError as e:
+                log.warning("removed %s: it is not a valid policy file (%s)", path, e)
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                removed += 1
+            except Exception:  # not the file's fault, as far as we know: keep it
+                log.exception("could not check %s; left it alone", path)
+                skipped += 1
+        return Tidied(temps, indexed, removed, skipped, len(gone))
 
     def get(self, policy_id: str) -> PolicyRow:
         """The row; KeyError when there is none."""

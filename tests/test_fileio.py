@@ -162,3 +162,21 @@ def test_a_live_lock_is_respected(tmp_path: Path) -> None:
         assert remove_stale_temps(tmp_path) == 0
     assert remove_stale_temps(tmp_path) == 1
     assert not live.exists()
+
+
+def test_a_replaced_file_keeps_its_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "private.npz"
+    target.write_bytes(b"old")
+    target.chmod(0o600)
+    write_atomic(target, b"new")
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600 and target.read_bytes() == b"new"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="changing a file's owner needs root")
+def test_root_keeps_the_owner_of_a_replaced_file(tmp_path: Path) -> None:
+    target = tmp_path / "users.csv"
+    target.write_bytes(b"old")
+    os.chown(target, 1234, 5678)
+    write_atomic(target, b"new")
+    st = os.stat(target)
+    assert (st.st_uid, st.st_gid) == (1234, 5678)

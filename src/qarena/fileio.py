@@ -11,6 +11,7 @@ What it guarantees, whoever runs it (root included):
   same file as one of them (by device and inode, so links and hard links count) is refused.
 - **Atomic.** Data goes to a temp file beside the target, is fsynced, renamed over the target,
   and the folder is fsynced: a crash leaves the old file or the new one, never half of either.
+- **A replaced file keeps its permissions** (and, written by root, its owner).
 - **No temp file outlives its writer for long.** Each temp file is locked (``flock``) by the
   process writing it; any later write into the same folder, and the web app's start, remove
   every temp file of ours whose writer is gone (a kill -9, a power cut).
@@ -218,6 +219,21 @@ def _create_temp(folder: str, name: str) -> tuple[str, int]:
         os.close(fd)
 
 
+def _keep_mode(fd: int, target: str) -> None:
+    """A replaced file keeps its permission bits (a private file stays private) and, when root
+    writes it, its owner."""
+    try:
+        old = os.lstat(target)
+    except OSError:
+        return  # a new file: the umask decides, as for any file
+    if not stat.S_ISREG(old.st_mode):
+        return
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        with contextlib.suppress(OSError):
+            os.fchown(fd, old.st_uid, old.st_gid)
+
+
 @contextlib.contextmanager
 def atomic_open(path: PathLike, inputs: Iterable[PathLike] = ()) -> Iterator[IO[bytes]]:
     """A binary file that becomes ``path`` when the block ends without error (see the module
@@ -231,6 +247,7 @@ def atomic_open(path: PathLike, inputs: Iterable[PathLike] = ()) -> Iterator[IO[
     remove_stale_temps(folder)
     tmp, fd = _create_temp(folder, name)
     try:
+        _keep_mode(fd, target)
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()

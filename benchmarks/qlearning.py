@@ -14,7 +14,7 @@ import time
 
 from qarena.games import parse_spec
 from qarena.learn.learners import learner_class, make_learner
-from qarena.learn.run import default_episodes, train_run
+from qarena.training.run import default_episodes, train_run
 
 RUNS = [
     ("q", "nim"),

@@ -341,7 +341,7 @@ def test_eval_refuses_bad_counts(tmp_path: Path, capsys: pytest.CaptureFixture[s
 MATCH_SCRIPT = """
 import sys
 from qarena.games import parse_spec
-from qarena.learn.tables import game_tables
+from qarena.transitions.build import game_tables
 from qarena.evaluate.report import strategy_mask
 from qarena.evaluate.matches import play_series
 t = game_tables(parse_spec(sys.argv[1]))
@@ -381,7 +381,7 @@ def test_default_curve_shows_the_start_of_learning(
 
 
 def test_a_full_curve_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from qarena.evaluate.curve import MAX_POINTS, Curve, CurvePoint
+    from qarena.learn.curve import MAX_POINTS, Curve, CurvePoint
     from qarena.learn.learners import save_learner
 
     path = _train(tmp_path / "f.npz", "nim:1,2", "--episodes", "10")

@@ -20,7 +20,7 @@ from qarena.evaluate.explain import (
     explain_subtraction,
 )
 from qarena.games import DRAW, LOSS, WIN, Game, Nim, Position, Subtraction, parse_spec
-from qarena.kernels.solve import UNREACHED
+from qarena.kernels.constants import UNREACHED
 from qarena.learn.learners import load_learner
 from qarena.solve import solve
 

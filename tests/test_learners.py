@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import LEARNERS, load_learner, make_learner, save_learner
-from qarena.learn.opponents import opponent
-from qarena.learn.run import default_episodes, train_run
 from qarena.solve import solve
+from qarena.training.run import default_episodes, train_run
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ import hashlib, sys
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import make_learner
-from qarena.learn.opponents import opponent
+from qarena.agents.opponents import opponent
 kind, spec, opp = sys.argv[1:4]
 learner = make_learner(kind, parse_spec(spec), LearnConfig(seed=11, alpha=0.5, epsilon_end=0.2))
 steps = learner.train(1500, opponent(learner.tables, opp))

@@ -12,6 +12,7 @@ import pexpect
 import pytest
 from rich.console import Console
 
+from qarena import match
 from qarena.cli import play
 from qarena.cli.app import run
 from qarena.cli.render import draw
@@ -259,7 +260,7 @@ def test_corrupt_policy_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_training_on_the_spot_stops_when_time_is_up(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(play, "TRAIN_SECONDS", -1.0)
+    monkeypatch.setattr(match, "TRAIN_SECONDS", -1.0)
     learner = play._trained(parse_spec("nim:1,2"))
     assert learner.episodes == 0
     message = capsys.readouterr().err

@@ -11,13 +11,13 @@ import sys
 import numpy as np
 import pytest
 
+from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
-from qarena.evaluate.optimality import optimality_of_values
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
-from qarena.learn.opponents import opponent
 from qarena.learn.qlearning import QLearner
 from qarena.solve import solve
+from qarena.transitions.judge import optimality_of_values
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ def test_optimality_matches_an_independent_count(spec: str, episodes: int) -> No
 SCRIPT = """
 import hashlib, sys
 from qarena.games import parse_spec
-from qarena.learn.opponents import opponent
+from qarena.agents.opponents import opponent
 from qarena.learn.base import LearnConfig
 from qarena.learn.qlearning import QLearner
 spec, opp, canonical = sys.argv[1], sys.argv[2], sys.argv[3] == "1"

@@ -38,6 +38,8 @@ MAX_EPISODES = 10_000_000_000
 MAX_GAMES = 100_000_000
 #: Most optimality checks in one training run (each one judges the whole table).
 MAX_CHECKS = 10_000
+#: Encodings must fit a signed 64-bit integer, the index type of every table and kernel.
+MAX_CODE = 2**62
 #: Seeds are unsigned 63-bit numbers.
 MAX_SEED = 2**63 - 1
 
@@ -171,8 +173,6 @@ def check_memory(
     game: Game, what: str, learner: type | None = None, opponents: int = 0
 ) -> Footprint:
     """Refuse, before anything is allocated, a command whose tables would not fit."""
-    from qarena.games.base import MAX_CODE
-
     need = footprint(game, what, learner, opponents)
     budget = memory_budget()
     n = game.num_positions

@@ -36,10 +36,7 @@ class GreedyAgent:
         return float(self.values[self.game.encode(position), move])
 
     def value_text(self, position: Position, move: Move) -> str:
-        v = self.value(position, move)
-        if self.learner.kind == "matchbox":
-            return "allowed" if v else "removed"
-        return f"{v:+.3f}"
+        return self.learner.format_value(self.value(position, move))
 
     def would_play(self, position: Position, move: Move) -> bool:
         """Is ``move`` one of the greedy moves the agent picks among here?"""

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import reduce
-from operator import xor
 
 import numpy as np
 
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
-from qarena.games.nim import HeapGame, Nim
-from qarena.games.subtraction import Subtraction
+from qarena.games.nim import POLE_POSITIONS, is_pole_position
 from qarena.solve.solver import Solution, solve
 
 
@@ -59,102 +56,84 @@ class PerfectAgent:
         return moves[int(self.rng.integers(len(moves)))]
 
 
-def _take_from_largest(game: HeapGame, position: Position) -> Move:
-    """Take one object from the largest pile: no winning move exists, so hold out."""
-    pile = max(range(len(position)), key=lambda i: (position[i], -i))
-    return game.move_for(pile, 1)
+def _check_rule(game: Game, name: str, what: str) -> None:
+    if name not in game.rule_players:
+        raise QarenaError(f"the {what} agent plays {_PLAYS[name]}, not {game.spec}")
+
+
+_PLAYS = {"bouton": "nim", "poles": "nim", "subtraction": "subtraction"}
 
 
 @dataclass
-class BoutonAgent:
-    """Bouton's rule for nim: leave a nim-sum of zero; in misère play, when only piles of one
-    would remain, leave an odd number of them instead. No table, no search."""
+class RuleAgent:
+    """A closed-form player the game names (``game.rule_players``); the game makes its moves.
+    No table, no search."""
 
     game: Game
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in self.game.rule_players:
+            raise QarenaError(f"{self.game.spec} has no {self.name!r} player")
+
+    def act(self, position: Position) -> Move:
+        _legal(self.game, position)
+        return self.game.rule_move(self.name, position)
+
+
+@dataclass
+class BoutonAgent(RuleAgent):
+    """Bouton's rule for nim: leave a nim-sum of zero; in misère play, when only piles of one
+    would remain, leave an odd number of them instead."""
+
     name: str = "bouton"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.game, Nim):
-            raise QarenaError(f"the bouton agent plays nim, not {self.game.spec}")
-
-    def act(self, position: Position) -> Move:
-        game = self.game
-        assert isinstance(game, Nim)
-        _legal(game, position)
-        big = [i for i, h in enumerate(position) if h >= 2]
-        ones = sum(1 for h in position if h == 1)
-        if game.misere and len(big) == 1:
-            # The last big pile decides the endgame: leave an odd number of single objects.
-            i = big[0]
-            take = position[i] - 1 if ones % 2 == 0 else position[i]
-            return game.move_for(i, take)
-        if game.misere and not big:
-            return game.move_for(position.index(1), 1)
-        total = reduce(xor, position, 0)
-        if total == 0:
-            return _take_from_largest(game, position)
-        i = next(i for i, h in enumerate(position) if h ^ total < h)
-        return game.move_for(i, position[i] - (position[i] ^ total))
+        _check_rule(self.game, self.name, "bouton")
 
 
 @dataclass
-class SubtractionRuleAgent:
+class SubtractionRuleAgent(RuleAgent):
     """The subtraction game's rule: normal play leaves a multiple of k+1, misère one more."""
 
-    game: Game
     name: str = "subtraction"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.game, Subtraction):
-            raise QarenaError(f"the subtraction-rule agent plays subtraction, not {self.game.spec}")
-
-    def act(self, position: Position) -> Move:
-        game = self.game
-        assert isinstance(game, Subtraction)
-        _legal(game, position)
-        heap, k = position[0], game.k
-        take = (heap - 1 if game.misere else heap) % (k + 1)
-        return game.move_for(0, take if take > 0 else 1)
-
-
-#: The "pole positions" of the 3-5-7 matchstick game, as multisets of non-empty piles.
-POLE_POSITIONS: tuple[tuple[int, ...], ...] = ((1, 1, 1), (1, 2, 3), (2, 4, 6), (1, 4, 5))
-
-
-def is_pole_position(position: Position) -> bool:
-    """1-1-1, 1-2-3, 2-4-6, 1-4-5, or exactly two equal piles left (pile order irrelevant)."""
-    left = tuple(sorted(h for h in position if h))
-    return left in POLE_POSITIONS or (len(left) == 2 and left[0] == left[1])
+        _check_rule(self.game, self.name, "subtraction-rule")
 
 
 @dataclass
-class PolesAgent:
+class PolesAgent(RuleAgent):
     """The human "pole positions" heuristic: leave a pole position when possible, otherwise take
     a single match (from the largest pile). A known imperfect strategy, kept to measure against."""
 
-    game: Game
     name: str = "poles"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.game, Nim):
-            raise QarenaError(f"the poles agent plays nim, not {self.game.spec}")
+        _check_rule(self.game, self.name, "poles")
 
-    def act(self, position: Position) -> Move:
-        game = self.game
-        assert isinstance(game, Nim)
-        for move in _legal(game, position):
-            if is_pole_position(game._apply_unchecked(position, move)):
-                return move
-        return _take_from_largest(game, position)
 
+__all__ = [
+    "POLE_POSITIONS",
+    "STRATEGIES",
+    "BoutonAgent",
+    "PerfectAgent",
+    "PolesAgent",
+    "RandomAgent",
+    "RuleAgent",
+    "SubtractionRuleAgent",
+    "is_pole_position",
+    "make_agent",
+]
 
 STRATEGIES = ("random", "perfect", "bouton", "subtraction", "poles")
 
 
 def make_agent(
     name: str, game: Game, seed: int | None = None
-) -> RandomAgent | PerfectAgent | (BoutonAgent | SubtractionRuleAgent | PolesAgent):
-    """A strategy agent by name: random, perfect, bouton, subtraction or poles."""
+) -> RandomAgent | PerfectAgent | RuleAgent:
+    """A strategy agent by name: random, perfect, or one of the game's rule players (bouton,
+    subtraction, poles...)."""
     if name == "random":
         return RandomAgent(game, seed)
     if name == "perfect":
@@ -165,4 +144,6 @@ def make_agent(
         return SubtractionRuleAgent(game)
     if name == "poles":
         return PolesAgent(game)
+    if name in game.rule_players:
+        return RuleAgent(game, name)
     raise QarenaError(f"unknown agent {name!r}; expected one of {', '.join(STRATEGIES)}")

@@ -15,11 +15,11 @@ import typer
 from qarena.cli import (  # noqa: F401
     evaluating,
     explain,
+    inspecting,
     play,
     plotting,
     serve,
     solving,
-    tables,
     training,
 )
 from qarena.cli.common import STOPPED, app, err, stop_was_told

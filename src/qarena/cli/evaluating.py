@@ -10,6 +10,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from qarena.agents.opponents import opponent
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
@@ -26,9 +27,8 @@ from qarena.evaluate.matches import Record, SeatRecords, play_series
 from qarena.evaluate.report import evaluate, record_against, strategy_masks
 from qarena.games import parse_spec
 from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.opponents import opponent
-from qarena.learn.run import default_episodes, train_run
-from qarena.learn.tables import game_tables
+from qarena.training.run import default_episodes, train_run
+from qarena.transitions.build import game_tables
 
 GamesOpt = Annotated[
     int, typer.Option("--games", "-n", help="Games in each seat against each opponent.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -16,28 +15,17 @@ from rich.table import Table
 from qarena.agents.greedy import GreedyAgent
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, told_stop
-from qarena.cli.render import draw, mark_to_move
+from qarena.cli.render import draw
 from qarena.errors import QarenaError, SpecError
 from qarena.fileio import is_dir, is_file
-from qarena.games import (
-    WIN,
-    Game,
-    Move,
-    Position,
-    TicTacToe,
-    parse_spec,
-    value_name,
-)
-from qarena.games.words import ending, illegal, move_help, played, rules, sentence
+from qarena.games import Game, Move, Position, parse_spec, value_name
+from qarena.games.words import move_help, played, rules, sentence
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.run import default_episodes, train_run
+from qarena.match import SPOT_LEARNER, Match, Result, train_on_the_spot
 from qarena.solve import Solution, solve
 
 FIRST = ("human", "ai", "random")
-
-#: Training on the spot stops after this long, perfect or not: the person is waiting.
-TRAIN_SECONDS = 10.0
 
 COMMANDS = "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
 
@@ -56,6 +44,14 @@ class _Score:
     def games(self) -> int:
         return self.you + self.ai + self.draws
 
+    def add(self, result: Result) -> None:
+        if result == "human":
+            self.you += 1
+        elif result == "ai":
+            self.ai += 1
+        else:
+            self.draws += 1
+
     def __str__(self) -> str:
         return f"you {self.you} – AI {self.ai} – draws {self.draws}"
 
@@ -65,27 +61,15 @@ def _seconds(s: float) -> str:
 
 
 def _trained(game: Game) -> Learner:
-    """A Q-learning agent trained by self-play with its defaults, for at most TRAIN_SECONDS."""
-    learner_kind = learner_class("q")
-    announce(game, learner_kind)
-    learner = learner_kind(game, learner_kind.default_config())
-    err.print(
-        f"Training a {learner.title} agent on {game.spec} by self-play…", end="", soft_wrap=True
-    )
-    # Compile (or load the cached) kernels and solve first: the time limit is for training.
-    learner.warm_up()
-    learner.optimality()
-    t0 = time.monotonic()
-    result = train_run(
-        learner,
-        default_episodes(learner),
-        until_perfect=True,
-        should_stop=lambda: time.monotonic() - t0 > TRAIN_SECONDS,
-    )
-    took = _seconds(time.monotonic() - t0)
+    """An agent trained on the spot (see ``train_on_the_spot``), saying how it went."""
+    kind = learner_class(SPOT_LEARNER)
+    announce(game, kind)
+    err.print(f"Training a {kind.title} agent on {game.spec} by self-play…", end="", soft_wrap=True)
+    training = train_on_the_spot(game)
+    result, took = training.result, _seconds(training.seconds)
     if result.perfect_at is not None:
         err.print(f" perfect play after {result.episodes:,} episodes ({took}).", soft_wrap=True)
-        return learner
+        return training.learner
     done = (
         f"time is up after {result.episodes:,} episodes ({took})"
         if result.stopped
@@ -96,7 +80,7 @@ def _trained(game: Game) -> Learner:
         "so it can slip.",
         soft_wrap=True,
     )
-    return learner
+    return training.learner
 
 
 def _loaded(path: Path) -> Learner:
@@ -129,9 +113,6 @@ def _agent(target: str) -> Learner:
     return _trained(game)
 
 
-# --- words for the game ----------------------------------------------------------------------
-
-
 # --- the session -----------------------------------------------------------------------------
 
 
@@ -161,10 +142,15 @@ class _Session:
             seat = int(self.rng.integers(2))
         else:
             seat = 0 if self.first == "human" else 1
-        if isinstance(self.game, TicTacToe):
-            who = "you play x and move first" if seat == 0 else "you play o; the AI (x) moves first"
-        else:
+        start = self.game.start()
+        opener = self.game.seat(start)
+        if opener is None:
             who = "you move first" if seat == 0 else "the AI moves first"
+        elif seat == 0:
+            who = f"you play {opener} and move first"
+        else:
+            second = self.game.seat(self.game.apply(start, self.game.legal_moves(start)[0]))
+            who = f"you play {second}; the AI ({opener}) moves first"
         out.print(
             ("Coin toss: " + who if self.first == "random" else who[0].upper() + who[1:]) + "."
         )
@@ -174,9 +160,11 @@ class _Session:
         game, agent = self.game, self.agent
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column("your move", style="bold")
-        matchbox = agent.learner.kind == "matchbox"
         if self.show_q:
-            table.add_column("AI's box" if matchbox else "AI's value", justify="right")
+            table.add_column(
+                "AI's box" if agent.learner.value_label == "allowed" else "AI's value",
+                justify="right",
+            )
         verdicts: dict[Move, int] = {}
         if self.solution is not None:
             verdicts = self.solution.move_values(position)
@@ -198,7 +186,8 @@ class _Session:
         game = self.game
         out.print()
         out.print(draw(game, position))
-        mark = f" ({mark_to_move(game, position)})" if isinstance(game, TicTacToe) else ""
+        seat = game.seat(position)
+        mark = f" ({seat})" if seat else ""
         out.print(f"Your turn{mark}." if yours else f"The AI's turn{mark}.")
         if not yours or not (self.show_q or self.hint):
             return
@@ -207,84 +196,55 @@ class _Session:
             out.print(f"Solver: with best play from here, a {value} for you.")
         out.print(self._options_table(position))
 
-    def _your_move(self, positions: list[Position]) -> Move | None:
-        """The person's legal move, or None to undo; asks again after anything else."""
-        game, position = self.game, positions[-1]
-        legal = game.legal_moves(position)
+    def _your_turn(self, match: Match) -> None:
+        """The person's move, or an undo; asks again after anything else."""
+        game = self.game
         while True:
             answer = _ask("Your move: ").strip()
             command = answer.lower()
             if command in ("q", "quit", "exit"):
                 raise _Quit
             if command in ("?", "h", "help"):
-                out.print(move_help(game, position))
+                out.print(move_help(game, match.position))
                 out.print(COMMANDS)
                 continue
-            if command in ("u", "undo"):
-                if len(positions) < 3:
-                    out.print("Nothing to undo: you have not moved yet.")
-                    continue
-                return None
             if not answer:
-                example = game.format_move(legal[0])
+                example = game.format_move(game.legal_moves(match.position)[0])
                 out.print(f"Type a move, like {example}, or ? for help.")
                 continue
             try:
-                move = game.parse_move(answer)
+                if command in ("u", "undo"):
+                    mine, reply = match.undo()
+                    took = f"your move {game.format_move(mine)}"
+                    if reply is not None:
+                        took += f" and the AI's reply {game.format_move(reply)}"
+                    out.print(f"Took back {took}.")
+                else:
+                    match.move(answer)
+                return
             except QarenaError as e:
-                text = str(e)
-                out.print(sentence(text), markup=False)
-                continue
-            if move not in legal:
-                out.print(illegal(game, position, move), markup=False)
-                continue
-            return move
+                out.print(sentence(str(e)), markup=False)
 
     def play_one(self) -> None:
         """One game, from the start to the result (or an early quit)."""
-        game = self.game
         self.playing = True
-        seat = self._seat()
-        positions: list[Position] = [game.start()]
-        moves: list[Move] = []
-        while not game.is_terminal(positions[-1]):
-            position = positions[-1]
-            yours = len(moves) % 2 == seat
-            self._show(position, yours)
+        match = Match(self.agent, self._seat(), self.rng)
+        while not match.over:
+            yours = match.humans_turn()
+            self._show(match.position, yours)
             if yours:
-                move = self._your_move(positions)
-                if move is None:
-                    mine, reply = (game.format_move(m) for m in moves[-2:])
-                    del positions[-2:], moves[-2:]
-                    out.print(f"Took back your move {mine} and the AI's reply {reply}.")
-                    continue
-            else:
-                move = self.agent.pick(position, self.rng)
-                out.print(f"The AI {played(game, move)}.")
-            moves.append(move)
-            positions.append(game.apply(position, move))
-        self._finish(positions, seat)
+                self._your_turn(match)
+            elif reply := match.reply():
+                out.print(f"The AI {played(self.game, reply.move)}.")
+        self._finish(match)
 
-    def _finish(self, positions: list[Position], seat: int) -> None:
-        game, end = self.game, positions[-1]
-        plies = len(positions) - 1
-        yours_to_move = plies % 2 == seat
-        # game.result is for the player to move at the end, who did not make the last move.
-        result = game.result(end)
-        mine = result if yours_to_move else -result
+    def _finish(self, match: Match) -> None:
+        result = match.result()
+        assert result is not None
+        self.score.add(result)
         out.print()
-        out.print(draw(game, end))
-        ending_text = ending(game, end, "The AI" if yours_to_move else "You")
-        if mine == WIN:
-            self.score.you += 1
-            verdict = "You win!"
-        elif mine == -WIN:
-            self.score.ai += 1
-            verdict = "The AI wins."
-        else:
-            self.score.draws += 1
-            verdict = "Draw."
-        out.print(f"{ending_text} {verdict}")
+        out.print(draw(self.game, match.position))
+        out.print(match.result_text())
         out.print(f"Score: {self.score}")
         self.playing = False
 

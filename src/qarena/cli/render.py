@@ -11,7 +11,7 @@ import string
 from rich.console import RenderableType
 from rich.text import Text
 
-from qarena.games import Game, HeapGame, Move, Position, Subtraction, TicTacToe
+from qarena.games import Game, Move, Position
 
 __all__ = ["MARKS", "draw", "draw_board", "draw_heap", "draw_piles", "mark_to_move"]
 
@@ -29,11 +29,11 @@ def draw(
     ``cell_notes`` maps a board move (a cell) to a short text shown in that cell while it is
     empty, e.g. a learned value ``+0.81``; heap games have no cells and ignore it.
     """
-    if isinstance(game, TicTacToe):
+    if game.layout == "grid":
         return draw_board(game, position, cell_notes)
-    if isinstance(game, Subtraction):
+    if game.layout == "heap":
         return draw_heap(game, position)
-    if isinstance(game, HeapGame):
+    if game.layout == "piles":
         return draw_piles(game, position)
     return Text(game.format_position(position))
 
@@ -42,7 +42,7 @@ def _sticks(count: int) -> Text:
     return Text(" ".join("|" * count), style=_STICK_STYLE)
 
 
-def draw_piles(game: HeapGame, position: Position) -> Text:
+def draw_piles(game: Game, position: Position) -> Text:
     """One numbered row of matchsticks per pile, e.g. ``Pile 1 (3)  | | |``."""
     labels = [f"Pile {i + 1} ({n})" for i, n in enumerate(position)]
     width = max(len(label) for label in labels)
@@ -55,45 +55,44 @@ def draw_piles(game: HeapGame, position: Position) -> Text:
     return text
 
 
-def draw_heap(game: Subtraction, position: Position) -> Text:
+def draw_heap(game: Game, position: Position) -> Text:
     """The single heap, e.g. ``Heap (12)  | | | …``, and how many a move may take."""
     (n,) = position
     text = Text(f"Heap ({n})" + ("  " if n else ""))
     text.append_text(_sticks(n))
-    most = min(n, game.k)
+    most = len(game.legal_moves(position))  # 1..min(n, k): one move per count
     if most:
         text.append("\nA move takes 1." if most == 1 else f"\nA move takes 1 to {most}.")
     return text
 
 
-def draw_board(
-    game: TicTacToe, position: Position, cell_notes: dict[Move, str] | None = None
-) -> Text:
+def draw_board(game: Game, position: Position, cell_notes: dict[Move, str] | None = None) -> Text:
     """A grid with columns a, b, c… across the top and rows 1, 2, 3… down the side (row 1 at
     the top, as in the move ``b2``); empty cells show their note from ``cell_notes``."""
     notes = cell_notes or {}
+    rows, cols = game.grid_size()
     width = max([3, *(len(note) + 2 for note in notes.values())])
-    label = len(str(game.rows))
+    label = len(str(rows))
     pad = " " * label
     text = Text(pad + "  ")
-    text.append(" ".join(string.ascii_lowercase[c].center(width) for c in range(game.cols)))
-    text.append(f"\n{pad} ┌" + "┬".join("─" * width for _ in range(game.cols)) + "┐")
-    for r in range(game.rows):
+    text.append(" ".join(string.ascii_lowercase[c].center(width) for c in range(cols)))
+    text.append(f"\n{pad} ┌" + "┬".join("─" * width for _ in range(cols)) + "┐")
+    for r in range(rows):
         if r:
-            text.append(f"\n{pad} ├" + "┼".join("─" * width for _ in range(game.cols)) + "┤")
+            text.append(f"\n{pad} ├" + "┼".join("─" * width for _ in range(cols)) + "┤")
         text.append(f"\n{r + 1:>{label}} │")
-        for c in range(game.cols):
-            cell = r * game.cols + c
+        for c in range(cols):
+            cell = r * cols + c
             mark = position[cell]
             if mark:
                 text.append(MARKS[mark].center(width), style=_MARK_STYLES[mark])
             else:
                 text.append(notes.get(cell, "").center(width), style="dim")
             text.append("│")
-    text.append(f"\n{pad} └" + "┴".join("─" * width for _ in range(game.cols)) + "┘")
+    text.append(f"\n{pad} └" + "┴".join("─" * width for _ in range(cols)) + "┘")
     return text
 
 
-def mark_to_move(game: TicTacToe, position: Position) -> str:
+def mark_to_move(game: Game, position: Position) -> str:
     """``x`` or ``o``: the mark the player to move puts down."""
-    return MARKS[game.to_move(position) + 1]
+    return game.seat(position) or ""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import signal
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from qarena.agents.opponents import opponent
 from qarena.budget import MAX_EPISODES, check_checks, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
@@ -25,15 +25,14 @@ from qarena.cli.common import (
     told_stop,
 )
 from qarena.errors import QarenaError
-from qarena.evaluate.curve import CURVE_GAMES, MAX_POINTS, Curve, early_points
-from qarena.evaluate.optimality import Optimality
 from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
-from qarena.learn.base import SEATS, LearnConfig, Learner
+from qarena.learn.base import SEATS, Learner
+from qarena.learn.curve import CURVE_GAMES, MAX_POINTS, Curve, early_points
 from qarena.learn.learners import learner_class, load_learner, save_learner
-from qarena.learn.opponents import opponent
-from qarena.learn.run import Progress as RunProgress
-from qarena.learn.run import default_episodes, train_run
+from qarena.training.run import Progress as RunProgress
+from qarena.training.run import default_episodes, train_run
+from qarena.transitions.judge import Optimality
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are
 #: announced, so nobody waits without knowing why.
@@ -51,15 +50,6 @@ def _rewards(text: str) -> tuple[float, float, float]:
             f"--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}"
         )
     return values[0], values[1], values[2]
-
-
-def _config(cls: type[Learner], base: LearnConfig, given: dict[str, Any]) -> LearnConfig:
-    """``base`` with the options the user gave; an option the learner does not use is refused."""
-    for name, value in given.items():
-        if value is not None and name not in cls.hyperparameters:
-            flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
-            raise QarenaError(f"{flag} does not apply to the {cls.kind} learner")
-    return replace(base, **{k: v for k, v in given.items() if v is not None})
 
 
 class _StopFlag:
@@ -211,11 +201,11 @@ def train_command(
             raise QarenaError(
                 f"{resume} learned canonical positions; --no-canonical cannot change that"
             )
-        learner.config = _config(cls, learner.config, given)
+        learner.config = cls.build_config(given, learner.config)
     else:
         # Curves play against random and perfect; a training opponent is one more mask.
         announce(game, cls, 2 * curve + (opponent_name != "self"))
-        config = _config(cls, cls.default_config(canonical=not no_canonical), given)
+        config = cls.build_config(given, cls.default_config(canonical=not no_canonical))
         learner = cls(game, config)
     opp = opponent(learner.tables, opponent_name)
     total = episodes or default_episodes(learner)

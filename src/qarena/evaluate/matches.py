@@ -14,17 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qarena.errors import QarenaError
-from qarena.games.nim import Nim
-from qarena.games.subtraction import Subtraction
-from qarena.kernels.learn import NOT_TERMINAL
+from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.play import play_matches
 from qarena.kernels.rng import seed_state
 
 if TYPE_CHECKING:
     from qarena.games.base import Game
-    from qarena.learn.tables import GameTables
+    from qarena.transitions.build import GameTables
 
-OUTCOMES = ("win", "draw", "loss")
 SEAT_ORDERS = ("first", "second")
 
 
@@ -73,11 +70,7 @@ def evaluation_opponents(game: Game) -> tuple[str, ...]:
     """The strategies an agent of ``game`` is measured against: random and perfect always, and
     the game's own closed-form rules (bouton and pole positions for nim, the modulus rule for
     the subtraction game)."""
-    if isinstance(game, Nim):
-        return ("random", "perfect", "bouton", "poles")
-    if isinstance(game, Subtraction):
-        return ("random", "perfect", "subtraction")
-    return ("random", "perfect")
+    return ("random", "perfect", *game.rule_players)
 
 
 #: Games per call of the match kernel: well under a second on any game the tables fit.

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from qarena.errors import QarenaError
-from qarena.evaluate.curve import Curve, CurvePoint
 from qarena.learn.base import Learner
+from qarena.learn.curve import Curve, CurvePoint
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
-from qarena.evaluate.optimality import Optimality
 from qarena.learn.base import Learner
-from qarena.learn.opponents import opponent
-from qarena.learn.tables import GameTables
+from qarena.transitions.build import GameTables
+from qarena.transitions.judge import Optimality
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Games: pure rules, no I/O, no randomness; one module each behind the Game interface."""
 
 from qarena.games.base import DRAW, LOSS, WIN, Game, GameArrays, Move, Position, value_name
-from qarena.games.nim import HeapGame, Nim
-from qarena.games.spec import parse_spec
+from qarena.games.heap import HeapGame
+from qarena.games.nim import Nim
+from qarena.games.registry import parse_spec, register, unregister
 from qarena.games.subtraction import Subtraction
 from qarena.games.tictactoe import TicTacToe
 
@@ -19,5 +20,7 @@ __all__ = [
     "Subtraction",
     "TicTacToe",
     "parse_spec",
+    "register",
+    "unregister",
     "value_name",
 ]

@@ -12,12 +12,13 @@ player to move wins with best play (or, at a terminal position, has won).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from qarena.errors import IllegalMoveError, PositionError
+from qarena.errors import IllegalMoveError, PositionError, QarenaError
 
 Position = tuple[int, ...]
 Move = int
@@ -27,9 +28,8 @@ DRAW = 0
 LOSS = -1
 
 VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
-
-# Encodings must fit a signed 64-bit integer, the index type of every table and kernel.
-MAX_CODE = 2**62
+#: Outcomes of a game from one side, in the order records count them.
+OUTCOMES = ("win", "draw", "loss")
 
 
 class GameArrays(NamedTuple):
@@ -140,6 +140,65 @@ class Game(ABC):
     def arrays(self) -> GameArrays:
         """The rules in the array form compiled kernels take."""
 
+    # --- words for people (generic defaults; games override) -------------------------
+    #: How a position is drawn: "piles" (rows of objects), "heap" (one heap and its cap),
+    #: "grid" (a lettered board of marks) or "text" (its text form).
+    layout: str = "text"
+
+    def grid_size(self) -> tuple[int, int]:
+        """(rows, columns) of a "grid" layout, row-major over the position's components."""
+        return 1, len(self.radix)
+
+    def rules_text(self) -> str:
+        """The game in a sentence or two; empty when there is nothing short to say."""
+        return ""
+
+    def move_help(self, position: Position) -> str:
+        """How to type a move, with an example legal in ``position``."""
+        return f"Moves: like {self.format_move(self.legal_moves(position)[0])}."
+
+    def move_words(self, move: Move) -> str:
+        """What a move does, after a subject: "takes 2 from pile 3 (3:2)", "plays b2"."""
+        return f"plays {self.format_move(move)}"
+
+    def illegal_words(self, position: Position, move: Move) -> str:
+        """Why a well-formed move is not legal in ``position``."""
+        return f"{self.format_move(move)} is not legal here."
+
+    def ending_words(self, position: Position, last_mover: str) -> str:
+        """Why the game ended in ``position``, naming ``last_mover`` ("You", "The AI")."""
+        return "The game is over."
+
+    def seat(self, position: Position) -> str | None:
+        """The name of the side to move (``x``, ``o``); None in impartial games."""
+        side = self.to_move(position)
+        return None if side is None else ("first", "second")[side]
+
+    def winning_line(self, position: Position) -> str | None:
+        """How a won game was won, e.g. ``x has 3 in a row (a1 b2 c3)``; None otherwise."""
+        return None
+
+    def end_words(self, position: Position) -> str:
+        """How a finished game ended, in words, e.g. ``the board is full: draw``."""
+        won = self.winning_line(position)
+        if won is not None:
+            return won
+        return f"over: {value_name(self.result(position))} for the player to move"
+
+    # --- rule-based players and theory ----------------------------------------------
+    #: Names of the game's closed-form players (``bouton``, ``poles``...), beyond random and
+    #: perfect play.
+    rule_players: tuple[str, ...] = ()
+
+    def rule_move(self, name: str, position: Position) -> Move:
+        """The move rule player ``name`` makes in ``position`` (a non-terminal position)."""
+        raise QarenaError(f"{self.spec} has no {name!r} player")
+
+    def theory(self, position: Position) -> Theory | None:
+        """The closed-form account of ``position``, computed without the solver; None when
+        the game has none (it is then explained by search)."""
+        return None
+
     # --- shared implementation ------------------------------------------------------
     @cached_property
     def _weights(self) -> tuple[int, ...]:
@@ -228,3 +287,57 @@ def mixed_radix_arrays(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
 def value_name(value: int) -> str:
     """``win``, ``draw`` or ``loss``."""
     return VALUE_NAMES[value]
+
+
+@dataclass(frozen=True)
+class TheoryTable:
+    """A small table for people: ``header`` over ``rows``, or key/value rows when ``header`` is
+    None; ``total`` is a bold last row below a rule."""
+
+    header: tuple[str, ...] | None
+    rows: tuple[tuple[str, ...], ...]
+    total: tuple[str, ...] | None = None
+
+
+class Theory(ABC):
+    """A game's closed-form account of a position, computed without the solver.
+
+    Subclasses are frozen dataclasses holding at least these attributes; ``rule`` names the
+    rule applied (``bouton``, ``subtraction``...), ``winning_moves`` the moves that leave the
+    opponent lost (empty when the position is lost or over).
+    """
+
+    game: Game
+    position: Position
+    value: int
+    rule: str
+    winning_moves: tuple[Move, ...]
+
+    @property
+    def over(self) -> bool:
+        return self.game.is_terminal(self.position)
+
+    @property
+    def optimal_moves(self) -> tuple[Move, ...]:
+        """The moves that keep the value: the winning moves, or in a lost position every move
+        (all of them lose against best play)."""
+        if self.value == WIN:
+            return self.winning_moves
+        return tuple(self.game.legal_moves(self.position))
+
+    @abstractmethod
+    def sentences(self) -> list[str]:
+        """Why the position has its value, in sentences."""
+
+    @abstractmethod
+    def details(self) -> dict[str, Any]:
+        """The theory's numbers, JSON-ready."""
+
+    @abstractmethod
+    def table(self) -> TheoryTable:
+        """The theory's numbers as a table."""
+
+    def describe_move(self, move: Move) -> str:
+        """A winning move and what it leaves."""
+        after = self.game.format_position(self.game.apply(self.position, move))
+        return f"{self.game.format_move(move)}  leaving {after}"

@@ -1,195 +1,24 @@
-"""Nim: players take any number of objects from one pile; misère (last object loses) or normal.
-
-The heap rules here also serve the subtraction game, which is one pile with a cap on each take.
-"""
+"""Nim: players take any number of objects from one pile; misère (last object loses) or normal."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import reduce
+from operator import xor
+from typing import Any
 
-import numpy as np
-
-from qarena.errors import MoveError, PositionError, SpecError
-from qarena.games.base import LOSS, WIN, Game, GameArrays, Move, Position
-from qarena.games.base import mixed_radix_arrays as _mixed_radix_arrays
-
-# A move id table with more entries than this is no game a table learner can hold.
-MAX_MOVES = 1_000_000
-
-
-@dataclass(frozen=True)
-class HeapGame(Game):
-    """Piles of objects; a move takes 1..max_take (or any number) from one pile."""
-
-    piles: tuple[int, ...]
-    misere: bool = True
-    max_take: int | None = None
-
-    impartial = True
-
-    def __post_init__(self) -> None:
-        if not self.piles or any(p < 1 for p in self.piles):
-            raise SpecError("every pile must start with at least 1 object")
-        if self.max_take is not None and self.max_take < 1:
-            raise SpecError("a move must be allowed to take at least 1 object")
-        if sum(self._takes) > MAX_MOVES:
-            raise SpecError(f"{self.spec} has more than {MAX_MOVES:,} distinct moves")
-
-    # --- identity -------------------------------------------------------------------
-    @property
-    def spec(self) -> str:  # pragma: no cover - subclasses name themselves
-        raise NotImplementedError
-
-    @property
-    def radix(self) -> tuple[int, ...]:
-        return tuple(p + 1 for p in self.piles)
-
-    @cached_property
-    def _takes(self) -> tuple[int, ...]:
-        """How many different counts can be taken from each pile."""
-        cap = self.max_take
-        return tuple(p if cap is None else min(p, cap) for p in self.piles)
-
-    @cached_property
-    def _offsets(self) -> tuple[int, ...]:
-        out, acc = [], 0
-        for t in self._takes:
-            out.append(acc)
-            acc += t
-        return tuple(out)
-
-    @property
-    def num_moves(self) -> int:
-        return sum(self._takes)
-
-    @property
-    def max_plies(self) -> int:
-        return sum(self.piles)
-
-    # --- rules ----------------------------------------------------------------------
-    def start(self) -> Position:
-        return self.piles
-
-    def to_move(self, position: Position) -> int | None:
-        return None
-
-    def legal_moves(self, position: Position) -> list[Move]:
-        self._check_position(position)
-        cap = self.max_take
-        return [
-            off + t - 1
-            for off, h in zip(self._offsets, position, strict=True)
-            for t in range(1, (h if cap is None else min(h, cap)) + 1)
-        ]
-
-    def _apply_unchecked(self, position: Position, move: Move) -> Position:
-        pile, take = self._move_component(move)
-        out = list(position)
-        out[pile] -= take
-        return tuple(out)
-
-    def is_terminal(self, position: Position) -> bool:
-        self._check_position(position)
-        return not any(position)
-
-    def result(self, position: Position) -> int:
-        if not self.is_terminal(position):
-            raise PositionError(f"{self.format_position(position)} is not a finished game")
-        # The opponent took the last object: in misère play that loses, in normal play it wins.
-        return WIN if self.misere else LOSS
-
-    # --- moves as (pile, count) ----------------------------------------------------------
-    def _move_component(self, move: Move) -> tuple[int, int]:
-        if not 0 <= move < self.num_moves:
-            raise MoveError(f"move id {move} is outside 0..{self.num_moves - 1}")
-        pile = 0
-        while pile + 1 < len(self._offsets) and self._offsets[pile + 1] <= move:
-            pile += 1
-        return pile, move - self._offsets[pile] + 1
-
-    def _make_move(self, component: int, detail: int) -> Move:
-        return self._offsets[component] + detail - 1
-
-    def move_for(self, pile: int, take: int) -> Move:
-        """The move id that takes ``take`` objects from pile ``pile`` (0-based)."""
-        if not 0 <= pile < len(self.piles):
-            raise MoveError(f"there is no pile {pile + 1}; piles are 1..{len(self.piles)}")
-        if not 1 <= take <= self._takes[pile]:
-            raise MoveError(
-                f"cannot take {take} from pile {pile + 1}: a move takes 1..{self._takes[pile]}"
-            )
-        return self._make_move(pile, take)
-
-    # --- symmetry -------------------------------------------------------------------
-    @cached_property
-    def _pile_rank(self) -> tuple[int, ...]:
-        """Piles ordered by starting size, so a sorted position always fits the encoding."""
-        return tuple(sorted(range(len(self.piles)), key=lambda i: (self.piles[i], i)))
-
-    def _canonical_perm(self, position: Position) -> tuple[int, ...]:
-        # The j-th smallest pile goes to the j-th smallest starting pile: equal play, same code
-        # for every ordering of the same pile sizes.
-        by_size = sorted(range(len(position)), key=lambda i: (position[i], i))
-        perm = [0] * len(position)
-        for slot, src in zip(self._pile_rank, by_size, strict=True):
-            perm[slot] = src
-        return tuple(perm)
-
-    # --- array form -----------------------------------------------------------------
-    def arrays(self) -> GameArrays:
-        radix, weight = _mixed_radix_arrays(self.radix)
-        comp = np.repeat(np.arange(len(self.piles), dtype=np.int64), self._takes)
-        take = np.concatenate([np.arange(1, t + 1, dtype=np.int64) for t in self._takes])
-        return GameArrays(
-            board=False,
-            misere=self.misere,
-            num_positions=self.num_positions,
-            num_moves=self.num_moves,
-            start=self.encode(self.start()),
-            radix=radix,
-            weight=weight,
-            move_comp=comp,
-            move_take=take,
-            lines=np.zeros((0, 1), dtype=np.int64),
-        )
-
-    # --- text forms (overridden by the subtraction game) --------------------------------
-    def format_position(self, position: Position) -> str:
-        return " ".join(str(p) for p in position)
-
-    def parse_position(self, text: str) -> Position:
-        example = " ".join(str(p) for p in self.piles)
-        parts = text.split()
-        if not parts or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in parts):
-            raise PositionError(
-                f"position {text!r} is not pile sizes separated by spaces, like {example!r}"
-            )
-        values = tuple(int(p) for p in parts)
-        if len(values) != len(self.piles):
-            raise PositionError(
-                f"position {text!r} has {len(values)} pile{'s' if len(values) != 1 else ''} "
-                f"but {self.spec} has {len(self.piles)}; expected pile sizes like {example!r}"
-            )
-        for i, (v, p) in enumerate(zip(values, self.piles, strict=True)):
-            if v > p:
-                raise PositionError(
-                    f"position {text!r}: pile {i + 1} holds at most {p} in {self.spec}"
-                )
-        return values
-
-    def format_move(self, move: Move) -> str:
-        pile, take = self._move_component(move)
-        return f"{pile + 1}:{take}"
-
-    def parse_move(self, text: str) -> Move:
-        m = re.fullmatch(r"\s*([0-9]{1,9})\s*:\s*([0-9]{1,9})\s*", text)
-        if not m:
-            raise MoveError(
-                f"move {text!r} is not PILE:COUNT; expected like '3:2' (take 2 from pile 3)"
-            )
-        return self.move_for(int(m.group(1)) - 1, int(m.group(2)))
+from qarena.budget import MAX_PILES
+from qarena.errors import SpecError
+from qarena.games.base import LOSS, WIN, Game, Move, Position, TheoryTable
+from qarena.games.heap import (
+    MAX_MOVES,
+    HeapGame,
+    HeapTheory,
+    over_sentence,
+    pile_and_take,
+    plural,
+)
+from qarena.games.registry import positive_part, register, rule_part
 
 
 @dataclass(frozen=True)
@@ -206,5 +35,246 @@ class Nim(HeapGame):
         rule = "misère" if self.misere else "normal play"
         return f"Nim {'-'.join(str(p) for p in self.piles)} ({rule})"
 
+    def theory(self, position: Position) -> NimExplanation:
+        return explain_nim(self, position)
 
-__all__ = ["HeapGame", "Nim"]
+    # --- rule-based players -----------------------------------------------------------
+    rule_players = ("bouton", "poles")
+
+    def rule_move(self, name: str, position: Position) -> Move:
+        if name == "bouton":
+            return self._bouton(position)
+        if name == "poles":
+            return self._poles(position)
+        return super().rule_move(name, position)
+
+    def _bouton(self, position: Position) -> Move:
+        """Bouton's rule: leave a nim-sum of zero; in misère play, when only piles of one
+        would remain, leave an odd number of them instead."""
+        big = [i for i, h in enumerate(position) if h >= 2]
+        ones = sum(1 for h in position if h == 1)
+        if self.misere and len(big) == 1:
+            # The last big pile decides the endgame: leave an odd number of single objects.
+            i = big[0]
+            take = position[i] - 1 if ones % 2 == 0 else position[i]
+            return self.move_for(i, take)
+        if self.misere and not big:
+            return self.move_for(position.index(1), 1)
+        total = nim_sum(position)
+        if total == 0:
+            return self.take_from_largest(position)
+        i = next(i for i, h in enumerate(position) if h ^ total < h)
+        return self.move_for(i, position[i] - (position[i] ^ total))
+
+    def _poles(self, position: Position) -> Move:
+        """Leave a pole position when possible, else take one match from the largest pile."""
+        for move in self.legal_moves(position):
+            if is_pole_position(self._apply_unchecked(position, move)):
+                return move
+        return self.take_from_largest(position)
+
+
+def nim_sum(piles: Position) -> int:
+    """The XOR of the pile sizes."""
+    return reduce(xor, piles, 0)
+
+
+#: The "pole positions" of the 3-5-7 matchstick game, as multisets of non-empty piles.
+POLE_POSITIONS: tuple[tuple[int, ...], ...] = ((1, 1, 1), (1, 2, 3), (2, 4, 6), (1, 4, 5))
+
+
+def is_pole_position(position: Position) -> bool:
+    """1-1-1, 1-2-3, 2-4-6, 1-4-5, or exactly two equal piles left (pile order irrelevant)."""
+    left = tuple(sorted(h for h in position if h))
+    return left in POLE_POSITIONS or (len(left) == 2 and left[0] == left[1])
+
+
+# --- theory: Bouton (1901) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NimExplanation(HeapTheory):
+    """Bouton's analysis of a nim position.
+
+    ``rule`` is ``misere-exception`` when misère play has at most one pile of two or more
+    (including the empty position), ``bouton`` otherwise. ``winning_moves`` are the moves that
+    leave the opponent a lost position (empty when the position is lost or over).
+    """
+
+    game: Nim
+    position: Position
+    value: int
+    rule: str
+    nim_sum: int
+    big_piles: int
+    single_piles: int
+    winning_moves: tuple[Move, ...]
+
+    @property
+    def width(self) -> int:
+        """Binary digits shown per pile: enough for the largest pile, at least one."""
+        return max(1, max(self.position).bit_length())
+
+    @property
+    def binary(self) -> tuple[str, ...]:
+        return tuple(format(h, f"0{self.width}b") for h in self.position)
+
+    @property
+    def nim_sum_binary(self) -> str:
+        return format(self.nim_sum, f"0{self.width}b")
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "misere": self.game.misere,
+            "piles": list(self.position),
+            "binary": list(self.binary),
+            "nim_sum": self.nim_sum,
+            "nim_sum_binary": self.nim_sum_binary,
+            "big_piles": self.big_piles,
+            "single_piles": self.single_piles,
+        }
+
+    def table(self) -> TheoryTable:
+        rows = tuple(
+            (f"pile {i + 1}", str(h), bits)
+            for i, (h, bits) in enumerate(zip(self.position, self.binary, strict=True))
+        )
+        return TheoryTable(
+            ("", "objects", "binary"), rows, ("nim-sum", str(self.nim_sum), self.nim_sum_binary)
+        )
+
+    def sentences(self) -> list[str]:
+        if self.over:
+            return [over_sentence(self.game.misere, "No objects are left")]
+        if self.rule == "misere-exception":
+            return self._exception_sentences()
+        s = self.nim_sum
+        if self.game.misere:
+            regime = (
+                f"{self.big_piles} piles have more than one object, so misère play follows "
+                "Bouton's rule, as normal play does: the player to move loses exactly when the "
+                "nim-sum is 0."
+            )
+        else:
+            regime = (
+                "Normal play, Bouton's rule: the player to move loses exactly when the nim-sum "
+                "is 0."
+            )
+        if self.value == LOSS:
+            return [
+                regime,
+                "The nim-sum is 0: loss for the player to move. Every move changes one pile, so "
+                "it leaves a non-zero nim-sum, which the opponent can make 0 again.",
+            ]
+        sentences = [
+            regime,
+            f"The nim-sum is {s}, not 0: win for the player to move, by making it 0 — from a "
+            f"pile h with h XOR {s} < h, take h − (h XOR {s}).",
+        ]
+        if self.game.misere:
+            sentences.append(
+                "Keep it 0 until a move would leave at most one pile with more than one object; "
+                "then leave an odd number of single objects instead."
+            )
+        return sentences
+
+    def _exception_sentences(self) -> list[str]:
+        if self.big_piles == 1:
+            (move,) = self.winning_moves
+            pile, take = pile_and_take(self.game, self.position, move)
+            emptied = take == self.position[pile]
+            ones = self.single_piles + (0 if emptied else 1)
+            return [
+                "Only one pile has more than one object, so the misère exception applies: "
+                "leave an odd number of single objects.",
+                f"Besides pile {pile + 1} there {'is' if self.single_piles == 1 else 'are'} "
+                f"{plural(self.single_piles, 'pile')} of one, so "
+                f"{'empty it' if emptied else 'cut it to one'}: that leaves "
+                f"{plural(ones, 'single object')}, an odd number, and the opponent must take "
+                "the last. Win for the player to move.",
+            ]
+        head = (
+            "No pile has more than one object, so the misère exception applies: the single "
+            "objects go one per turn, and whoever takes the last loses."
+        )
+        if self.value == WIN:
+            return [
+                head,
+                f"{plural(self.single_piles, 'single object')} is an even number: win for the "
+                "player to move, by taking any one of them to leave an odd number.",
+            ]
+        return [
+            head,
+            f"{plural(self.single_piles, 'single object')} is an odd number: loss for the "
+            "player to move, who will be left the last one.",
+        ]
+
+
+def explain_nim(game: Nim, position: Position) -> NimExplanation:
+    """Bouton's rule, with the misère exception, for any position of ``game``; computed from
+    the theory alone, never the solver, so tests can hold the two against each other."""
+    moves = game.legal_moves(position)  # checks the position belongs to the game
+    total = nim_sum(position)
+    big = [i for i, h in enumerate(position) if h >= 2]
+    ones = sum(1 for h in position if h == 1)
+    winning: list[Move] = []
+    if game.misere and len(big) <= 1:
+        # Endgame of misère play: single objects alternate, so parity decides.
+        rule = "misere-exception"
+        if big:
+            # Always won: the big pile can be emptied or cut to one, whichever leaves an odd
+            # number of piles of one for the opponent to take turn by turn.
+            i = big[0]
+            take = position[i] if ones % 2 == 1 else position[i] - 1
+            winning = [game.move_for(i, take)]
+        elif ones % 2 == 0 and ones > 0:
+            # Any single object taken leaves an odd number of them.
+            winning = list(moves)
+        # With an odd number of ones (or none, the opponent having taken the last) there is
+        # no move to find: lost, or already won.
+        value = WIN if big or ones % 2 == 0 else LOSS
+    else:
+        rule = "bouton"
+        # Taking from pile i can leave h XOR s only when that is smaller than h.
+        winning = [
+            game.move_for(i, h - (h ^ total)) for i, h in enumerate(position) if h ^ total < h
+        ]
+        value = WIN if total else LOSS
+    return NimExplanation(
+        game=game,
+        position=position,
+        value=value,
+        rule=rule,
+        nim_sum=total,
+        big_piles=len(big),
+        single_piles=ones,
+        winning_moves=tuple(winning),
+    )
+
+
+def _parse(text: str, rest: list[str]) -> Game:
+    form = "expected like 'nim:3,5,7' or 'nim:3,5,7:normal'"
+    if len(rest) > 2:
+        raise SpecError(f"{text!r} has too many parts; {form}")
+    if not rest:
+        return Nim(piles=(3, 5, 7))
+    parts = rest[0].split(",")
+    if len(parts) > MAX_PILES:
+        raise SpecError(f"{text[:40]!r}…: {len(parts):,} piles; at most {MAX_PILES} are played")
+    piles = tuple(positive_part(text, p, "each pile", form) for p in parts)
+    misere = rule_part(text, rest[1]) if len(rest) == 2 else True
+    return Nim(piles=piles, misere=misere)
+
+
+register("nim", _parse, form="nim[:PILES[:misere|normal]] like 'nim:3,5,7'")
+
+__all__ = [
+    "MAX_MOVES",
+    "POLE_POSITIONS",
+    "HeapGame",
+    "Nim",
+    "NimExplanation",
+    "explain_nim",
+    "is_pole_position",
+    "nim_sum",
+]

@@ -9,8 +9,10 @@ from functools import cached_property
 
 import numpy as np
 
+from qarena.budget import MAX_SIDE
 from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import DRAW, LOSS, Game, GameArrays, Move, Position, mixed_radix_arrays
+from qarena.games.registry import positive_part, register
 
 EMPTY, X, O = 0, 1, 2  # noqa: E741 - the marks people write
 _CHARS = ".xo"
@@ -168,6 +170,43 @@ class TicTacToe(Game):
             lines=np.asarray(self.lines, dtype=np.int64).reshape(len(self.lines), self.k),
         )
 
+    # --- words ----------------------------------------------------------------------
+    layout = "grid"
+
+    def grid_size(self) -> tuple[int, int]:
+        return self.rows, self.cols
+
+    def rules_text(self) -> str:
+        return (
+            f"Take turns marking empty cells; x moves first. {self.k} in a row "
+            "(across, down or diagonally) wins."
+        )
+
+    def move_help(self, position: Position) -> str:
+        example = self.format_move(self.legal_moves(position)[0])
+        return f"Moves: a column letter and a row number, like {example}; a1 is the top-left cell."
+
+    def illegal_words(self, position: Position, move: Move) -> str:
+        return f"{self.format_move(move)} is taken; pick an empty cell."
+
+    def ending_words(self, position: Position, last_mover: str) -> str:
+        if self.winner(position):
+            return f"{last_mover} made {self.k} in a row."
+        return "The board is full."
+
+    def seat(self, position: Position) -> str:
+        return _CHARS[self.to_move(position) + 1]
+
+    def winning_line(self, position: Position) -> str | None:
+        for line in self.lines:
+            if _complete(position, line):
+                cells = " ".join(self.format_move(c) for c in line)
+                return f"{_CHARS[position[line[0]]]} has {self.k} in a row ({cells})"
+        return None
+
+    def end_words(self, position: Position) -> str:
+        return self.winning_line(position) or "the board is full: draw"
+
     # --- text forms -----------------------------------------------------------------
     def _example(self) -> str:
         return "/".join("." * self.cols for _ in range(self.rows))
@@ -224,3 +263,34 @@ class TicTacToe(Game):
 def _complete(position: Position, line: tuple[int, ...]) -> bool:
     first = position[line[0]]
     return first != EMPTY and all(position[i] == first for i in line)
+
+
+def _parse(text: str, rest: list[str]) -> Game:
+    form = "expected like 'tictactoe:3x3:3' (rows x columns : k in a row)"
+    if len(rest) > 2:
+        raise SpecError(f"{text!r} has too many parts; {form}")
+    if not rest:
+        return TicTacToe()
+    m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", rest[0])
+    if not m:
+        raise SpecError(f"{text!r}: the board size {rest[0]!r} is not ROWSxCOLS; {form}")
+    rows, cols = int(m.group(1)), int(m.group(2))
+    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+        raise SpecError(
+            f"{text!r}: a board has 1 to {MAX_SIDE} rows and columns, not {rows}x{cols}; {form}"
+        )
+    # Without k, a full row of the shorter side wins: 3x3 -> 3, 4x4 -> 4.
+    k = (
+        positive_part(text, rest[1], "k", form, max(rows, cols))
+        if len(rest) == 2
+        else max(min(rows, cols), 1)
+    )
+    return TicTacToe(rows=rows, cols=cols, k=k)
+
+
+register(
+    "tictactoe",
+    _parse,
+    aliases=("tic-tac-toe",),
+    form="tictactoe[:ROWSxCOLS[:K]] like 'tictactoe:4x4:4'",
+)

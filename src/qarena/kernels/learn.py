@@ -7,20 +7,81 @@ only, so games are played among representatives and the tables are indexed direc
 ``[code, move]`` (a canonical position's moves are already in its own frame).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
+from qarena.kernels.constants import (
+    NOT_TERMINAL,
+    SCHEDULE_CONSTANT,
+    SCHEDULE_EXP,
+    SCHEDULE_LINEAR,
+    SEAT_BOTH,
+    SEAT_FIRST,
+    SEAT_SECOND,
+)
 from qarena.kernels.jit import njit
 from qarena.kernels.rng import below, uniform
 
-NOT_TERMINAL = 2
+__all__ = [
+    "NOT_TERMINAL",
+    "SCHEDULE_CONSTANT",
+    "SCHEDULE_EXP",
+    "SCHEDULE_LINEAR",
+    "SEAT_BOTH",
+    "SEAT_FIRST",
+    "SEAT_SECOND",
+    "Rates",
+    "Run",
+    "Versus",
+    "Walk",
+    "afterstate_learning",
+    "masked_move",
+    "matchbox_learning",
+    "q_learning",
+]
 
-SCHEDULE_CONSTANT = 0
-SCHEDULE_LINEAR = 1
-SCHEDULE_EXP = 2
 
-SEAT_FIRST = 0
-SEAT_SECOND = 1
-SEAT_BOTH = 2
+class Walk(NamedTuple):
+    """The positions a learner plays on: ``succ[code, move]`` the next code (-1 illegal),
+    ``moves[code, :nmoves[code]]`` the legal moves, ``result[code]`` the terminal result for
+    the player to move (NOT_TERMINAL otherwise), the start code, and the longest game."""
+
+    succ: np.ndarray
+    moves: np.ndarray
+    nmoves: np.ndarray
+    result: np.ndarray
+    start: int
+    max_plies: int
+
+
+class Versus(NamedTuple):
+    """Whom the learner plays: itself, or a fixed opponent picking uniformly among
+    ``mask[code]``, with the learner in ``seat`` (SEAT_FIRST, SEAT_SECOND or SEAT_BOTH)."""
+
+    mask: np.ndarray
+    self_play: bool
+    seat: int
+
+
+class Run(NamedTuple):
+    """``episodes`` more episodes, ``first_episode`` of the run's ``total_episodes`` behind;
+    exploration goes from ``eps`` to ``eps_end`` by ``schedule``."""
+
+    episodes: int
+    first_episode: int
+    total_episodes: int
+    schedule: int
+    eps: float
+    eps_end: float
+
+
+class Rates(NamedTuple):
+    """Learning rate, discount, and the rewards for win, draw and loss."""
+
+    alpha: float
+    gamma: float
+    rewards: np.ndarray
 
 
 @njit
@@ -113,26 +174,7 @@ def random_move(moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarra
 
 @njit
 def q_learning(
-    q: np.ndarray,
-    walk: np.ndarray,
-    moves: np.ndarray,
-    nmoves: np.ndarray,
-    result: np.ndarray,
-    start: int,
-    opponent: np.ndarray,
-    self_play: bool,
-    seat: int,
-    episodes: int,
-    first_episode: int,
-    total_episodes: int,
-    alpha: float,
-    gamma: float,
-    schedule: int,
-    eps: float,
-    eps_end: float,
-    rewards: np.ndarray,
-    max_plies: int,
-    rng: np.ndarray,
+    q: np.ndarray, w: Walk, versus: Versus, run: Run, rates: Rates, rng: np.ndarray
 ) -> int:
     """Tabular Q-learning; returns the number of moves played.
 
@@ -146,6 +188,11 @@ def q_learning(
     creeping back one move per episode, which on long games (a subtraction heap of thousands)
     is the difference between seconds and hours.
     """
+    # Fields to locals: the loops below read them as plain arrays and scalars.
+    walk, moves, nmoves, result, start, max_plies = w
+    opponent, self_play, seat = versus
+    episodes, first_episode, total_episodes, schedule, eps, eps_end = run
+    alpha, gamma, rewards = rates
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
     played = np.empty(max_plies + 1, dtype=np.int64)
@@ -237,25 +284,7 @@ def afterstate_greedy(
 
 @njit
 def afterstate_learning(
-    v: np.ndarray,
-    walk: np.ndarray,
-    moves: np.ndarray,
-    nmoves: np.ndarray,
-    result: np.ndarray,
-    start: int,
-    opponent: np.ndarray,
-    self_play: bool,
-    seat: int,
-    episodes: int,
-    first_episode: int,
-    total_episodes: int,
-    alpha: float,
-    gamma: float,
-    schedule: int,
-    eps: float,
-    eps_end: float,
-    rewards: np.ndarray,
-    rng: np.ndarray,
+    v: np.ndarray, w: Walk, versus: Versus, run: Run, rates: Rates, rng: np.ndarray
 ) -> int:
     """TD(0) on afterstates (Sutton & Barto's tic-tac-toe learner); returns the moves played.
 
@@ -266,6 +295,10 @@ def afterstate_learning(
     unless ``v`` has one row: in impartial games a position is the same game whichever seat
     reaches it, so both seats learn the one table.
     """
+    walk, moves, nmoves, result, start, _ = w
+    opponent, self_play, seat = versus
+    episodes, first_episode, total_episodes, schedule, eps, eps_end = run
+    alpha, gamma, rewards = rates
     shared = v.shape[0] == 1
     steps = 0
     last = np.empty(2, dtype=np.int64)
@@ -379,21 +412,9 @@ def _remove_losing(
 def matchbox_learning(
     allowed: np.ndarray,
     alive: np.ndarray,
-    walk: np.ndarray,
-    result: np.ndarray,
-    start: int,
-    opponent: np.ndarray,
-    self_play: bool,
-    seat: int,
-    episodes: int,
-    first_episode: int,
-    total_episodes: int,
-    schedule: int,
-    eps: float,
-    eps_end: float,
-    moves: np.ndarray,
-    nmoves: np.ndarray,
-    max_plies: int,
+    w: Walk,
+    versus: Versus,
+    run: Run,
     rng: np.ndarray,
 ) -> int:
     """The matchbox learner (MENACE, the classic Nim learner); returns the moves played.
@@ -405,6 +426,9 @@ def matchbox_learning(
     move with probability epsilon: without that, self-play never visits the positions that only
     removed moves lead to, and never learns to punish them.
     """
+    walk, moves, nmoves, result, start, max_plies = w
+    opponent, self_play, seat = versus
+    episodes, first_episode, total_episodes, schedule, eps, eps_end = run
     steps = 0
     rows = np.empty((2, max_plies + 1), dtype=np.int64)
     cols = np.empty((2, max_plies + 1), dtype=np.int64)

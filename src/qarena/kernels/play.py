@@ -6,8 +6,9 @@
 
 import numpy as np
 
+from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.jit import njit
-from qarena.kernels.learn import NOT_TERMINAL, masked_move
+from qarena.kernels.learn import masked_move
 
 
 @njit

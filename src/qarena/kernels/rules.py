@@ -7,10 +7,10 @@ digits as cells (0 empty, 1 x, 2 o) and moves as cells.
 import numpy as np
 
 from qarena.games.base import GameArrays
-from qarena.kernels.jit import njit
 
 #: ``terminal_result`` of a position that is not terminal.
-NOT_TERMINAL = 2
+from qarena.kernels.constants import NOT_TERMINAL
+from qarena.kernels.jit import njit
 
 
 @njit

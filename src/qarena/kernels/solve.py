@@ -8,9 +8,9 @@ with every successor already known.
 import numpy as np
 
 from qarena.games.base import GameArrays
+from qarena.kernels.constants import NOT_TERMINAL, UNREACHED
 from qarena.kernels.jit import njit
 from qarena.kernels.rules import (
-    NOT_TERMINAL,
     decode_into,
     mover_mark,
     step_digits,
@@ -18,7 +18,6 @@ from qarena.kernels.rules import (
     terminal_result,
 )
 
-UNREACHED = -128
 PENDING = 2
 
 

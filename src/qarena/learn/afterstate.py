@@ -9,7 +9,7 @@ import numpy as np
 
 from qarena.games.base import Game
 from qarena.kernels import learn as k
-from qarena.learn.base import ALL_HYPERPARAMETERS, SCHEDULES, LearnConfig, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -26,6 +26,7 @@ class AfterstateLearner(Learner):
     # must fade out completely for the values to become those of best play.
     defaults: ClassVar[dict[str, Any]] = {"alpha": 0.5, "epsilon_end": 0.0}
     title = "afterstate TD(0)"
+    episodes_per_pair = (150.0, 100_000)
     hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
     state_per_position = 16  # v: a float64 per seat (at most two)
     # values(): afterstate codes and rows (int64), learned values, outcomes (int64), finals
@@ -42,34 +43,8 @@ class AfterstateLearner(Learner):
         seats = 1 if game.impartial else 2
         self.v = np.full((seats, self._rows), self.config.initial)
 
-    def _train(
-        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
-    ) -> int:
-        c, t = self.config, self.tables
-        walk, start = self._walk
-        return int(
-            k.afterstate_learning(
-                self.v,
-                walk,
-                t.moves,
-                t.nmoves,
-                t.result,
-                start,
-                mask,
-                self_play,
-                seat,
-                episodes,
-                done,
-                total,
-                c.alpha,
-                c.gamma,
-                SCHEDULES[c.schedule],
-                c.epsilon,
-                c.epsilon_end,
-                np.asarray(c.rewards, dtype=np.float64),
-                self.rng,
-            )
-        )
+    def _train(self, versus: k.Versus, run: k.Run) -> int:
+        return int(k.afterstate_learning(self.v, self._walk, versus, run, self._rates, self.rng))
 
     def values(self) -> np.ndarray:
         """For each (code, move), the mover's value of the position the move produces: from the

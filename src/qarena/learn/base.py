@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
 from qarena.budget import JUDGE_PER_ENTRY, check_memory
 from qarena.errors import QarenaError
-from qarena.evaluate.curve import Curve
-from qarena.evaluate.optimality import Optimality, optimality_of_values
 from qarena.games.base import Game
 from qarena.kernels import learn as k
 from qarena.kernels.rng import seed_state
+from qarena.learn.curve import Curve
 from qarena.learn.policyfile import ArraySpec
-from qarena.learn.tables import GameTables, game_tables
+from qarena.transitions.build import GameTables, game_tables
+from qarena.transitions.judge import Optimality, optimality_of_values
 
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
 SEATS = {"first": k.SEAT_FIRST, "second": k.SEAT_SECOND, "both": k.SEAT_BOTH}
@@ -68,6 +70,11 @@ class LearnConfig:
         return d
 
 
+def default_episodes(learner: Learner) -> int:
+    """:meth:`Learner.default_episodes`, as a function."""
+    return learner.default_episodes()
+
+
 #: Every LearnConfig field, in order.
 ALL_HYPERPARAMETERS = tuple(f.name for f in fields(LearnConfig))
 
@@ -93,6 +100,11 @@ class Learner(ABC):
     hyperparameters: ClassVar[tuple[str, ...]]
     #: Where this learner's defaults differ from LearnConfig's.
     defaults: ClassVar[dict[str, Any]] = {}
+    #: Default episodes: so many per (position, move) pair it plays on, and at least so many.
+    #: The factors come from measured runs over a spread of games (tests/test_learners.py).
+    episodes_per_pair: ClassVar[tuple[float, int]]
+    #: What its values are called in a table's heading.
+    value_label: ClassVar[str] = "learned value"
     #: Bytes of the learner's own tables per (position, move) and per position, and of the
     #: temporaries its values and their judging hold at once, per (position, move). Read off
     #: the code; benchmarks/memory.py checks them against measured peak RSS.
@@ -119,6 +131,36 @@ class Learner(ABC):
         return {**cls.state_specs(game, config), "rng": ((4,), np.dtype(np.int64))}
 
     @classmethod
+    def format_value(cls, value: float, compact: bool = False) -> str:
+        """One learned value for people, in the one number format of every view: ``+0.8100``;
+        ``compact`` where room is short (a board cell): ``+0.81``."""
+        return f"{value:+.2f}" if compact else f"{value:+.4f}"
+
+    @classmethod
+    def describe_value(cls, value: float) -> str:
+        """One learned value in a sentence: ``learned value +0.8100``."""
+        return f"{cls.value_label} {cls.format_value(value)}"
+
+    @classmethod
+    def build_config(cls, given: Mapping[str, Any], base: LearnConfig | None = None) -> LearnConfig:
+        """The one check of training settings, for the command line, the web and --resume:
+        ``base`` (default: the learner's defaults) with the settings given (None: not given).
+        A setting the learner does not use is refused; values are checked by LearnConfig."""
+        for name, value in given.items():
+            if value is None:
+                continue
+            if name not in ALL_HYPERPARAMETERS:
+                raise QarenaError(f"unknown setting {name!r}")
+            if name not in cls.hyperparameters:
+                flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
+                raise QarenaError(f"{flag} does not apply to the {cls.kind} learner")
+        chosen = {k: v for k, v in given.items() if v is not None}
+        try:
+            return replace(base or cls.default_config(), **chosen)
+        except TypeError as e:  # a value of the wrong type, from a file or a request
+            raise QarenaError(f"training settings are malformed ({e})") from None
+
+    @classmethod
     def default_config(cls, **overrides: Any) -> LearnConfig:
         """The learner's default hyperparameters, with ``overrides`` applied."""
         return LearnConfig(**{**cls.defaults, **overrides})
@@ -139,10 +181,11 @@ class Learner(ABC):
         return self.game.num_positions
 
     @property
-    def _walk(self) -> tuple[np.ndarray, int]:
-        """The successor table the kernels play on, and the start code there."""
+    def _walk(self) -> k.Walk:
+        """The positions the kernels play on: among canonical positions, or all of them."""
         t = self.tables
-        return (t.cnxt, t.cstart) if self.config.canonical else (t.nxt, t.start)
+        succ, start = (t.cnxt, t.cstart) if self.config.canonical else (t.nxt, t.start)
+        return k.Walk(succ, t.moves, t.nmoves, t.result, start, self.game.max_plies)
 
     # --- training -------------------------------------------------------------------
     def train(
@@ -165,20 +208,41 @@ class Learner(ABC):
         mask = opp.mask if opp.mask is not None else np.zeros((1, 1), dtype=np.bool_)
         done = self.episodes - self.run_start
         total = total_episodes or done + episodes
-        steps = self._train(episodes, done, mask, opp.self_play, SEATS[seat], total)
+        steps = self._train(
+            k.Versus(mask, opp.self_play, SEATS[seat]), self._run(episodes, done, total)
+        )
         self.episodes += episodes
         self.steps += steps
         return steps
 
+    def default_episodes(self) -> int:
+        """Episodes that bring this learner to perfect play on any game of up to 10⁵ positions,
+        scaled to what there is to learn: the (position, move) pairs among the positions it
+        plays on (canonical ones, with canonical positions on)."""
+        pairs = int(self.tables.legal[self.played_positions()].sum())
+        per_pair, floor = self.episodes_per_pair
+        return int(max(floor, math.ceil(per_pair * pairs / 1000) * 1000))
+
     def warm_up(self) -> None:
         """Compile (or load the cached) kernel without training, so timing excludes it."""
-        self._train(0, 0, np.zeros((1, 1), dtype=np.bool_), True, SEATS["both"], 1)
+        self._train(
+            k.Versus(np.zeros((1, 1), dtype=np.bool_), True, k.SEAT_BOTH), self._run(0, 0, 1)
+        )
 
     @abstractmethod
-    def _train(
-        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
-    ) -> int:
-        """Run the kernel: ``done`` of the run's ``total`` episodes are behind."""
+    def _train(self, versus: k.Versus, run: k.Run) -> int:
+        """Run the learner's kernel on :attr:`_walk`; returns the moves played."""
+
+    def _run(self, episodes: int, done: int, total: int) -> k.Run:
+        """``episodes`` more, ``done`` of the run's ``total`` behind, with the exploration
+        schedule of the config."""
+        c = self.config
+        return k.Run(episodes, done, total, SCHEDULES[c.schedule], c.epsilon, c.epsilon_end)
+
+    @property
+    def _rates(self) -> k.Rates:
+        c = self.config
+        return k.Rates(c.alpha, c.gamma, np.asarray(c.rewards, dtype=np.float64))
 
     def played_positions(self) -> np.ndarray:
         """``mask[code]``: the positions the learner keeps values for, those where it may have

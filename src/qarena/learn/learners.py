@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,11 +12,11 @@ import numpy as np
 from qarena import __version__
 from qarena.budget import MOST_OPPONENTS, check_memory
 from qarena.errors import QarenaError
-from qarena.evaluate.curve import Curve
 from qarena.games.base import Game
 from qarena.games.spec import parse_spec
 from qarena.learn.afterstate import AfterstateLearner
-from qarena.learn.base import LearnConfig, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
+from qarena.learn.curve import Curve
 from qarena.learn.matchbox import MatchboxLearner
 from qarena.learn.policyfile import ArraySpec, load_policy, save_policy
 from qarena.learn.qlearning import QLearner
@@ -65,8 +64,7 @@ def save_learner(
 
 
 def _config(kind: str, hyper: object) -> LearnConfig:
-    known = {f.name for f in fields(LearnConfig)}
-    if not isinstance(hyper, dict) or not set(hyper) <= known:
+    if not isinstance(hyper, dict) or not set(hyper) <= set(ALL_HYPERPARAMETERS):
         raise QarenaError(f"its hyperparameters are not those of the {kind} learner")
     values = dict(hyper)
     if "rewards" in values:
@@ -77,8 +75,8 @@ def _config(kind: str, hyper: object) -> LearnConfig:
             raise QarenaError("its rewards are not three numbers")
         values["rewards"] = tuple(float(r) for r in rewards)
     try:
-        return replace(LEARNERS[kind].default_config(), **values)
-    except TypeError as e:
+        return LEARNERS[kind].build_config(values)
+    except QarenaError as e:
         raise QarenaError(f"its hyperparameters are malformed ({e})") from None
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.kernels import learn as k
-from qarena.learn.base import SCHEDULES, LearnConfig, Learner
+from qarena.learn.base import LearnConfig, Learner
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -17,10 +17,22 @@ class MatchboxLearner(Learner):
 
     kind = "matchbox"
     title = "matchbox"
+    episodes_per_pair = (80.0, 20_000)
+    value_label = "allowed"
     hyperparameters = ("epsilon", "epsilon_end", "schedule", "canonical", "seed")
     state_per_entry = 1  # allowed, bool
     state_per_position = 4  # alive, int32
     work_per_entry = 27  # values(): afterstate codes and rows (int64), wins, scores
+
+    @classmethod
+    def format_value(cls, value: float, compact: bool = False) -> str:
+        if compact:
+            return "ok" if value else "✗"
+        return "allowed" if value else "removed"
+
+    @classmethod
+    def describe_value(cls, value: float) -> str:
+        return "allowed in its matchbox" if value else "removed from its matchbox"
 
     @classmethod
     def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
@@ -34,33 +46,8 @@ class MatchboxLearner(Learner):
         self.allowed = self.tables.legal & self.played_positions()[:, None]
         self.alive = self.allowed.sum(axis=1).astype(np.int32)
 
-    def _train(
-        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
-    ) -> int:
-        c, t = self.config, self.tables
-        walk, start = self._walk
-        return int(
-            k.matchbox_learning(
-                self.allowed,
-                self.alive,
-                walk,
-                t.result,
-                start,
-                mask,
-                self_play,
-                seat,
-                episodes,
-                done,
-                total,
-                SCHEDULES[c.schedule],
-                c.epsilon,
-                c.epsilon_end,
-                t.moves,
-                t.nmoves,
-                self.game.max_plies,
-                self.rng,
-            )
-        )
+    def _train(self, versus: k.Versus, run: k.Run) -> int:
+        return int(k.matchbox_learning(self.allowed, self.alive, self._walk, versus, run, self.rng))
 
     def values(self) -> np.ndarray:
         """2 for a known win, 1 for an allowed move, 0 for a removed one."""

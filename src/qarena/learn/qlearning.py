@@ -6,7 +6,7 @@ import numpy as np
 
 from qarena.games.base import Game
 from qarena.kernels import learn as k
-from qarena.learn.base import ALL_HYPERPARAMETERS, SCHEDULES, LearnConfig, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -15,6 +15,7 @@ class QLearner(Learner):
 
     kind = "q"
     title = "Q-learning"
+    episodes_per_pair = (150.0, 20_000)
     hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
     state_per_entry = 8  # q, float64
 
@@ -26,35 +27,8 @@ class QLearner(Learner):
         super().__init__(game, config)
         self.q = np.full((self._rows, game.num_moves), self.config.initial)
 
-    def _train(
-        self, episodes: int, done: int, mask: np.ndarray, self_play: bool, seat: int, total: int
-    ) -> int:
-        c, t = self.config, self.tables
-        walk, start = self._walk
-        return int(
-            k.q_learning(
-                self.q,
-                walk,
-                t.moves,
-                t.nmoves,
-                t.result,
-                start,
-                mask,
-                self_play,
-                seat,
-                episodes,
-                done,
-                total,
-                c.alpha,
-                c.gamma,
-                SCHEDULES[c.schedule],
-                c.epsilon,
-                c.epsilon_end,
-                np.asarray(c.rewards, dtype=np.float64),
-                self.game.max_plies,
-                self.rng,
-            )
-        )
+    def _train(self, versus: k.Versus, run: k.Run) -> int:
+        return int(k.q_learning(self.q, self._walk, versus, run, self._rates, self.rng))
 
     def values(self) -> np.ndarray:
         """The learner's value of every (position code, move), canonical entries read through."""

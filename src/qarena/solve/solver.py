@@ -10,7 +10,8 @@ import numpy as np
 from qarena.budget import SOLVER_PER_POSITION, check_memory
 from qarena.errors import PositionError, TooLargeError
 from qarena.games.base import Game, Move, Position
-from qarena.kernels.solve import UNREACHED, solve_tables
+from qarena.kernels.constants import UNREACHED
+from qarena.kernels.solve import solve_tables
 
 #: Depths are stored as uint16.
 MAX_PLIES = 2**16 - 1

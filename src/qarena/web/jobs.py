@@ -14,14 +14,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
-from qarena.evaluate.curve import Curve, CurvePoint
 from qarena.games import Game
 from qarena.learn.base import LearnConfig
+from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import make_learner
-from qarena.learn.opponents import opponent
-from qarena.learn.run import Progress, default_episodes, train_run
-from qarena.web.play import Full, NotFound
+from qarena.match import train_timed
+from qarena.training.run import Progress, default_episodes
+from qarena.web.errors import Full, NotFound
 from qarena.web.store import PolicyStore
 
 log = logging.getLogger("qarena.web")
@@ -117,7 +118,7 @@ class Jobs:
         with self._lock:
             job = self._jobs.get(job_id)
         if job is None:
-            raise NotFound(job_id)
+            raise NotFound(f"no training job {job_id!r}")
         return job
 
     def spot_job(self, game: Game) -> Job | None:
@@ -148,9 +149,12 @@ class Jobs:
         """Check the settings, then train in the background: at once if a slot is free, else
         after the runs ahead of it in line. Full when the line is full."""
         fresh = make_learner(learner, game, config)  # checks the learner's name
-        if opponent_name not in ("self", "random", "perfect"):
+        # Every opponent the command line offers by name (policy files are the CLI's alone:
+        # a web request must not name files on the server).
+        named = ("self", "random", "perfect", *game.rule_players)
+        if opponent_name not in named:
             raise QarenaError(
-                f"unknown opponent {opponent_name!r}; expected self, random or perfect"
+                f"unknown opponent {opponent_name!r} for {game.spec}; expected {', '.join(named)}"
             )
         total = episodes if episodes is not None else default_episodes(fresh)
         if not 1 <= total <= MAX_EPISODES:
@@ -250,12 +254,9 @@ class Jobs:
     def _run(self, job: Job) -> None:
         try:
             learner = make_learner(job.learner, job.game, job.config)
-            learner.warm_up()
-            learner.optimality()  # solve first: any time limit is for training
             opp = opponent(learner.tables, job.opponent)
             every = max(1, job.episodes // CURVE_POINTS)
             curve = Curve(every, games=CURVE_GAMES, early=True)
-            t0 = time.monotonic()
 
             def on_progress(p: Progress) -> None:
                 job.done = p.episodes
@@ -266,19 +267,16 @@ class Jobs:
                     job.optimality = p.point.optimality
                 job.version += 1
 
-            def should_stop() -> bool:
-                late = job.seconds is not None and time.monotonic() - t0 > job.seconds
-                return job.cancel or late
-
-            result = train_run(
+            result = train_timed(
                 learner,
                 job.episodes,
                 None if opp.self_play else opp,
+                seconds=job.seconds,
                 until_perfect=job.spot,
                 curve=curve,
                 on_progress=on_progress,
-                should_stop=should_stop,
-            )
+                should_stop=lambda: job.cancel,
+            ).result
             job.done = result.episodes
             job.stopped = result.stopped
             if result.episodes == 0:

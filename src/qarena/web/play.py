@@ -3,32 +3,23 @@ timeout."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.errors import IllegalMoveError, MoveError, QarenaError
-from qarena.games import WIN, Game, Move, Position
-from qarena.games.words import ending, illegal, played
-
-
-class NotFound(KeyError):
-    """No such game, policy or job."""
-
-
-class Conflict(QarenaError):
-    """An action that does not fit the game's state (a move after the end, nothing to undo)."""
-
-
-class Full(QarenaError):
-    """The server is too busy for this now (the training line is full); try again later."""
-
+from qarena.errors import MoveError, QarenaError
+from qarena.games import Move
+from qarena.games.words import played
+from qarena.match import Match
+from qarena.web.errors import NotFound
 
 #: Games kept in memory at once; a new one pushes out the least recently used.
 MAX_GAMES = 1_000
@@ -43,128 +34,47 @@ class Agent(GreedyAgent):
     policy: str = ""
 
 
-# --- words -------------------------------------------------------------------------------
-
-
-# --- one game ----------------------------------------------------------------------------
-
-
 @dataclass
-class Session:
-    """One game: the positions so far, who sits where, and how the page shows it."""
+class Session(Match):
+    """One game in the browser or through the API: the match, its id, what the page shows, and
+    when it was last used."""
 
-    id: str
     agent: Agent
-    human_seat: int  # 0: the person moves first
-    rng: np.random.Generator
-    positions: list[Position] = field(default_factory=list)
-    moves: list[Move] = field(default_factory=list)
+    id: str = field(default_factory=lambda: secrets.token_hex(8))
     show_values: bool = True
     show_hint: bool = False
-    last_ai: Move | None = None
     touched: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    @property
-    def game(self) -> Game:
-        return self.agent.game
-
-    @property
-    def first(self) -> str:
-        return "human" if self.human_seat == 0 else "ai"
-
-    @property
-    def position(self) -> Position:
-        return self.positions[-1]
-
-    @property
-    def over(self) -> bool:
-        return self.game.is_terminal(self.position)
-
-    def humans_turn(self, plies: int | None = None) -> bool:
-        return (len(self.moves) if plies is None else plies) % 2 == self.human_seat
-
-    def start(self) -> None:
-        self.positions = [self.game.start()]
-        self.moves = []
-        self.last_ai = None
-        self._ai_turn()
-
-    def _ai_turn(self) -> None:
-        if not self.over and not self.humans_turn():
-            move = self.agent.pick(self.position, self.rng)
-            self.moves.append(move)
-            self.positions.append(self.game.apply(self.position, move))
-            self.last_ai = move
-
-    def play(self, text: str) -> None:
-        """The person's move (as text), then the AI's reply."""
-        if self.over:
-            raise Conflict("The game is over; start a new game.")
+    def read(self, text: str) -> Move:
         if not text.isascii():
             # Python reads digits of any script ("३:१" as 3:1); a move is typed in ASCII.
             raise MoveError(f"{text!r} is not a move: write moves with ASCII digits and letters")
-        game, position = self.game, self.position
-        move = game.parse_move(text)
-        if move not in game.legal_moves(position):
-            raise IllegalMoveError(illegal(game, position, move))
-        self.moves.append(move)
-        self.positions.append(game.apply(position, move))
-        self.last_ai = None
-        self._ai_turn()
+        return super().read(text)
 
-    def undo(self) -> None:
-        """Take back the person's last move and the AI's reply to it."""
-        humans = [i for i in range(len(self.moves)) if self.humans_turn(i)]
-        if not humans:
-            raise Conflict("Nothing to undo: you have not moved yet.")
-        del self.moves[humans[-1] :], self.positions[humans[-1] + 1 :]
-        ai = len(self.moves) - 1
-        self.last_ai = self.moves[ai] if ai >= 0 and not self.humans_turn(ai) else None
-
-    def result(self) -> str | None:
-        """``human``, ``ai`` or ``draw`` once over."""
-        if not self.over:
-            return None
-        # game.result is for the player to move at the end, who did not make the last move.
-        mine = self.game.result(self.position)
-        if not self.humans_turn():
-            mine = -mine
-        return "human" if mine == WIN else "ai" if mine == -WIN else "draw"
-
-    def result_text(self) -> str | None:
-        result = self.result()
-        if result is None:
-            return None
-        why = ending(self.game, self.position, "The AI" if self.humans_turn() else "You")
-        verdict = {"human": "You win!", "ai": "The AI wins.", "draw": "Draw."}[result]
-        return f"{why} {verdict}"
+    def play(self, text: str) -> None:
+        """The person's move (as text), then the AI's reply."""
+        self.move(text)
+        self.reply()
 
     def ai_text(self) -> str | None:
-        return None if self.last_ai is None else f"The AI {played(self.game, self.last_ai)}."
-
-    def history(self) -> list[tuple[str, str]]:
-        """(who, move text) for every move so far."""
-        return [
-            ("You" if self.humans_turn(i) else "AI", self.game.format_move(m))
-            for i, m in enumerate(self.moves)
-        ]
+        reply = self.last_reply
+        return None if reply is None else f"The AI {played(self.game, reply.move)}."
 
     def state(self) -> dict[str, Any]:
         """The API's view of the game."""
-        game, position = self.game, self.position
-        legal = game.legal_moves(position)
+        game, reply = self.game, self.last_reply
         return {
             "id": self.id,
             "game": game.spec,
             "policy": self.agent.policy,
             "first": self.first,
-            "position": game.format_position(position),
-            "to_move": None if self.over else ("human" if self.humans_turn() else "ai"),
-            "legal_moves": [game.format_move(m) for m in legal],
-            "q": {game.format_move(m): self.agent.value(position, m) for m in legal},
+            "position": game.format_position(self.position),
+            "to_move": self.to_move,
+            "legal_moves": [game.format_move(m) for m in game.legal_moves(self.position)],
+            "q": {game.format_move(m): v for m, v in self.values().items()},
             "history": [game.format_move(m) for m in self.moves],
-            "ai_move": None if self.last_ai is None else game.format_move(self.last_ai),
+            "ai_move": None if reply is None else game.format_move(reply.move),
             "result": self.result(),
         }
 
@@ -193,18 +103,26 @@ class Games:
             self._expire(now)
             session = self._games.get(game_id)
             if session is None:
-                raise NotFound(game_id)
+                raise NotFound(
+                    f"no game {game_id!r} (a game is forgotten after a while without a move)"
+                )
             self._games.move_to_end(game_id)
             session.touched = now
             return session
 
+    @contextlib.contextmanager
+    def playing(self, game_id: str) -> Iterator[Session]:
+        """The game (see ``get``), held by this thread until the block ends."""
+        session = self.get(game_id)
+        with session.lock:
+            yield session
+
     def new(self, agent: Agent, first: str, seed: int | None = None) -> Session:
+        """A new game; the AI's opening is played when it moves first."""
         if first not in ("human", "ai"):
             raise QarenaError(f"first must be 'human' or 'ai', not {first!r}")
-        session = Session(
-            secrets.token_hex(8), agent, 0 if first == "human" else 1, np.random.default_rng(seed)
-        )
-        session.start()
+        session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
+        session.reply()
         with self._lock:
             self._expire(time.monotonic())
             while len(self._games) >= self.max_games:

@@ -15,17 +15,20 @@ import re
 import secrets
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from qarena.errors import QarenaError
 from qarena.fileio import remove_stale_temps
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.policyfile import ArraySpec, load_policy
+from qarena.web.errors import NotFound
 
 log = logging.getLogger("qarena.web")
 
@@ -86,8 +89,11 @@ class Tidied:
         return any((self.temps, self.indexed, self.removed, self.skipped, self.dropped))
 
 
-@dataclass(frozen=True)
-class PolicyRow:
+class PolicyRow(BaseModel):
+    """A stored policy's index row (also the API's view of it, less its download link)."""
+
+    model_config = ConfigDict(frozen=True)
+
     id: str
     game: str
     learner: str
@@ -100,6 +106,11 @@ class PolicyRow:
         """The name a download offers, e.g. ``nim-3-5-7-q-1a2b3c4d5e6f.npz``."""
         game = re.sub(r"[^a-z0-9]+", "-", self.game.lower()).strip("-")
         return f"{game}-{self.learner}-{self.id}.npz"
+
+    @classmethod
+    def of(cls, values: Sequence[Any]) -> PolicyRow:
+        """The row from the index's columns, in order."""
+        return cls(**dict(zip(cls.model_fields, values, strict=True)))
 
 
 class PolicyStore:
@@ -135,7 +146,7 @@ class PolicyStore:
 
     def path(self, policy_id: str) -> Path:
         if not _ID.fullmatch(policy_id):
-            raise KeyError(policy_id)
+            raise NotFound(f"no policy {policy_id!r}")
         return self.folder / f"{policy_id}.npz"
 
     def add(self, learner: Learner) -> PolicyRow:
@@ -146,12 +157,12 @@ class PolicyStore:
 
     def _index(self, policy_id: str, learner: Learner, created: datetime) -> PolicyRow:
         row = PolicyRow(
-            policy_id,
-            learner.game.spec,
-            learner.kind,
-            learner.episodes,
-            learner.optimality().share,
-            created.isoformat(timespec="seconds"),
+            id=policy_id,
+            game=learner.game.spec,
+            learner=learner.kind,
+            episodes=learner.episodes,
+            optimality=learner.optimality().share,
+            created=created.isoformat(timespec="seconds"),
         )
         with self._db() as db:
             # OR REPLACE: another server starting on this folder may have indexed the file
@@ -203,12 +214,12 @@ class PolicyStore:
         return Tidied(temps, indexed, removed, skipped, len(gone))
 
     def get(self, policy_id: str) -> PolicyRow:
-        """The row; KeyError when there is none."""
+        """The row; NotFound when there is none."""
         with self._db() as db:
             found = db.execute("SELECT * FROM policies WHERE id = ?", (policy_id,)).fetchone()
         if found is None:
-            raise KeyError(policy_id)
-        return PolicyRow(*found)
+            raise NotFound(f"no policy {policy_id!r}")
+        return PolicyRow.of(found)
 
     def list(self, game: str | None = None) -> list[PolicyRow]:
         """Newest first; only ``game``'s when given."""
@@ -219,7 +230,7 @@ class PolicyStore:
             args = (game,)
         with self._db() as db:
             rows = db.execute(query + " ORDER BY created DESC, rowid DESC", args).fetchall()
-        return [PolicyRow(*r) for r in rows]
+        return [PolicyRow.of(r) for r in rows]
 
     def best_for(self, game: str) -> PolicyRow | None:
         """The game's policy of highest optimality (the newest among equals), if any."""
@@ -229,17 +240,17 @@ class PolicyStore:
                 "ORDER BY optimality DESC, created DESC, rowid DESC LIMIT 1",
                 (game,),
             ).fetchone()
-        return PolicyRow(*found) if found else None
+        return PolicyRow.of(found) if found else None
 
     def load(self, policy_id: str) -> Learner:
         self.get(policy_id)
         return load_learner(self.path(policy_id))
 
     def delete(self, policy_id: str) -> None:
-        """Remove the row, then the file; KeyError when there is no such policy."""
+        """Remove the row, then the file; NotFound when there is no such policy."""
         with self._db() as db:
             gone = db.execute("DELETE FROM policies WHERE id = ?", (policy_id,)).rowcount
         if not gone:
-            raise KeyError(policy_id)
+            raise NotFound(f"no policy {policy_id!r}")
         with contextlib.suppress(FileNotFoundError):
             self.path(policy_id).unlink()

@@ -13,8 +13,8 @@ import string
 from html import escape
 from typing import Any
 
-from qarena.evaluate.curve import CurvePoint
 from qarena.games import Game, HeapGame, Position, Subtraction, TicTacToe
+from qarena.learn.curve import CurvePoint
 
 _CELL = 64
 _MATCH_W = 18
@@ -189,3 +189,15 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def click_help(game: Game) -> str:
+    """How to play the drawing with the mouse. Drawings are the one place that knows the games
+    by type: each game's picture is its own."""
+    if isinstance(game, Subtraction):
+        return f"Click a match to take it and every match to its right (1 to {game.k})."
+    if isinstance(game, HeapGame):
+        return "Click a match to take it and every match to its right in that pile."
+    if isinstance(game, TicTacToe):
+        return "Click an empty cell."
+    return "Type a move."

@@ -4,9 +4,9 @@ so a training step is a table lookup."""
 import numpy as np
 
 from qarena.games.base import GameArrays
+from qarena.kernels.constants import UNREACHED
 from qarena.kernels.jit import njit
 from qarena.kernels.rules import decode_into, mover_mark, successor, terminal_result
-from qarena.kernels.solve import UNREACHED
 
 
 @njit

@@ -9,8 +9,8 @@ import numpy as np
 
 from qarena.budget import check_memory
 from qarena.games.base import Game
-from qarena.kernels.solve import UNREACHED
-from qarena.kernels.tables import fill_tables
+from qarena.kernels.constants import NOT_TERMINAL, UNREACHED
+from qarena.kernels.transitions import fill_tables
 from qarena.solve.solver import solve
 
 
@@ -52,7 +52,7 @@ def game_tables(game: Game) -> GameTables:
     canon = np.arange(n, dtype=np.int32)
     cmove = np.tile(np.arange(moves, dtype=np.int32), (n, 1))
     mover = np.full(n, -1, dtype=np.int8)
-    for code in np.flatnonzero(reachable & (result == 2)):
+    for code in np.flatnonzero(reachable & (result == NOT_TERMINAL)):
         position = game.decode(int(code))
         canonical = game.canonical(position)
         canon[code] = game.encode(canonical)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qarena.learn.tables import GameTables
+from qarena.kernels.constants import NOT_TERMINAL
 from qarena.solve.solver import solve
+from qarena.transitions.build import GameTables
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def move_values(tables: GameTables) -> np.ndarray:
 
 def optimality_of_values(tables: GameTables, values: np.ndarray) -> Optimality:
     """Optimality of the agent that plays the highest of ``values[code, move]`` (legal moves)."""
-    rows = np.flatnonzero(tables.reachable & (tables.result == 2))
+    rows = np.flatnonzero(tables.reachable & (tables.result == NOT_TERMINAL))
     mv = move_values(tables)[rows]
     best, worst = np.nanmax(mv, axis=1), np.nanmin(mv, axis=1)
     decide = best != worst

@@ -8,10 +8,11 @@ import numpy as np
 
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import QarenaError
-from qarena.evaluate.optimality import move_values
+from qarena.kernels.constants import NOT_TERMINAL
 from qarena.learn.base import Opponent
 from qarena.learn.learners import load_learner
-from qarena.learn.tables import GameTables
+from qarena.transitions.build import GameTables
+from qarena.transitions.judge import move_values
 
 OPPONENTS = ("self", *STRATEGIES)
 
@@ -39,6 +40,6 @@ def opponent(tables: GameTables, name: str) -> Opponent:
     game = tables.game
     agent = make_agent(name, game)
     mask = np.zeros_like(legal)
-    for code in np.flatnonzero(tables.reachable & (tables.result == 2)):
+    for code in np.flatnonzero(tables.reachable & (tables.result == NOT_TERMINAL)):
         mask[code, agent.act(game.decode(int(code)))] = True
     return Opponent(name, mask)

@@ -3,38 +3,19 @@ clean stop between chunks. Shared by the command line and the web app."""
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from qarena.evaluate.curve import CURVE_OPPONENTS, MAX_POINTS, Curve, CurvePoint
-from qarena.evaluate.optimality import Optimality
 from qarena.evaluate.report import record_against, strategy_masks
-from qarena.learn.base import Learner, Opponent
+from qarena.learn.base import Learner, Opponent, default_episodes
+from qarena.learn.curve import CURVE_OPPONENTS, MAX_POINTS, Curve, CurvePoint
+from qarena.transitions.judge import Optimality
+
+__all__ = ["CHUNK_SECONDS", "Progress", "RunResult", "default_episodes", "train_run"]
 
 #: Aim for chunks of about this many seconds, so progress stays live and a stop is quick.
 CHUNK_SECONDS = 0.05
-
-
-def default_episodes(learner: Learner) -> int:
-    """Episodes that bring the learner to perfect play on any game of up to 10⁵ positions.
-
-    Scaled to what there is to learn: the (position, move) pairs among the positions the
-    learner plays on (canonical ones, with canonical positions on). The factors come from
-    measured runs over a spread of games (see tests/test_defaults.py).
-    """
-    pairs = int(learner.tables.legal[learner.played_positions()].sum())
-    per_pair, floor = EPISODES_PER_PAIR[learner.kind]
-    return int(max(floor, math.ceil(per_pair * pairs / 1000) * 1000))
-
-
-#: (episodes per (position, move) pair, least episodes), by learner.
-EPISODES_PER_PAIR: dict[str, tuple[float, int]] = {
-    "q": (150.0, 20_000),
-    "afterstate": (150.0, 100_000),
-    "matchbox": (80.0, 20_000),
-}
 
 
 @dataclass

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qarena.errors import QarenaError
-from qarena.evaluate.matches import OUTCOMES
+from qarena.games.base import OUTCOMES
 
 #: The opponents a curve measures against, in the order of its columns.
 CURVE_OPPONENTS = ("random", "perfect")

@@ -18,7 +18,7 @@ from qarena.cli.common import PolicyArg, app, err, out, title
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, write_atomic
-from qarena.games import LOSS, TicTacToe, value_name
+from qarena.games import LOSS, value_name
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner
 from qarena.solve import solve
@@ -63,12 +63,6 @@ def verdict(position_value: int, move_value: int) -> str:
             else f"keeps the {value_name(move_value)}"
         )
     return f"✗ gives the {value_name(position_value)} away ({value_name(move_value)})"
-
-
-def _shown(learner: Learner, value: float) -> str:
-    if learner.kind == "matchbox":
-        return "allowed" if value else "removed"
-    return f"{value:+.4f}"
 
 
 @app.command("table")
@@ -128,22 +122,19 @@ def _position_table(learner: Learner, position: str | None) -> None:
     moves = sorted(game.legal_moves(pos), key=lambda m: (-float(values[m]), m))
     table = Table(title=_heading(learner), title_justify="left")
     table.add_column("move", style="bold")
-    table.add_column("allowed" if learner.kind == "matchbox" else "learned value", justify="right")
+    table.add_column(learner.value_label, justify="right")
     table.add_column("solver")
     table.add_column("")
     for m in moves:
         table.add_row(
             game.format_move(m),
-            _shown(learner, float(values[m])),
+            learner.format_value(float(values[m])),
             verdict(value, verdicts[m]),
             "← agent's choice" if m in best else "",
         )
     out.print(f"position {game.format_position(pos)}: {value_name(value)} for the player to move")
-    if isinstance(game, TicTacToe):
-        if learner.kind == "matchbox":
-            notes = {m: "ok" if values[m] else "✗" for m in moves}
-        else:
-            notes = {m: f"{float(values[m]):+.2f}" for m in moves}
+    if game.layout == "grid":
+        notes = {m: learner.format_value(float(values[m]), compact=True) for m in moves}
         out.print(draw(game, pos, notes))
     out.print(table)
 
@@ -169,7 +160,7 @@ def _top_entries(learner: Learner, n: int) -> None:
             table.add_row(
                 game.format_position(game.decode(code)),
                 game.format_move(m),
-                _shown(learner, float(values[i])),
+                learner.format_value(float(values[i])),
                 verdict(int(value[code]), int(move_value[i])),
             )
         out.print(table)

@@ -1,0 +1,103 @@
+"""The game registry: each game module registers its name, its spec parser and its spec form.
+
+Spec parsing asks the registry, so a new game is one module that calls :func:`register`; no
+other code names game classes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from qarena.budget import MAX_HEAP, MAX_SPEC_CHARS
+from qarena.errors import SpecError
+from qarena.games.base import Game
+
+#: ``parse(text, parts)``: the whole spec text (for messages) and the parts after ``name:``.
+Parser = Callable[[str, list[str]], Game]
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    parse: Parser
+    aliases: tuple[str, ...]
+    form: str
+
+
+_ENTRIES: dict[str, Entry] = {}  # by name, in registration order
+_NAMES: dict[str, str] = {}  # name or alias -> name
+
+
+def register(name: str, parse: Parser, *, aliases: Iterable[str] = (), form: str = "") -> None:
+    """Make ``name`` (and ``aliases``) a spec that ``parse`` reads; ``form`` shows the spec's
+    shape in error messages, e.g. ``"nim[:PILES] like 'nim:3,5,7'"``."""
+    entry = Entry(name.lower(), parse, tuple(a.lower() for a in aliases), form or name)
+    taken = [n for n in (entry.name, *entry.aliases) if _NAMES.get(n, entry.name) != entry.name]
+    if taken:
+        raise ValueError(f"game name {taken[0]!r} is already registered")
+    unregister(entry.name)
+    _ENTRIES[entry.name] = entry
+    for n in (entry.name, *entry.aliases):
+        _NAMES[n] = entry.name
+    parse_spec.cache_clear()
+
+
+def unregister(name: str) -> None:
+    """Forget a game (tests register throw-away games); unknown names are ignored."""
+    entry = _ENTRIES.pop(name.lower(), None)
+    if entry is not None:
+        for n in (entry.name, *entry.aliases):
+            _NAMES.pop(n, None)
+        parse_spec.cache_clear()
+
+
+def names() -> tuple[str, ...]:
+    """The registered game names, in registration order."""
+    return tuple(_ENTRIES)
+
+
+def forms() -> str:
+    """Every registered spec form, for error messages."""
+    return ", ".join(e.form for e in _ENTRIES.values())
+
+
+@lru_cache(maxsize=64)
+def parse_spec(text: str) -> Game:
+    """The game a spec names; raises SpecError with the expected forms otherwise."""
+    if not isinstance(text, str) or not text.strip():
+        raise SpecError(f"empty game spec; expected {forms()}")
+    if len(text) > MAX_SPEC_CHARS:
+        raise SpecError(
+            f"the game spec is {len(text):,} characters long; at most {MAX_SPEC_CHARS} are read"
+        )
+    name, *rest = text.strip().lower().split(":")
+    if name not in _NAMES:
+        raise SpecError(f"unknown game {name!r} in {text!r}; expected {forms()}")
+    return _ENTRIES[_NAMES[name]].parse(text, rest)
+
+
+# --- helpers for parsers ------------------------------------------------------------------
+
+# ASCII digits only: int() reads other scripts' digits too, and "nim:३,५" is not a spec.
+INT = re.compile(r"[0-9]{1,9}")
+
+
+def rule_part(text: str, part: str) -> bool:
+    """True for misère, False for normal play."""
+    if part in ("misere", "misère"):
+        return True
+    if part == "normal":
+        return False
+    raise SpecError(f"{text!r}: play is 'misere' or 'normal', not {part!r}")
+
+
+def positive_part(text: str, part: str, what: str, form: str, most: int = MAX_HEAP) -> int:
+    """A whole number 1..most, ASCII digits only."""
+    if not INT.fullmatch(part) or not 1 <= int(part) <= most:
+        raise SpecError(
+            f"{text!r}: {what} must be a whole number from 1 to {most:,}, not {part!r}; {form}"
+        )
+    return int(part)

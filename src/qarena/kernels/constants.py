@@ -1,0 +1,16 @@
+"""The codes kernels and the code around them share: one home, so no one writes a bare 2."""
+
+#: ``result[code]`` of a position where the game goes on (else -1, 0, 1 for the mover).
+NOT_TERMINAL = 2
+#: ``value[code]`` of a position the solver never reached.
+UNREACHED = -128
+
+#: Exploration schedules.
+SCHEDULE_CONSTANT = 0
+SCHEDULE_LINEAR = 1
+SCHEDULE_EXP = 2
+
+#: The learner's seat against a fixed opponent.
+SEAT_FIRST = 0
+SEAT_SECOND = 1
+SEAT_BOTH = 2

@@ -1,0 +1,1 @@
+"""Orchestration: training runs in chunks, with progress, checks, curves and clean stops."""

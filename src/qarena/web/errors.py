@@ -1,0 +1,118 @@
+"""The web app's errors, and how they are answered: a page for a person's browser, a
+``{"detail": str}`` body for everyone else."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from qarena.errors import QarenaError
+from qarena.games.words import sentence
+from qarena.match import Conflict
+from qarena.web.templating import page
+
+__all__ = [
+    "Conflict",
+    "Full",
+    "NotFound",
+    "PageRoute",
+    "error_page",
+    "install",
+    "is_api",
+    "status_of",
+    "validation_text",
+]
+
+log = logging.getLogger("qarena.web")
+
+
+class NotFound(QarenaError):
+    """No such game, policy or job."""
+
+
+class Full(QarenaError):
+    """The server is too busy for this now (the training line is full); try again later."""
+
+
+def status_of(exc: QarenaError) -> int:
+    """The HTTP status that answers a domain error; 422 for bad input."""
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, Conflict):
+        return 409
+    if isinstance(exc, Full):
+        return 503
+    return 422
+
+
+class PageRoute(APIRoute):
+    """A route whose errors are pages (its own, never the browser's Accept header, decides)."""
+
+
+def is_api(request: Request) -> bool:
+    return request.url.path == "/api" or request.url.path.startswith("/api/")
+
+
+def error_page(request: Request, status: int, message: str) -> HTMLResponse:
+    return page(request, "error.html", {"message": sentence(message)}, status)
+
+
+def _answer(request: Request, status: int, message: str, html: bool) -> Response:
+    if html:
+        return error_page(request, status, message)
+    return JSONResponse({"detail": message}, status_code=status)
+
+
+def validation_text(exc: RequestValidationError | ValidationError) -> str:
+    parts = []
+    for e in exc.errors():
+        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+        parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else str(e.get("msg")))
+    return "; ".join(parts) or "invalid request"
+
+
+async def _domain_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, QarenaError)
+    page_route = isinstance(request.scope.get("route"), PageRoute)
+    return _answer(request, status_of(exc), str(exc), page_route)
+
+
+async def _invalid(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse({"detail": validation_text(exc)}, status_code=422)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Unknown URLs and methods: the site's page for a browser, JSON for the API."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 404:
+        message = f"there is nothing at {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed at {request.url.path}"
+    elif exc.status_code == 400:  # FastAPI could not decode the body (not UTF-8, say)
+        message = "the request body could not be read as JSON"
+    else:
+        message = str(exc.detail)
+    browser = not is_api(request) and "text/html" in request.headers.get("accept", "")
+    response = _answer(request, exc.status_code, message, browser)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return JSONResponse({"detail": "internal error; see the server log"}, status_code=500)
+
+
+def install(app: FastAPI) -> None:
+    """Answer every error the app's way."""
+    app.add_exception_handler(QarenaError, _domain_error)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,175 @@
+"""The app's ASGI middleware: a body size limit, refusing other sites' requests, and HEAD."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import anyio
+from fastapi import Request
+from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from qarena.web.errors import error_page, is_api
+
+#: The largest request body, in bytes.
+MAX_BODY = 16 * 1024
+
+
+class BodyLimit:
+    """Refuse a request whose body is over ``limit`` bytes with 413: by its Content-Length, and
+    by what actually arrives (a chunked or lying client)."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_big = JSONResponse(
+            {"detail": f"the request body is over {self.limit // 1024} KB"}, status_code=413
+        )
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                if not value.isdigit():
+                    await JSONResponse({"detail": "bad Content-Length"}, 400)(scope, receive, send)
+                    return
+                if int(value) > self.limit:
+                    await too_big(scope, receive, send)
+                    return
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await too_big(scope, receive, send)
+                return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+#: Methods that change nothing, so any site may send them.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of a URL; None when it has none (``null``, garbage)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[scheme]
+
+
+def _own_origins(scope: Scope, headers: Headers) -> set[tuple[str, str, int] | None]:
+    """The origin this request was sent to: its scheme and its Host header (else the socket).
+    Behind a reverse proxy that rewrites Host, also the one X-Forwarded-Host names: a browser
+    cannot add that header to another site's request without a CORS preflight, which this app
+    never grants, so trusting it lets no other site in."""
+    scheme = scope.get("scheme", "http")
+    host = headers.get("host")
+    if not host:
+        server = scope.get("server")
+        if server:
+            host = f"[{server[0]}]:{server[1]}" if ":" in server[0] else f"{server[0]}:{server[1]}"
+    origins = {_origin(f"{scheme}://{host}")} if host else set()
+    forwarded = headers.get("x-forwarded-host", "").split(",")[0].strip()
+    if forwarded:
+        proto = headers.get("x-forwarded-proto", "").split(",")[0].strip() or scheme
+        origins.add(_origin(f"{proto}://{forwarded}"))
+    origins.discard(None)
+    return origins
+
+
+def cross_site(scope: Scope) -> bool:
+    """Whether a request comes from another site, by what the browser says: Sec-Fetch-Site,
+    then Origin, else Referer. A request with neither Origin nor Referer (curl, scripts, the
+    API's clients) is not a browser's cross-site request and passes."""
+    headers = Headers(scope=scope)
+    if headers.get("sec-fetch-site", "").strip().lower() == "cross-site":
+        return True
+    claimed = headers.get("origin")
+    if claimed is None:
+        claimed = headers.get("referer")
+        if claimed is None:
+            return False
+    # An opaque origin ("null": a sandboxed frame, a data: page) is never this site.
+    theirs = _origin(claimed.strip())
+    return theirs is None or theirs not in _own_origins(scope, headers)
+
+
+def _refusal(scope: Scope) -> Response:
+    request = Request(scope)
+    message = (
+        "This request came from another site, so it was refused: only this site's own "
+        "pages may change things here"
+    )
+    if is_api(request):
+        return JSONResponse({"detail": message}, status_code=403)
+    return error_page(request, 403, message)
+
+
+class SameOrigin:
+    """Refuse state-changing requests (POST, PUT, PATCH, DELETE) that another site's page sent,
+    with 403: a form or script elsewhere must not start training, play or delete here in the
+    name of whoever has this site open (cross-site request forgery)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in SAFE_METHODS and cross_site(scope):
+            await _refusal(scope)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """Answer HEAD wherever GET is answered: run the request as GET and send its status and
+    headers without the body. (FastAPI routes answer only the methods they name.)"""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        ended = anyio.Event()
+
+        async def send_head(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                await send(message)
+            elif message["type"] == "http.response.body" and not ended.is_set():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                ended.set()
+
+        async with anyio.create_task_group() as tg:
+
+            async def run() -> None:
+                await self.app({**scope, "method": "GET"}, receive, send_head)
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(run)
+            await ended.wait()
+            # The head is sent: a streamed body (server-sent events) need not go on.
+            tg.cancel_scope.cancel()

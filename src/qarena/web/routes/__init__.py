@@ -1,0 +1,1 @@
+"""The app's routes by area: the JSON API, and the pages."""

@@ -1,0 +1,332 @@
+"""The pages a person's browser shows: the home form, games (htmx swaps the panel on a click),
+training runs and stored policies. Their errors are pages too (see ``PageRoute``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from markupsafe import Markup
+from pydantic import ValidationError
+
+from qarena.errors import QarenaError
+from qarena.games import Game, Position, value_name
+from qarena.games.words import rules, sentence
+from qarena.learn.learners import LEARNERS
+from qarena.match import Conflict
+from qarena.solve import solve
+from qarena.web.errors import PageRoute, status_of, validation_text
+from qarena.web.forms import (
+    HOME_DEFAULTS,
+    TRAIN_DEFAULTS,
+    HomeForm,
+    TrainForm,
+    form_number,
+    game_spec,
+)
+from qarena.web.jobs import Job
+from qarena.web.models import TrainIn
+from qarena.web.play import Session
+from qarena.web.service import Web, WebDep
+from qarena.web.svg import click_help, curve_svg, position_svg
+from qarena.web.templating import page
+
+router = APIRouter(route_class=PageRoute, include_in_schema=False)
+
+
+def htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _check_first(first: str) -> None:
+    if first not in ("human", "ai"):
+        raise QarenaError(f"who starts is 'human' or 'ai', not {first!r}")
+
+
+def _to_game(session: Session) -> RedirectResponse:
+    return RedirectResponse(f"/games/{session.id}", status_code=303)
+
+
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    return Response(status_code=204)  # none: spares the log a 404 per page
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> HTMLResponse:
+    return page(request, "home.html", {"form": HOME_DEFAULTS, "error": None})
+
+
+@router.post("/play", response_class=HTMLResponse)
+def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]) -> Response:
+    first = fields.first
+    try:
+        _check_first(first)
+        got = web.agent_or_job(web.game(game_spec(fields)), first)
+        if isinstance(got, Job):
+            # The run may be shared with someone who chose another opener: say ours.
+            mine = "" if first == got.first else f"?first={first}"
+            return RedirectResponse(f"/train/{got.id}{mine}", status_code=303)
+        session = web.games.new(got, first)
+    except QarenaError as e:
+        context = {"form": fields.model_dump(), "error": sentence(str(e))}
+        return page(request, "home.html", context, status_of(e))
+    return _to_game(session)
+
+
+# --- games -------------------------------------------------------------------------------
+
+
+def _panel(session: Session, error: str | None = None) -> dict[str, Any]:
+    game, position = session.game, session.position
+    legal = game.legal_moves(position)
+    verdicts: dict[int, int] = {}
+    verdict = None
+    if session.show_hint and legal:
+        solution = solve(game)
+        verdicts = solution.move_values(position)
+        verdict = value_name(solution.value_of(position))
+    clickable = {
+        "hx-post": f"/games/{session.id}/move",
+    }
+    rows = [
+        {
+            "move": game.format_move(m),
+            "value": session.agent.value_text(position, m),
+            "best": session.agent.would_play(position, m),
+            "verdict": value_name(verdicts[m]) if m in verdicts else None,
+        }
+        for m in legal
+    ]
+    return {
+        "s": session,
+        "game": game,
+        "svg": Markup(position_svg(game, position, clickable)),
+        "rows": rows,
+        "verdict": verdict,
+        "error": error,
+        "result": session.result_text(),
+        "ai_move": session.ai_text(),
+        "turn": _turn(game, session),
+        "rules": rules(game),
+        "move_help": click_help(game),
+    }
+
+
+def _game_response(
+    request: Request, session: Session, error: str | None = None, status: int = 200
+) -> Response:
+    context = _panel(session, error)
+    if htmx(request):
+        return page(request, "_panel.html", context, status)
+    if error is None and request.method == "POST":
+        return _to_game(session)
+    return page(request, "game.html", context, status)
+
+
+def _act(request: Request, web: Web, game_id: str, action: Callable[[Session], object]) -> Response:
+    """Do ``action`` to the game and show it; a refused action is shown in the game."""
+    with web.games.playing(game_id) as session:
+        try:
+            action(session)
+        except QarenaError as e:
+            return _game_response(request, session, sentence(str(e)), status_of(e))
+        return _game_response(request, session)
+
+
+@router.get("/games/{game_id}", response_class=HTMLResponse)
+def game_page(request: Request, game_id: str, web: WebDep) -> Response:
+    return _act(request, web, game_id, lambda s: None)
+
+
+@router.post("/games/{game_id}/move", response_class=HTMLResponse)
+def game_move(request: Request, game_id: str, web: WebDep, move: str = Form("")) -> Response:
+    return _act(request, web, game_id, lambda s: s.play(move))
+
+
+@router.post("/games/{game_id}/undo", response_class=HTMLResponse)
+def game_undo(request: Request, game_id: str, web: WebDep) -> Response:
+    return _act(request, web, game_id, lambda s: s.undo())
+
+
+@router.post("/games/{game_id}/toggle/{what}", response_class=HTMLResponse)
+def game_toggle(request: Request, game_id: str, what: str, web: WebDep) -> Response:
+    def flip(s: Session) -> None:
+        if what == "values":
+            s.show_values = not s.show_values
+        elif what == "hint":
+            s.show_hint = not s.show_hint
+        else:
+            raise QarenaError(f"nothing to toggle called {what!r}")
+
+    return _act(request, web, game_id, flip)
+
+
+@router.get("/games/{game_id}/new")
+def game_again(game_id: str, web: WebDep) -> Response:
+    old = web.games.get(game_id)
+    session = web.games.new(old.agent, old.first)
+    session.show_values, session.show_hint = old.show_values, old.show_hint
+    return _to_game(session)
+
+
+# --- training ----------------------------------------------------------------------------
+
+
+def _train_context(
+    job: Job | None, form: dict[str, Any], error: str | None, first: str | None = None
+) -> dict[str, Any]:
+    return {
+        "job": job,
+        "next": f"/train/{job.id}/play?first={first or job.first}" if job else None,
+        "snap": job.snapshot() if job else None,
+        "curve": Markup(curve_svg(job.points if job else [], job.episodes if job else 1)),
+        "form": form,
+        "error": error,
+        "learners": list(LEARNERS),
+    }
+
+
+@router.get("/train", response_class=HTMLResponse)
+def train_page(request: Request) -> HTMLResponse:
+    return page(request, "train.html", _train_context(None, TRAIN_DEFAULTS, None))
+
+
+@router.post("/train", response_class=HTMLResponse)
+def train_form(request: Request, web: WebDep, fields: Annotated[TrainForm, Form()]) -> Response:
+    form = fields.model_dump()
+    try:
+        body = TrainIn(
+            game=fields.game,
+            learner=fields.learner,
+            episodes=form_number(fields.episodes, "episodes", int),
+            alpha=form_number(fields.alpha, "alpha", float),
+            gamma=form_number(fields.gamma, "gamma", float),
+            epsilon=form_number(fields.epsilon, "epsilon", float),
+            epsilon_end=form_number(fields.epsilon_end, "epsilon end", float),
+            schedule=fields.schedule or None,
+            opponent=fields.opponent,
+        )
+        job = web.start_training(body)
+    except ValidationError as e:
+        context = _train_context(None, form, sentence(validation_text(e)))
+        return page(request, "train.html", context, 422)
+    except QarenaError as e:
+        context = _train_context(None, form, sentence(str(e)))
+        return page(request, "train.html", context, status_of(e))
+    return RedirectResponse(f"/train/{job.id}", status_code=303)
+
+
+@router.get("/train/{job_id}", response_class=HTMLResponse)
+def job_page(request: Request, job_id: str, web: WebDep, first: str | None = None) -> Response:
+    job = web.jobs.get(job_id)
+    first = first if first in ("human", "ai") else None
+    if job.spot and job.state == "done":
+        # Small games train before this page is asked for: go straight on to the game.
+        return RedirectResponse(f"/train/{job_id}/play?first={first or job.first}", status_code=303)
+    form = {**TRAIN_DEFAULTS, "game": job.game.spec, "learner": job.learner,
+            "episodes": str(job.episodes), "opponent": job.opponent}  # fmt: skip
+    return page(request, "train.html", _train_context(job, form, None, first))
+
+
+@router.post("/train/{job_id}/stop")
+def job_stop(job_id: str, web: WebDep) -> Response:
+    web.jobs.cancel(web.jobs.get(job_id))
+    return RedirectResponse(f"/train/{job_id}", status_code=303)
+
+
+@router.get("/train/{job_id}/play")
+def job_play(job_id: str, web: WebDep, first: str | None = None) -> Response:
+    job = web.jobs.get(job_id)
+    if job.policy is None:
+        raise Conflict(job.error or "the agent is still training")
+    who = first if first in ("human", "ai") else job.first
+    return _to_game(web.games.new(web.agent(job.policy), who))
+
+
+# --- stored policies ---------------------------------------------------------------------
+
+
+@router.get("/policies", response_class=HTMLResponse)
+def policies_page(request: Request, web: WebDep) -> HTMLResponse:
+    return page(request, "policies.html", {"rows": web.store.list()})
+
+
+@router.get("/policies/{policy_id}/play")
+def policy_play(policy_id: str, web: WebDep, first: str = "human") -> Response:
+    _check_first(first)
+    return _to_game(web.games.new(web.agent(policy_id), first))
+
+
+@router.post("/policies/{policy_id}/delete")
+def policy_delete(request: Request, policy_id: str, web: WebDep) -> Response:
+    web.delete(policy_id)
+    if htmx(request):
+        return HTMLResponse("")  # the row swaps out
+    return RedirectResponse("/policies", status_code=303)
+
+
+@router.get("/policies/{policy_id}/inspect", response_class=HTMLResponse)
+def inspect(request: Request, policy_id: str, web: WebDep, position: str | None = None) -> Response:
+    row = web.store.get(policy_id)
+    agent = web.agent(policy_id)
+    game = agent.game
+    error = None
+    pos: Position = game.start()
+    if position:
+        try:
+            if not position.isascii():
+                # Python reads digits of any script as numbers; positions are ASCII.
+                raise QarenaError(
+                    f"{position!r} is not a position: write it in ASCII letters and digits"
+                )
+            pos = game.parse_position(position)
+            solve(game).value_of(pos)  # refuses positions play cannot reach
+        except QarenaError as e:
+            error, pos = sentence(str(e)), game.start()
+    solution = solve(game)
+    verdicts = solution.move_values(pos)
+    moves = [
+        {
+            "move": game.format_move(m),
+            "value": agent.value_text(pos, m),
+            "best": agent.would_play(pos, m),
+            "verdict": value_name(verdicts[m]),
+            "next": game.format_position(game.apply(pos, m)),
+        }
+        for m in game.legal_moves(pos)
+    ]
+    learner = agent.learner
+    context = {
+        "row": row,
+        "game": game,
+        "learner": learner,
+        "hyper": learner.hyperparameter_values(),
+        "position": game.format_position(pos),
+        "start": game.format_position(game.start()),
+        "svg": Markup(position_svg(game, pos, None)),
+        "value": value_name(solution.value_of(pos)),
+        "over": game.is_terminal(pos),
+        "moves": moves,
+        "error": error,
+        "curve": (
+            Markup(curve_svg(learner.curve.points, learner.episodes))
+            if learner.curve is not None and learner.curve.points
+            else None
+        ),
+    }
+    return page(request, "inspect.html", context, 422 if error else 200)
+
+
+# --- words for the pages -----------------------------------------------------------------
+
+
+def _turn(game: Game, session: Session) -> str:
+    if session.over:
+        return ""
+    if not session.humans_turn():
+        return "The AI's turn."
+    mark = game.seat(session.position)
+    return f"Your turn: you play {mark}." if mark else "Your turn."

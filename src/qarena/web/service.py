@@ -1,0 +1,193 @@
+"""The web app's state and what its routes do with it: the policy store, games in play,
+training jobs, loaded agents, and the limits on what the app builds."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from qarena.errors import QarenaError
+from qarena.games import Game, parse_spec
+from qarena.learn.learners import learner_class
+from qarena.match import SPOT_LEARNER
+from qarena.web.errors import Full
+from qarena.web.jobs import Job, Jobs
+from qarena.web.models import NewGame, TrainIn
+from qarena.web.play import Agent, Games, Session
+from qarena.web.store import PolicyStore
+
+log = logging.getLogger("qarena.web")
+
+#: Largest game (encoded positions) the web app plays or trains.
+MAX_POSITIONS = 1_000_000
+#: Largest game the web app builds tables for, as positions × moves: the size of a Q table,
+#: which sets both memory (about 60 bytes per pair over all of a learner's tables) and set-up
+#: time (about 1 s per million pairs). Measured: nim:5,6,7,8,9 (1.06 M) takes 1.2 s and 60 MB;
+#: tictactoe:3x4:3 (6.4 M) 3 s and 280 MB; nim:400,400 (129 M) 59 s and 7.3 GB. Two million
+#: keeps any one request to a couple of seconds and ~120 MB, and still covers every game people
+#: play here: tictactoe:3x3 (177 k), nim:3,5,7 (2.9 k), subtraction (39), nim:2,6,7,8 (35 k),
+#: nim:10,10,10,10 (586 k). Bigger games train on the command line, which has no such limit.
+MAX_COST = 2_000_000
+#: Loaded agents kept in memory.
+AGENT_CACHE = 16
+
+
+class Web:
+    """The app's state: stores, games, jobs, loaded agents, and the settings."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        max_games: int,
+        idle_seconds: float,
+        train_seconds: float,
+        max_positions: int,
+        max_cost: int,
+        max_training: int,
+        max_queued: int,
+    ) -> None:
+        self.max_positions = max_positions
+        self.max_cost = max_cost
+        self.store = PolicyStore(data_dir)
+        tidied = self.store.tidy(self.fits)
+        (log.warning if tidied else log.info)(
+            "policy store %s: removed %d temp files of dead writers, indexed %d policy files "
+            "without a row, removed %d invalid ones, left %d too big to load, dropped %d rows "
+            "without a file",
+            data_dir, tidied.temps, tidied.indexed, tidied.removed, tidied.skipped,
+            tidied.dropped,
+        )  # fmt: skip
+        self.games = Games(max_games, idle_seconds)
+        self.jobs = Jobs(self.store, max_training, max_queued)
+        self.train_seconds = train_seconds
+        self._agents: OrderedDict[str, Agent] = OrderedDict()
+        self._lock = threading.Lock()
+        self._spot_lock = threading.Lock()
+        #: Whether the server is stopping: set when serving under ``qarena serve``.
+        self.stopping: Callable[[], bool] = lambda: False
+
+    def too_big(self, game: Game) -> str | None:
+        """Why the web app will not build tables for ``game`` (None if it will). Cheap: it
+        reads the game's sizes and builds nothing."""
+        positions, moves = game.num_positions, game.num_moves
+        cost = positions * moves
+        if positions > self.max_positions:
+            size = f"{positions:,} positions, over its limit of {self.max_positions:,}"
+        elif cost > self.max_cost:
+            size = (
+                f"{positions:,} positions × {moves:,} moves = {cost:,}, "
+                f"over its budget of {self.max_cost:,}"
+            )
+        else:
+            return None
+        return (
+            f"{game.spec} is too big for the web app ({size}), so train it on the command "
+            f"line: qarena train {game.spec} --out policy.npz"
+        )
+
+    def fits(self, spec: str) -> bool:
+        return self.too_big(parse_spec(spec)) is None
+
+    def game(self, spec: str) -> Game:
+        """The game a spec names, if it is within the budget: checked before any table is built
+        or any training starts."""
+        if not spec.isascii():
+            # Python reads digits of any script as numbers; specs are typed in ASCII.
+            raise QarenaError(
+                f"{spec!r} is not a game spec: write it in ASCII letters and digits, e.g. nim:3,5,7"
+            )
+        game = parse_spec(spec)
+        why = self.too_big(game)
+        if why is not None:
+            raise QarenaError(why)
+        return game
+
+    def agent(self, policy_id: str) -> Agent:
+        """The stored policy's agent (NotFound when there is none), loaded once."""
+        with self._lock:
+            agent = self._agents.get(policy_id)
+            if agent is not None:
+                self._agents.move_to_end(policy_id)
+                return agent
+        agent = Agent(self.store.load(policy_id), policy=policy_id)
+        with self._lock:
+            self._agents[policy_id] = agent
+            while len(self._agents) > AGENT_CACHE:
+                self._agents.popitem(last=False)
+        return agent
+
+    def delete(self, policy_id: str) -> None:
+        """Delete a stored policy (NotFound when there is none) and forget its agent."""
+        self.store.delete(policy_id)
+        with self._lock:
+            self._agents.pop(policy_id, None)
+
+    def agent_or_job(self, game: Game, first: str) -> Agent | Job:
+        """The game's best stored agent; else the on-the-spot run training one, shared by
+        everyone who asks meanwhile (started if there is none)."""
+        row = None
+        with self._spot_lock:
+            # The run first, the store after: a run stores its policy before it is done, so
+            # between the two looks a policy is never missed and never trained twice.
+            job = self.jobs.spot_job(game)
+            if job is None:
+                row = self.store.best_for(game.spec)
+                if row is None:
+                    job = self.jobs.start(
+                        game, SPOT_LEARNER, spot=True, first=first, seconds=self.train_seconds
+                    )
+        if row is not None:
+            return self.agent(row.id)
+        assert job is not None
+        return job
+
+    def start_game(self, body: NewGame) -> Session | Job:
+        """A new game, or the on-the-spot run to wait for before there can be one."""
+        if body.policy is not None:
+            game = None if body.game is None else self.game(body.game)
+            agent = self.agent(body.policy)
+            if game is not None and game.spec != agent.game.spec:
+                raise QarenaError(f"policy {body.policy} plays {agent.game.spec}, not {body.game}")
+        elif body.game is None:
+            raise QarenaError("give a game spec, a policy id, or both")
+        else:
+            got = self.agent_or_job(self.game(body.game), body.first)
+            if isinstance(got, Job):
+                return got
+            agent = got
+        return self.games.new(agent, body.first, body.seed)
+
+    def game_after(self, job: Job, body: NewGame) -> Session:
+        """The game ``body`` asked for, once ``job`` (its on-the-spot run) has ended."""
+        if job.state == "done" and job.policy is not None:
+            return self.games.new(self.agent(job.policy), body.first, body.seed)
+        if job.state in ("queued", "running"):
+            raise Full(f"the agent for {job.game.spec} is still training; try again in a minute")
+        raise QarenaError(job.error or "training failed")
+
+    def start_training(self, body: TrainIn) -> Job:
+        game = self.game(body.game)
+        overrides = {
+            k: v
+            for k, v in body.model_dump().items()
+            if k in ("alpha", "gamma", "epsilon", "epsilon_end", "schedule", "seed")
+            and v is not None
+        }
+        config = learner_class(body.learner).build_config(overrides)
+        return self.jobs.start(game, body.learner, body.episodes, body.opponent, config)
+
+
+async def _the_web(request: Request) -> Web:
+    web: Web = request.app.state.web
+    return web
+
+
+#: A route's parameter for the app's state.
+WebDep = Annotated[Web, Depends(_the_web)]

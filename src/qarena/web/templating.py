@@ -1,0 +1,24 @@
+"""The pages' Jinja2 templates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from qarena import __version__
+from qarena.agents.opponents import OPPONENTS
+
+HERE = Path(__file__).parent
+
+templates = Jinja2Templates(directory=HERE / "templates")
+templates.env.globals["version"] = __version__
+#: Training opponents by name: what `qarena train --opponent` takes, but policy files.
+templates.env.globals["opponents"] = list(OPPONENTS)
+
+
+def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context, status_code=status)

@@ -1,0 +1,107 @@
+"""The packages form layers: each imports only from its own layer and the ones below, so there
+is no package-level import cycle. Read from the source with ast; imports made only for type
+checking (under ``if TYPE_CHECKING:``) do not count, since they never run."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "qarena"
+
+#: Bottom to top (ARCHITECTURE.md). Top-level modules count as packages of their own.
+LAYERS: list[set[str]] = [
+    {"qarena", "errors", "budget", "fileio"},  # shared: errors, budgets, the one writer
+    {"games"},
+    {"kernels"},
+    {"solve"},
+    {"transitions"},  # transition tables and judging values against the solver
+    {"learn"},
+    {"agents"},  # strategies, frozen learners, opponents as move masks
+    {"evaluate"},
+    {"training", "match"},  # orchestration: training runs, the play session
+    {"cli", "web", "__main__"},
+]
+LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    assert parts[0] == "qarena", module
+    return parts[1] if len(parts) > 1 else "qarena"
+
+
+def _module_of(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(n) for sub in node.body for n in ast.walk(sub))
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("qarena"))
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.startswith("qarena")
+        ):
+            found.add(node.module)
+    return found
+
+
+def _edges() -> dict[tuple[str, str], list[str]]:
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        here = _package(_module_of(path))
+        for target in _runtime_imports(path):
+            there = _package(target)
+            if there != here:
+                edges.setdefault((here, there), []).append(str(path.relative_to(SRC)))
+    return edges
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {_package(_module_of(p)) for p in SRC.rglob("*.py")}
+    assert packages <= set(LAYER), f"put {sorted(packages - set(LAYER))} in a layer"
+
+
+def test_imports_only_go_down() -> None:
+    upward = [
+        f"{a} (layer {LAYER[a]}) imports {b} (layer {LAYER[b]}) in {files}"
+        for (a, b), files in _edges().items()
+        if LAYER[b] > LAYER[a]
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_package_level_import_cycle() -> None:
+    graph: dict[str, set[str]] = {}
+    for a, b in _edges():
+        graph.setdefault(a, set()).add(b)
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycle = [*path[path.index(nxt) :], nxt] if nxt in path else [node, nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])

@@ -204,3 +204,23 @@ def test_the_whole_cli_on_the_toy(
     # Every take (1 or 3) flips the parity of the total, so from a won start every move keeps
     # the win: the human, moving first, wins whatever they play.
     assert "You win!" in text
+
+
+def test_the_browser_plays_the_toy_from_its_spec(tmp_path: Path) -> None:
+    """The web app too: the home form's "any game" field and the API take the registered toy;
+    its drawing is the text form (a picture is the one per-game part of the browser)."""
+    from fastapi.testclient import TestClient
+
+    from qarena.web import create_app
+
+    with TestClient(create_app(tmp_path, train_seconds=5.0)) as client:
+        home = client.get("/")
+        assert "toy[:…]" in home.text
+        page = client.post("/play", data={"kind": "spec", "spec": "toy:2,2"})
+        assert page.status_code == 200 and "toy:2,2" in page.text
+        state = client.post("/api/games", json={"game": "toy:2,2"}).json()
+        assert state["game"] == "toy:2,2" and state["to_move"] == "human"
+        move = state["legal_moves"][0]
+        after = client.post(f"/api/games/{state['id']}/moves", json={"move": move})
+        assert after.status_code == 200, after.text
+        assert after.json()["history"][0] == move

@@ -20,7 +20,9 @@ OPPONENTS = ("self", *STRATEGIES)
 def opponent(tables: GameTables, name: str) -> Opponent:
     """``self`` for self-play, a strategy agent by name, or a saved policy's file name, as the
     moves it picks among (a policy picks uniformly among its best moves)."""
-    if name not in OPPONENTS and (os.path.exists(name) or name.endswith(".npz")):
+    game = tables.game
+    named = (*OPPONENTS, *game.rule_players)
+    if name not in named and (os.path.exists(name) or name.endswith(".npz")):
         return Opponent(os.path.basename(name), load_learner(name, tables.game).best_moves())
     if name == "self":
         return Opponent("self")
@@ -32,12 +34,11 @@ def opponent(tables: GameTables, name: str) -> Opponent:
         with np.errstate(invalid="ignore"):
             best = np.nanmax(np.where(legal, mv, -np.inf), axis=1, keepdims=True)
         return Opponent(name, legal & (mv == best))
-    if name not in STRATEGIES:
+    if name not in named:
         raise QarenaError(
             f"unknown opponent {name!r}; expected one of {', '.join(OPPONENTS)}, or a policy file"
         )
     # Closed-form strategies pick one move per position: ask the agent once for each.
-    game = tables.game
     agent = make_agent(name, game)
     mask = np.zeros_like(legal)
     for code in np.flatnonzero(tables.reachable & (tables.result == NOT_TERMINAL)):

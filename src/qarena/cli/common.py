@@ -92,6 +92,13 @@ def title(learner: Learner | type[Learner]) -> str:
     return learner.title[0].upper() + learner.title[1:]
 
 
+PositionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--position", "-p", help="Position in text form, e.g. '3 5 7', '12' or 'x.o/.x./..o'."
+    ),
+]
+
 PolicyArg = Annotated[Path, typer.Argument(metavar="FILE", help="A policy file from qarena train.")]
 
 LearnerOpt = Annotated[str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")]

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from qarena.cli.common import SpecArg, announce, app, out
+from qarena.cli.common import PositionOpt, SpecArg, announce, app, out
 from qarena.evaluate.explain import (
     Explanation,
     PolicyVerdict,
@@ -195,12 +195,7 @@ def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
 @app.command("explain")
 def explain_command(
     spec: SpecArg,
-    position: Annotated[
-        str | None,
-        typer.Option(
-            "--position", "-p", help="Position in text form, e.g. '3 5 7', '12' or 'x.o/.x./..o'."
-        ),
-    ] = None,
+    position: PositionOpt = None,
     policy: Annotated[
         Path | None,
         typer.Option("--policy", help="A policy file from qarena train: judge what it plays here."),

@@ -161,10 +161,7 @@ class _Session:
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column("your move", style="bold")
         if self.show_q:
-            table.add_column(
-                "AI's box" if agent.learner.value_label == "allowed" else "AI's value",
-                justify="right",
-            )
+            table.add_column(f"AI's {agent.learner.value_heading}", justify="right")
         verdicts: dict[Move, int] = {}
         if self.solution is not None:
             verdicts = self.solution.move_values(position)

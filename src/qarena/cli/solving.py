@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from qarena.cli.common import SpecArg, announce, app, out
+from qarena.cli.common import PositionOpt, SpecArg, announce, app, out
 from qarena.games import DRAW, parse_spec, value_name
 from qarena.solve import solve
 
@@ -16,12 +16,7 @@ from qarena.solve import solve
 @app.command("solve")
 def solve_command(
     spec: SpecArg,
-    position: Annotated[
-        str | None,
-        typer.Option(
-            "--position", "-p", help="Position in text form, e.g. '3 5 7' or 'x.o/.x./..o'."
-        ),
-    ] = None,
+    position: PositionOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Value and optimal moves of the start position (or of --position), by exact solution."""

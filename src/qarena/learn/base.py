@@ -103,8 +103,9 @@ class Learner(ABC):
     #: Default episodes: so many per (position, move) pair it plays on, and at least so many.
     #: The factors come from measured runs over a spread of games (tests/test_learners.py).
     episodes_per_pair: ClassVar[tuple[float, int]]
-    #: What its values are called in a table's heading.
+    #: What its values are called in a table's heading, and in a short one ("AI's value").
     value_label: ClassVar[str] = "learned value"
+    value_heading: ClassVar[str] = "value"
     #: Bytes of the learner's own tables per (position, move) and per position, and of the
     #: temporaries its values and their judging hold at once, per (position, move). Read off
     #: the code; benchmarks/memory.py checks them against measured peak RSS.

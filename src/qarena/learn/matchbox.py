@@ -19,6 +19,7 @@ class MatchboxLearner(Learner):
     title = "matchbox"
     episodes_per_pair = (80.0, 20_000)
     value_label = "allowed"
+    value_heading = "box"
     hyperparameters = ("epsilon", "epsilon_end", "schedule", "canonical", "seed")
     state_per_entry = 1  # allowed, bool
     state_per_position = 4  # alive, int32

@@ -24,6 +24,7 @@ class HomeForm(BaseModel):
     cols: str = "3"
     k: str = "3"
     rule: str = "misere"
+    spec: str = ""
     first: str = "human"
 
 
@@ -72,7 +73,11 @@ def game_spec(form: HomeForm) -> str:
     if kind == "tictactoe":
         rows, cols = _digits(form.rows, "rows"), _digits(form.cols, "columns")
         return f"tictactoe:{rows}x{cols}:{_digits(form.k, 'in a row to win')}"
-    raise QarenaError(f"unknown game {kind!r}; expected nim, subtraction or tictactoe")
+    if kind == "spec":  # any registered game, read by the registry like the command line's
+        if not form.spec.strip():
+            raise QarenaError("give the game's spec, e.g. nim:3,5,7")
+        return form.spec.strip()
+    raise QarenaError(f"unknown game {kind!r}; expected nim, subtraction, tictactoe or spec")
 
 
 def form_number(text: str, what: str, kind: type[int] | type[float]) -> Any:

@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from qarena import __version__
 from qarena.agents.opponents import OPPONENTS
+from qarena.games.registry import names
 
 HERE = Path(__file__).parent
 
@@ -18,6 +19,9 @@ templates = Jinja2Templates(directory=HERE / "templates")
 templates.env.globals["version"] = __version__
 #: Training opponents by name: what `qarena train --opponent` takes, but policy files.
 templates.env.globals["opponents"] = list(OPPONENTS)
+#: The forms of every registered game's spec, for the home page's "any game" field.
+templates.env.globals["spec_forms"] = lambda: ", ".join(f"{n}[:…]" for n in names())
+templates.env.globals["spec_example"] = "nim:3,5,7"
 
 
 def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:

@@ -138,6 +138,13 @@ def train_command(
         float | None, typer.Option(help="Initial value of every table entry (default 0).")
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed.")] = None,
+    starts: Annotated[
+        float | None,
+        typer.Option(
+            help="Exploring starts: the share of self-play episodes that begin at a position "
+            "drawn from every reachable one the learner plays on (default 0).",
+        ),
+    ] = None,
     no_canonical: Annotated[
         bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
     ] = False,
@@ -181,6 +188,8 @@ def train_command(
         raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
     if opponent_name == "self" and seat != "both":
         raise QarenaError("--seat applies only against an --opponent; self-play takes both")
+    if starts and opponent_name != "self":
+        raise QarenaError("--starts applies to self-play; against an --opponent games start anew")
     given: dict[str, Any] = {
         "alpha": alpha,
         "gamma": gamma,
@@ -190,6 +199,7 @@ def train_command(
         "rewards": _rewards(rewards) if rewards is not None else None,
         "initial": initial,
         "seed": seed,
+        "starts": starts,
     }
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.

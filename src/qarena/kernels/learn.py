@@ -45,7 +45,9 @@ __all__ = [
 class Walk(NamedTuple):
     """The positions a learner plays on: ``succ[code, move]`` the next code (-1 illegal),
     ``moves[code, :nmoves[code]]`` the legal moves, ``result[code]`` the terminal result for
-    the player to move (NOT_TERMINAL otherwise), the start code, and the longest game."""
+    the player to move (NOT_TERMINAL otherwise), the start code, the longest game,
+    ``starts``: the positions an exploring start may begin at (reachable, not over), and
+    ``mover[code]``: the seat to move where the position tells (-1 in impartial games)."""
 
     succ: np.ndarray
     moves: np.ndarray
@@ -53,6 +55,8 @@ class Walk(NamedTuple):
     result: np.ndarray
     start: int
     max_plies: int
+    starts: np.ndarray
+    mover: np.ndarray
 
 
 class Versus(NamedTuple):
@@ -66,7 +70,8 @@ class Versus(NamedTuple):
 
 class Run(NamedTuple):
     """``episodes`` more episodes, ``first_episode`` of the run's ``total_episodes`` behind;
-    exploration goes from ``eps`` to ``eps_end`` by ``schedule``."""
+    exploration goes from ``eps`` to ``eps_end`` by ``schedule``; in self-play a share
+    ``start_share`` of the episodes begin at a position drawn from ``Walk.starts``."""
 
     episodes: int
     first_episode: int
@@ -74,6 +79,16 @@ class Run(NamedTuple):
     schedule: int
     eps: float
     eps_end: float
+    start_share: float
+
+
+@njit
+def first_position(start: int, starts: np.ndarray, share: float, rng: np.ndarray) -> int:
+    """Where an episode begins: the start, or with probability ``share`` an exploring start.
+    No random number is drawn when ``share`` is 0, so runs without them are as before."""
+    if share > 0.0 and uniform(rng) < share:
+        return int(starts[below(rng, starts.size)])
+    return start
 
 
 class Rates(NamedTuple):
@@ -189,9 +204,9 @@ def q_learning(
     is the difference between seconds and hours.
     """
     # Fields to locals: the loops below read them as plain arrays and scalars.
-    walk, moves, nmoves, result, start, max_plies = w
+    walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end = run
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, share = run
     alpha, gamma, rewards = rates
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
@@ -201,7 +216,7 @@ def q_learning(
     for i in range(episodes):
         t = first_episode + i
         e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
-        s = start
+        s = first_position(start, starts, share, rng) if self_play else start
         if not self_play and not learner_moves_first(seat, t):
             s = walk[s, masked_move(opponent, s, rng)]
             steps += 1
@@ -295,9 +310,9 @@ def afterstate_learning(
     unless ``v`` has one row: in impartial games a position is the same game whichever seat
     reaches it, so both seats learn the one table.
     """
-    walk, moves, nmoves, result, start, _ = w
+    walk, moves, nmoves, result, start, _, starts, mover = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end = run
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, share = run
     alpha, gamma, rewards = rates
     shared = v.shape[0] == 1
     steps = 0
@@ -310,6 +325,9 @@ def afterstate_learning(
         me = 0 if self_play or learner_moves_first(seat, t) else 1
         s = start
         p = 0
+        if self_play and share > 0.0:
+            s = first_position(start, starts, share, rng)
+            p = max(int(mover[s]), 0)  # the seat to move there, for the per-seat tables
         while True:
             if not self_play and p != me:
                 s = walk[s, masked_move(opponent, s, rng)]
@@ -426,9 +444,9 @@ def matchbox_learning(
     move with probability epsilon: without that, self-play never visits the positions that only
     removed moves lead to, and never learns to punish them.
     """
-    walk, moves, nmoves, result, start, max_plies = w
+    walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end = run
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, share = run
     steps = 0
     rows = np.empty((2, max_plies + 1), dtype=np.int64)
     cols = np.empty((2, max_plies + 1), dtype=np.int64)
@@ -439,7 +457,7 @@ def matchbox_learning(
         n[1] = 0
         e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
         me = 0 if self_play or learner_moves_first(seat, t) else 1
-        s = start
+        s = first_position(start, starts, share, rng) if self_play else start
         p = 0
         while True:
             if not self_play and p != me:

@@ -6,6 +6,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
@@ -41,6 +42,7 @@ class LearnConfig:
     initial: float = 0.0
     canonical: bool = True
     seed: int = 0
+    starts: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
@@ -61,6 +63,8 @@ class LearnConfig:
             raise QarenaError(f"rewards are three numbers WIN,DRAW,LOSS, not {self.rewards}")
         if not np.isfinite(self.initial):
             raise QarenaError(f"the initial value must be a finite number, not {self.initial}")
+        if not 0 <= self.starts <= 1:
+            raise QarenaError(f"starts must be a share in [0, 1], not {self.starts}")
         if not 0 <= self.seed < 2**63:
             raise QarenaError(f"seed must be a whole number from 0 to 2**63 - 1, not {self.seed}")
 
@@ -74,6 +78,8 @@ def default_episodes(learner: Learner) -> int:
     """:meth:`Learner.default_episodes`, as a function."""
     return learner.default_episodes()
 
+
+_NO_STARTS = np.zeros(0, dtype=np.int64)
 
 #: Every LearnConfig field, in order.
 ALL_HYPERPARAMETERS = tuple(f.name for f in fields(LearnConfig))
@@ -186,7 +192,15 @@ class Learner(ABC):
         """The positions the kernels play on: among canonical positions, or all of them."""
         t = self.tables
         succ, start = (t.cnxt, t.cstart) if self.config.canonical else (t.nxt, t.start)
-        return k.Walk(succ, t.moves, t.nmoves, t.result, start, self.game.max_plies)
+        starts = self._starts if self.config.starts > 0 else _NO_STARTS
+        return k.Walk(
+            succ, t.moves, t.nmoves, t.result, start, self.game.max_plies, starts, t.mover
+        )
+
+    @cached_property
+    def _starts(self) -> np.ndarray:
+        """Where exploring starts begin: every position the learner plays on."""
+        return np.flatnonzero(self.played_positions()).astype(np.int64)
 
     # --- training -------------------------------------------------------------------
     def train(
@@ -238,7 +252,9 @@ class Learner(ABC):
         """``episodes`` more, ``done`` of the run's ``total`` behind, with the exploration
         schedule of the config."""
         c = self.config
-        return k.Run(episodes, done, total, SCHEDULES[c.schedule], c.epsilon, c.epsilon_end)
+        return k.Run(
+            episodes, done, total, SCHEDULES[c.schedule], c.epsilon, c.epsilon_end, c.starts
+        )
 
     @property
     def _rates(self) -> k.Rates:

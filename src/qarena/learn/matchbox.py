@@ -20,7 +20,7 @@ class MatchboxLearner(Learner):
     episodes_per_pair = (80.0, 20_000)
     value_label = "allowed"
     value_heading = "box"
-    hyperparameters = ("epsilon", "epsilon_end", "schedule", "canonical", "seed")
+    hyperparameters = ("epsilon", "epsilon_end", "schedule", "canonical", "seed", "starts")
     state_per_entry = 1  # allowed, bool
     state_per_position = 4  # alive, int32
     work_per_entry = 27  # values(): afterstate codes and rows (int64), wins, scores

@@ -7,10 +7,14 @@ from qarena.games.registry import parse_spec, register, unregister
 from qarena.games.subtraction import Subtraction
 from qarena.games.tictactoe import TicTacToe
 
+# After the others: games register as they are imported, and messages list them in that order.
+from qarena.games.connect4 import ConnectFour  # isort: skip
+
 __all__ = [
     "DRAW",
     "LOSS",
     "WIN",
+    "ConnectFour",
     "Game",
     "GameArrays",
     "HeapGame",

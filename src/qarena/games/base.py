@@ -36,7 +36,9 @@ class GameArrays(NamedTuple):
     """A game's rules as plain arrays and scalars, the only form compiled kernels see.
 
     Heap games (nim, subtraction): ``move_comp`` is the pile a move takes from, ``move_take``
-    how many. Boards: ``move_comp`` is the cell, ``lines`` the cells of every k-in-a-row.
+    how many. Boards: ``move_comp`` is the cell, ``lines`` the cells of every k-in-a-row; with
+    ``gravity`` (Connect Four) ``move_comp`` is a column of a board ``cols`` wide, and the mark
+    lands on its lowest empty cell.
     """
 
     board: bool
@@ -49,6 +51,8 @@ class GameArrays(NamedTuple):
     move_comp: np.ndarray
     move_take: np.ndarray
     lines: np.ndarray
+    gravity: bool = False
+    cols: int = 0
 
 
 class Game(ABC):
@@ -245,6 +249,25 @@ class Game(ABC):
             code, d = divmod(code, r)
             out.append(d)
         return tuple(out)
+
+    # --- the same, for many positions at once (building tables) --------------------------
+    def canonical_perms(self, digits: np.ndarray) -> np.ndarray:
+        """:meth:`_canonical_perm` of every row of ``digits`` (one position's components per
+        row), as an int64 array of the same shape. Games override it with array code; this
+        default asks one position at a time."""
+        out = np.empty(digits.shape, dtype=np.int64)
+        for i, row in enumerate(digits.tolist()):
+            out[i] = self._canonical_perm(tuple(row))
+        return out
+
+    def movers(self, digits: np.ndarray) -> np.ndarray:
+        """:meth:`to_move` of every row of ``digits`` as int8, -1 where the position does not
+        tell (impartial games)."""
+        if self.impartial:
+            return np.full(digits.shape[0], -1, dtype=np.int8)
+        return np.array(
+            [self.to_move(tuple(row)) for row in digits.tolist()], dtype=np.int8
+        ).reshape(-1)
 
     def canonical(self, position: Position) -> Position:
         """The representative of the position's symmetry class (same value, same moves)."""

@@ -140,6 +140,13 @@ class HeapGame(Game):
             perm[slot] = src
         return tuple(perm)
 
+    def canonical_perms(self, digits: np.ndarray) -> np.ndarray:
+        # A stable sort orders equal piles by index, as the key (size, index) does.
+        by_size = np.argsort(digits, axis=1, kind="stable")
+        perm = np.empty(digits.shape, dtype=np.int64)
+        perm[:, list(self._pile_rank)] = by_size
+        return perm
+
     # --- array form -----------------------------------------------------------------
     def arrays(self) -> GameArrays:
         radix, weight = _mixed_radix_arrays(self.radix)

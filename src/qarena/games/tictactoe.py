@@ -146,6 +146,23 @@ class TicTacToe(Game):
             key=lambda p: sum(position[p[j]] * weights[j] for j in range(len(p))),
         )
 
+    def canonical_perms(self, digits: np.ndarray) -> np.ndarray:
+        # The first symmetry of least code, as min() over the symmetries picks.
+        syms = np.asarray(self.symmetries, dtype=np.int64)
+        weights = np.asarray(self._weights, dtype=np.int64)
+        best = np.zeros(digits.shape[0], dtype=np.int64)
+        least = np.full(digits.shape[0], np.iinfo(np.int64).max, dtype=np.int64)
+        for s, perm in enumerate(syms):
+            code = digits[:, perm].astype(np.int64) @ weights
+            better = code < least
+            best[better], least[better] = s, code[better]
+        out: np.ndarray = syms[best]
+        return out
+
+    def movers(self, digits: np.ndarray) -> np.ndarray:
+        out: np.ndarray = (np.count_nonzero(digits, axis=1) % 2).astype(np.int8)
+        return out
+
     def _move_component(self, move: Move) -> tuple[int, int]:
         if not 0 <= move < self.cells:
             raise MoveError(f"move id {move} is outside 0..{self.cells - 1}")

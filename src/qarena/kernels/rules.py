@@ -80,6 +80,12 @@ def successor(ga: GameArrays, code: int, digits: np.ndarray, mark: int, move: in
     """The code after ``move`` in a non-terminal position, or -1 if the move is illegal."""
     comp = ga.move_comp[move]
     if ga.board:
+        if ga.gravity:  # the lowest empty cell of column comp
+            for r in range(digits.shape[0] // ga.cols - 1, -1, -1):
+                cell = r * ga.cols + comp
+                if digits[cell] == 0:
+                    return int(code + mark * ga.weight[cell])
+            return -1
         if digits[comp] != 0:
             return -1
         return int(code + mark * ga.weight[comp])

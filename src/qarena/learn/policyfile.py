@@ -19,6 +19,7 @@ import os
 import re
 import stat
 import struct
+import threading
 import tokenize
 import zipfile
 import zlib
@@ -180,11 +181,17 @@ def save_policy(
         raise QarenaError(f"cannot write policy file {p}: {e.strerror or e}") from e
 
 
+#: numpy reads npy headers with ast.literal_eval, and CPython 3.11's parser is not safe to run
+#: in several threads at once ("AST constructor recursion depth mismatch"): the web app loads
+#: policies in worker threads, so header reads take turns.
+_HEADER_LOCK = threading.Lock()
+
+
 def _header(
     zf: zipfile.ZipFile, info: zipfile.ZipInfo
 ) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
     """Shape, Fortran order, dtype and header length of a member, reading only its header."""
-    with zf.open(info) as m:
+    with _HEADER_LOCK, zf.open(info) as m:
         version = np.lib.format.read_magic(m)
         if version == (1, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(m)
@@ -196,7 +203,7 @@ def _header(
 
 
 def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
-    with zf.open(info) as m:
+    with _HEADER_LOCK, zf.open(info) as m:
         a = np.lib.format.read_array(m, allow_pickle=False)
         # Reading to the end makes zipfile compare the CRC; leftover bytes mean a bad member.
         if m.read(1):

@@ -13,7 +13,7 @@ import string
 from html import escape
 from typing import Any
 
-from qarena.games import Game, HeapGame, Position, Subtraction, TicTacToe
+from qarena.games import ConnectFour, Game, HeapGame, Position, Subtraction, TicTacToe
 from qarena.learn.curve import CurvePoint
 
 _CELL = 64
@@ -64,7 +64,8 @@ def _board(
     for cell, mark in enumerate(position):
         r, c = divmod(cell, game.cols)
         x, y = pad + c * _CELL, pad + r * _CELL
-        move = game.format_move(cell)
+        # Connect Four: a click anywhere in a column drops a piece there.
+        move = game.format_move(c if isinstance(game, ConnectFour) else cell)
         state = "x" if mark == 1 else "o" if mark == 2 else "empty"
         attrs = _attrs(clickable, move)
         cls = f"cell {state}" + (" live" if clickable is not None and not mark and not over else "")
@@ -198,6 +199,8 @@ def click_help(game: Game) -> str:
         return f"Click a match to take it and every match to its right (1 to {game.k})."
     if isinstance(game, HeapGame):
         return "Click a match to take it and every match to its right in that pile."
+    if isinstance(game, ConnectFour):
+        return "Click a column to drop a piece in it."
     if isinstance(game, TicTacToe):
         return "Click an empty cell."
     return "Type a move."

@@ -1,0 +1,173 @@
+"""Connect Four on an R×C board with k in a row: a move names a column and the piece falls to
+the lowest empty cell of it; x moves first."""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from qarena.budget import MAX_SIDE
+from qarena.errors import MoveError, PositionError, SpecError
+from qarena.games.base import Game, GameArrays, Move, Position, mixed_radix_arrays
+from qarena.games.registry import positive_part, register
+from qarena.games.tictactoe import EMPTY, TicTacToe
+
+
+@dataclass(frozen=True)
+class ConnectFour(TicTacToe):
+    """The board of tic-tac-toe (cells row-major from the top-left, lines of k) with gravity:
+    a move is a column index, and only the left–right mirror is a symmetry."""
+
+    rows: int = 6
+    cols: int = 7
+    k: int = 4
+
+    @property
+    def spec(self) -> str:
+        return f"connect4:{self.rows}x{self.cols}:{self.k}"
+
+    @property
+    def title(self) -> str:
+        return f"Connect Four {self.rows}×{self.cols}, {self.k} in a row"
+
+    @property
+    def num_moves(self) -> int:
+        return self.cols
+
+    def _drop(self, position: Position, col: int) -> int:
+        """The cell a piece dropped in ``col`` lands on, or -1 when the column is full."""
+        for r in range(self.rows - 1, -1, -1):
+            cell = r * self.cols + col
+            if position[cell] == EMPTY:
+                return cell
+        return -1
+
+    def legal_moves(self, position: Position) -> list[Move]:
+        if self.is_terminal(position):
+            return []
+        return [c for c in range(self.cols) if position[c] == EMPTY]
+
+    def _apply_unchecked(self, position: Position, move: Move) -> Position:
+        return super()._apply_unchecked(position, self._drop(position, move))
+
+    # --- symmetry: the mirror only; a move's component is its column's top cell ----------
+    @cached_property
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        n = self.cols
+        cells = range(self.rows * n)
+        mirror = tuple((j // n) * n + (n - 1 - j % n) for j in cells)
+        return tuple(dict.fromkeys((tuple(cells), mirror)))
+
+    def _move_component(self, move: Move) -> tuple[int, int]:
+        if not 0 <= move < self.cols:
+            raise MoveError(f"move id {move} is outside 0..{self.cols - 1}")
+        return move, 0
+
+    def _make_move(self, component: int, detail: int) -> Move:
+        return component % self.cols
+
+    def arrays(self) -> GameArrays:
+        radix, weight = mixed_radix_arrays(self.radix)
+        return GameArrays(
+            board=True,
+            misere=False,
+            num_positions=self.num_positions,
+            num_moves=self.num_moves,
+            start=0,
+            radix=radix,
+            weight=weight,
+            move_comp=np.arange(self.cols, dtype=np.int64),
+            move_take=np.zeros(self.cols, dtype=np.int64),
+            lines=np.asarray(self.lines, dtype=np.int64).reshape(len(self.lines), self.k),
+            gravity=True,
+            cols=self.cols,
+        )
+
+    # --- words and text forms -------------------------------------------------------------
+    def rules_text(self) -> str:
+        return (
+            "Take turns dropping a piece into a column; it falls to the lowest empty cell. "
+            f"x moves first. {self.k} in a row (across, down or diagonally) wins."
+        )
+
+    def move_help(self, position: Position) -> str:
+        example = self.format_move(self.legal_moves(position)[0])
+        last = string.ascii_lowercase[self.cols - 1]
+        return f"Moves: a column letter, a to {last} from the left; for example {example}."
+
+    def move_words(self, move: Move) -> str:
+        return f"drops a piece in column {self.format_move(move)}"
+
+    def illegal_words(self, position: Position, move: Move) -> str:
+        return f"Column {self.format_move(move)} is full; pick another."
+
+    def winning_line(self, position: Position) -> str | None:
+        for line in self.lines:
+            first = position[line[0]]
+            if first != EMPTY and all(position[i] == first for i in line):
+                cells = " ".join(
+                    f"{string.ascii_lowercase[c % self.cols]}{c // self.cols + 1}" for c in line
+                )
+                return f"{'.xo'[first]} has {self.k} in a row ({cells})"
+        return None
+
+    def parse_position(self, text: str) -> Position:
+        position = super().parse_position(text)
+        for c in range(self.cols):
+            for r in range(self.rows - 1):
+                if position[r * self.cols + c] != EMPTY and position[(r + 1) * self.cols + c] == 0:
+                    raise PositionError(
+                        f"position {text!r} has a piece floating in column "
+                        f"{string.ascii_lowercase[c]}: pieces fall to the lowest empty cell"
+                    )
+        return position
+
+    def format_move(self, move: Move) -> str:
+        col, _ = self._move_component(move)
+        return string.ascii_lowercase[col]
+
+    def parse_move(self, text: str) -> Move:
+        m = re.fullmatch(r"\s*([a-zA-Z])\s*", text)
+        col = string.ascii_lowercase.index(m.group(1).lower()) if m else -1
+        if not 0 <= col < self.cols:
+            last = string.ascii_lowercase[self.cols - 1]
+            raise MoveError(
+                f"move {text!r} is not a column of the {self.rows}x{self.cols} board; "
+                f"expected a letter a-{last}, 'a' on the left"
+            )
+        return col
+
+
+def _parse(text: str, rest: list[str]) -> Game:
+    form = "expected like 'connect4:6x7:4' (rows x columns : k in a row)"
+    if len(rest) > 2:
+        raise SpecError(f"{text!r} has too many parts; {form}")
+    if not rest:
+        return ConnectFour()
+    m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", rest[0])
+    if not m:
+        raise SpecError(f"{text!r}: the board size {rest[0]!r} is not ROWSxCOLS; {form}")
+    rows, cols = int(m.group(1)), int(m.group(2))
+    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+        raise SpecError(
+            f"{text!r}: a board has 1 to {MAX_SIDE} rows and columns, not {rows}x{cols}; {form}"
+        )
+    k = positive_part(text, rest[1], "k", form, max(rows, cols)) if len(rest) == 2 else 4
+    if k > max(rows, cols):
+        raise SpecError(
+            f"{text!r}: {k} in a row cannot fit on a {rows}x{cols} board; give k, e.g. "
+            f"'connect4:{rows}x{cols}:{max(rows, cols)}'"
+        )
+    return ConnectFour(rows=rows, cols=cols, k=k)
+
+
+register(
+    "connect4",
+    _parse,
+    aliases=("connect-four",),
+    form="connect4[:ROWSxCOLS[:K]] like 'connect4:4x5'",
+)

@@ -10,11 +10,10 @@ from functools import cached_property
 
 import numpy as np
 
-from qarena.budget import MAX_SIDE
 from qarena.errors import MoveError, PositionError, SpecError
-from qarena.games.base import Game, GameArrays, Move, Position, mixed_radix_arrays
+from qarena.games.base import Game, GameArrays, Move, Position
 from qarena.games.registry import positive_part, register
-from qarena.games.tictactoe import EMPTY, TicTacToe
+from qarena.games.tictactoe import EMPTY, TicTacToe, board_size
 
 
 @dataclass(frozen=True)
@@ -71,20 +70,16 @@ class ConnectFour(TicTacToe):
         return component % self.cols
 
     def arrays(self) -> GameArrays:
-        radix, weight = mixed_radix_arrays(self.radix)
-        return GameArrays(
-            board=True,
-            misere=False,
-            num_positions=self.num_positions,
-            num_moves=self.num_moves,
-            start=0,
-            radix=radix,
-            weight=weight,
-            move_comp=np.arange(self.cols, dtype=np.int64),
-            move_take=np.zeros(self.cols, dtype=np.int64),
-            lines=np.asarray(self.lines, dtype=np.int64).reshape(len(self.lines), self.k),
-            gravity=True,
-            cols=self.cols,
+        # The board's arrays, with columns for moves and gravity on.
+        return (
+            super()
+            .arrays()
+            ._replace(
+                move_comp=np.arange(self.cols, dtype=np.int64),
+                move_take=np.zeros(self.cols, dtype=np.int64),
+                gravity=True,
+                cols=self.cols,
+            )
         )
 
     # --- words and text forms -------------------------------------------------------------
@@ -148,14 +143,7 @@ def _parse(text: str, rest: list[str]) -> Game:
         raise SpecError(f"{text!r} has too many parts; {form}")
     if not rest:
         return ConnectFour()
-    m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", rest[0])
-    if not m:
-        raise SpecError(f"{text!r}: the board size {rest[0]!r} is not ROWSxCOLS; {form}")
-    rows, cols = int(m.group(1)), int(m.group(2))
-    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
-        raise SpecError(
-            f"{text!r}: a board has 1 to {MAX_SIDE} rows and columns, not {rows}x{cols}; {form}"
-        )
+    rows, cols = board_size(text, rest[0], form)
     k = positive_part(text, rest[1], "k", form, max(rows, cols)) if len(rest) == 2 else 4
     if k > max(rows, cols):
         raise SpecError(

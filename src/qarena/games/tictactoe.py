@@ -282,20 +282,26 @@ def _complete(position: Position, line: tuple[int, ...]) -> bool:
     return first != EMPTY and all(position[i] == first for i in line)
 
 
+def board_size(text: str, part: str, form: str) -> tuple[int, int]:
+    """ROWSxCOLS of a board spec, each 1 to MAX_SIDE."""
+    m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", part)
+    if not m:
+        raise SpecError(f"{text!r}: the board size {part!r} is not ROWSxCOLS; {form}")
+    rows, cols = int(m.group(1)), int(m.group(2))
+    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+        raise SpecError(
+            f"{text!r}: a board has 1 to {MAX_SIDE} rows and columns, not {rows}x{cols}; {form}"
+        )
+    return rows, cols
+
+
 def _parse(text: str, rest: list[str]) -> Game:
     form = "expected like 'tictactoe:3x3:3' (rows x columns : k in a row)"
     if len(rest) > 2:
         raise SpecError(f"{text!r} has too many parts; {form}")
     if not rest:
         return TicTacToe()
-    m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", rest[0])
-    if not m:
-        raise SpecError(f"{text!r}: the board size {rest[0]!r} is not ROWSxCOLS; {form}")
-    rows, cols = int(m.group(1)), int(m.group(2))
-    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
-        raise SpecError(
-            f"{text!r}: a board has 1 to {MAX_SIDE} rows and columns, not {rows}x{cols}; {form}"
-        )
+    rows, cols = board_size(text, rest[0], form)
     # Without k, a full row of the shorter side wins: 3x3 -> 3, 4x4 -> 4.
     k = (
         positive_part(text, rest[1], "k", form, max(rows, cols))

@@ -324,6 +324,24 @@ def test_bad_training_settings_are_422(client: TestClient) -> None:
         assert r.status_code == 422 and isinstance(r.json()["detail"], str), body
 
 
+def test_training_settings_are_checked_as_the_command_line_checks_them(
+    client: TestClient,
+) -> None:
+    """One check for both: a setting the learner does not use is refused, and the opponents
+    are those the command line names for the game (its rule players included)."""
+    r = client.post("/api/train", json={"game": "nim", "learner": "matchbox", "alpha": 0.5})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "--alpha does not apply to the matchbox learner"
+    r = client.post("/api/train", json={"game": "tictactoe", "opponent": "bouton"})
+    assert r.status_code == 422 and "expected self, random, perfect" in r.json()["detail"]
+    r = client.post("/api/train", json={"game": "nim:1,2", "opponent": "bouton", "episodes": 50})
+    assert r.status_code == 202
+    assert wait_job(client, r.json()["job"])["state"] == "done"
+    page = client.get("/train").text
+    for name in ("bouton", "poles", "subtraction"):
+        assert f'<option value="{name}"' in page
+
+
 def events_of(text: str) -> list[tuple[str, str]]:
     out = []
     for block in text.split("\n\n"):

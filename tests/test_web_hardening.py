@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from qarena.games import parse_spec
 from qarena.web import create_app
+from tests.test_web_api import wait_job
 
 EVIL = "http://evil.example"
 
@@ -33,16 +34,6 @@ def new_game(client: TestClient, spec: str, **extra: Any) -> dict[str, Any]:
     r = client.post("/api/games", json={"game": spec, **extra})
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def wait_job(client: TestClient, job: str, timeout: float = 30) -> dict[str, Any]:
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        snap = client.get(f"/api/train/{job}").json()
-        if snap["state"] not in ("queued", "running"):
-            return snap
-        time.sleep(0.05)
-    raise AssertionError("training did not end")
 
 
 def one_sentence(text: str) -> bool:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from qarena.games import Game, Move, Position
 
-__all__ = ["MARKS", "draw", "draw_board", "draw_heap", "draw_piles", "mark_to_move"]
+__all__ = ["MARKS", "draw", "draw_board", "draw_heap", "draw_piles"]
 
 #: How board cells are shown: empty, the first player's mark, the second player's.
 MARKS = ("", "x", "o")
@@ -91,8 +91,3 @@ def draw_board(game: Game, position: Position, cell_notes: dict[Move, str] | Non
             text.append("│")
     text.append(f"\n{pad} └" + "┴".join("─" * width for _ in range(cols)) + "┘")
     return text
-
-
-def mark_to_move(game: Game, position: Position) -> str:
-    """``x`` or ``o``: the mark the player to move puts down."""
-    return game.seat(position) or ""

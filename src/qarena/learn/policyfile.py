@@ -30,7 +30,7 @@ from typing import IO, Any
 import numpy as np
 
 from qarena.errors import QarenaError
-from qarena.fileio import atomic_open, check_target
+from qarena.fileio import atomic_open
 
 FORMAT = "qarena-policy"
 FORMAT_VERSION = 1
@@ -172,7 +172,6 @@ def save_policy(
     readers see the old file or the new one, never a part. Raises QarenaError (and writes
     nothing) on bad input, a refused target or I/O errors."""
     p = os.fspath(path)
-    check_target(p, inputs)
     out, blob = _prepare(p, arrays, meta)
     try:
         with atomic_open(p, inputs) as f:

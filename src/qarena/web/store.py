@@ -14,6 +14,7 @@ import os
 import re
 import secrets
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -123,9 +124,9 @@ class PolicyStore:
         self._lock = threading.Lock()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            probe = self.folder / f".probe-{secrets.token_hex(4)}"
-            probe.write_bytes(b"")
-            probe.unlink()
+            # Can we create files there? An anonymous temp file answers without leaving one.
+            with tempfile.TemporaryFile(dir=self.folder):
+                pass
             with self._db() as db:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(_SCHEMA)

@@ -100,16 +100,6 @@ class ConnectFour(TicTacToe):
     def illegal_words(self, position: Position, move: Move) -> str:
         return f"Column {self.format_move(move)} is full; pick another."
 
-    def winning_line(self, position: Position) -> str | None:
-        for line in self.lines:
-            first = position[line[0]]
-            if first != EMPTY and all(position[i] == first for i in line):
-                cells = " ".join(
-                    f"{string.ascii_lowercase[c % self.cols]}{c // self.cols + 1}" for c in line
-                )
-                return f"{'.xo'[first]} has {self.k} in a row ({cells})"
-        return None
-
     def parse_position(self, text: str) -> Position:
         position = super().parse_position(text)
         for c in range(self.cols):

@@ -217,7 +217,7 @@ class TicTacToe(Game):
     def winning_line(self, position: Position) -> str | None:
         for line in self.lines:
             if _complete(position, line):
-                cells = " ".join(self.format_move(c) for c in line)
+                cells = " ".join(self.cell_name(c) for c in line)
                 return f"{_CHARS[position[line[0]]]} has {self.k} in a row ({cells})"
         return None
 
@@ -260,9 +260,13 @@ class TicTacToe(Game):
             raise PositionError(f"position {text!r}: play went on after {self.k} in a row")
         return position
 
+    def cell_name(self, cell: int) -> str:
+        """``b2``: the column letter and the row number from the top."""
+        return f"{string.ascii_lowercase[cell % self.cols]}{cell // self.cols + 1}"
+
     def format_move(self, move: Move) -> str:
         cell, _ = self._move_component(move)
-        return f"{string.ascii_lowercase[cell % self.cols]}{cell // self.cols + 1}"
+        return self.cell_name(cell)
 
     def parse_move(self, text: str) -> Move:
         m = re.fullmatch(r"\s*([a-zA-Z])([0-9]{1,9})\s*", text)

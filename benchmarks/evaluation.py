@@ -14,8 +14,8 @@ from qarena.evaluate.matches import both_seats
 from qarena.evaluate.report import evaluate, strategy_mask
 from qarena.games import parse_spec
 from qarena.learn.learners import make_learner
+from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
-from qarena.transitions.build import game_tables
 
 GAMES = 200_000
 SPECS = ["nim", "nim:2,6,7,8", "subtraction", "tictactoe", "tictactoe:3x4:3"]

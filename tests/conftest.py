@@ -23,7 +23,15 @@ from typing import Any, NoReturn
 
 import pytest
 
+
 #: A spread of every registered game: misère and normal, one pile and many, square and not.
+def at(tables: Any, table: Any, position: tuple[int, ...]) -> dict[int, float]:
+    """A ``[row, move]`` table's entries for ``position``'s legal moves, by the position's own
+    move ids (read through its class's row and frame)."""
+    row, frame = tables.frame(position)
+    return {m: float(table[row, f]) for m, f in frame.items()}
+
+
 SPECS = [
     "nim",
     "nim:1",

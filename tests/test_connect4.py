@@ -29,7 +29,7 @@ def test_the_default_board_is_refused_with_its_size(capsys: pytest.CaptureFixtur
     assert run(["solve", "connect4"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "connect4:6x7:4 is too large" in err and "encoded positions" in err
+    assert "connect4:6x7:4 is too large" in err and "positions need" in err and "PB" in err
 
 
 def test_pieces_fall_and_full_columns_are_illegal() -> None:

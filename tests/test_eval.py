@@ -19,7 +19,8 @@ from qarena.cli.app import run
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
 from qarena.learn.learners import load_learner
 from qarena.learn.policyfile import load_policy, save_policy
-from qarena.solve import solve
+from qarena.solve import GameTables, solve
+from tests.conftest import at
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, object]:
@@ -35,7 +36,7 @@ def _train(path: Path, spec: str, *extra: str) -> Path:
     return path
 
 
-def _decisions(game: Game, agent_values: np.ndarray) -> tuple[int, int]:
+def _decisions(game: Game, tables: GameTables, agent_values: np.ndarray) -> tuple[int, int]:
     """Walk every position reachable from the start with the game's own rules and count the
     decision positions and those where all of the agent's tied best moves keep the value."""
     solution = solve(game)
@@ -56,7 +57,7 @@ def _decisions(game: Game, agent_values: np.ndarray) -> tuple[int, int]:
         if len(set(verdicts.values())) < 2:
             continue
         decisions += 1
-        row = agent_values[game.encode(pos)]
+        row = at(tables, agent_values, pos)
         top = max(row[m] for m in moves)
         chosen = [m for m in moves if row[m] == top]
         optimal += all(verdicts[m] == max(verdicts.values()) for m in chosen)
@@ -79,11 +80,11 @@ def _exact_outcomes(game: Game, first: dict, second: dict) -> tuple[float, float
     return outcome(game.start(), 0)
 
 
-def _greedy(game: Game, values: np.ndarray):  # type: ignore[no-untyped-def]
+def _greedy(game: Game, tables: GameTables, values: np.ndarray):  # type: ignore[no-untyped-def]
     class Greedy(dict):  # type: ignore[type-arg]
         def __missing__(self, pos: tuple[int, ...]) -> list[int]:
             moves = game.legal_moves(pos)
-            row = values[game.encode(pos)]
+            row = at(tables, values, pos)
             top = max(row[m] for m in moves)
             return [m for m in moves if row[m] == top]
 
@@ -118,7 +119,7 @@ def test_eval_of_an_under_trained_agent(
     game = learner.game
     assert set(record) == {"game", "optimality", "decisions", "optimal_decisions", "matches"}
     assert record["game"] == game.spec
-    decisions, optimal = _decisions(game, learner.values())
+    decisions, optimal = _decisions(game, learner.tables, learner.values())
     assert (record["decisions"], record["optimal_decisions"]) == (decisions, optimal)
     assert record["optimality"] == optimal / decisions
     expected = {"random", "perfect"}
@@ -126,7 +127,7 @@ def test_eval_of_an_under_trained_agent(
     expected |= {"subtraction"} if spec.startswith("subtraction") else set()
     matches = record["matches"]
     assert isinstance(matches, dict) and set(matches) == expected
-    agent = _greedy(game, learner.values())
+    agent = _greedy(game, learner.tables, learner.values())
     for name in ("random", "perfect"):
         opp = _uniform(game, name == "perfect")
         for seat, (a, b) in (("first", (agent, opp)), ("second", (opp, agent))):
@@ -185,7 +186,7 @@ def test_compete_both_orders(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert mirror["a_first"]["win"] == 1.0 and mirror["b_first"]["loss"] == 1.0  # type: ignore[index]
     assert run(["compete", str(strong), str(weak)]) == 0
     text = capsys.readouterr().out
-    assert "A first" in text and "B first" in text and "2,000" not in text
+    assert "A first" in text and "B first" in text and "1,000 games in each order" in text
 
 
 def test_compete_refuses_agents_of_different_games(
@@ -341,7 +342,7 @@ def test_eval_refuses_bad_counts(tmp_path: Path, capsys: pytest.CaptureFixture[s
 MATCH_SCRIPT = """
 import sys
 from qarena.games import parse_spec
-from qarena.transitions.build import game_tables
+from qarena.solve.space import game_tables
 from qarena.evaluate.report import strategy_mask
 from qarena.evaluate.matches import play_series
 t = game_tables(parse_spec(sys.argv[1]))

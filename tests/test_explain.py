@@ -20,15 +20,15 @@ from qarena.evaluate.explain import (
     explain_subtraction,
 )
 from qarena.games import DRAW, LOSS, WIN, Game, Nim, Position, Subtraction, parse_spec
-from qarena.kernels.constants import UNREACHED
 from qarena.learn.learners import load_learner
-from qarena.solve import solve
+from qarena.solve import game_tables, solve
+from tests.conftest import at
 
 
 def _positions(game: Game) -> list[Position]:
     """Every position the solver reached from the start."""
-    codes = np.flatnonzero(solve(game).value != UNREACHED)
-    return [game.decode(int(c)) for c in codes]
+    t = game_tables(game, False)
+    return [t.position(row) for row in range(t.rows)]
 
 
 # --- nim and subtraction: theory against the solver ----------------------------------------
@@ -263,7 +263,7 @@ def test_under_trained_policy_is_judged_by_the_solver(
         argv = ["explain", "nim:1,2,3", "-p", text, "--policy", str(policies["raw"]), "--json"]
         policy = _json(capsys, argv)["policy"]
         assert isinstance(policy, dict)
-        greedy = [int(m) for m in np.flatnonzero(best[game.encode(pos)])]
+        greedy = [m for m, v in at(learner.tables, best, pos).items() if v]
         optimal = set(solution.optimal_moves(pos))
         assert policy["moves"] == [game.format_move(m) for m in greedy]
         assert policy["keeps_value"] == all(m in optimal for m in greedy), text

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from qarena.cli.app import run
@@ -22,8 +23,9 @@ import hashlib, sys
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import make_learner
-kind, spec = sys.argv[1:3]
-learner = make_learner(kind, parse_spec(spec), LearnConfig(seed=5, starts=0.5, epsilon_end=0.2))
+kind, spec, order = sys.argv[1:4]
+config = LearnConfig(seed=5, starts=0.5, start_order=order, epsilon_end=0.2)
+learner = make_learner(kind, parse_spec(spec), config)
 steps = learner.train(1500)
 digest = hashlib.sha256(b"".join(a.tobytes() for a in learner.arrays().values())).hexdigest()
 print(digest, steps)
@@ -31,12 +33,13 @@ print(digest, steps)
 
 
 @pytest.mark.parametrize("kind", sorted(LEARNERS))
-def test_pure_python_matches_compiled_with_exploring_starts(kind: str) -> None:
+@pytest.mark.parametrize("order", ["uniform", "sweep"])
+def test_pure_python_matches_compiled_with_exploring_starts(kind: str, order: str) -> None:
     """On tic-tac-toe, so the afterstate learner's per-seat tables must find whose turn it is
     at a position drawn mid-game."""
     outputs = [
         subprocess.run(
-            [sys.executable, "-c", SCRIPT, kind, "tictactoe"],
+            [sys.executable, "-c", SCRIPT, kind, "tictactoe", order],
             capture_output=True,
             text=True,
             env=env,
@@ -48,12 +51,43 @@ def test_pure_python_matches_compiled_with_exploring_starts(kind: str) -> None:
 
 
 def test_no_share_changes_nothing() -> None:
-    """A share of 0 draws no random number: the same tables as a config without the field."""
+    """A share of 0 draws no random number and reads no start: either order of starts gives
+    the same tables."""
     game = parse_spec("nim:2,6,7,8")
-    plain = make_learner("q", game, LearnConfig(seed=3))
-    zero = make_learner("q", game, LearnConfig(seed=3, starts=0.0))
-    assert plain.train(5000) == zero.train(5000)
-    assert (plain.q == zero.q).all()
+    a = make_learner("q", game, LearnConfig(seed=3, starts=0.0, start_order="uniform"))
+    b = make_learner("q", game, LearnConfig(seed=3, starts=0.0, start_order="sweep"))
+    assert a.train(5000) == b.train(5000)
+    assert (a.q == b.q).all()
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["nim", "nim:2,6,7,8", "subtraction:30:4", "tictactoe", "tictactoe:3x4:3", "connect4:4x4"],
+)
+@pytest.mark.parametrize("alpha", [1.0, 0.3])
+def test_one_sweep_teaches_q_learning_perfect_play(spec: str, alpha: float) -> None:
+    """Each (position, move) once, every position after those it leads to, each start's move
+    played first: every Q update then backs up a next position whose moves were all learned,
+    so one sweep is backward induction and the greedy play keeps every value."""
+    learner = make_learner("q", parse_spec(spec), LearnConfig(seed=4, alpha=alpha))
+    learner.train(learner._starts.size)
+    assert learner.optimality().share == 1.0
+
+
+@pytest.mark.parametrize("spec", ["nim:1,3,5", "tictactoe", "connect4:3x4:3"])
+def test_a_sweep_takes_every_pair_once_after_what_it_leads_to(spec: str) -> None:
+    learner = make_learner("q", parse_spec(spec), LearnConfig())
+    t, moves = learner.tables, learner.game.num_moves
+    pairs = learner._starts
+    rows, played = pairs // moves, pairs % moves
+    assert sorted(zip(rows.tolist(), played.tolist(), strict=True)) == sorted(
+        (int(r), int(m)) for r, m in zip(*np.nonzero(t.legal & t.live[:, None]), strict=True)
+    )
+    place = {int(r): i for i, r in enumerate(t.order)}
+    for r in t.order:
+        for m in t.moves[r, : t.nmoves[r]]:
+            after = int(t.nxt[r, m])
+            assert after not in place or place[after] < place[int(r)]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

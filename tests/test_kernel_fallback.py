@@ -17,7 +17,9 @@ import hashlib, sys
 from qarena.games import parse_spec
 from qarena.solve import solve
 s = solve(parse_spec(sys.argv[1]))
-print(hashlib.sha256(s.value.tobytes() + s.depth.tobytes()).hexdigest(), s.positions)
+t = s.tables
+arrays = (t.codes, t.nxt, t.moves, t.nmoves, t.result, t.mover, t.orbit, t.value, t.depth)
+print(hashlib.sha256(b"".join(a.tobytes() for a in arrays)).hexdigest(), s.positions)
 """
 
 
@@ -28,5 +30,7 @@ def test_pure_python_solver_matches(spec: str) -> None:
         [sys.executable, "-c", SCRIPT, spec], capture_output=True, text=True, env=env, check=True
     )
     s = solve(parse_spec(spec))
-    digest = hashlib.sha256(s.value.tobytes() + s.depth.tobytes()).hexdigest()
+    t = s.tables
+    arrays = (t.codes, t.nxt, t.moves, t.nmoves, t.result, t.mover, t.orbit, t.value, t.depth)
+    digest = hashlib.sha256(b"".join(a.tobytes() for a in arrays)).hexdigest()
     assert proc.stdout.split() == [digest, str(s.positions)]

@@ -48,13 +48,12 @@ def test_matchbox_removes_only_losing_moves() -> None:
     learner.train(3_000)  # part-way: some boxes are emptied, most are not
     solution = solve(game)
     t = learner.tables
-    live = np.flatnonzero(t.reachable & (t.result == 2) & (t.canon == np.arange(t.canon.size)))
     removed = 0
-    for code in live:
-        pos = game.decode(int(code))
+    for row in np.flatnonzero(t.live):
+        pos = t.position(int(row))  # a class representative: its moves are the row's own
         values = solution.move_values(pos)
         for m in game.legal_moves(pos):
-            if not learner.allowed[code, m]:
+            if not learner.allowed[row, m]:
                 removed += 1
                 assert values[m] == -1, (game.format_position(pos), game.format_move(m))
     assert removed > 0
@@ -68,10 +67,9 @@ def test_afterstate_keeps_a_table_per_seat_in_tictactoe() -> None:
     assert v.shape[0] == 2
     assert np.count_nonzero(v[0]) > 0 and np.count_nonzero(v[1]) > 0
     # Seat 0 (x) reaches positions with one more x than o; seat 1 the others.
-    game = learner.game
     for seat in (0, 1):
-        for code in np.flatnonzero(v[seat]):
-            pos = game.decode(int(code))
+        for row in np.flatnonzero(v[seat]):
+            pos = learner.tables.position(int(row))
             assert pos.count(1) - pos.count(2) == 1 - seat
 
 

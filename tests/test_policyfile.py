@@ -356,7 +356,11 @@ def test_checksum_mismatch(tmp_path: Path) -> None:
 def test_format_and_version(tmp_path: Path) -> None:
     newer = tmp_path / "newer"
     craft(newer, ARRAYS, {**META, "format_version": FORMAT_VERSION + 1})
-    refused(newer, "newer qarena (format version 2)", "this one reads version 1")
+    refused(
+        newer,
+        f"newer qarena (format version {FORMAT_VERSION + 1})",
+        f"this one reads version {FORMAT_VERSION}",
+    )
     other = tmp_path / "other"
     craft(other, ARRAYS, {**META, "format": "something-else"})
     refused(other, "not a qarena policy file", "something-else")

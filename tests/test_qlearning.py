@@ -16,8 +16,9 @@ from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.qlearning import QLearner
-from qarena.solve import solve
+from qarena.solve import game_tables, solve
 from qarena.transitions.judge import optimality_of_values
+from tests.conftest import at
 
 
 @pytest.mark.parametrize(
@@ -47,11 +48,12 @@ def test_without_canonical_positions_too() -> None:
     assert result.optimal == result.decisions
 
 
-def _independent_optimality(spec: str, values: np.ndarray) -> tuple[int, int]:
+def _independent_optimality(spec: str, values: np.ndarray, canonical: bool) -> tuple[int, int]:
     """Counted position by position through the Game interface and the solver's move values."""
     game = parse_spec(spec)
     solution = solve(game)
     decisions = optimal = 0
+    tables = game_tables(game, canonical)
     for code in range(game.num_positions):
         p = game.decode(code)
         if not solution.is_reachable(p) or game.is_terminal(p):
@@ -60,8 +62,9 @@ def _independent_optimality(spec: str, values: np.ndarray) -> tuple[int, int]:
         if len(set(mv.values())) == 1:
             continue
         decisions += 1
-        top = max(values[code, m] for m in mv)
-        tied = [m for m in mv if values[code, m] == top]
+        row = at(tables, values, p)
+        top = max(row[m] for m in mv)
+        tied = [m for m in mv if row[m] == top]
         optimal += all(mv[m] == max(mv.values()) for m in tied)
     return decisions, optimal
 
@@ -69,13 +72,16 @@ def _independent_optimality(spec: str, values: np.ndarray) -> tuple[int, int]:
 @pytest.mark.parametrize(
     ("spec", "episodes"), [("nim", 100), ("tictactoe", 300), ("subtraction:12:3:normal", 3)]
 )
-def test_optimality_matches_an_independent_count(spec: str, episodes: int) -> None:
+@pytest.mark.parametrize("canonical", [True, False])
+def test_optimality_matches_an_independent_count(spec: str, episodes: int, canonical: bool) -> None:
     game = parse_spec(spec)
-    learner = QLearner(game, LearnConfig(seed=1))
+    learner = QLearner(game, LearnConfig(seed=1, canonical=canonical))
     learner.train(episodes)  # deliberately under-trained
     for values in (learner.values(), np.zeros_like(learner.q), np.round(learner.values(), 1)):
         result = optimality_of_values(learner.tables, values)
-        assert (result.decisions, result.optimal) == _independent_optimality(spec, values)
+        assert (result.decisions, result.optimal) == _independent_optimality(
+            spec, values, canonical
+        )
     assert 0 < optimality_of_values(learner.tables, learner.values()).optimal < result.decisions
 
 

@@ -16,6 +16,7 @@ import pytest
 from qarena.cli.app import run
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
+from tests.conftest import at
 
 QARENA = [sys.executable, "-m", "qarena"]
 
@@ -30,7 +31,8 @@ def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, obje
 def test_train_json_and_policy_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "ttt.npz"
     record = _json(
-        capsys, ["train", "tictactoe", "--episodes", "30000", "--out", str(out), "--json"]
+        capsys,
+        ["train", "tictactoe", "--episodes", "30000", "--starts", "0", "--out", str(out), "--json"],
     )
     keys = {"game", "learner", "episodes", "train_seconds", "steps", "steps_per_second"}
     assert set(record) == keys | {"optimality"}
@@ -299,7 +301,7 @@ def test_table_draws_the_board_with_values(
     learner = load_learner(policy)
     game = learner.game
     pos = game.parse_position("xx./oo./...")
-    values = learner.table_values()[game.encode(pos)]
+    values = at(learner.tables, learner.table_values(), pos)
     grid = [line for line in text.splitlines() if line[:1] in "123"]
     assert len(grid) == 3 and "a" in text.splitlines()[1]
     # c1 completes x's row: the agent's best cell, shown in row 1, third column.

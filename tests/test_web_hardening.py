@@ -124,7 +124,7 @@ def test_games_over_the_budget_are_refused_before_anything_is_built(client: Test
     assert "qarena train nim:400,400" in detail and one_sentence(detail)
     assert len(client.app.state.web.jobs._jobs) == 0  # type: ignore[attr-defined]
 
-    for spec in ("nim:400,400", "tictactoe:3x4:3", "tictactoe:4x4"):
+    for spec in ("nim:400,400", "tictactoe:4x4"):
         r = client.post("/api/games", json={"game": spec})
         assert r.status_code == 422 and "command line" in r.json()["detail"], spec
     r = client.post(

@@ -78,15 +78,15 @@ MEMORY_SHARE = 0.6
 #: the compiled kernels loaded from the cache (measured: BENCHMARKS.md, "Memory estimates").
 BASE_BYTES = 175_000_000
 
-#: Solver: an int8 value and a uint16 depth per encoded position.
-SOLVER_PER_POSITION = 3
-#: Transition tables kept per (position, move): next code, canonical next code, canonical
-#: move and move list (int32 each); per position: result, mover, reachable (1 byte each),
-#: canonical code and move count (int32 each), and the Python loop's per-position slack.
-TABLES_PER_ENTRY = 16
-TABLES_PER_POSITION = 12
-#: While the tables are built: the stable argsort's int64 order, freed before the end.
-TABLES_BUILD_PER_ENTRY = 8
+#: A space (the reachable positions, transitions, values and depths; kernels/space.py) per
+#: position: code and class size (int64 each), move count (int32), result, mover and value (one
+#: byte each), depth (uint16), place in the search's order (int32).
+SPACE_PER_POSITION = 29
+#: ... and per (position, move): next position and move list (int32 each), legal (bool).
+SPACE_PER_ENTRY = 9
+#: While a space is built, per position: the search's codes and hash set as they grow by
+#: doubling (the old and new arrays at once), and the sorted copy.
+SPACE_BUILD_PER_POSITION = 64
 #: Judging a table against the solver (optimality): the solver's move values (float64) and
 #: the masks and scores of the rows judged.
 JUDGE_PER_ENTRY = 17
@@ -102,35 +102,44 @@ MOST_OPPONENTS = 4
 class Footprint:
     """Bytes a command allocates for a game, beyond its own resident base."""
 
-    solver: int
+    positions: int  # the positions the estimate is for (counted, or estimated before a search)
     tables: int
     learner: int
     work: int  # the largest set of temporaries alive at once
 
     @property
     def total(self) -> int:
-        return self.solver + self.tables + self.learner + self.work
+        return self.tables + self.learner + self.work
 
 
-def _entries(game: Game) -> tuple[int, int]:
-    n = game.num_positions
-    return n, n * game.num_moves
+def estimate_positions(game: Game, canonical: bool = True) -> int:
+    """Positions a search of ``game`` will find, estimated before searching: the game's bound on
+    reachable positions, shared among its symmetries when canonical positions are on."""
+    bound = game.position_bound()
+    return -(-bound // game.symmetry_count) if canonical else bound
 
 
-def footprint(game: Game, what: str, learner: type | None = None, opponents: int = 0) -> Footprint:
-    """What ``what`` ("solve", "tables", "learn") allocates for ``game``; with ``learner`` (a
-    Learner class), its own tables and working arrays are counted too, and the move masks of
+def footprint(
+    game: Game,
+    what: str,
+    learner: type | None = None,
+    opponents: int = 0,
+    positions: int | None = None,
+    canonical: bool = True,
+) -> Footprint:
+    """What ``what`` ("solve", "tables", "learn") allocates for ``game``, whose space has
+    ``positions`` positions (default: :func:`estimate_positions`); with ``learner`` (a Learner
+    class), its own tables and working arrays are counted too, and the move masks of
     ``opponents`` fixed opponents."""
-    n, e = _entries(game)
-    solver = SOLVER_PER_POSITION * n
-    if what == "solve":
-        return Footprint(solver, 0, 0, 0)
-    tables = TABLES_PER_ENTRY * e + TABLES_PER_POSITION * n
-    if what == "tables" or learner is None:
-        return Footprint(solver, tables, 0, TABLES_BUILD_PER_ENTRY * e)
-    state, work = learner.memory(game)  # type: ignore[attr-defined]
+    n = estimate_positions(game, canonical) if positions is None else positions
+    e = n * game.num_moves
+    tables = SPACE_PER_POSITION * n + SPACE_PER_ENTRY * e
+    build = SPACE_BUILD_PER_POSITION * n
+    if what in ("solve", "tables") or learner is None:
+        return Footprint(n, tables, 0, build)
+    state, work = learner.memory(game, n)  # type: ignore[attr-defined]
     work += OPPONENT_PER_ENTRY * opponents * e
-    return Footprint(solver, tables, state, max(TABLES_BUILD_PER_ENTRY * e, work))
+    return Footprint(n, tables, state, max(build, work))
 
 
 def memory_budget() -> int:
@@ -170,17 +179,30 @@ def format_count(n: int) -> str:
 
 
 def check_memory(
-    game: Game, what: str, learner: type | None = None, opponents: int = 0
+    game: Game,
+    what: str,
+    learner: type | None = None,
+    opponents: int = 0,
+    positions: int | None = None,
+    canonical: bool = True,
 ) -> Footprint:
     """Refuse, before anything is allocated, a command whose tables would not fit."""
-    need = footprint(game, what, learner, opponents)
     budget = memory_budget()
-    n = game.num_positions
-    if n >= MAX_CODE or need.total > budget:
+    need = footprint(game, what, learner, opponents, positions, canonical)
+    # Codes must also fit the kernels' 64-bit integers.
+    if game.num_positions >= MAX_CODE or need.total > budget:
         purpose = {"solve": "solve", "tables": "build tables for"}.get(what, "learn")
+        about = "" if positions is not None else "about "
         raise TooLargeError(
-            f"{game.spec} is too large to {purpose} here: {format_count(n)} encoded positions "
-            f"need {format_bytes(need.total)}, more than the {format_bytes(budget)} this "
-            "machine can spare"
+            f"{game.spec} is too large to {purpose} here: {about}"
+            f"{format_count(need.positions)} positions need {format_bytes(need.total)}, "
+            f"more than the {format_bytes(budget)} this machine can spare"
         )
     return need
+
+
+def search_limit(game: Game) -> int:
+    """The most positions a search of ``game`` may find before it is stopped: what the memory
+    budget holds at the cost of a built space."""
+    per = SPACE_PER_POSITION + SPACE_PER_ENTRY * game.num_moves + SPACE_BUILD_PER_POSITION
+    return max(1, memory_budget() // per)

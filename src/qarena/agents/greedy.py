@@ -26,18 +26,24 @@ class GreedyAgent:
     def game(self) -> Game:
         return self.learner.game
 
+    def _frame(self, position: Position) -> tuple[int, dict[Move, Move]]:
+        return self.learner.tables.frame(position)
+
     def pick(self, position: Position, rng: np.random.Generator) -> Move:
         """The greedy move, uniformly among ties."""
-        moves = np.flatnonzero(self.best[self.game.encode(position)])
-        return int(moves[rng.integers(moves.size)])
+        row, frame = self._frame(position)
+        moves = [m for m, f in frame.items() if self.best[row, f]]
+        return moves[int(rng.integers(len(moves)))]
 
     def value(self, position: Position, move: Move) -> float:
         """The learned value of ``move`` (for the matchbox learner: 1 allowed, 0 removed)."""
-        return float(self.values[self.game.encode(position), move])
+        row, frame = self._frame(position)
+        return float(self.values[row, frame[move]]) if move in frame else float("nan")
 
     def value_text(self, position: Position, move: Move) -> str:
         return self.learner.format_value(self.value(position, move))
 
     def would_play(self, position: Position, move: Move) -> bool:
         """Is ``move`` one of the greedy moves the agent picks among here?"""
-        return bool(self.best[self.game.encode(position), move])
+        row, frame = self._frame(position)
+        return move in frame and bool(self.best[row, frame[move]])

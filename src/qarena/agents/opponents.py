@@ -8,11 +8,9 @@ import numpy as np
 
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import QarenaError
-from qarena.kernels.constants import NOT_TERMINAL
 from qarena.learn.base import Opponent
 from qarena.learn.learners import load_learner
-from qarena.transitions.build import GameTables
-from qarena.transitions.judge import move_values
+from qarena.solve.space import GameTables
 
 OPPONENTS = ("self", *STRATEGIES)
 
@@ -30,17 +28,17 @@ def opponent(tables: GameTables, name: str) -> Opponent:
     if name == "random":
         return Opponent(name, legal.copy())
     if name == "perfect":
-        mv = move_values(tables)
-        with np.errstate(invalid="ignore"):
-            best = np.nanmax(np.where(legal, mv, -np.inf), axis=1, keepdims=True)
-        return Opponent(name, legal & (mv == best))
+        # Each move's value for the mover, -2 where illegal (int8: a byte per entry).
+        mv = np.where(legal, -tables.value[np.maximum(tables.nxt, 0)], np.int8(-2))
+        return Opponent(name, legal & (mv == mv.max(axis=1, keepdims=True)))
     if name not in named:
         raise QarenaError(
             f"unknown opponent {name!r}; expected one of {', '.join(OPPONENTS)}, or a policy file"
         )
-    # Closed-form strategies pick one move per position: ask the agent once for each.
+    # Closed-form strategies pick one move per position: ask the agent once for each row, in
+    # the row's own frame (its representative's).
     agent = make_agent(name, game)
     mask = np.zeros_like(legal)
-    for code in np.flatnonzero(tables.reachable & (tables.result == NOT_TERMINAL)):
-        mask[code, agent.act(game.decode(int(code)))] = True
+    for row in np.flatnonzero(tables.live):
+        mask[row, agent.act(tables.position(int(row)))] = True
     return Opponent(name, mask)

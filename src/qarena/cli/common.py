@@ -9,10 +9,10 @@ import typer
 from rich.console import Console
 
 from qarena import __version__
-from qarena.budget import check_memory, format_bytes
+from qarena.budget import estimate_positions, footprint, format_bytes
 from qarena.games import Game
 from qarena.learn.base import Learner
-from qarena.solve import check_fits, solver_bytes
+from qarena.solve import check_fits
 
 app = typer.Typer(
     name="qarena",
@@ -75,15 +75,15 @@ def stop_was_told() -> bool:
 
 
 def announce(game: Game, learner: type[Learner] | None = None, opponents: int = 0) -> None:
-    """Refuse a game too large to solve (or, with ``learner``, to learn against ``opponents``
-    fixed opponents) here; say so before a long solve."""
+    """Refuse a game clearly too large to search here; say so before a long search. (A
+    learner's own tables are checked against the positions the search finds, before they are
+    allocated.)"""
     check_fits(game)
-    if learner is not None:
-        check_memory(game, "learn", learner, opponents)
-    if game.num_positions > ANNOUNCE_POSITIONS:
+    positions = estimate_positions(game)
+    if positions > ANNOUNCE_POSITIONS:
         err.print(
-            f"Solving {game.spec}: {game.num_positions:,} encoded positions, "
-            f"{format_bytes(solver_bytes(game))} of tables…"
+            f"Solving {game.spec}: about {positions:,} positions to search, up to "
+            f"{format_bytes(footprint(game, 'solve').total)} of tables…"
         )
 
 

@@ -27,8 +27,8 @@ from qarena.evaluate.matches import Record, SeatRecords, play_series
 from qarena.evaluate.report import evaluate, record_against, strategy_masks
 from qarena.games import parse_spec
 from qarena.learn.learners import learner_class, load_learner
+from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
-from qarena.transitions.build import game_tables
 
 GamesOpt = Annotated[
     int, typer.Option("--games", "-n", help="Games in each seat against each opponent.")
@@ -106,6 +106,12 @@ def compete_command(
     a = load_learner(first)
     b = load_learner(second, a.game)
     tables, ma, mb = a.tables, a.best_moves(), b.best_moves()
+    if a.config.canonical != b.config.canonical:
+        # One shares values across symmetries and one does not: play among all positions.
+        tables = game_tables(a.game, False)
+        ma, mb = (
+            x.tables.lift(m, tables) if x.config.canonical else m for x, m in ((a, ma), (b, mb))
+        )
     a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
     b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
     if as_json:
@@ -155,7 +161,7 @@ def matrix_command(
     rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
     for trained_against in MATRIX_TRAINING:
         learner = cls(game, cls.default_config(seed=seed))
-        n = episodes or default_episodes(learner)
+        n = episodes or default_episodes(learner, trained_against == "self")
         with err.status(f"training against {trained_against}: {n:,} episodes…"):
             opp = opponent(learner.tables, trained_against)
             run = train_run(learner, n, opp, "both")

@@ -30,12 +30,12 @@ MAX_TOP = 1000
 def _csv_rows(learner: Learner) -> Iterator[tuple[str, str, str]]:
     t, game = learner.tables, learner.game
     values = learner.table_values()
-    for code in np.flatnonzero(learner.played_positions()):
-        text = game.format_position(game.decode(int(code)))
-        for m in np.flatnonzero(t.legal[code]):
+    for row in np.flatnonzero(learner.played_positions()):
+        text = game.format_position(t.position(int(row)))
+        for m in np.flatnonzero(t.legal[row]):
             # Ten significant digits: exact for the values training produces in practice
             # (0.81, not 0.8100000000000001), and 1 / 0 for the matchbox learner.
-            yield text, game.format_move(int(m)), f"{float(values[code, m]):.10g}"
+            yield text, game.format_move(int(m)), f"{float(values[row, m]):.10g}"
 
 
 def _write_csv(target: str, learner: Learner, source: Path) -> int:
@@ -113,11 +113,12 @@ def _position_table(learner: Learner, position: str | None) -> None:
     pos = game.parse_position(position) if position is not None else game.start()
     if game.is_terminal(pos):
         raise QarenaError(f"the game is over in {game.format_position(pos)}: no moves to show")
-    code = game.encode(pos)
     solution = solve(game)
     value = solution.value_of(pos)  # refuses a position the game cannot reach
-    values = learner.table_values()[code]
-    best = set(np.flatnonzero(learner.best_moves()[code]).tolist())
+    row, frame = learner.tables.frame(pos)
+    in_frame = learner.table_values()[row]
+    values = {m: in_frame[f] for m, f in frame.items()}
+    best = {m for m, f in frame.items() if learner.best_moves()[row, f]}
     verdicts = solution.move_values(pos)
     moves = sorted(game.legal_moves(pos), key=lambda m: (-float(values[m]), m))
     table = Table(title=_heading(learner), title_justify="left")
@@ -142,12 +143,12 @@ def _position_table(learner: Learner, position: str | None) -> None:
 def _top_entries(learner: Learner, n: int) -> None:
     """The n highest and n lowest learned values over every position the agent plays."""
     game, t = learner.game, learner.tables
-    codes, moves = np.nonzero(t.legal & learner.played_positions()[:, None])
-    values = learner.table_values()[codes, moves]
-    value = solve(game).value
-    move_value = -value[t.nxt[codes, moves]]
-    highest = np.lexsort((moves, codes, -values))[:n]  # ties in table order
-    lowest = np.lexsort((moves, codes, values))[:n]
+    rows, moves = np.nonzero(t.legal & learner.played_positions()[:, None])
+    values = learner.table_values()[rows, moves]
+    value = t.value
+    move_value = -value[t.nxt[rows, moves]]
+    highest = np.lexsort((moves, rows, -values))[:n]  # ties in table order
+    lowest = np.lexsort((moves, rows, values))[:n]
     out.print(_heading(learner))
     for label, picked in (("highest", highest), ("lowest", lowest)):
         table = Table(title=f"{n:,} {label} entries", title_justify="left")
@@ -156,11 +157,11 @@ def _top_entries(learner: Learner, n: int) -> None:
         table.add_column("learned value", justify="right")
         table.add_column("solver")
         for i in picked:
-            code, m = int(codes[i]), int(moves[i])
+            row, m = int(rows[i]), int(moves[i])
             table.add_row(
-                game.format_position(game.decode(code)),
+                game.format_position(t.position(row)),
                 game.format_move(m),
                 learner.format_value(float(values[i])),
-                verdict(int(value[code]), int(move_value[i])),
+                verdict(int(value[row]), int(move_value[i])),
             )
         out.print(table)

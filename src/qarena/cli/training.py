@@ -142,7 +142,15 @@ def train_command(
         float | None,
         typer.Option(
             help="Exploring starts: the share of self-play episodes that begin at a position "
-            "drawn from every reachable one the learner plays on (default 0).",
+            "the learner plays on rather than at the start (default: the learner's).",
+        ),
+    ] = None,
+    start_order: Annotated[
+        str | None,
+        typer.Option(
+            help="sweep: exploring starts take every (position, move) in turn, each position "
+            "after those it leads to; uniform: a position drawn at random, its move by "
+            "epsilon-greedy play (default: the learner's).",
         ),
     ] = None,
     no_canonical: Annotated[
@@ -188,8 +196,9 @@ def train_command(
         raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
     if opponent_name == "self" and seat != "both":
         raise QarenaError("--seat applies only against an --opponent; self-play takes both")
-    if starts and opponent_name != "self":
-        raise QarenaError("--starts applies to self-play; against an --opponent games start anew")
+    if (starts or start_order) and opponent_name != "self":
+        flag = "--starts" if starts else "--start-order"
+        raise QarenaError(f"{flag} applies to self-play; against an --opponent games start anew")
     given: dict[str, Any] = {
         "alpha": alpha,
         "gamma": gamma,
@@ -200,6 +209,7 @@ def train_command(
         "initial": initial,
         "seed": seed,
         "starts": starts,
+        "start_order": start_order,
     }
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.
@@ -218,7 +228,7 @@ def train_command(
         config = cls.build_config(given, cls.default_config(canonical=not no_canonical))
         learner = cls(game, config)
     opp = opponent(learner.tables, opponent_name)
-    total = episodes or default_episodes(learner)
+    total = episodes or default_episodes(learner, opp.self_play)
     if check_every is not None:
         check_checks("--check-every", check_every, total)
     if episodes is None and total >= LONG_RUN_EPISODES:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from qarena.errors import QarenaError
 from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, Theory
 
@@ -147,10 +145,12 @@ def judge_policy(learner: Learner, solution: Solution, position: Position) -> Po
             f"the game is over in {game.format_position(position)}: the agent has no move to make"
         )
     verdicts = solution.move_values(position)  # raises PositionError if unreachable
-    code = game.encode(position)
-    values = learner.table_values()[code]
-    best = np.flatnonzero(learner.best_moves()[code]).tolist()
-    choices = tuple(PolicyChoice(int(m), float(values[m]), verdicts[int(m)]) for m in best)
+    row, frame = learner.tables.frame(position)
+    values = learner.table_values()[row]
+    best = learner.best_moves()[row]
+    choices = tuple(
+        PolicyChoice(m, float(values[f]), verdicts[m]) for m, f in frame.items() if best[f]
+    )
     return PolicyVerdict(
         kind=learner.kind,
         episodes=learner.episodes,

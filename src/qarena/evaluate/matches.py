@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qarena.errors import QarenaError
-from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.play import play_matches
 from qarena.kernels.rng import seed_state
 
 if TYPE_CHECKING:
     from qarena.games.base import Game
-    from qarena.transitions.build import GameTables
+    from qarena.solve.space import GameTables
 
 SEAT_ORDERS = ("first", "second")
 
@@ -81,8 +80,7 @@ def _check_agent(tables: GameTables, mask: np.ndarray, who: str) -> None:
     """Every position an agent may face must leave it a legal move to pick."""
     if mask.shape != tables.legal.shape or mask.dtype != np.bool_:
         raise QarenaError(f"{who} does not fit the tables of {tables.game.spec}")
-    live = tables.reachable & (tables.result == NOT_TERMINAL)
-    if not np.all((mask & tables.legal)[live].any(axis=1)) or np.any(mask & ~tables.legal):
+    if not np.all((mask & tables.legal)[tables.live].any(axis=1)) or np.any(mask & ~tables.legal):
         raise QarenaError(f"{who} has no legal move to play in some position")
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
 from qarena.learn.base import Learner
-from qarena.transitions.build import GameTables
+from qarena.solve.space import GameTables
 from qarena.transitions.judge import Optimality
 
 

@@ -39,6 +39,11 @@ class GameArrays(NamedTuple):
     how many. Boards: ``move_comp`` is the cell, ``lines`` the cells of every k-in-a-row; with
     ``gravity`` (Connect Four) ``move_comp`` is a column of a board ``cols`` wide, and the mark
     lands on its lowest empty cell.
+
+    Symmetry, for the search over canonical positions: ``syms`` lists a board's cell
+    permutations (the representative is the least code over them); ``rank`` orders the piles
+    of a heap game by starting size (the representative sorts the sizes into that order).
+    Empty arrays mean no symmetry.
     """
 
     board: bool
@@ -53,6 +58,8 @@ class GameArrays(NamedTuple):
     lines: np.ndarray
     gravity: bool = False
     cols: int = 0
+    syms: np.ndarray = np.zeros((0, 1), dtype=np.int64)
+    rank: np.ndarray = np.zeros(0, dtype=np.int64)
 
 
 class Game(ABC):
@@ -219,6 +226,16 @@ class Game(ABC):
         for r in self.radix:
             n *= r
         return n
+
+    def position_bound(self) -> int:
+        """An upper bound on the positions reachable from the start, for memory estimates made
+        before any search; games whose encoding is sparse give a closer one."""
+        return self.num_positions
+
+    @property
+    def symmetry_count(self) -> int:
+        """How many positions a symmetry class holds at most, as estimates divide by it."""
+        return 1
 
     def _check_position(self, position: Position) -> None:
         if len(position) != len(self.radix) or any(

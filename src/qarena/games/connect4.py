@@ -3,6 +3,7 @@ the lowest empty cell of it; x moves first."""
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from dataclasses import dataclass
@@ -44,6 +45,17 @@ class ConnectFour(TicTacToe):
             if position[cell] == EMPTY:
                 return cell
         return -1
+
+    def position_bound(self) -> int:
+        # Column heights of every total, each filling coloured ceil(n/2) x and floor(n/2) o.
+        ways = [1]  # ways[n]: height choices of the columns so far holding n pieces
+        for _ in range(self.cols):
+            nxt = [0] * (len(ways) + self.rows)
+            for n, w in enumerate(ways):
+                for h in range(self.rows + 1):
+                    nxt[n + h] += w
+            ways = nxt
+        return sum(w * math.comb(n, n // 2) for n, w in enumerate(ways))
 
     def legal_moves(self, position: Position) -> list[Move]:
         if self.is_terminal(position):

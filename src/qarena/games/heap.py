@@ -163,6 +163,7 @@ class HeapGame(Game):
             move_comp=comp,
             move_take=take,
             lines=np.zeros((0, 1), dtype=np.int64),
+            rank=np.asarray(self._pile_rank, dtype=np.int64),
         )
 
     # --- words (nim's; the subtraction game overrides) --------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from dataclasses import dataclass
@@ -64,6 +65,14 @@ class TicTacToe(Game):
     @property
     def max_plies(self) -> int:
         return self.cells
+
+    def position_bound(self) -> int:
+        # Boards holding ceil(n/2) x's and floor(n/2) o's, for every n.
+        return sum(math.comb(self.cells, n) * math.comb(n, n // 2) for n in range(self.cells + 1))
+
+    @property
+    def symmetry_count(self) -> int:
+        return len(self.symmetries)
 
     @cached_property
     def lines(self) -> tuple[tuple[int, ...], ...]:
@@ -185,6 +194,7 @@ class TicTacToe(Game):
             move_comp=np.arange(self.cells, dtype=np.int64),
             move_take=np.zeros(self.cells, dtype=np.int64),
             lines=np.asarray(self.lines, dtype=np.int64).reshape(len(self.lines), self.k),
+            syms=np.asarray(self.symmetries, dtype=np.int64),
         )
 
     # --- words ----------------------------------------------------------------------

@@ -10,6 +10,11 @@ SCHEDULE_CONSTANT = 0
 SCHEDULE_LINEAR = 1
 SCHEDULE_EXP = 2
 
+#: How exploring starts are chosen: a uniformly drawn position, or every (position, move)
+#: pair in turn, each after every position it leads to.
+START_UNIFORM = 0
+START_SWEEP = 1
+
 #: The learner's seat against a fixed opponent.
 SEAT_FIRST = 0
 SEAT_SECOND = 1

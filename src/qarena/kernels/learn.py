@@ -19,6 +19,7 @@ from qarena.kernels.constants import (
     SEAT_BOTH,
     SEAT_FIRST,
     SEAT_SECOND,
+    START_SWEEP,
 )
 from qarena.kernels.jit import njit
 from qarena.kernels.rng import below, uniform
@@ -39,6 +40,7 @@ __all__ = [
     "masked_move",
     "matchbox_learning",
     "q_learning",
+    "sweep_pairs",
 ]
 
 
@@ -46,7 +48,8 @@ class Walk(NamedTuple):
     """The positions a learner plays on: ``succ[code, move]`` the next code (-1 illegal),
     ``moves[code, :nmoves[code]]`` the legal moves, ``result[code]`` the terminal result for
     the player to move (NOT_TERMINAL otherwise), the start code, the longest game,
-    ``starts``: the positions an exploring start may begin at (reachable, not over), and
+    ``starts``: where an exploring start may begin (positions that are reachable and not
+    over, or with START_SWEEP (position, move) pairs as ``position * moves + move``), and
     ``mover[code]``: the seat to move where the position tells (-1 in impartial games)."""
 
     succ: np.ndarray
@@ -71,7 +74,10 @@ class Versus(NamedTuple):
 class Run(NamedTuple):
     """``episodes`` more episodes, ``first_episode`` of the run's ``total_episodes`` behind;
     exploration goes from ``eps`` to ``eps_end`` by ``schedule``; in self-play a share
-    ``start_share`` of the episodes begin at a position drawn from ``Walk.starts``."""
+    ``start_share`` of the episodes begin at an exploring start from ``Walk.starts``: drawn
+    uniformly (``start_order`` START_UNIFORM), or in turn (START_SWEEP), episode ``offset + i``
+    of the learner's whole life taking pair ``(offset + i) % starts.size`` and playing its
+    move first, so sweeps go on across calls and resumed runs."""
 
     episodes: int
     first_episode: int
@@ -80,15 +86,39 @@ class Run(NamedTuple):
     eps: float
     eps_end: float
     start_share: float
+    start_order: int
+    offset: int
 
 
 @njit
-def first_position(start: int, starts: np.ndarray, share: float, rng: np.ndarray) -> int:
-    """Where an episode begins: the start, or with probability ``share`` an exploring start.
-    No random number is drawn when ``share`` is 0, so runs without them are as before."""
-    if share > 0.0 and uniform(rng) < share:
-        return int(starts[below(rng, starts.size)])
-    return start
+def first_position(
+    start: int, starts: np.ndarray, run: Run, i: int, num_moves: int, rng: np.ndarray
+) -> tuple[int, int]:
+    """Where episode ``i`` of the call begins, and the move it must play first (-1: its own
+    choice): the start, or with probability ``start_share`` an exploring start. No random
+    number is drawn when the share is 0, so runs without them are as before."""
+    if run.start_share > 0.0 and uniform(rng) < run.start_share:
+        if run.start_order == START_SWEEP:
+            pair = starts[(run.offset + i) % starts.size]
+            return int(pair // num_moves), int(pair % num_moves)
+        return int(starts[below(rng, starts.size)]), -1
+    return start, -1
+
+
+@njit
+def sweep_pairs(order: np.ndarray, moves: np.ndarray, nmoves: np.ndarray) -> np.ndarray:
+    """Every (row, legal move) of the rows in ``order``, in that order, as
+    ``row * moves.shape[1] + move``: the exploring starts of a sweep."""
+    total = 0
+    for row in order:
+        total += nmoves[row]
+    pairs = np.empty(total, dtype=np.int64)
+    k = 0
+    for row in order:
+        for j in range(nmoves[row]):
+            pairs[k] = row * moves.shape[1] + moves[row, j]
+            k += 1
+    return pairs
 
 
 class Rates(NamedTuple):
@@ -206,7 +236,7 @@ def q_learning(
     # Fields to locals: the loops below read them as plain arrays and scalars.
     walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end, share = run
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _ = run
     alpha, gamma, rewards = rates
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
@@ -216,7 +246,9 @@ def q_learning(
     for i in range(episodes):
         t = first_episode + i
         e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
-        s = first_position(start, starts, share, rng) if self_play else start
+        s, forced = (
+            first_position(start, starts, run, i, walk.shape[1], rng) if self_play else (start, -1)
+        )
         if not self_play and not learner_moves_first(seat, t):
             s = walk[s, masked_move(opponent, s, rng)]
             steps += 1
@@ -224,7 +256,11 @@ def q_learning(
                 continue
         n = 0
         while True:
-            if uniform(rng) < e:
+            if forced >= 0:
+                a = forced
+                forced = -1
+                rest[n] = _max_except(q, moves, nmoves, s, a)
+            elif uniform(rng) < e:
                 a = random_move(moves, nmoves, s, rng)
                 rest[n] = _max_except(q, moves, nmoves, s, a)
             else:
@@ -312,7 +348,7 @@ def afterstate_learning(
     """
     walk, moves, nmoves, result, start, _, starts, mover = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end, share = run
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, share, _, _ = run
     alpha, gamma, rewards = rates
     shared = v.shape[0] == 1
     steps = 0
@@ -325,8 +361,9 @@ def afterstate_learning(
         me = 0 if self_play or learner_moves_first(seat, t) else 1
         s = start
         p = 0
+        forced = -1
         if self_play and share > 0.0:
-            s = first_position(start, starts, share, rng)
+            s, forced = first_position(start, starts, run, i, walk.shape[1], rng)
             p = max(int(mover[s]), 0)  # the seat to move there, for the per-seat tables
         while True:
             if not self_play and p != me:
@@ -341,8 +378,11 @@ def afterstate_learning(
                 p = 1 - p
                 continue
             tp = 0 if shared else p
-            explore = uniform(rng) < e
-            if explore:
+            explore = forced >= 0 or uniform(rng) < e
+            if forced >= 0:
+                a = forced
+                forced = -1
+            elif explore:
                 a = random_move(moves, nmoves, s, rng)
             else:
                 a = afterstate_greedy(v, tp, walk, moves, nmoves, s, result, rewards, rng)
@@ -446,7 +486,7 @@ def matchbox_learning(
     """
     walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end, share = run
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _ = run
     steps = 0
     rows = np.empty((2, max_plies + 1), dtype=np.int64)
     cols = np.empty((2, max_plies + 1), dtype=np.int64)
@@ -457,13 +497,18 @@ def matchbox_learning(
         n[1] = 0
         e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
         me = 0 if self_play or learner_moves_first(seat, t) else 1
-        s = first_position(start, starts, share, rng) if self_play else start
+        s, forced = (
+            first_position(start, starts, run, i, walk.shape[1], rng) if self_play else (start, -1)
+        )
         p = 0
         while True:
             if not self_play and p != me:
                 a = masked_move(opponent, s, rng)
             else:
-                if uniform(rng) < e:
+                if forced >= 0:
+                    a = forced
+                    forced = -1
+                elif uniform(rng) < e:
                     a = random_move(moves, nmoves, s, rng)
                 else:
                     a = matchbox_move(allowed, alive, walk, moves, nmoves, result, s, rng)

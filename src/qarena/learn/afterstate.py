@@ -14,7 +14,7 @@ from qarena.learn.policyfile import ArraySpec
 
 
 class AfterstateLearner(Learner):
-    """``v[seat, code]``: the value to ``seat`` of reaching ``code`` by its own move.
+    """``v[seat, row]``: the value to ``seat`` of reaching ``row`` by its own move.
 
     In impartial games (Nim, subtraction) the position alone decides the game, not who is to
     move, so the two seats' tables would estimate one function: there ``v`` has a single row
@@ -27,16 +27,18 @@ class AfterstateLearner(Learner):
     defaults: ClassVar[dict[str, Any]] = {"alpha": 0.5, "epsilon_end": 0.0}
     title = "afterstate TD(0)"
     episodes_per_pair = (150.0, 100_000)
+    # TD(0) learns the values of the play it sees, so exploration must fade out over the run.
+    sweeps = 150
     hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
     state_per_position = 16  # v: a float64 per seat (at most two)
-    # values(): afterstate codes and rows (int64), learned values, outcomes (int64), finals
+    # values(): afterstate rows, learned values, outcomes (int64), finals
     # and the result (float64), besides judging.
-    work_per_entry = 49
+    work_per_entry = 45
 
     @classmethod
-    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+    def state_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:
         seats = 1 if game.impartial else 2
-        return {"v": ((seats, game.num_positions), np.dtype(np.float64))}
+        return {"v": ((seats, rows), np.dtype(np.float64))}
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)
@@ -47,13 +49,13 @@ class AfterstateLearner(Learner):
         return int(k.afterstate_learning(self.v, self._walk, versus, run, self._rates, self.rng))
 
     def values(self) -> np.ndarray:
-        """For each (code, move), the mover's value of the position the move produces: from the
+        """For each (row, move), the mover's value of the position the move produces: from the
         mover's own table where the position tells whose turn it is (tic-tac-toe), else from
         the one shared table."""
         t, c = self.tables, self.config
-        after, row = self._afterstates()
+        after = self._afterstates()
         seat = 0 if self.v.shape[0] == 1 else np.maximum(t.mover, 0)[:, None]
-        learned = self.v[seat, row]
+        learned = self.v[seat, after]
         rewards = np.asarray(c.rewards)
         # result[after] is the outcome for the opponent, who is to move there.
         outcome = -t.result[after].astype(np.int64)

@@ -15,13 +15,15 @@ from qarena.budget import JUDGE_PER_ENTRY, check_memory
 from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.kernels import learn as k
+from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import Curve
 from qarena.learn.policyfile import ArraySpec
-from qarena.transitions.build import GameTables, game_tables
+from qarena.solve.space import GameTables, game_tables
 from qarena.transitions.judge import Optimality, optimality_of_values
 
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
+START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}
 SEATS = {"first": k.SEAT_FIRST, "second": k.SEAT_SECOND, "both": k.SEAT_BOTH}
 
 
@@ -42,7 +44,8 @@ class LearnConfig:
     initial: float = 0.0
     canonical: bool = True
     seed: int = 0
-    starts: float = 0.0
+    starts: float = 1.0
+    start_order: str = "sweep"
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
@@ -65,6 +68,10 @@ class LearnConfig:
             raise QarenaError(f"the initial value must be a finite number, not {self.initial}")
         if not 0 <= self.starts <= 1:
             raise QarenaError(f"starts must be a share in [0, 1], not {self.starts}")
+        if self.start_order not in START_ORDERS:
+            raise QarenaError(
+                f"unknown start order {self.start_order!r}; expected {', '.join(START_ORDERS)}"
+            )
         if not 0 <= self.seed < 2**63:
             raise QarenaError(f"seed must be a whole number from 0 to 2**63 - 1, not {self.seed}")
 
@@ -74,9 +81,9 @@ class LearnConfig:
         return d
 
 
-def default_episodes(learner: Learner) -> int:
+def default_episodes(learner: Learner, self_play: bool = True) -> int:
     """:meth:`Learner.default_episodes`, as a function."""
-    return learner.default_episodes()
+    return learner.default_episodes(self_play)
 
 
 _NO_STARTS = np.zeros(0, dtype=np.int64)
@@ -90,7 +97,7 @@ class Opponent:
     """Who the learner plays: itself, or a fixed agent given as the moves it picks among."""
 
     name: str
-    mask: np.ndarray | None = None  # mask[code, move]: moves the opponent picks uniformly among
+    mask: np.ndarray | None = None  # mask[row, move]: moves the opponent picks uniformly among
 
     @property
     def self_play(self) -> bool:
@@ -106,36 +113,39 @@ class Learner(ABC):
     hyperparameters: ClassVar[tuple[str, ...]]
     #: Where this learner's defaults differ from LearnConfig's.
     defaults: ClassVar[dict[str, Any]] = {}
-    #: Default episodes: so many per (position, move) pair it plays on, and at least so many.
-    #: The factors come from measured runs over a spread of games (tests/test_learners.py).
+    #: Default episodes: so many per (position, move) pair it plays on, and at least so many,
+    #: for episodes that begin at the start; and the sweeps of exploring starts that bring it
+    #: to perfect play when every self-play episode sweeps (the default). The factors come
+    #: from measured runs over a spread of games (tests/test_learners.py, BENCHMARKS.md).
     episodes_per_pair: ClassVar[tuple[float, int]]
+    sweeps: ClassVar[int]
     #: What its values are called in a table's heading, and in a short one ("AI's value").
     value_label: ClassVar[str] = "learned value"
     value_heading: ClassVar[str] = "value"
-    #: Bytes of the learner's own tables per (position, move) and per position, and of the
-    #: temporaries its values and their judging hold at once, per (position, move). Read off
-    #: the code; benchmarks/memory.py checks them against measured peak RSS.
+    #: Bytes of the learner's own tables per (row, move) and per row of its tables, and of the
+    #: temporaries its values and their judging hold at once, per (row, move). Read off the
+    #: code; benchmarks/memory.py checks them against measured peak RSS.
     state_per_entry: ClassVar[int] = 0
     state_per_position: ClassVar[int] = 0
     work_per_entry: ClassVar[int] = JUDGE_PER_ENTRY
 
     @classmethod
-    def memory(cls, game: Game) -> tuple[int, int]:
-        """Bytes of (the learner's tables, its largest set of temporaries) for ``game``."""
-        n = game.num_positions
-        e = n * game.num_moves
-        return cls.state_per_entry * e + cls.state_per_position * n, cls.work_per_entry * e
+    def memory(cls, game: Game, rows: int) -> tuple[int, int]:
+        """Bytes of (the learner's tables, its largest set of temporaries) for ``game``, whose
+        tables have ``rows`` rows."""
+        e = rows * game.num_moves
+        return cls.state_per_entry * e + cls.state_per_position * rows, cls.work_per_entry * e
 
     @classmethod
     @abstractmethod
-    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
-        """Shape and dtype of each array :meth:`state` holds, known without building anything,
-        so a policy file's headers are checked before any table is allocated."""
+    def state_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:
+        """Shape and dtype of each array :meth:`state` holds for tables of ``rows`` rows, so a
+        policy file's headers are checked before any of the learner's tables is allocated."""
 
     @classmethod
-    def array_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+    def array_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:
         """Shape and dtype of every array a policy file of this learner holds."""
-        return {**cls.state_specs(game, config), "rng": ((4,), np.dtype(np.int64))}
+        return {**cls.state_specs(game, config, rows), "rng": ((4,), np.dtype(np.int64))}
 
     @classmethod
     def format_value(cls, value: float, compact: bool = False) -> str:
@@ -175,8 +185,10 @@ class Learner(ABC):
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         self.game = game
         self.config = config or LearnConfig()
-        check_memory(game, "learn", type(self))
-        self.tables: GameTables = game_tables(game)
+        self.tables: GameTables = game_tables(game, self.config.canonical)
+        check_memory(
+            game, "learn", type(self), positions=self.tables.rows, canonical=self.config.canonical
+        )
         self.rng = seed_state(self.config.seed)
         self.episodes = 0
         self.steps = 0
@@ -185,22 +197,28 @@ class Learner(ABC):
 
     @property
     def _rows(self) -> int:
-        return self.game.num_positions
+        return self.tables.rows
 
     @property
     def _walk(self) -> k.Walk:
-        """The positions the kernels play on: among canonical positions, or all of them."""
+        """The positions the kernels play on: the rows of the learner's tables (classes, with
+        canonical positions on)."""
         t = self.tables
-        succ, start = (t.cnxt, t.cstart) if self.config.canonical else (t.nxt, t.start)
         starts = self._starts if self.config.starts > 0 else _NO_STARTS
         return k.Walk(
-            succ, t.moves, t.nmoves, t.result, start, self.game.max_plies, starts, t.mover
+            t.nxt, t.moves, t.nmoves, t.result, t.start, self.game.max_plies, starts, t.mover
         )
 
     @cached_property
     def _starts(self) -> np.ndarray:
-        """Where exploring starts begin: every position the learner plays on."""
-        return np.flatnonzero(self.played_positions()).astype(np.int64)
+        """Where exploring starts begin: every position the learner plays on, or for sweeps
+        every (position, move) pair of them as ``position * moves + move``, each position
+        after every one it leads to, so that what a start learns rests on what was learned."""
+        t = self.tables
+        if self.config.start_order == "uniform":
+            return np.flatnonzero(self.played_positions()).astype(np.int64)
+        pairs: np.ndarray = k.sweep_pairs(t.order, t.moves, t.nmoves)
+        return pairs
 
     # --- training -------------------------------------------------------------------
     def train(
@@ -230,11 +248,16 @@ class Learner(ABC):
         self.steps += steps
         return steps
 
-    def default_episodes(self) -> int:
-        """Episodes that bring this learner to perfect play on any game of up to 10⁵ positions,
-        scaled to what there is to learn: the (position, move) pairs among the positions it
-        plays on (canonical ones, with canonical positions on)."""
+    def default_episodes(self, self_play: bool = True) -> int:
+        """Episodes that bring this learner to perfect play, scaled to what there is to learn:
+        the (position, move) pairs among the positions it plays on (canonical ones, with
+        canonical positions on). In self-play where every episode is a sweeping exploring
+        start, :attr:`sweeps` passes over those pairs; else :attr:`episodes_per_pair`, which
+        holds for games of up to 10⁵ positions."""
         pairs = int(self.tables.legal[self.played_positions()].sum())
+        c = self.config
+        if self_play and c.starts == 1.0 and c.start_order == "sweep":
+            return int(max(1000, self.sweeps * pairs))
         per_pair, floor = self.episodes_per_pair
         return int(max(floor, math.ceil(per_pair * pairs / 1000) * 1000))
 
@@ -253,7 +276,15 @@ class Learner(ABC):
         schedule of the config."""
         c = self.config
         return k.Run(
-            episodes, done, total, SCHEDULES[c.schedule], c.epsilon, c.epsilon_end, c.starts
+            episodes,
+            done,
+            total,
+            SCHEDULES[c.schedule],
+            c.epsilon,
+            c.epsilon_end,
+            c.starts,
+            START_ORDERS[c.start_order],
+            self.episodes,
         )
 
     @property
@@ -262,41 +293,27 @@ class Learner(ABC):
         return k.Rates(c.alpha, c.gamma, np.asarray(c.rewards, dtype=np.float64))
 
     def played_positions(self) -> np.ndarray:
-        """``mask[code]``: the positions the learner keeps values for, those where it may have
-        to move (reachable, not over), and with canonical positions on only representatives."""
-        t = self.tables
-        live: np.ndarray = t.reachable & (t.result == k.NOT_TERMINAL)
-        if self.config.canonical:
-            live &= t.canon == np.arange(t.canon.size)
-        return live
+        """``mask[row]``: the rows the learner keeps values for, those where it may have to
+        move (not over)."""
+        return self.tables.live
 
-    def _read_through(self, table: np.ndarray) -> np.ndarray:
-        """A ``[code, move]`` table for every position, read through the symmetry tables when
-        the learner keeps one entry per canonical position and move."""
-        if not self.config.canonical:
-            return table
+    def _afterstates(self) -> np.ndarray:
+        """For each (row, move): the row the move leads to (0 where illegal)."""
         t = self.tables
-        out: np.ndarray = table[np.broadcast_to(t.canon[:, None], t.cmove.shape), t.cmove]
-        return out
-
-    def _afterstates(self) -> tuple[np.ndarray, np.ndarray]:
-        """For each (code, move): the position the move leads to (0 where illegal), and the row
-        the learner's per-position tables keep it in."""
-        t = self.tables
-        after = np.where(t.legal, t.nxt, 0)
-        return after, (t.canon[after] if self.config.canonical else after)
+        after: np.ndarray = np.where(t.legal, t.nxt, 0)
+        return after
 
     # --- what was learned -----------------------------------------------------------
     @abstractmethod
     def values(self) -> np.ndarray:
-        """The learner's score of every (position code, move); it plays the highest."""
+        """The learner's score of every (row, move), in the row's frame; it plays the highest."""
 
     def table_values(self) -> np.ndarray:
-        """The learned value of every (position code, move), as ``qarena table`` shows it."""
+        """The learned value of every (row, move), as ``qarena table`` shows it."""
         return self.values()
 
     def best_moves(self) -> np.ndarray:
-        """``mask[code, move]``: the legal moves of highest score, which greedy play picks among."""
+        """``mask[row, move]``: the legal moves of highest score, which greedy play picks among."""
         legal = self.tables.legal
         v = np.where(legal, self.values(), -np.inf)
         best: np.ndarray = legal & (v == v.max(axis=1, keepdims=True))

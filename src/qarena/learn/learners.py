@@ -55,6 +55,7 @@ def save_learner(
         "episodes": learner.episodes,
         "steps": learner.steps,
         "seed": learner.config.seed,
+        "rows": learner.tables.rows,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "qarena": __version__,
     }
@@ -80,6 +81,16 @@ def _config(kind: str, hyper: object) -> LearnConfig:
         raise QarenaError(f"its hyperparameters are malformed ({e})") from None
 
 
+def _by_rows(arrays: dict[str, np.ndarray], codes: np.ndarray, rows: int) -> dict[str, np.ndarray]:
+    """Arrays with a row per encoded position (format 1), cut down to the reachable rows."""
+    out = {"rng": arrays["rng"]}
+    for name, a in arrays.items():
+        if name != "rng":
+            axis = next(i for i, n in enumerate(a.shape) if n == rows)
+            out[name] = np.take(a, codes, axis=axis)
+    return out
+
+
 def load_learner(
     path: str | os.PathLike[str], game: Game | None = None, kind: str | None = None
 ) -> Learner:
@@ -88,7 +99,7 @@ def load_learner(
     ``game`` and ``kind``, when given, are what the caller needs; a file of another game or
     learner is refused with one line saying which.
     """
-    found: list[tuple[Game, type[Learner], LearnConfig]] = []
+    found: list[tuple[Game, type[Learner], LearnConfig, int]] = []
 
     def expect(meta: dict[str, Any]) -> dict[str, ArraySpec]:
         def where(what: str) -> str:
@@ -117,20 +128,34 @@ def load_learner(
         except QarenaError as e:
             raise QarenaError(where(str(e))) from None
         cls = LEARNERS[learner_kind]
-        # The game's budget is checked before anything is built: a small file may name a
-        # huge game.
-        check_memory(file_game, "learn", cls, MOST_OPPONENTS)
-        found.append((file_game, cls, config))
-        return cls.array_specs(file_game, config)
+        # Files of format 1 kept a row for every encoded position; later ones say how many
+        # rows their tables have, which the search of the game confirms once it is built.
+        rows = file_game.num_positions if meta.get("format_version") == 1 else meta.get("rows")
+        if not isinstance(rows, int) or isinstance(rows, bool) or not 1 <= rows < 2**62:
+            raise QarenaError(where("its row count is missing or out of range"))
+        # The budget is checked before anything is built: a small file may name a huge game.
+        check_memory(
+            file_game, "learn", cls, MOST_OPPONENTS, positions=rows, canonical=config.canonical
+        )
+        found.append((file_game, cls, config, rows))
+        return cls.array_specs(file_game, config, rows)
 
     data = load_policy(path, expect)
-    file_game, cls, config = found[0]
+    file_game, cls, config, rows = found[0]
     learner = cls(file_game, config)
-    rng = data.arrays["rng"]
+    arrays = data.arrays
+    if data.meta.get("format_version") == 1:
+        arrays = _by_rows(arrays, learner.tables.codes, rows)
+    elif rows != learner.tables.rows:
+        raise QarenaError(
+            f"{os.fspath(path)}: its tables have {rows:,} rows, but {file_game.spec} has "
+            f"{learner.tables.rows:,} positions to learn"
+        )
+    rng = arrays["rng"]
     if not np.all((rng >= 0) & (rng <= 0xFFFFFFFF)) or not rng.any():
         raise QarenaError(f"{os.fspath(path)}: its generator state is not valid")
     try:
-        learner.restore(data.arrays, int(data.meta["episodes"]), int(data.meta["steps"]))
+        learner.restore(arrays, int(data.meta["episodes"]), int(data.meta["steps"]))
         if "curve" in data.meta:
             learner.curve = Curve.from_json(data.meta["curve"])
     except QarenaError as e:

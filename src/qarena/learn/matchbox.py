@@ -3,6 +3,8 @@ per position; losing moves are taken out."""
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 
 from qarena.errors import QarenaError
@@ -13,17 +15,29 @@ from qarena.learn.policyfile import ArraySpec
 
 
 class MatchboxLearner(Learner):
-    """``allowed[code, move]`` and ``alive[code]``, the number of moves still allowed."""
+    """``allowed[row, move]`` and ``alive[row]``, the number of moves still allowed."""
 
     kind = "matchbox"
     title = "matchbox"
     episodes_per_pair = (80.0, 20_000)
+    sweeps = 80
+    # Exploring starts do not pay here: a box learns only from lost games, and on long games
+    # (a subtraction heap of 200) starts leave it short of perfect play (BENCHMARKS.md).
+    defaults: ClassVar[dict[str, Any]] = {"starts": 0.0}
     value_label = "allowed"
     value_heading = "box"
-    hyperparameters = ("epsilon", "epsilon_end", "schedule", "canonical", "seed", "starts")
+    hyperparameters = (
+        "epsilon",
+        "epsilon_end",
+        "schedule",
+        "canonical",
+        "seed",
+        "starts",
+        "start_order",
+    )
     state_per_entry = 1  # allowed, bool
     state_per_position = 4  # alive, int32
-    work_per_entry = 27  # values(): afterstate codes and rows (int64), wins, scores
+    work_per_entry = 23  # values(): afterstate rows, wins, scores
 
     @classmethod
     def format_value(cls, value: float, compact: bool = False) -> str:
@@ -36,10 +50,10 @@ class MatchboxLearner(Learner):
         return "allowed in its matchbox" if value else "removed from its matchbox"
 
     @classmethod
-    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
+    def state_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:
         return {
-            "allowed": ((game.num_positions, game.num_moves), np.dtype(np.bool_)),
-            "alive": ((game.num_positions,), np.dtype(np.int32)),
+            "allowed": ((rows, game.num_moves), np.dtype(np.bool_)),
+            "alive": ((rows,), np.dtype(np.int32)),
         }
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
@@ -53,15 +67,15 @@ class MatchboxLearner(Learner):
     def values(self) -> np.ndarray:
         """2 for a known win, 1 for an allowed move, 0 for a removed one."""
         t = self.tables
-        after, row = self._afterstates()
+        after = self._afterstates()
         ended = t.result[after] != k.NOT_TERMINAL
-        wins = np.where(ended, t.result[after] < 0, self.alive[row] == 0)
+        wins = np.where(ended, t.result[after] < 0, self.alive[after] == 0)
         score: np.ndarray = np.where(t.legal & wins, 2.0, self.table_values())
         return score
 
     def table_values(self) -> np.ndarray:
         """1 for an allowed move, 0 for a removed one."""
-        allowed = self._read_through(self.allowed).astype(np.float64)
+        allowed = self.allowed.astype(np.float64)
         return np.where(self.tables.legal, allowed, np.nan)
 
     def _check_state(self) -> None:

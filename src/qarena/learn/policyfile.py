@@ -33,7 +33,9 @@ from qarena.errors import QarenaError
 from qarena.fileio import atomic_open
 
 FORMAT = "qarena-policy"
-FORMAT_VERSION = 1
+#: 2: tables have a row per reachable position (per class, with canonical positions on), in
+#: code order. 1: a row per encoded position; still read, and converted on loading.
+FORMAT_VERSION = 2
 
 #: Largest metadata member (uncompressed) a loader accepts, so a hostile file cannot make it
 #: inflate an arbitrary amount of JSON.

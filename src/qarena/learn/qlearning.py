@@ -11,17 +11,19 @@ from qarena.learn.policyfile import ArraySpec
 
 
 class QLearner(Learner):
-    """A Q-table ``q[position code, move]``; one table serves both seats."""
+    """A Q-table ``q[row, move]``; one table serves both seats."""
 
     kind = "q"
     title = "Q-learning"
     episodes_per_pair = (150.0, 20_000)
+    # One sweep is enough at every alpha measured (BENCHMARKS.md); the second is a margin.
+    sweeps = 2
     hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
     state_per_entry = 8  # q, float64
 
     @classmethod
-    def state_specs(cls, game: Game, config: LearnConfig) -> dict[str, ArraySpec]:
-        return {"q": ((game.num_positions, game.num_moves), np.dtype(np.float64))}
+    def state_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:
+        return {"q": ((rows, game.num_moves), np.dtype(np.float64))}
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         super().__init__(game, config)
@@ -31,8 +33,8 @@ class QLearner(Learner):
         return int(k.q_learning(self.q, self._walk, versus, run, self._rates, self.rng))
 
     def values(self) -> np.ndarray:
-        """The learner's value of every (position code, move), canonical entries read through."""
-        return self._read_through(self.q)
+        """The learner's value of every (row, move)."""
+        return self.q
 
     def state(self) -> dict[str, np.ndarray]:
         return {"q": self.q}

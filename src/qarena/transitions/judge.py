@@ -1,7 +1,9 @@
 """Optimality: the share of decision positions in which an agent's greedy move keeps the value.
 
 A decision position is reachable from the start, not terminal, and has legal moves of more than
-one game value. Ties in the agent's values count as optimal only if every tied move is.
+one game value. Ties in the agent's values count as optimal only if every tied move is. A row
+of canonical tables counts for every position of its class, so the share is over positions
+whether or not the agent shares values across symmetries.
 """
 
 from __future__ import annotations
@@ -10,9 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qarena.kernels.constants import NOT_TERMINAL
-from qarena.solve.solver import solve
-from qarena.transitions.build import GameTables
+from qarena.solve.space import GameTables
 
 
 @dataclass(frozen=True)
@@ -25,23 +25,32 @@ class Optimality:
         return self.optimal / self.decisions if self.decisions else 1.0
 
 
-def move_values(tables: GameTables) -> np.ndarray:
-    """value of each (position, legal move) for the mover, from the solver; NaN where illegal."""
-    value = solve(tables.game).value
-    mv = np.full(tables.nxt.shape, np.nan)
-    legal = tables.legal
-    mv[legal] = -value[tables.nxt[legal]].astype(np.float64)
+#: Rows judged at once, so judging holds a few megabytes however large the tables.
+JUDGE_CHUNK = 1 << 15
+
+
+def move_values(tables: GameTables, rows: slice | np.ndarray = slice(None)) -> np.ndarray:
+    """value of each (row, legal move) for the mover, from the solver; NaN where illegal."""
+    nxt, legal = tables.nxt[rows], tables.legal[rows]
+    mv = np.full(nxt.shape, np.nan)
+    mv[legal] = -tables.value[nxt[legal]].astype(np.float64)
     return mv
 
 
 def optimality_of_values(tables: GameTables, values: np.ndarray) -> Optimality:
-    """Optimality of the agent that plays the highest of ``values[code, move]`` (legal moves)."""
-    rows = np.flatnonzero(tables.reachable & (tables.result == NOT_TERMINAL))
-    mv = move_values(tables)[rows]
-    best, worst = np.nanmax(mv, axis=1), np.nanmin(mv, axis=1)
-    decide = best != worst
-    rows, mv, best = rows[decide], mv[decide], best[decide]
-    v = np.where(tables.legal[rows], values[rows], -np.inf)
-    tied = v == v.max(axis=1, keepdims=True)
-    ok = np.all(~tied | (mv == best[:, None]), axis=1)
-    return Optimality(int(rows.size), int(ok.sum()))
+    """Optimality of the agent that plays the highest of ``values[row, move]`` (legal moves)."""
+    decisions = optimal = 0
+    live = np.flatnonzero(tables.live)
+    for first in range(0, live.size, JUDGE_CHUNK):
+        rows = live[first : first + JUDGE_CHUNK]
+        mv = move_values(tables, rows)
+        best, worst = np.nanmax(mv, axis=1), np.nanmin(mv, axis=1)
+        decide = best != worst
+        rows, mv, best = rows[decide], mv[decide], best[decide]
+        v = np.where(tables.legal[rows], values[rows], -np.inf)
+        tied = v == v.max(axis=1, keepdims=True)
+        ok = np.all(~tied | (mv == best[:, None]), axis=1)
+        weight = tables.orbit[rows]
+        decisions += int(weight.sum())
+        optimal += int(weight[ok].sum())
+    return Optimality(decisions, optimal)

@@ -156,7 +156,9 @@ class Jobs:
             raise QarenaError(
                 f"unknown opponent {opponent_name!r} for {game.spec}; expected {', '.join(named)}"
             )
-        total = episodes if episodes is not None else default_episodes(fresh)
+        total = (
+            episodes if episodes is not None else default_episodes(fresh, opponent_name == "self")
+        )
         if not 1 <= total <= MAX_EPISODES:
             raise QarenaError(f"episodes must be from 1 to {MAX_EPISODES:,}, not {total}")
         job = Job(

@@ -12,6 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
 from qarena.learn.learners import learner_class
@@ -76,7 +77,7 @@ class Web:
     def too_big(self, game: Game) -> str | None:
         """Why the web app will not build tables for ``game`` (None if it will). Cheap: it
         reads the game's sizes and builds nothing."""
-        positions, moves = game.num_positions, game.num_moves
+        positions, moves = estimate_positions(game), game.num_moves
         cost = positions * moves
         if positions > self.max_positions:
             size = f"{positions:,} positions, over its limit of {self.max_positions:,}"

@@ -10,7 +10,7 @@ import pytest
 
 from qarena.cli.app import run
 from qarena.errors import IllegalMoveError, MoveError, PositionError, SpecError
-from qarena.games import ConnectFour, parse_spec
+from qarena.games import DRAW, ConnectFour, parse_spec
 from qarena.solve import solve
 from tests.test_known_counts import _reachable
 
@@ -88,6 +88,24 @@ def test_solver_counts_4x4() -> None:
 )
 def test_known_counts_through_the_game_interface(spec: str, count: int) -> None:
     assert len(_reachable(parse_spec(spec))) == count
+
+
+@pytest.mark.parametrize(
+    ("spec", "count"), [("connect4:5x4", 1_706_255), ("connect4:4x5", 3_945_711)]
+)
+def test_known_counts_of_the_compiled_search(spec: str, count: int) -> None:
+    """The search counts a mirror class's positions once each: the sum over classes is
+    Tromp's count."""
+    assert solve(parse_spec(spec)).positions == count
+
+
+@pytest.mark.slow
+def test_tromps_count_for_5x5() -> None:
+    """69,763,700 positions, and a draw with best play (Tromp's tables of small boards);
+    about a minute and 4 GB."""
+    solution = solve(parse_spec("connect4:5x5"))
+    assert solution.positions == 69_763_700
+    assert solution.start_value == DRAW
 
 
 def test_the_tools_on_a_small_board(

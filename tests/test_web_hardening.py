@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from qarena.cli.app import run
 from qarena.games import parse_spec
 from qarena.web import create_app
 from tests.test_web_api import wait_job
@@ -150,6 +151,34 @@ def test_the_budget_is_a_setting(tmp_path: Path) -> None:
         assert r.status_code == 422 and "budget" in r.json()["detail"]
 
 
+def test_a_game_too_big_to_train_here_plays_from_a_policy_put_in_the_folder(
+    tmp_path: Path,
+) -> None:
+    """Trained on the command line into the server's policy folder, as the refusal says: the
+    game then plays from the stored policy, no restart needed."""
+    with TestClient(create_app(tmp_path, max_cost=100)) as client:
+        r = client.post("/api/games", json={"game": "nim:3,5,7"})
+        detail = r.json()["detail"]
+        assert r.status_code == 422 and "192 positions × 15 moves" in detail
+        folder = tmp_path / "policies"
+        assert f"qarena train nim:3,5,7 --out {folder / 'NAME.npz'}" in detail
+        name = folder / f"{secrets.token_hex(6)}.npz"
+        assert run(["train", "nim:3,5,7", "--out", str(name)]) == 0
+        game = client.post("/api/games", json={"game": "nim:3,5,7", "first": "ai"}).json()
+        assert game["policy"] == name.stem and game["game"] == "nim:3,5,7"
+        assert len(game["history"]) == 1  # the stored agent opened
+        page = client.get("/policies").text
+        assert "nim:3,5,7" in page
+
+
+def test_mid_size_games_train_on_the_spot_without_an_episode_count(client: TestClient) -> None:
+    """tictactoe:3x4:3's default run is more episodes than a request may ask for; on the spot
+    the run is capped by time (and stops at perfect play), not refused."""
+    game = new_game(client, "tictactoe:3x4:3")
+    policy = client.get(f"/api/policies/{game['policy']}").json()
+    assert policy["game"] == "tictactoe:3x4:3" and policy["optimality"] == 1.0
+
+
 # --- one run for many people -----------------------------------------------------------
 
 
@@ -212,7 +241,7 @@ def test_on_the_spot_runs_wait_in_line_ahead_of_background_runs(tmp_path: Path) 
 
 
 def test_startup_tidies_what_killed_writers_left(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with TestClient(create_app(tmp_path)) as client:
         kept = new_game(client, "nim:1,2")["policy"]
@@ -239,8 +268,10 @@ def test_startup_tidies_what_killed_writers_left(
     (folder / "notes.txt").write_text("not ours")
 
     caplog.set_level(logging.INFO, logger="qarena.web")
-    # A budget that nim:3,5,7 is over: its orphan file is left alone, neither loaded nor lost.
-    app = create_app(tmp_path, max_cost=1_000)
+    # A memory budget that nim:3,5,7's tables are over (about 70 kB, where nim:2,2's take a
+    # few): its orphan file is left alone, neither loaded nor lost.
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "20000")
+    app = create_app(tmp_path)
     with TestClient(app) as client:
         listed = {p["id"]: p for p in client.get("/api/policies").json()}
     assert set(listed) == {kept, orphan, copy}
@@ -257,10 +288,11 @@ def test_startup_tidies_what_killed_writers_left(
 
     # Tidy now: a second start finds nothing to do (but the big file, still too big).
     caplog.clear()
-    create_app(tmp_path, max_cost=1_000)
+    create_app(tmp_path)
     message = next(r.getMessage() for r in caplog.records if "policy store" in r.getMessage())
     assert "indexed 0" in message and "left 1 too big" in message and "dropped 0" in message
     # With room for it, it is indexed.
+    monkeypatch.delenv("QARENA_MEMORY_LIMIT")
     with TestClient(create_app(tmp_path)) as client:
         assert big in {p["id"] for p in client.get("/api/policies").json()}
 

@@ -84,12 +84,12 @@ BASE_BYTES = 175_000_000
 SPACE_PER_POSITION = 29
 #: ... and per (position, move): next position and move list (int32 each), legal (bool).
 SPACE_PER_ENTRY = 9
-#: While a space is built, per position: the search's codes and hash set as they grow by
+#: The search before the tables exist, per position: its codes and hash set as they grow by
 #: doubling (the old and new arrays at once), and the sorted copy.
 SPACE_BUILD_PER_POSITION = 64
-#: Judging a table against the solver (optimality): the solver's move values (float64) and
-#: the masks and scores of the rows judged.
-JUDGE_PER_ENTRY = 17
+#: Greedy play over the whole table (its best moves, for evaluation and matches): the legal
+#: values as float64 and two masks. (Judging optimality goes in chunks of rows: no more.)
+JUDGE_PER_ENTRY = 10
 #: Each opponent a command plays against (evaluation, curves, a training opponent): its move
 #: mask (bool) and the temporaries of building it.
 OPPONENT_PER_ENTRY = 4
@@ -105,11 +105,12 @@ class Footprint:
     positions: int  # the positions the estimate is for (counted, or estimated before a search)
     tables: int
     learner: int
-    work: int  # the largest set of temporaries alive at once
+    work: int  # the largest set of temporaries alive at once while learning or judging
+    search: int = 0  # the search's arrays, gone before the tables are allocated
 
     @property
     def total(self) -> int:
-        return self.tables + self.learner + self.work
+        return max(self.search, self.tables + self.learner + self.work)
 
 
 def estimate_positions(game: Game, canonical: bool = True) -> int:
@@ -134,12 +135,12 @@ def footprint(
     n = estimate_positions(game, canonical) if positions is None else positions
     e = n * game.num_moves
     tables = SPACE_PER_POSITION * n + SPACE_PER_ENTRY * e
-    build = SPACE_BUILD_PER_POSITION * n
+    search = SPACE_BUILD_PER_POSITION * n
     if what in ("solve", "tables") or learner is None:
-        return Footprint(n, tables, 0, build)
-    state, work = learner.memory(game, n)  # type: ignore[attr-defined]
+        return Footprint(n, tables, 0, 0, search)
+    state, work = learner.memory(game, n, opponents)  # type: ignore[attr-defined]
     work += OPPONENT_PER_ENTRY * opponents * e
-    return Footprint(n, tables, state, max(build, work))
+    return Footprint(n, tables, state, work, search)
 
 
 def memory_budget() -> int:

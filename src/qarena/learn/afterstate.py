@@ -33,7 +33,7 @@ class AfterstateLearner(Learner):
     state_per_position = 16  # v: a float64 per seat (at most two)
     # values(): afterstate rows, learned values, outcomes (int64), finals
     # and the result (float64), besides judging.
-    work_per_entry = 45
+    values_per_entry = 41
 
     @classmethod
     def state_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:

@@ -122,19 +122,26 @@ class Learner(ABC):
     #: What its values are called in a table's heading, and in a short one ("AI's value").
     value_label: ClassVar[str] = "learned value"
     value_heading: ClassVar[str] = "value"
-    #: Bytes of the learner's own tables per (row, move) and per row of its tables, and of the
-    #: temporaries its values and their judging hold at once, per (row, move). Read off the
-    #: code; benchmarks/memory.py checks them against measured peak RSS.
+    #: Bytes of the learner's own tables per (row, move) and per row of its tables; of a
+    #: sweep's starts per (row, move) (int64 pairs, about half the entries), while training;
+    #: and of the temporaries its values() hold at once, per (row, move). Read off the code;
+    #: benchmarks/memory.py checks them against measured peak RSS.
     state_per_entry: ClassVar[int] = 0
     state_per_position: ClassVar[int] = 0
-    work_per_entry: ClassVar[int] = JUDGE_PER_ENTRY
+    sweep_per_entry: ClassVar[int] = 4
+    values_per_entry: ClassVar[int] = 0
 
     @classmethod
-    def memory(cls, game: Game, rows: int) -> tuple[int, int]:
+    def memory(cls, game: Game, rows: int, opponents: int = 0) -> tuple[int, int]:
         """Bytes of (the learner's tables, its largest set of temporaries) for ``game``, whose
-        tables have ``rows`` rows."""
+        tables have ``rows`` rows: training (``opponents`` 0), or playing greedily against
+        ``opponents`` fixed ones (their masks are counted by the caller)."""
         e = rows * game.num_moves
-        return cls.state_per_entry * e + cls.state_per_position * rows, cls.work_per_entry * e
+        state = cls.state_per_entry * e + cls.state_per_position * rows
+        if opponents == 0:
+            state += cls.sweep_per_entry * e
+        work = cls.values_per_entry * e + (JUDGE_PER_ENTRY * e if opponents else 0)
+        return state, work
 
     @classmethod
     @abstractmethod

@@ -37,7 +37,8 @@ class MatchboxLearner(Learner):
     )
     state_per_entry = 1  # allowed, bool
     state_per_position = 4  # alive, int32
-    work_per_entry = 23  # values(): afterstate rows, wins, scores
+    values_per_entry = 19  # values(): afterstate rows, wins, scores
+    sweep_per_entry = 0  # no exploring starts by default
 
     @classmethod
     def format_value(cls, value: float, compact: bool = False) -> str:

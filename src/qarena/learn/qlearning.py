@@ -19,7 +19,7 @@ class QLearner(Learner):
     # One sweep is enough at every alpha measured (BENCHMARKS.md); the second is a margin.
     sweeps = 2
     hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
-    state_per_entry = 8  # q, float64
+    state_per_entry = 8  # q, float64; values() is q itself
 
     @classmethod
     def state_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:

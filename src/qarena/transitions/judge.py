@@ -25,8 +25,9 @@ class Optimality:
         return self.optimal / self.decisions if self.decisions else 1.0
 
 
-#: Rows judged at once, so judging holds a few megabytes however large the tables.
-JUDGE_CHUNK = 1 << 15
+#: (row, move) entries judged at once, so judging holds a few megabytes however large the
+#: tables.
+JUDGE_CHUNK = 1 << 20
 
 
 def move_values(tables: GameTables, rows: slice | np.ndarray = slice(None)) -> np.ndarray:
@@ -41,8 +42,9 @@ def optimality_of_values(tables: GameTables, values: np.ndarray) -> Optimality:
     """Optimality of the agent that plays the highest of ``values[row, move]`` (legal moves)."""
     decisions = optimal = 0
     live = np.flatnonzero(tables.live)
-    for first in range(0, live.size, JUDGE_CHUNK):
-        rows = live[first : first + JUDGE_CHUNK]
+    step = max(1, JUDGE_CHUNK // tables.game.num_moves)
+    for first in range(0, live.size, step):
+        rows = live[first : first + step]
         mv = move_values(tables, rows)
         best, worst = np.nanmax(mv, axis=1), np.nanmin(mv, axis=1)
         decide = best != worst

@@ -156,11 +156,13 @@ class Jobs:
             raise QarenaError(
                 f"unknown opponent {opponent_name!r} for {game.spec}; expected {', '.join(named)}"
             )
+        if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
+            raise QarenaError(f"episodes must be from 1 to {MAX_EPISODES:,}, not {episodes}")
+        # Unasked, the default run: on-the-spot runs end sooner, at perfect play or at their
+        # time limit, whichever comes first.
         total = (
             episodes if episodes is not None else default_episodes(fresh, opponent_name == "self")
         )
-        if not 1 <= total <= MAX_EPISODES:
-            raise QarenaError(f"episodes must be from 1 to {MAX_EPISODES:,}, not {total}")
         job = Job(
             secrets.token_hex(6),
             game,

@@ -21,7 +21,7 @@ from qarena.web.errors import Full
 from qarena.web.jobs import Job, Jobs
 from qarena.web.models import NewGame, TrainIn
 from qarena.web.play import Agent, Games, Session
-from qarena.web.store import PolicyStore
+from qarena.web.store import PolicyRow, PolicyStore
 
 log = logging.getLogger("qarena.web")
 
@@ -57,7 +57,7 @@ class Web:
         self.max_positions = max_positions
         self.max_cost = max_cost
         self.store = PolicyStore(data_dir)
-        tidied = self.store.tidy(self.fits)
+        tidied = self.store.tidy()
         (log.warning if tidied else log.info)(
             "policy store %s: removed %d temp files of dead writers, indexed %d policy files "
             "without a row, removed %d invalid ones, left %d too big to load, dropped %d rows "
@@ -89,16 +89,19 @@ class Web:
         else:
             return None
         return (
-            f"{game.spec} is too big for the web app ({size}), so train it on the command "
-            f"line: qarena train {game.spec} --out policy.npz"
+            f"{game.spec} is too big to train in the web app ({size}), so train it on the "
+            f"command line into this server's policy folder, and it plays here: qarena train "
+            f"{game.spec} --out {self.store.folder / 'NAME.npz'} (NAME: 12 digits 0-9 or "
+            "letters a-f)"
         )
 
     def fits(self, spec: str) -> bool:
         return self.too_big(parse_spec(spec)) is None
 
-    def game(self, spec: str) -> Game:
+    def game(self, spec: str, stored: bool = False) -> Game:
         """The game a spec names, if it is within the budget: checked before any table is built
-        or any training starts."""
+        or any training starts. With ``stored``, a game too big to train here passes when the
+        store holds a policy for it (trained on the command line): playing it only loads it."""
         if not spec.isascii():
             # Python reads digits of any script as numbers; specs are typed in ASCII.
             raise QarenaError(
@@ -106,9 +109,16 @@ class Web:
             )
         game = parse_spec(spec)
         why = self.too_big(game)
-        if why is not None:
+        if why is not None and not (stored and self._stored(game) is not None):
             raise QarenaError(why)
         return game
+
+    def _stored(self, game: Game) -> PolicyRow | None:
+        """The game's best stored policy, looking for files put in the folder since."""
+        row = self.store.best_for(game.spec)
+        if row is None and self.store.refresh():
+            row = self.store.best_for(game.spec)
+        return row
 
     def agent(self, policy_id: str) -> Agent:
         """The stored policy's agent (NotFound when there is none), loaded once."""
@@ -139,7 +149,7 @@ class Web:
             # between the two looks a policy is never missed and never trained twice.
             job = self.jobs.spot_job(game)
             if job is None:
-                row = self.store.best_for(game.spec)
+                row = self._stored(game)
                 if row is None:
                     job = self.jobs.start(
                         game, SPOT_LEARNER, spot=True, first=first, seconds=self.train_seconds
@@ -152,14 +162,14 @@ class Web:
     def start_game(self, body: NewGame) -> Session | Job:
         """A new game, or the on-the-spot run to wait for before there can be one."""
         if body.policy is not None:
-            game = None if body.game is None else self.game(body.game)
+            game = None if body.game is None else self.game(body.game, stored=True)
             agent = self.agent(body.policy)
             if game is not None and game.spec != agent.game.spec:
                 raise QarenaError(f"policy {body.policy} plays {agent.game.spec}, not {body.game}")
         elif body.game is None:
             raise QarenaError("give a game spec, a policy id, or both")
         else:
-            got = self.agent_or_job(self.game(body.game), body.first)
+            got = self.agent_or_job(self.game(body.game, stored=True), body.first)
             if isinstance(got, Job):
                 return got
             agent = got

@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,11 +24,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import remove_stale_temps
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
-from qarena.learn.policyfile import ArraySpec, load_policy
 from qarena.web.errors import NotFound
 
 log = logging.getLogger("qarena.web")
@@ -52,28 +51,6 @@ def default_data_dir() -> Path:
     """``$XDG_DATA_HOME/qarena``, else ``~/.local/share/qarena``."""
     base = os.environ.get("XDG_DATA_HOME")
     return Path(base) / "qarena" if base else Path.home() / ".local" / "share" / "qarena"
-
-
-class _Peeked(Exception):
-    """Carries a policy file's game out of ``load_policy`` before its arrays are read."""
-
-    def __init__(self, game: object) -> None:
-        super().__init__()
-        self.game = game
-
-
-def _file_game(path: Path) -> object:
-    """The ``game`` a policy file's metadata names (QarenaError if it is unreadable), read
-    without building the learner: its tables may be too big to build here."""
-
-    def peek(meta: dict[str, Any]) -> dict[str, ArraySpec]:
-        raise _Peeked(meta.get("game"))
-
-    try:
-        load_policy(path, peek)
-    except _Peeked as p:
-        return p.game
-    raise QarenaError(f"{path}: not read")  # pragma: no cover - peek always raises
 
 
 @dataclass(frozen=True)
@@ -174,36 +151,49 @@ class PolicyStore:
             )
         return row
 
-    def tidy(self, fits: Callable[[str], bool] = lambda spec: True) -> Tidied:
-        """Put right what killed writers left: remove their temp files; index policy files that
-        have no row (if they load; ``fits(spec)`` says whether their game may be loaded here at
-        all) or remove them (if they do not); delete rows whose file is gone."""
+    def tidy(self) -> Tidied:
+        """Put right what killed writers left: remove their temp files; delete rows whose file
+        is gone; and :meth:`refresh`."""
         temps = remove_stale_temps(self.folder)
         with self._db() as db:
             rows = {r[0] for r in db.execute("SELECT id FROM policies")}
+        gone = sorted(rows - self._files())
+        if gone:
+            with self._db() as db:
+                db.executemany("DELETE FROM policies WHERE id = ?", [(i,) for i in gone])
+        indexed, removed, skipped = self._index_new()
+        return Tidied(temps, indexed, removed, skipped, len(gone))
+
+    def refresh(self) -> int:
+        """Index policy files put in the folder since (trained on the command line with
+        ``--out`` there); returns how many."""
+        return self._index_new()[0]
+
+    def _files(self) -> set[str]:
         files = set()
         with os.scandir(self.folder) as entries:
             for entry in entries:
                 found = _FILE.fullmatch(entry.name)
                 if found and entry.is_file(follow_symlinks=False):
                     files.add(found.group(1))
-        gone = sorted(rows - files)
-        if gone:
-            with self._db() as db:
-                db.executemany("DELETE FROM policies WHERE id = ?", [(i,) for i in gone])
+        return files
+
+    def _index_new(self) -> tuple[int, int, int]:
+        """Index the policy files that have no row (if they load) or remove them (if they are
+        not valid policies); leave alone those too big to load here. Returns the counts."""
+        with self._db() as db:
+            rows = {r[0] for r in db.execute("SELECT id FROM policies")}
         indexed = removed = skipped = 0
-        for policy_id in sorted(files - rows):
+        for policy_id in sorted(self._files() - rows):
             path = self.path(policy_id)
             try:
-                spec = _file_game(path)
-                if isinstance(spec, str) and not fits(spec):
-                    log.warning("left %s alone: its game %s is too big to load here", path, spec)
-                    skipped += 1
-                    continue
                 learner = load_learner(path)
                 modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
                 self._index(policy_id, learner, modified)
                 indexed += 1
+            except TooLargeError as e:
+                log.warning("left %s alone: %s", path, e)
+                skipped += 1
             except QarenaError as e:
                 log.warning("removed %s: it is not a valid policy file (%s)", path, e)
                 with contextlib.suppress(FileNotFoundError):
@@ -212,7 +202,7 @@ class PolicyStore:
             except Exception:  # not the file's fault, as far as we know: keep it
                 log.exception("could not check %s; left it alone", path)
                 skipped += 1
-        return Tidied(temps, indexed, removed, skipped, len(gone))
+        return indexed, removed, skipped
 
     def get(self, policy_id: str) -> PolicyRow:
         """The row; NotFound when there is none."""

@@ -251,6 +251,7 @@ def job_play(job_id: str, web: WebDep, first: str | None = None) -> Response:
 
 @router.get("/policies", response_class=HTMLResponse)
 def policies_page(request: Request, web: WebDep) -> HTMLResponse:
+    web.store.refresh()  # policies trained on the command line into the folder show up
     return page(request, "policies.html", {"rows": web.store.list()})
 
 

@@ -82,8 +82,8 @@ def announce(game: Game, learner: type[Learner] | None = None, opponents: int = 
     positions = estimate_positions(game)
     if positions > ANNOUNCE_POSITIONS:
         err.print(
-            f"Solving {game.spec}: about {positions:,} positions to search, up to "
-            f"{format_bytes(footprint(game, 'solve').total)} of tables…"
+            f"Searching {game.spec}: about {positions:,} positions, up to "
+            f"{format_bytes(footprint(game, 'solve').total)}…"
         )
 
 

@@ -398,3 +398,21 @@ def test_a_full_curve_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "learning curve is full" in err
     assert err.count("\n") == 1 and path.read_bytes() == before
+
+
+def test_compete_takes_built_in_players(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """3-5-7 misère is a first-player win: a perfect player moving first wins every game, and
+    two perfect players (Bouton's rule is one) split by who moves first."""
+    record = _json(capsys, ["compete", "perfect", "random", "--game", "nim", "--json"])
+    assert record["a_first"] == {"win": 1.0, "draw": 0.0, "loss": 0.0}
+    record = _json(capsys, ["compete", "bouton", "perfect", "--game", "nim", "--json"])
+    assert record["a_first"]["win"] == 1.0 and record["b_first"]["loss"] == 1.0  # type: ignore[index]
+    # Against a trained agent, the game comes from its file; tic-tac-toe's perfect players draw.
+    policy = _train(tmp_path / "ttt.npz", "tictactoe", "--no-canonical")
+    record = _json(capsys, ["compete", str(policy), "perfect", "--json", "--games", "200"])
+    assert record["game"] == "tictactoe:3x3:3"
+    assert record["a_first"]["draw"] == 1.0 and record["b_first"]["draw"] == 1.0  # type: ignore[index]
+    # One agent per symmetry class against one per position: they meet among all positions.
+    shared = _train(tmp_path / "shared.npz", "tictactoe")
+    record = _json(capsys, ["compete", str(shared), str(policy), "--json", "--games", "200"])
+    assert record["a_first"]["draw"] == 1.0 and record["b_first"]["draw"] == 1.0  # type: ignore[index]

@@ -204,3 +204,17 @@ def test_until_perfect_stops_at_the_first_perfect_check() -> None:
     assert result.episodes % 5_000 == 0 and result.episodes < 2_000_000
     assert checks[-1] == 1.0 and all(c < 1.0 for c in checks[:-1])
     assert learner.optimality().share == 1.0
+
+
+def test_the_naive_baseline_fails_where_negamax_succeeds() -> None:
+    """The course-style update (the next position's best value added without the sign flip)
+    learns, in self-play, to hand the opponent good positions: on 3-5-7 nim it keeps the value
+    in few decision positions however long it trains, where the negamax form is perfect."""
+    game = parse_spec("nim")
+    shares = {}
+    for kind in ("q", "naive-q"):
+        learner = make_learner(kind, game, LearnConfig(seed=2, starts=0.0))
+        learner.train(200_000)
+        shares[kind] = learner.optimality().share
+    assert shares["q"] == 1.0
+    assert shares["naive-q"] < 0.5

@@ -399,6 +399,9 @@ CASES: list[Case] = [
     _c("compete-seed-negative", "compete", "p.npz", "p.npz", "--seed", "-1"),
     _c("compete-seed-huge", "compete", "p.npz", "p.npz", "--seed", HUGE),
     _c("compete-three-files", "compete", "p.npz", "p.npz", "p.npz"),
+    _c("compete-built-ins-without-a-game", "compete", "random", "perfect"),
+    _c("compete-rule-player-of-another-game", "compete", "bouton", "random", "--game", "tictactoe"),
+    _c("compete-file-of-another-game", "compete", "p.npz", "random", "--game", "tictactoe"),
     # --- matrix --------------------------------------------------------------------------------
     _c("matrix-no-spec", "matrix"),
     _c("matrix-spec-unknown", "matrix", "chess"),

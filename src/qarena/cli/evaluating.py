@@ -23,9 +23,11 @@ from qarena.cli.common import (
     out,
     title,
 )
+from qarena.errors import QarenaError
 from qarena.evaluate.matches import Record, SeatRecords, play_series
-from qarena.evaluate.report import evaluate, record_against, strategy_masks
+from qarena.evaluate.report import evaluate, record_against, strategy_mask, strategy_masks
 from qarena.games import parse_spec
+from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
@@ -92,40 +94,76 @@ def eval_command(
     out.print(table)
 
 
+#: Players ``compete`` knows by name (the rule players only for their games).
+BUILT_IN = ("random", "perfect", "bouton", "poles", "subtraction")
+
+
 @app.command("compete")
 def compete_command(
-    first: Annotated[Path, typer.Argument(metavar="A", help="A policy file.")],
-    second: Annotated[Path, typer.Argument(metavar="B", help="A policy file of the same game.")],
+    first: Annotated[
+        str,
+        typer.Argument(
+            metavar="A",
+            help="A policy file, or a built-in player: random, perfect, or the game's rule "
+            "player (bouton and poles for nim, subtraction for the subtraction game).",
+        ),
+    ],
+    second: Annotated[str, typer.Argument(metavar="B", help="The other player, likewise.")],
+    spec: Annotated[
+        str | None,
+        typer.Option("--game", help="The game, when neither player is a policy file."),
+    ] = None,
     games: GamesOpt = 1000,
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Two trained agents of the same game play each other, each moving first in turn."""
+    """Two players of the same game play each other, each moving first in turn: trained agents
+    (policy files) or built-in players."""
     _check_games(games)
     _check_seed(seed)
-    a = load_learner(first)
-    b = load_learner(second, a.game)
-    tables, ma, mb = a.tables, a.best_moves(), b.best_moves()
-    if a.config.canonical != b.config.canonical:
-        # One shares values across symmetries and one does not: play among all positions.
-        tables = game_tables(a.game, False)
-        ma, mb = (
-            x.tables.lift(m, tables) if x.config.canonical else m for x, m in ((a, ma), (b, mb))
+    names = (first, second)
+    built_in = [n in BUILT_IN and not Path(n).exists() for n in names]
+    game = parse_spec(spec) if spec is not None else None
+    learners: dict[int, Learner] = {}
+    for i, name in enumerate(names):
+        if not built_in[i]:
+            learners[i] = load_learner(name, game)
+            game = learners[i].game
+    if game is None:
+        raise QarenaError(
+            f"{first} and {second} are built-in players: name the game with --game SPEC"
         )
+    # Agents that share values across symmetries meet the others among all positions.
+    canonical = all(x.config.canonical for x in learners.values())
+    tables = game_tables(game, canonical)
+    masks = []
+    for i, name in enumerate(names):
+        if built_in[i]:
+            masks.append(strategy_mask(tables, name))
+        else:
+            x = learners[i]
+            best = x.best_moves()
+            masks.append(best if x.config.canonical == canonical else x.tables.lift(best, tables))
+    ma, mb = masks
     a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
     b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
     if as_json:
         _print(
             {
-                "game": a.game.spec,
-                "a": str(first),
-                "b": str(second),
+                "game": game.spec,
+                "a": first,
+                "b": second,
                 "games": games,
                 "a_first": a_first.shares(),
                 "b_first": b_first.shares(),
             }
         )
         return
+
+    def who(i: int) -> str:
+        x = learners.get(i)
+        return "built-in player" if x is None else f"{x.kind}, {x.episodes:,} episodes"
+
     table = Table()
     table.add_column("order", style="bold")
     table.add_column("A wins", justify="right")
@@ -133,9 +171,9 @@ def compete_command(
     table.add_column("B wins", justify="right")
     for name, r in (("A first", a_first), ("B first", b_first), ("both", a_first + b_first)):
         table.add_row(name, f"{r.win:,}", f"{r.draw:,}", f"{r.loss:,}")
-    out.print(f"[bold]{a.game.title}[/]  [dim]{a.game.spec}, {games:,} games in each order[/]")
-    out.print(f"A: {first} ({a.kind}, {a.episodes:,} episodes)")
-    out.print(f"B: {second} ({b.kind}, {b.episodes:,} episodes)")
+    out.print(f"[bold]{game.title}[/]  [dim]{game.spec}, {games:,} games in each order[/]")
+    out.print(f"A: {first} ({who(0)})")
+    out.print(f"B: {second} ({who(1)})")
     out.print(table)
 
 

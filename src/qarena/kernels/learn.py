@@ -122,11 +122,14 @@ def sweep_pairs(order: np.ndarray, moves: np.ndarray, nmoves: np.ndarray) -> np.
 
 
 class Rates(NamedTuple):
-    """Learning rate, discount, and the rewards for win, draw and loss."""
+    """Learning rate, discount, the rewards for win, draw and loss, and whether Q-learning's
+    self-play target flips the sign of the next position's value (``negamax``; without, the
+    course-style baseline that adds the opponent's best value as if it were its own)."""
 
     alpha: float
     gamma: float
     rewards: np.ndarray
+    negamax: bool
 
 
 @njit
@@ -237,12 +240,13 @@ def q_learning(
     walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
     episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _ = run
-    alpha, gamma, rewards = rates
+    alpha, gamma, rewards, negamax = rates
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
     played = np.empty(max_plies + 1, dtype=np.int64)
     rest = np.empty(max_plies + 1)  # max Q of the other moves of path[j], seen going forward
-    sign = -1.0 if self_play else 1.0  # the next position is the opponent's in self-play
+    # In self-play the next position is the opponent's: its value is the mover's, negated.
+    sign = -1.0 if self_play and negamax else 1.0
     for i in range(episodes):
         t = first_episode + i
         e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
@@ -349,7 +353,7 @@ def afterstate_learning(
     walk, moves, nmoves, result, start, _, starts, mover = w
     opponent, self_play, seat = versus
     episodes, first_episode, total_episodes, schedule, eps, eps_end, share, _, _ = run
-    alpha, gamma, rewards = rates
+    alpha, gamma, rewards, _ = rates
     shared = v.shape[0] == 1
     steps = 0
     last = np.empty(2, dtype=np.int64)

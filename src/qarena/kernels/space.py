@@ -56,6 +56,26 @@ def _row(codes: np.ndarray, first: np.ndarray, shift: int, code: int) -> int:
 
 
 @njit_inline
+def _sorted_code(
+    digits: np.ndarray, comp: int, take: int, weight: np.ndarray, rank: np.ndarray, work: np.ndarray
+) -> int:
+    """The code of the pile sizes (``take`` fewer in pile ``comp``, if one is given) sorted into
+    the piles ranked by starting size: a heap game's class representative."""
+    n = digits.shape[0]
+    for i in range(n):  # insertion sort: a few piles
+        v = digits[i] - take if i == comp else digits[i]
+        j = i
+        while j > 0 and work[j - 1] > v:
+            work[j] = work[j - 1]
+            j -= 1
+        work[j] = v
+    code = 0
+    for j in range(n):
+        code += work[j] * weight[rank[j]]
+    return code
+
+
+@njit_inline
 def canonical_code(
     weight: np.ndarray,
     syms: np.ndarray,
@@ -74,17 +94,7 @@ def canonical_code(
             code += digits[i] * weight[i]
         return code
     if rank.shape[0] > 1:
-        for i in range(n):  # insertion sort: a few piles
-            v = digits[i]
-            j = i
-            while j > 0 and work[j - 1] > v:
-                work[j] = work[j - 1]
-                j -= 1
-            work[j] = v
-        code = 0
-        for j in range(n):
-            code += work[j] * weight[rank[j]]
-        return code
+        return _sorted_code(digits, -1, 0, weight, rank, work)
     best = -1
     for s in range(syms.shape[0]):
         code = 0
@@ -216,18 +226,8 @@ def expand(
             out[m] = -1
         elif not symmetric:
             out[m] = code - take * weight[comp]
-        else:  # the sizes sorted into the piles ranked by starting size, as canonical_code
-            for i in range(n):  # insertion sort: a few piles
-                v = digits[i] - take if i == comp else digits[i]
-                j = i
-                while j > 0 and work[j - 1] > v:
-                    work[j] = work[j - 1]
-                    j -= 1
-                work[j] = v
-            c = 0
-            for j in range(n):
-                c += work[j] * weight[rank[j]]
-            out[m] = c
+        else:
+            out[m] = _sorted_code(digits, comp, take, weight, rank, work)
 
 
 @njit

@@ -128,6 +128,8 @@ class Learner(ABC):
     #: benchmarks/memory.py checks them against measured peak RSS.
     state_per_entry: ClassVar[int] = 0
     state_per_position: ClassVar[int] = 0
+    #: Q-learning's self-play target negates the next position's value (see k.Rates).
+    negamax: ClassVar[bool] = True
     sweep_per_entry: ClassVar[int] = 4
     values_per_entry: ClassVar[int] = 0
 
@@ -297,7 +299,7 @@ class Learner(ABC):
     @property
     def _rates(self) -> k.Rates:
         c = self.config
-        return k.Rates(c.alpha, c.gamma, np.asarray(c.rewards, dtype=np.float64))
+        return k.Rates(c.alpha, c.gamma, np.asarray(c.rewards, dtype=np.float64), self.negamax)
 
     def played_positions(self) -> np.ndarray:
         """``mask[row]``: the rows the learner keeps values for, those where it may have to

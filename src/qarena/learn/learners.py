@@ -19,10 +19,10 @@ from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
 from qarena.learn.matchbox import MatchboxLearner
 from qarena.learn.policyfile import ArraySpec, load_policy, save_policy
-from qarena.learn.qlearning import QLearner
+from qarena.learn.qlearning import NaiveQLearner, QLearner
 
 LEARNERS: dict[str, type[Learner]] = {
-    cls.kind: cls for cls in (QLearner, AfterstateLearner, MatchboxLearner)
+    cls.kind: cls for cls in (QLearner, AfterstateLearner, MatchboxLearner, NaiveQLearner)
 }
 
 

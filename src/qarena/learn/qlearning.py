@@ -38,3 +38,16 @@ class QLearner(Learner):
 
     def state(self) -> dict[str, np.ndarray]:
         return {"q": self.q}
+
+
+class NaiveQLearner(QLearner):
+    """A baseline, not a way to learn: the one-step Q-learner of the well-known course
+    assignment, which adds the best value of the next position as it is, without the
+    two-player sign flip. In self-play the next position is the opponent's, so it learns to
+    steer into positions that are good for whoever moves there, the opponent: on 3-5-7 nim it
+    stays far from perfect play however long it trains. Against a fixed opponent it is
+    Q-learning (the target looks past the reply to its own next position)."""
+
+    kind = "naive-q"
+    title = "naive Q-learning (no sign flip)"
+    negamax = False

@@ -75,15 +75,16 @@ class Web:
         self.stopping: Callable[[], bool] = lambda: False
 
     def too_big(self, game: Game) -> str | None:
-        """Why the web app will not build tables for ``game`` (None if it will). Cheap: it
-        reads the game's sizes and builds nothing."""
+        """Why the web app will not train ``game`` (None if it will). Cheap: it reads the
+        game's sizes (its estimated positions: classes, for canonical learning) and builds
+        nothing."""
         positions, moves = estimate_positions(game), game.num_moves
         cost = positions * moves
         if positions > self.max_positions:
-            size = f"{positions:,} positions, over its limit of {self.max_positions:,}"
+            size = f"about {positions:,} positions, over its limit of {self.max_positions:,}"
         elif cost > self.max_cost:
             size = (
-                f"{positions:,} positions × {moves:,} moves = {cost:,}, "
+                f"about {positions:,} positions × {moves:,} moves = {cost:,}, "
                 f"over its budget of {self.max_cost:,}"
             )
         else:

@@ -218,3 +218,17 @@ def test_the_naive_baseline_fails_where_negamax_succeeds() -> None:
         shares[kind] = learner.optimality().share
     assert shares["q"] == 1.0
     assert shares["naive-q"] < 0.5
+
+
+def test_elimination_without_propagation_fails_where_the_matchbox_succeeds() -> None:
+    """The 12-stick write-up's first learner removes only the loser's last move; its better
+    version also marks a move lost when every move after it is. Judged by the solver on the
+    12-stick game, only the second reaches perfect play."""
+    game = parse_spec("subtraction:12:3")
+    shares = {}
+    for kind in ("matchbox", "elimination"):
+        learner = make_learner(kind, game, LearnConfig(seed=4, starts=0.0))
+        learner.train(50_000)
+        shares[kind] = learner.optimality().share
+    assert shares["matchbox"] == 1.0
+    assert shares["elimination"] < 1.0

@@ -457,16 +457,22 @@ def matchbox_move(
 
 @njit
 def _remove_losing(
-    allowed: np.ndarray, alive: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int
+    allowed: np.ndarray,
+    alive: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    n: int,
+    propagate: bool,
 ) -> None:
     """Remove the last of a loser's ``n`` moves; while that leaves a position with no allowed
-    move, that position is lost, so the loser's move before it is removed too."""
+    move, that position is lost, so (with ``propagate``) the loser's move before it is removed
+    too."""
     for k in range(n - 1, -1, -1):
         r, c = rows[k], cols[k]
         if allowed[r, c]:
             allowed[r, c] = False
             alive[r] -= 1
-        if alive[r] > 0:
+        if alive[r] > 0 or not propagate:
             return
 
 
@@ -478,6 +484,7 @@ def matchbox_learning(
     versus: Versus,
     run: Run,
     rng: np.ndarray,
+    propagate: bool,
 ) -> int:
     """The matchbox learner (MENACE, the classic Nim learner); returns the moves played.
 
@@ -525,7 +532,7 @@ def matchbox_learning(
                 # result is for the player now to move, 1 - p: -1 means p won, 1 means p lost.
                 loser = 1 - p if result[s] < 0 else (p if result[s] > 0 else -1)
                 if loser >= 0 and (self_play or loser == me):
-                    _remove_losing(allowed, alive, rows[loser], cols[loser], n[loser])
+                    _remove_losing(allowed, alive, rows[loser], cols[loser], n[loser], propagate)
                 break
             p = 1 - p
     return steps

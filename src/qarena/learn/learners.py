@@ -17,12 +17,13 @@ from qarena.games.spec import parse_spec
 from qarena.learn.afterstate import AfterstateLearner
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
-from qarena.learn.matchbox import MatchboxLearner
+from qarena.learn.matchbox import EliminationLearner, MatchboxLearner
 from qarena.learn.policyfile import ArraySpec, load_policy, save_policy
 from qarena.learn.qlearning import NaiveQLearner, QLearner
 
 LEARNERS: dict[str, type[Learner]] = {
-    cls.kind: cls for cls in (QLearner, AfterstateLearner, MatchboxLearner, NaiveQLearner)
+    cls.kind: cls
+    for cls in (QLearner, AfterstateLearner, MatchboxLearner, NaiveQLearner, EliminationLearner)
 }
 
 

@@ -24,6 +24,8 @@ class MatchboxLearner(Learner):
     # Exploring starts do not pay here: a box learns only from lost games, and on long games
     # (a subtraction heap of 200) starts leave it short of perfect play (BENCHMARKS.md).
     defaults: ClassVar[dict[str, Any]] = {"starts": 0.0}
+    #: A box left empty takes the move that led to it along (the learner's one idea).
+    propagate: ClassVar[bool] = True
     value_label = "allowed"
     value_heading = "box"
     hyperparameters = (
@@ -63,7 +65,11 @@ class MatchboxLearner(Learner):
         self.alive = self.allowed.sum(axis=1).astype(np.int32)
 
     def _train(self, versus: k.Versus, run: k.Run) -> int:
-        return int(k.matchbox_learning(self.allowed, self.alive, self._walk, versus, run, self.rng))
+        return int(
+            k.matchbox_learning(
+                self.allowed, self.alive, self._walk, versus, run, self.rng, self.propagate
+            )
+        )
 
     def values(self) -> np.ndarray:
         """2 for a known win, 1 for an allowed move, 0 for a removed one."""
@@ -85,3 +91,15 @@ class MatchboxLearner(Learner):
 
     def state(self) -> dict[str, np.ndarray]:
         return {"allowed": self.allowed, "alive": self.alive}
+
+
+class EliminationLearner(MatchboxLearner):
+    """A baseline: the first learner of the 12-stick write-up, the matchbox without its one
+    idea. After a lost game it removes the loser's last move and nothing more; a position whose
+    moves are all removed is not counted as lost, so the move that led there stays. Against
+    best play it keeps walking into lost positions (subtraction:12:3: optimality well short of
+    1.0 where the matchbox learner is perfect)."""
+
+    kind = "elimination"
+    title = "elimination (no propagation)"
+    propagate = False

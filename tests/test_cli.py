@@ -119,6 +119,26 @@ def test_memory_limit_refuses_before_allocating(
     assert allocations == []
 
 
+def test_a_search_that_outgrows_the_budget_stops(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tic-tac-toe's bound shared among its 8 symmetries is 756 positions, but it has 765
+    classes (symmetric positions make smaller classes): a budget that just holds the estimate
+    lets the search start, and the search stops at what the budget holds."""
+    from qarena.budget import footprint
+    from qarena.games import parse_spec
+    from qarena.solve import game_tables, solve
+
+    solve.cache_clear()  # tables built by earlier tests in this process are not searched again
+    game_tables.cache_clear()
+    game = parse_spec("tictactoe")
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", str(footprint(game, "solve").total))
+    code, out, err = _run(capsys, "solve", "tictactoe")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "tictactoe:3x3:3 is too large to search here: more than" in err
+
+
 def test_console_script_exits_2_without_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "qarena", "solve", "tictactoe", "--position", "z9"],

@@ -74,7 +74,7 @@ def stop_was_told() -> bool:
     return _Stop.told
 
 
-def announce(game: Game, learner: type[Learner] | None = None, opponents: int = 0) -> None:
+def announce(game: Game) -> None:
     """Refuse a game clearly too large to search here; say so before a long search. (A
     learner's own tables are checked against the positions the search finds, before they are
     allocated.)"""

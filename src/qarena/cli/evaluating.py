@@ -11,6 +11,7 @@ from rich import box
 from rich.table import Table
 
 from qarena.agents.opponents import opponent
+from qarena.agents.strategies import STRATEGIES
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
@@ -94,10 +95,6 @@ def eval_command(
     out.print(table)
 
 
-#: Players ``compete`` knows by name (the rule players only for their games).
-BUILT_IN = ("random", "perfect", "bouton", "poles", "subtraction")
-
-
 @app.command("compete")
 def compete_command(
     first: Annotated[
@@ -122,7 +119,7 @@ def compete_command(
     _check_games(games)
     _check_seed(seed)
     names = (first, second)
-    built_in = [n in BUILT_IN and not Path(n).exists() for n in names]
+    built_in = [n in STRATEGIES and not Path(n).exists() for n in names]
     game = parse_spec(spec) if spec is not None else None
     learners: dict[int, Learner] = {}
     for i, name in enumerate(names):
@@ -194,7 +191,7 @@ def matrix_command(
         check_count("--episodes", episodes, MAX_EPISODES)
     _check_games(games)
     _check_seed(seed)
-    announce(game, cls, len(MATRIX_EVALUATION) + 1)
+    announce(game)
     masks = strategy_masks(game_tables(game), MATRIX_EVALUATION)
     rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
     for trained_against in MATRIX_TRAINING:

@@ -116,9 +116,9 @@ def _position_table(learner: Learner, position: str | None) -> None:
     solution = solve(game)
     value = solution.value_of(pos)  # refuses a position the game cannot reach
     row, frame = learner.tables.frame(pos)
-    in_frame = learner.table_values()[row]
+    in_frame, chosen = learner.table_values()[row], learner.best_moves()[row]
     values = {m: in_frame[f] for m, f in frame.items()}
-    best = {m for m, f in frame.items() if learner.best_moves()[row, f]}
+    best = {m for m, f in frame.items() if chosen[f]}
     verdicts = solution.move_values(pos)
     moves = sorted(game.legal_moves(pos), key=lambda m: (-float(values[m]), m))
     table = Table(title=_heading(learner), title_justify="left")

@@ -63,7 +63,7 @@ def _seconds(s: float) -> str:
 def _trained(game: Game) -> Learner:
     """An agent trained on the spot (see ``train_on_the_spot``), saying how it went."""
     kind = learner_class(SPOT_LEARNER)
-    announce(game, kind)
+    announce(game)
     err.print(f"Training a {kind.title} agent on {game.spec} by self-play…", end="", soft_wrap=True)
     training = train_on_the_spot(game)
     result, took = training.result, _seconds(training.seconds)

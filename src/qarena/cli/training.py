@@ -224,7 +224,7 @@ def train_command(
         learner.config = cls.build_config(given, learner.config)
     else:
         # Curves play against random and perfect; a training opponent is one more mask.
-        announce(game, cls, 2 * curve + (opponent_name != "self"))
+        announce(game)
         config = cls.build_config(given, cls.default_config(canonical=not no_canonical))
         learner = cls(game, config)
     opp = opponent(learner.tables, opponent_name)

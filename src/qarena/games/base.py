@@ -277,15 +277,6 @@ class Game(ABC):
             out[i] = self._canonical_perm(tuple(row))
         return out
 
-    def movers(self, digits: np.ndarray) -> np.ndarray:
-        """:meth:`to_move` of every row of ``digits`` as int8, -1 where the position does not
-        tell (impartial games)."""
-        if self.impartial:
-            return np.full(digits.shape[0], -1, dtype=np.int8)
-        return np.array(
-            [self.to_move(tuple(row)) for row in digits.tolist()], dtype=np.int8
-        ).reshape(-1)
-
     def canonical(self, position: Position) -> Position:
         """The representative of the position's symmetry class (same value, same moves)."""
         perm = self._canonical_perm(position)

@@ -168,10 +168,6 @@ class TicTacToe(Game):
         out: np.ndarray = syms[best]
         return out
 
-    def movers(self, digits: np.ndarray) -> np.ndarray:
-        out: np.ndarray = (np.count_nonzero(digits, axis=1) % 2).astype(np.int8)
-        return out
-
     def _move_component(self, move: Move) -> tuple[int, int]:
         if not 0 <= move < self.cells:
             raise MoveError(f"move id {move} is outside 0..{self.cells - 1}")

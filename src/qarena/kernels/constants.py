@@ -2,8 +2,6 @@
 
 #: ``result[code]`` of a position where the game goes on (else -1, 0, 1 for the mover).
 NOT_TERMINAL = 2
-#: ``value[code]`` of a position the solver never reached.
-UNREACHED = -128
 
 #: Exploration schedules.
 SCHEDULE_CONSTANT = 0

@@ -96,9 +96,6 @@ class Web:
             "letters a-f)"
         )
 
-    def fits(self, spec: str) -> bool:
-        return self.too_big(parse_spec(spec)) is None
-
     def game(self, spec: str, stored: bool = False) -> Game:
         """The game a spec names, if it is within the budget: checked before any table is built
         or any training starts. With ``stored``, a game too big to train here passes when the

@@ -157,11 +157,12 @@ class PolicyStore:
         temps = remove_stale_temps(self.folder)
         with self._db() as db:
             rows = {r[0] for r in db.execute("SELECT id FROM policies")}
-        gone = sorted(rows - self._files())
+        files = self._files()
+        gone = sorted(rows - files)
         if gone:
             with self._db() as db:
                 db.executemany("DELETE FROM policies WHERE id = ?", [(i,) for i in gone])
-        indexed, removed, skipped = self._index_new()
+        indexed, removed, skipped = self._index_new(files)
         return Tidied(temps, indexed, removed, skipped, len(gone))
 
     def refresh(self) -> int:
@@ -178,13 +179,14 @@ class PolicyStore:
                     files.add(found.group(1))
         return files
 
-    def _index_new(self) -> tuple[int, int, int]:
-        """Index the policy files that have no row (if they load) or remove them (if they are
-        not valid policies); leave alone those too big to load here. Returns the counts."""
+    def _index_new(self, files: set[str] | None = None) -> tuple[int, int, int]:
+        """Index the policy files (``files``, else the folder's) that have no row, if they load,
+        or remove them, if they are not valid policies; leave alone those too big to load here.
+        Returns the counts."""
         with self._db() as db:
             rows = {r[0] for r in db.execute("SELECT id FROM policies")}
         indexed = removed = skipped = 0
-        for policy_id in sorted(self._files() - rows):
+        for policy_id in sorted((self._files() if files is None else files) - rows):
             path = self.path(policy_id)
             try:
                 learner = load_learner(path)

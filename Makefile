@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 dev: $(VENV)/.dev-installed
 
 $(VENV)/.dev-installed: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
 	touch $@
 
 run: install

@@ -20,6 +20,7 @@ LAYERS: list[set[str]] = [
     {"agents"},  # strategies, frozen learners, opponents as move masks
     {"evaluate"},
     {"training", "match"},  # orchestration: training runs, the play session
+    {"experiments"},  # sweeps of runs, their plots, the report
     {"cli", "web", "__main__"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}

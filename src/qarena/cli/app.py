@@ -14,6 +14,7 @@ import typer
 # Imported for their commands: each module registers its own on the app.
 from qarena.cli import (  # noqa: F401
     evaluating,
+    experimenting,
     explain,
     inspecting,
     play,

@@ -10,7 +10,16 @@ import typer
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
 from qarena.evaluate.plot import FORMATS, PlotRun, render_curves
-from qarena.fileio import check_target, write_atomic
+from qarena.experiments.plots import (
+    heatmap_cells,
+    optimality_series,
+    render_heatmap,
+    render_optimality,
+    select,
+    sweep_rows,
+)
+from qarena.fileio import check_target, is_dir, write_atomic
+from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
 
 
@@ -36,7 +45,8 @@ def plot_command(
         list[Path],
         typer.Argument(
             metavar="FILE",
-            help="Policy files trained with qarena train --curve; several are overlaid.",
+            help="Policy files trained with qarena train --curve (several are overlaid), or "
+            "one sweep folder from qarena sweep.",
             show_default=False,
         ),
     ],
@@ -45,13 +55,33 @@ def plot_command(
         typer.Option(
             "--out",
             "-o",
-            help="Figure to write, .png or .svg (default with one FILE: FILE with .png).",
+            help="Figure to write, .png or .svg (default with one FILE: FILE with .png; with a "
+            "sweep folder: optimality.png or heatmap-X-Y.png in it).",
             show_default=False,
         ),
     ] = None,
+    x: Annotated[
+        str | None,
+        typer.Option("--x", help="A sweep's heatmap: the axis across, e.g. alpha."),
+    ] = None,
+    y: Annotated[
+        str | None,
+        typer.Option("--y", help="A sweep's heatmap: the axis up, e.g. epsilon."),
+    ] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(help="A sweep: only the runs with COLUMN=VALUE, e.g. learner=q; repeatable."),
+    ] = None,
 ) -> None:
     """Draw learning curves: optimality and win shares against random and perfect play, over
-    the episodes of training (log scale). Several files are overlaid to compare runs."""
+    the episodes of training (log scale); several files are overlaid to compare runs. Given a
+    sweep folder: optimality against episodes for each setting, with a band over the seeds,
+    or with --x and --y a heatmap of final optimality over two axes."""
+    if len(files) == 1 and is_dir(files[0]):
+        _plot_sweep(files[0], out_file, x, y, where or [])
+        return
+    if x is not None or y is not None or where:
+        raise QarenaError("--x, --y and --where apply to a sweep folder (qarena sweep --out DIR)")
     target, fmt = _output(files, out_file)
     runs: list[PlotRun] = []
     for path in files:
@@ -60,4 +90,42 @@ def plot_command(
             raise QarenaError(f"{path} has no learning curve; train it with --curve")
         runs.append(PlotRun(path.stem, learner))
     write_atomic(target, render_curves(runs, fmt), files)
+    err.print(f"wrote {target}", markup=False, soft_wrap=True)
+
+
+def _where(items: list[str]) -> dict[str, str]:
+    chosen = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise QarenaError(f"--where takes COLUMN=VALUE, like learner=q, not {item!r}")
+        chosen[key.replace("-", "_")] = value
+    return chosen
+
+
+def _plot_sweep(
+    root: Path, out_file: Path | None, x: str | None, y: str | None, where: list[str]
+) -> None:
+    if (x is None) != (y is None):
+        raise QarenaError("a heatmap takes two axes: give both --x and --y")
+    chosen = _where(where)
+    folder, all_rows = sweep_rows(root)
+    fixed = folder.fixed()
+    assert fixed is not None
+    rows = select(all_rows, chosen) if chosen else all_rows
+    game = parse_spec(fixed.game)
+    scope = "".join(f", {k}={v}" for k, v in chosen.items())
+    if x is not None and y is not None:
+        x, y = x.replace("-", "_"), y.replace("-", "_")
+        default = root / f"heatmap-{x}-{y}.png"
+        target, fmt = _output([root], out_file or default)
+        xs, ys, grid, seeds = heatmap_cells(rows, x, y)
+        title = f"Final optimality on {game.title}  {game.spec}{scope}, mean of {seeds} seed(s)"
+        data = render_heatmap(xs, ys, grid, (x, y), title, fmt)
+    else:
+        target, fmt = _output([root], out_file or root / "optimality.png")
+        series, xlabel = optimality_series(folder, rows)
+        title = f"Optimality on {game.title}  {game.spec}{scope}"
+        data = render_optimality(series, title, xlabel, fmt)
+    write_atomic(target, data)
     err.print(f"wrote {target}", markup=False, soft_wrap=True)

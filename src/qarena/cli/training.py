@@ -27,11 +27,10 @@ from qarena.cli.common import (
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
-from qarena.learn.base import SEATS, Learner
-from qarena.learn.curve import CURVE_GAMES, MAX_POINTS, Curve, early_points
+from qarena.learn.base import SEATS
 from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.training.run import Progress as RunProgress
-from qarena.training.run import default_episodes, train_run
+from qarena.training.run import default_episodes, new_curve, new_learner, train_run
 from qarena.transitions.judge import Optimality
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are
@@ -68,33 +67,6 @@ class _StopFlag:
 
     def __exit__(self, *exc: object) -> None:
         signal.signal(signal.SIGINT, self._old)
-
-
-def _curve(learner: Learner, total: int, every: int | None) -> Curve:
-    """The curve this run extends: the learner's own when resumed, else a new one. Without
-    --every, points come every 1% of the run and, before the first, at 1, 2, 5, 10, 20, …
-    episodes, so a log axis shows how learning starts."""
-    old = learner.curve
-    if every is None and old is not None:
-        every = old.every  # a resumed curve keeps its spacing
-    early = old.early if old is not None else every is None
-    step = every or max(1, total // 100)
-    before = old.points if old is not None else []
-    room = MAX_POINTS - len(before) - 1
-    if room < 1:
-        raise QarenaError(
-            f"its learning curve is full ({MAX_POINTS:,} points); train without --curve"
-        )
-    start, end = learner.episodes, learner.episodes + total
-    extra = sum(start < e <= end for e in early_points(step)) if early else 0
-    points = len(before) + end // step - start // step + extra + 1
-    if points > MAX_POINTS:
-        raise QarenaError(
-            f"--every {step:,} would record {points:,} points; a curve holds at most "
-            f"{MAX_POINTS:,}, so use --every {-(-total // room):,} or more"
-        )
-    games = old.games if old is not None else CURVE_GAMES
-    return Curve(step, games, list(before), early)
 
 
 def _share(o: Optimality) -> str:
@@ -225,8 +197,7 @@ def train_command(
     else:
         # Curves play against random and perfect; a training opponent is one more mask.
         announce(game)
-        config = cls.build_config(given, cls.default_config(canonical=not no_canonical))
-        learner = cls(game, config)
+        learner = new_learner(game, cls.kind, given, canonical=not no_canonical)
     opp = opponent(learner.tables, opponent_name)
     total = episodes or default_episodes(learner, opp.self_play)
     if check_every is not None:
@@ -237,7 +208,7 @@ def train_command(
             "which can take a long while; --episodes N trains fewer."
         )
 
-    run_curve = _curve(learner, total, every) if curve else None
+    run_curve = new_curve(learner, total, every) if curve else None
 
     progress = Progress(
         TextColumn("[bold]{task.description}"),

@@ -8,9 +8,10 @@ matplotlib is imported inside the functions, so commands that never plot start w
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from qarena.learn.curve import Curve, CurvePoint
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
     from matplotlib.typing import LineStyleType
 
 #: The formats ``render_curves`` writes, by file suffix.
@@ -232,29 +234,13 @@ def _draw_run(
     return metrics
 
 
-def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
-    """The learning curves of ``runs`` as PNG or SVG bytes: x episodes (log scale), y shares."""
-    if fmt not in FORMATS:
-        raise QarenaError(f"cannot draw {fmt!r}; the formats are {' and '.join(FORMATS)}")
-    if not runs:
-        raise QarenaError("no runs to plot")
-    curves = [run.curve for run in runs]  # refuses a run without one before any drawing
-    texts = describe(runs)
-
+@contextlib.contextmanager
+def reproducible() -> Iterator[None]:
+    """matplotlib's default style, not the user's matplotlibrc, with settings that make the
+    same figure give the same bytes: draw inside this."""
     import matplotlib as mpl
     import matplotlib.style
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import FuncFormatter
 
-    single = len(runs) == 1
-
-    def colours(run: int, metric: int) -> str:
-        # One run: a colour per metric. Several: a colour per run, a line style per metric.
-        return f"C{metric if single else run % 10}"
-
-    # The default style, not the user's matplotlibrc, so the bytes depend only on the runs.
     with (
         matplotlib.style.context("default"),
         mpl.rc_context(
@@ -266,9 +252,52 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
             }
         ),
     ):
-        width, height = figure_pixels(len(runs))
-        fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
-        FigureCanvasAgg(fig)  # explicit Agg canvas: never a GUI backend
+        yield
+
+
+def new_figure(width: int, height: int) -> Figure:
+    """A bare figure of ``width`` × ``height`` pixels (at :data:`DPI`) on the Agg canvas:
+    never a GUI backend, no pyplot state."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def encode(fig: Figure, fmt: str) -> bytes:
+    """The figure as PNG or SVG bytes, with no date or version in them."""
+    if fmt not in FORMATS:
+        raise QarenaError(f"cannot draw {fmt!r}; the formats are {' and '.join(FORMATS)}")
+    buffer = io.BytesIO()
+    metadata: dict[str, str | None] = (
+        {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
+    )
+    fig.savefig(buffer, format=fmt, metadata=metadata)
+    return buffer.getvalue()
+
+
+def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
+    """The learning curves of ``runs`` as PNG or SVG bytes: x episodes (log scale), y shares."""
+    if fmt not in FORMATS:
+        raise QarenaError(f"cannot draw {fmt!r}; the formats are {' and '.join(FORMATS)}")
+    if not runs:
+        raise QarenaError("no runs to plot")
+    curves = [run.curve for run in runs]  # refuses a run without one before any drawing
+    texts = describe(runs)
+
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter
+
+    single = len(runs) == 1
+
+    def colours(run: int, metric: int) -> str:
+        # One run: a colour per metric. Several: a colour per run, a line style per metric.
+        return f"C{metric if single else run % 10}"
+
+    with reproducible():
+        fig = new_figure(*figure_pixels(len(runs)))
         ax = fig.add_subplot()
         drawn = [_draw_run(ax, run, i, colours) for i, run in enumerate(runs)]
         ax.set_xscale("log")
@@ -308,10 +337,4 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
             fig.legend(run_handles, labels, loc="outside lower left", **legend)
             fig.legend(style_handles, style_labels, loc="outside lower right", **legend)
 
-        buffer = io.BytesIO()
-        # No date or version in the file: the same runs give the same bytes.
-        metadata: dict[str, str | None] = (
-            {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
-        )
-        fig.savefig(buffer, format=fmt, metadata=metadata)
-    return buffer.getvalue()
+        return encode(fig, fmt)

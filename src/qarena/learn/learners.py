@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,7 +18,7 @@ from qarena.learn.afterstate import AfterstateLearner
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
 from qarena.learn.matchbox import EliminationLearner, MatchboxLearner
-from qarena.learn.policyfile import ArraySpec, load_policy, save_policy
+from qarena.learn.policyfile import ArraySpec, encode_policy, load_policy, save_policy
 from qarena.learn.qlearning import NaiveQLearner, QLearner
 
 LEARNERS: dict[str, type[Learner]] = {
@@ -42,13 +42,8 @@ def make_learner(kind: str, game: Game, config: LearnConfig | None = None) -> Le
     return cls(game, config or cls.default_config())
 
 
-def save_learner(
-    path: str | os.PathLike[str],
-    learner: Learner,
-    inputs: Iterable[str | os.PathLike[str]] = (),
-) -> None:
-    """Write the learner to a policy file, atomically; ``inputs`` (files the command read) are
-    never overwritten."""
+def policy_meta(learner: Learner, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a policy file says about its learner (and ``extra`` keys, such as a sweep's row)."""
     meta = {
         "game": learner.game.spec,
         "learner": learner.kind,
@@ -62,7 +57,22 @@ def save_learner(
     }
     if learner.curve is not None:
         meta["curve"] = learner.curve.to_json()
-    save_policy(path, learner.arrays(), meta, inputs)
+    return {**meta, **(extra or {})}
+
+
+def save_learner(
+    path: str | os.PathLike[str],
+    learner: Learner,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> None:
+    """Write the learner to a policy file, atomically; ``inputs`` (files the command read) are
+    never overwritten."""
+    save_policy(path, learner.arrays(), policy_meta(learner), inputs)
+
+
+def learner_bytes(learner: Learner, extra: Mapping[str, Any] | None = None) -> bytes:
+    """The policy file of ``learner`` as bytes, ``extra`` added to its metadata."""
+    return encode_policy(learner.arrays(), policy_meta(learner, extra))
 
 
 def _config(kind: str, hyper: object) -> LearnConfig:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import math
 import os
@@ -180,6 +181,36 @@ def save_policy(
             _write_npz(f, out, blob)
     except OSError as e:
         raise QarenaError(f"cannot write policy file {p}: {e.strerror or e}") from e
+
+
+def encode_policy(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> bytes:
+    """The bytes :func:`save_policy` would write, for a caller that writes them elsewhere (a
+    sweep's worker hands its run to the process that owns the folder)."""
+    out, blob = _prepare("memory", arrays, meta)
+    buffer = io.BytesIO()
+    _write_npz(buffer, out, blob)
+    return buffer.getvalue()
+
+
+def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A policy file's metadata alone, its format checked but not its arrays or checksum: for
+    listing many files cheaply. Whatever is then loaded goes through :func:`load_policy`."""
+    p = os.fspath(path)
+    try:
+        with open(p, "rb") as fh:
+            try:
+                with zipfile.ZipFile(fh) as zf:
+                    return _check_meta(p, _read_meta(p, zf, _open_members(p, zf)))
+            except QarenaError:
+                raise
+            except Exception as e:
+                if not _damaged(e):
+                    raise
+                raise QarenaError(f"{p} is not a qarena policy file (unreadable)") from e
+    except FileNotFoundError as e:
+        raise QarenaError(f"no such policy file: {p}") from e
+    except OSError as e:
+        raise QarenaError(f"cannot read policy file {p}: {e.strerror or e}") from e
 
 
 #: numpy reads npy headers with ast.literal_eval, and CPython 3.11's parser is not safe to run

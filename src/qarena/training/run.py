@@ -4,15 +4,34 @@ clean stop between chunks. Shared by the command line and the web app."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
+from qarena.games.base import Game
 from qarena.learn.base import Learner, Opponent, default_episodes
-from qarena.learn.curve import CURVE_OPPONENTS, MAX_POINTS, Curve, CurvePoint
+from qarena.learn.curve import (
+    CURVE_GAMES,
+    CURVE_OPPONENTS,
+    MAX_POINTS,
+    Curve,
+    CurvePoint,
+    early_points,
+)
+from qarena.learn.learners import learner_class
 from qarena.transitions.judge import Optimality
 
-__all__ = ["CHUNK_SECONDS", "Progress", "RunResult", "default_episodes", "train_run"]
+__all__ = [
+    "CHUNK_SECONDS",
+    "Progress",
+    "RunResult",
+    "default_episodes",
+    "new_curve",
+    "new_learner",
+    "train_run",
+]
 
 #: Aim for chunks of about this many seconds, so progress stays live and a stop is quick.
 CHUNK_SECONDS = 0.05
@@ -38,6 +57,40 @@ class RunResult:
     optimality: Optimality
     perfect_at: int | None  # with until_perfect: episodes of this run when first perfect
     stopped: bool  # stopped early by ``should_stop``
+
+
+def new_learner(game: Game, kind: str, given: Mapping[str, Any], canonical: bool = True) -> Learner:
+    """A fresh learner of ``kind`` with the learner's defaults and the settings ``given`` (None:
+    not given): what ``qarena train`` and every run of a sweep start from."""
+    cls = learner_class(kind)
+    return cls(game, cls.build_config(given, cls.default_config(canonical=canonical)))
+
+
+def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
+    """The curve this run extends: the learner's own when resumed, else a new one. Without
+    --every, points come every 1% of the run and, before the first, at 1, 2, 5, 10, 20, …
+    episodes, so a log axis shows how learning starts."""
+    old = learner.curve
+    if every is None and old is not None:
+        every = old.every  # a resumed curve keeps its spacing
+    early = old.early if old is not None else every is None
+    step = every or max(1, total // 100)
+    before = old.points if old is not None else []
+    room = MAX_POINTS - len(before) - 1
+    if room < 1:
+        raise QarenaError(
+            f"its learning curve is full ({MAX_POINTS:,} points); train without --curve"
+        )
+    start, end = learner.episodes, learner.episodes + total
+    extra = sum(start < e <= end for e in early_points(step)) if early else 0
+    points = len(before) + end // step - start // step + extra + 1
+    if points > MAX_POINTS:
+        raise QarenaError(
+            f"--every {step:,} would record {points:,} points; a curve holds at most "
+            f"{MAX_POINTS:,}, so use --every {-(-total // room):,} or more"
+        )
+    games = old.games if old is not None else CURVE_GAMES
+    return Curve(step, games, list(before), early)
 
 
 class CurveRecorder:

@@ -1,0 +1,336 @@
+"""qarena sweep: one training run for every combination of settings, on every core or a Ray
+cluster, with one table of results."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from qarena.budget import (
+    BASE_BYTES,
+    MAX_EPISODES,
+    check_count,
+    footprint,
+    format_bytes,
+    memory_budget,
+)
+from qarena.cli.common import SpecArg, announce, app, err, out, told_stop
+from qarena.errors import QarenaError
+from qarena.experiments.backends import BACKENDS, cores, run_local, run_ray
+from qarena.experiments.sweep import (
+    MEASURED,
+    SETTING_COLUMNS,
+    SWEEP_GAMES,
+    Fixed,
+    Grid,
+    RunOutput,
+    Setting,
+    SweepFolder,
+    Task,
+    ordered_rows,
+    parse_floats,
+    parse_ints,
+    parse_names,
+    parse_rewards,
+    parse_seeds,
+)
+from qarena.fileio import check_target, is_file
+from qarena.games import Game, parse_spec
+from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
+from qarena.learn.learners import LEARNERS, learner_class
+from qarena.learn.policyfile import read_meta
+
+#: Most worker processes a sweep starts.
+MAX_WORKERS = 1_024
+#: Rows shown in the summary table; results.csv has them all.
+SHOWN_ROWS = 30
+#: results.csv is rewritten at most this often while runs finish (and always at the end).
+RESULTS_EVERY_SECONDS = 1.0
+
+ListOpt = Annotated[str | None, typer.Option(show_default=False)]
+
+
+def _grid(
+    learners: str,
+    lists: dict[str, str | None],
+    rewards: list[str] | None,
+    opponents: str,
+    seats: str,
+    episodes: str | None,
+    seeds: str,
+) -> Grid:
+    values: dict[str, tuple[Any, ...]] = {}
+    for axis in ("alpha", "gamma", "epsilon", "epsilon_end", "initial", "starts"):
+        text = lists[axis]
+        if text is not None:
+            values[axis] = parse_floats("--" + axis.replace("_", "-"), text)
+    if lists["schedule"] is not None:
+        values["schedule"] = parse_names("--epsilon-schedule", lists["schedule"], SCHEDULES)
+    if lists["start_order"] is not None:
+        values["start_order"] = parse_names("--start-order", lists["start_order"], START_ORDERS)
+    if rewards:
+        values["rewards"] = parse_rewards(rewards)
+    return Grid(
+        learners=parse_names("--learner", learners, LEARNERS),
+        values=values,
+        opponents=parse_names("--opponent", opponents),
+        seats=parse_names("--seat", seats, SEATS),
+        episodes=(None,) if episodes is None else parse_ints("--episodes", episodes, MAX_EPISODES),
+        seeds=parse_seeds(seeds),
+    )
+
+
+def _workers(game: Game, settings: list[Setting], workers: int, canonical: bool) -> int:
+    """As many workers as asked for, but no more than the memory holds (each is a process with
+    a run's tables); says so when it takes fewer."""
+    kinds = {s.learner for s in settings}
+    opponents = len(MEASURED) + 1
+    need = BASE_BYTES + max(
+        footprint(game, "learn", learner_class(k), opponents, canonical=canonical).total
+        for k in kinds
+    )
+    fit = max(1, memory_budget() // need)
+    if workers > fit:
+        err.print(
+            f"using {fit} worker{'s' if fit > 1 else ''}, not {workers}: each run of "
+            f"{game.spec} needs up to {format_bytes(need)}"
+        )
+        return int(fit)
+    return workers
+
+
+def _opponent_file(game: Game, name: str) -> bytes | None:
+    """A policy file opponent's bytes, to send to each run; checked to be of this game."""
+    if name == "self" or not is_file(name) or name in ("random", "perfect", *game.rule_players):
+        return None
+    meta = read_meta(name)
+    if meta.get("game") != game.spec:
+        raise QarenaError(f"--opponent {name} is a policy for {meta.get('game')}, not {game.spec}")
+    try:
+        return Path(name).read_bytes()
+    except OSError as e:
+        raise QarenaError(f"cannot read {name}: {e.strerror or e}") from None
+
+
+def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
+    """The runs by what tells them apart (the columns that vary), with their results."""
+    # Blank cells are settings a run's learner lacks: they tell no runs apart.
+    varying = [c for c in SETTING_COLUMNS if len({r[c] for r in rows if r[c]}) > 1] or ["learner"]
+    table = Table(box=box.SIMPLE_HEAD)
+    for column in varying:
+        table.add_column(column.replace("_", " "), no_wrap=True)
+    table.add_column("episodes", justify="right")
+    table.add_column("seconds", justify="right")
+    table.add_column("optimality", justify="right")
+    if curve:
+        table.add_column("perfect at", justify="right")
+    for name in MEASURED:
+        table.add_column(f"vs {name} w/d/l", justify="right", no_wrap=True)
+    for row in rows[:SHOWN_ROWS]:
+        cells = [row[c] for c in varying]
+        cells += [
+            f"{int(row['episodes']):,}",
+            f"{float(row['train_seconds']):.2f}",
+            f"{float(row['optimality']):.4f}",
+        ]
+        if curve:
+            cells.append(f"{int(row['perfect_at']):,}" if row["perfect_at"] else "-")
+        for name in MEASURED:
+            cells.append(
+                "/".join(f"{float(row[f'{name}_{o}']):.2f}" for o in ("win", "draw", "loss"))
+            )
+        table.add_row(*cells)
+    return table
+
+
+@app.command("sweep")
+def sweep_command(
+    spec: SpecArg,
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The sweep's folder (made if new; resumed if not).",
+            show_default=False,
+        ),
+    ],
+    learners: Annotated[
+        str, typer.Option("--learner", "-l", help="Learners, e.g. q,afterstate,matchbox.")
+    ] = "q",
+    alpha: ListOpt = None,
+    gamma: ListOpt = None,
+    epsilon: ListOpt = None,
+    epsilon_end: ListOpt = None,
+    schedule: Annotated[
+        str | None, typer.Option("--epsilon-schedule", help="constant, linear, exp.")
+    ] = None,
+    rewards: Annotated[
+        list[str] | None,
+        typer.Option(help="Reward triples WIN,DRAW,LOSS; several separated by ';' or repeated."),
+    ] = None,
+    initial: ListOpt = None,
+    starts: ListOpt = None,
+    start_order: Annotated[str | None, typer.Option(help="sweep, uniform.")] = None,
+    opponents: Annotated[
+        str,
+        typer.Option(
+            "--opponent", help="self, random, perfect, the game's rule players, policy files."
+        ),
+    ] = "self",
+    seats: Annotated[
+        str, typer.Option("--seat", help="Against an opponent: first, second, both.")
+    ] = ("both"),
+    episodes: Annotated[
+        str | None, typer.Option(help="Episode counts (default: the learner's for the game).")
+    ] = None,
+    seeds: Annotated[str, typer.Option(help="Seeds: a range 0-4, a list 0,3,7, or both.")] = "0",
+    no_canonical: Annotated[
+        bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
+    ] = False,
+    curve: Annotated[
+        bool,
+        typer.Option("--curve", help="Record each run's learning curve (for plots, perfect_at)."),
+    ] = False,
+    every: Annotated[
+        int | None, typer.Option(help="With --curve: a point every K episodes.")
+    ] = None,
+    games: Annotated[
+        int,
+        typer.Option("--games", "-n", help="Games in each seat against random and perfect play."),
+    ] = SWEEP_GAMES,
+    workers: Annotated[
+        int | None, typer.Option(help="Runs at once (default: the number of cores).")
+    ] = None,
+    backend: Annotated[str, typer.Option(help="local (processes here) or ray.")] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> int:
+    """Train one agent for every combination of the settings given as comma-separated lists,
+    each run exactly as qarena train with those settings, and measure each one. Runs are saved
+    as policy files under DIR/runs/, one row each in DIR/results.csv; run the same command
+    again to resume an interrupted sweep."""
+    game = parse_spec(spec)
+    if backend not in BACKENDS:
+        raise QarenaError(f"unknown backend {backend!r}; expected {', '.join(BACKENDS)}")
+    if ray_address is not None and backend != "ray":
+        raise QarenaError("--ray-address applies to --backend ray")
+    if every is not None and not curve:
+        raise QarenaError("--every sets how often --curve records a point; add --curve")
+    if every is not None:
+        check_count("--every", every, MAX_EPISODES)
+    check_count("--games", games, 1_000_000)
+    if workers is not None:
+        check_count("--workers", workers, MAX_WORKERS)
+    lists = {
+        "alpha": alpha,
+        "gamma": gamma,
+        "epsilon": epsilon,
+        "epsilon_end": epsilon_end,
+        "schedule": schedule,
+        "initial": initial,
+        "starts": starts,
+        "start_order": start_order,
+    }
+    announce(game)
+    grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds)
+    settings = grid.settings(game)
+    files = {name: _opponent_file(game, name) for name in grid.opponents}
+    canonical = not no_canonical
+    fixed = Fixed(game.spec, canonical, curve, every, games)
+    folder = SweepFolder(out_dir)
+    folder.open(fixed)
+    finished = folder.finished()
+    todo = [s for s in settings if s.name not in finished]
+    check_target(folder.results)
+    for s in todo:
+        check_target(folder.path(s.name))
+    asked = workers or cores()
+    if backend == "local" or ray_address is None:
+        asked = _workers(game, todo or settings, asked, canonical)
+    threads = max(1, cores() // asked) if backend == "local" else 1
+    tasks = [
+        Task(game.spec, canonical, s, curve, every, games, threads, files[s.opponent]) for s in todo
+    ]
+    skipped = len(settings) - len(todo)
+    if skipped and not as_json:
+        err.print(f"{skipped:,} of {len(settings):,} runs were finished before: skipped")
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("runs"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    state = {"written": 0.0}
+
+    def write_results() -> None:
+        folder.write_results(ordered_rows(finished, settings))
+        state["written"] = time.monotonic()
+
+    def done(output: RunOutput) -> None:
+        folder.save(output)
+        finished[output.name] = output.row
+        progress.advance(bar)
+        if time.monotonic() - state["written"] >= RESULTS_EVERY_SECONDS:
+            write_results()
+
+    interrupted = False
+    with progress:
+        bar = progress.add_task(f"sweep of {game.spec}", total=len(settings), completed=skipped)
+        try:
+            if backend == "ray":
+                run_ray(tasks, asked, ray_address, done)
+            else:
+                run_local(tasks, asked, done)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            write_results()
+    ours = [finished[s.name] for s in settings if s.name in finished]
+    trained = len(ours) - skipped
+    if as_json:
+        record = {
+            "game": game.spec,
+            "out": str(out_dir),
+            "results": str(folder.results),
+            "runs": len(settings),
+            "trained": trained,
+            "skipped": skipped,
+            "rows": ours,
+        }
+        if interrupted:
+            record["interrupted"] = True
+        out.print(json.dumps(record), soft_wrap=True)
+    else:
+        out.print(
+            f"[bold]Sweep of {game.title}[/]  [dim]{game.spec}: {len(settings):,} runs, "
+            f"{trained:,} trained now[/]"
+        )
+        out.print(_summary(ours, curve))
+        if len(ours) > SHOWN_ROWS:
+            out.print(f"… and {len(ours) - SHOWN_ROWS:,} more rows in {folder.results}")
+        else:
+            out.print(f"results: {folder.results}", soft_wrap=True)
+    if interrupted:
+        left = len(settings) - len(ours)
+        err.print(
+            f"interrupted: {len(ours):,} of {len(settings):,} runs are finished and saved; "
+            f"run the same command again to train the other {left:,}."
+        )
+        return told_stop()
+    return 0

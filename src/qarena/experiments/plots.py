@@ -1,0 +1,247 @@
+"""Figures of a sweep: optimality against episodes for each setting with a band over seeds, and
+a heatmap of final optimality over two axes. Drawn with the same reproducible matplotlib set-up
+as the learning curves, so the same sweep gives the same bytes."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from qarena.errors import QarenaError
+from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reproducible
+from qarena.experiments.sweep import SETTING_COLUMNS, SweepFolder, read_results
+from qarena.learn.curve import Curve
+from qarena.learn.policyfile import read_meta
+
+#: Settings drawn on one optimality figure at most (each a line and a band).
+MAX_LINES = 20
+#: Cells of a heatmap at most, per side.
+MAX_CELLS = 40
+#: The axes a heatmap can take: the columns that set a run (episodes too).
+HEATMAP_AXES = (*(c for c in SETTING_COLUMNS if c != "seed"), "episodes")
+
+Row = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One setting: its label and, at each x, the seeds' optimality."""
+
+    label: str
+    x: list[int]
+    values: list[list[float]]  # per x, one value per seed
+
+
+def _order(value: str) -> tuple[int, float, str]:
+    """Numbers in numeric order, words after them in text order."""
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+def select(rows: Sequence[Row], where: Mapping[str, str]) -> list[Row]:
+    """The rows whose columns have the values ``where`` names (as results.csv writes them)."""
+    for key in where:
+        if key not in rows[0] if rows else True:
+            raise QarenaError(f"--where {key}: results.csv has no column {key!r}")
+    chosen = [r for r in rows if all(_same(r[k], v) for k, v in where.items())]
+    if not chosen:
+        shown = ", ".join(f"{k}={v}" for k, v in where.items())
+        raise QarenaError(f"no run of the sweep has {shown}")
+    return chosen
+
+
+def _same(cell: str, wanted: str) -> bool:
+    if cell == wanted:
+        return True
+    try:
+        return float(cell) == float(wanted)
+    except ValueError:
+        return False
+
+
+def varying(rows: Sequence[Row], columns: Sequence[str]) -> list[str]:
+    """The columns whose (non-blank) values differ between rows."""
+    return [c for c in columns if len({r[c] for r in rows if r[c]}) > 1]
+
+
+def _label(row: Row, columns: Sequence[str]) -> str:
+    return ", ".join(f"{c}={row[c]}" for c in columns if row[c]) or row["learner"]
+
+
+def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> tuple[list[Series], str]:
+    """One series per setting (the seeds pooled): the runs' learning curves when they have
+    them, else the final optimality at each episode count of the sweep. Also the x label."""
+    metas = {r["run"]: read_meta(folder.path(r["run"])) for r in rows}
+    curves = all("curve" in m for m in metas.values())
+    group_by = [c for c in varying(rows, SETTING_COLUMNS) if c != "seed"]
+    if not curves and len({r["episodes"] for r in rows}) < 2:
+        raise QarenaError(
+            "these runs have no learning curves and one episode count: sweep with --curve, "
+            "or with several --episodes, to draw optimality against episodes"
+        )
+    groups: dict[tuple[str, ...], list[Row]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row[c] for c in group_by), []).append(row)
+    if len(groups) > MAX_LINES:
+        raise QarenaError(
+            f"the runs form {len(groups)} settings; a figure draws at most {MAX_LINES}: "
+            "choose some with --where COLUMN=VALUE"
+        )
+    series = []
+    for members in groups.values():
+        label = _label(members[0], group_by)
+        if curves:
+            by_x: dict[int, list[float]] = {}
+            for row in members:
+                for point in _curve(folder, row, metas[row["run"]]).points:
+                    by_x.setdefault(point.episodes, []).append(point.optimality)
+        else:
+            by_x = {}
+            for row in members:
+                by_x.setdefault(int(row["episodes"]), []).append(float(row["optimality"]))
+        # Points every seed reached: a band over fewer seeds would narrow for no reason.
+        most = max(len(v) for v in by_x.values())
+        xs = sorted(x for x, v in by_x.items() if len(v) == most)
+        series.append(Series(label, xs, [by_x[x] for x in xs]))
+    return series, "episodes (log scale)"
+
+
+def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> Curve:
+    try:
+        return Curve.from_json(meta["curve"])
+    except QarenaError as e:
+        raise QarenaError(f"{folder.path(row['run'])}: {e}") from None
+
+
+def render_optimality(series: Sequence[Series], title: str, xlabel: str, fmt: str) -> bytes:
+    """Mean optimality over seeds against episodes, one line per setting, shaded from the
+    lowest to the highest seed."""
+    from matplotlib.ticker import FuncFormatter
+
+    with reproducible():
+        fig = new_figure(PIXELS[0], PIXELS[1] + ROW_PIXELS * max(0, len(series) - 1) // 2)
+        ax = fig.add_subplot()
+        for i, s in enumerate(series):
+            colour = f"C{i % 10}"
+            style = "-" if i < 10 else "--"
+            mean = [statistics.fmean(v) for v in s.values]
+            seeds = max(len(v) for v in s.values)
+            (line,) = ax.plot(
+                s.x,
+                mean,
+                color=colour,
+                linestyle=style,
+                marker="o" if len(s.x) < 30 else "",
+                markersize=3.5,
+                linewidth=1.6,
+                label=f"{s.label} ({seeds} seed{'s' if seeds > 1 else ''})",
+            )
+            line.set_gid(f"optimality-{i}")
+            if seeds > 1:
+                band = ax.fill_between(
+                    s.x, [min(v) for v in s.values], [max(v) for v in s.values], color=colour
+                )
+                band.set_alpha(0.15)
+                band.set_gid(f"band-{i}")
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("optimality (mean; band: lowest to highest seed)")
+        ax.grid(True, which="major", alpha=0.5)
+        fig.suptitle(_plain(title), fontsize=12)
+        fig.legend(loc="outside lower center", ncols=2, fontsize=9)
+        return encode(fig, fmt)
+
+
+def heatmap_cells(
+    rows: Sequence[Row], x: str, y: str
+) -> tuple[list[str], list[str], list[list[float | None]], int]:
+    """The x and y values (sorted), the mean final optimality over seeds in each cell (None:
+    no run), and the most seeds in a cell."""
+    for axis in (x, y):
+        if axis not in HEATMAP_AXES:
+            raise QarenaError(f"cannot map {axis!r}; the axes are {', '.join(HEATMAP_AXES)}")
+    if x == y:
+        raise QarenaError("--x and --y must be two different axes")
+    others = [c for c in varying(rows, HEATMAP_AXES) if c not in (x, y)]
+    if others:
+        raise QarenaError(
+            f"the runs also differ in {', '.join(others)}: choose one value of each with "
+            f"--where, e.g. --where {others[0]}={sorted({r[others[0]] for r in rows})[0]}"
+        )
+    xs = sorted({r[x] for r in rows}, key=_order)
+    ys = sorted({r[y] for r in rows}, key=_order)
+    if len(xs) > MAX_CELLS or len(ys) > MAX_CELLS:
+        raise QarenaError(f"a heatmap has at most {MAX_CELLS} values on each axis")
+    cells: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        cells.setdefault((r[x], r[y]), []).append(float(r["optimality"]))
+    grid = [[_mean(cells.get((xv, yv))) for xv in xs] for yv in ys]
+    seeds = max(len(v) for v in cells.values())
+    return xs, ys, grid, seeds
+
+
+def _mean(values: list[float] | None) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def render_heatmap(
+    xs: Sequence[str],
+    ys: Sequence[str],
+    grid: Sequence[Sequence[float | None]],
+    names: tuple[str, str],
+    title: str,
+    fmt: str,
+) -> bytes:
+    """Final optimality over two axes, each cell its mean over seeds, written in the cell."""
+    import numpy as np
+
+    with reproducible():
+        fig = new_figure(*PIXELS)
+        ax = fig.add_subplot()
+        data = np.array([[math.nan if v is None else v for v in row] for row in grid])
+        image = ax.imshow(
+            np.ma.masked_invalid(data), cmap="viridis", vmin=0.0, vmax=1.0, origin="lower"
+        )
+        image.set_gid("heatmap")
+        ax.set_aspect("auto")
+        ax.set_xticks(range(len(xs)), [_plain(v) for v in xs])
+        ax.set_yticks(range(len(ys)), [_plain(v) for v in ys])
+        ax.set_xlabel(names[0])
+        ax.set_ylabel(names[1])
+        for j, row in enumerate(grid):
+            for i, v in enumerate(row):
+                if v is not None:
+                    ax.text(
+                        i,
+                        j,
+                        f"{v:.3f}",
+                        ha="center",
+                        va="center",
+                        fontsize=9,
+                        color="black" if v > 0.6 else "white",
+                    )
+        fig.colorbar(image, ax=ax, label="optimality (mean over seeds)")
+        fig.suptitle(_plain(title), fontsize=12)
+        return encode(fig, fmt)
+
+
+def _plain(text: str) -> str:
+    return text.replace("$", r"\$")
+
+
+def sweep_rows(root: Path) -> tuple[SweepFolder, list[dict[str, str]]]:
+    """A sweep folder and its results table."""
+    folder = SweepFolder(root)
+    if folder.fixed() is None:
+        raise QarenaError(f"{root} is not a sweep folder (it has no sweep.json); see qarena sweep")
+    rows = read_results(folder.results)
+    if not rows:
+        raise QarenaError(f"{folder.results} has no runs yet")
+    return folder, rows

@@ -1,0 +1,618 @@
+"""Sweeps: one training run for every combination of settings, each saved as a policy file,
+with one table of results.
+
+A sweep folder holds::
+
+    sweep.json     what every run shares: the game, canonical or not, curves, games per match
+    runs/*.npz     one normal policy file per run, named by its settings; its metadata carries
+                   the run's row of results under "sweep"
+    results.csv    one row per run, rebuilt from the run files
+
+A run is exactly ``qarena train`` with its settings (the same learner, opponent, episodes and
+seed give the same tables), followed by ``qarena eval``'s matches against random and perfect
+play. Runs are deterministic, so any backend, any number of workers and any order of finishing
+give the same table, row for row, apart from the training time. The run files are the record:
+a run counts as finished when its file is there, so a sweep resumes by being run again.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import itertools
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from qarena.agents.opponents import opponent
+from qarena.agents.strategies import STRATEGIES
+from qarena.budget import check_count, check_seed
+from qarena.errors import QarenaError
+from qarena.evaluate.report import record_against, strategy_masks
+from qarena.fileio import is_dir, is_file, write_atomic
+from qarena.games import Game, parse_spec
+from qarena.learn.base import SEATS, Learner
+from qarena.learn.learners import learner_bytes, learner_class
+from qarena.learn.policyfile import read_meta
+from qarena.training.run import default_episodes, new_curve, new_learner, train_run
+
+#: Most runs one sweep may hold (each is a policy file and a row).
+MAX_RUNS = 10_000
+#: Games in each seat of a run's matches against random and perfect play (as qarena eval).
+SWEEP_GAMES = 1_000
+#: The matches' seed: ``qarena eval FILE`` (seed 0) gives a run's numbers again.
+EVAL_SEED = 0
+#: The opponents each run is measured against.
+MEASURED = ("random", "perfect")
+#: The hyperparameter axes, in the order they appear in names and columns.
+HYPER_AXES = (
+    "alpha",
+    "gamma",
+    "epsilon",
+    "epsilon_end",
+    "schedule",
+    "rewards",
+    "initial",
+    "starts",
+    "start_order",
+)
+#: Settings only self-play uses: against an opponent, games start anew.
+SELF_PLAY_ONLY = ("starts", "start_order")
+#: The columns of results.csv.
+COLUMNS = (
+    "run",
+    "game",
+    "learner",
+    *HYPER_AXES,
+    "canonical",
+    "opponent",
+    "seat",
+    "seed",
+    "episodes",
+    "train_seconds",
+    "steps",
+    "optimality",
+    "perfect_at",
+    *(f"{name}_{outcome}" for name in MEASURED for outcome in ("win", "draw", "loss")),
+)
+#: The columns that tell runs apart.
+SETTING_COLUMNS = ("learner", *HYPER_AXES, "opponent", "seat", "seed")
+#: What a sweep folder's sweep.json says, beside its format.
+FIXED = ("game", "canonical", "curve", "every", "games")
+SWEEP_FORMAT = "qarena-sweep"
+
+T = TypeVar("T")
+
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9._=,:+-]")
+_MAX_NAME = 180
+
+
+def flag(axis: str) -> str:
+    """The command-line option of an axis."""
+    return "--epsilon-schedule" if axis == "schedule" else "--" + axis.replace("_", "-")
+
+
+def _short(x: Any) -> str:
+    """A value in a run's name: 0.5, 1, -1 (floats without a needless ``.0``)."""
+    if isinstance(x, float):
+        text = repr(x)
+        return text.removesuffix(".0")
+    if isinstance(x, tuple | list):
+        return ":".join(_short(v) for v in x)
+    return str(x)
+
+
+def cell(x: Any) -> str:
+    """A value in results.csv: floats exactly (``repr``), rewards as ``1.0,0.0,-1.0``."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float):
+        return repr(x)
+    if isinstance(x, tuple | list):
+        return ",".join(cell(v) for v in x)
+    return str(x)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One run's settings: the learner, the hyperparameters given that differ from its
+    defaults (in :data:`HYPER_AXES` order), whom it trains against, how long, and its seed."""
+
+    learner: str
+    hyper: tuple[tuple[str, Any], ...]
+    opponent: str = "self"
+    seat: str = "both"
+    episodes: int | None = None  # None: the learner's default for the game
+    seed: int = 0
+
+    @property
+    def given(self) -> dict[str, Any]:
+        """The settings as ``qarena train`` takes them (None: not given)."""
+        return {**dict(self.hyper), "seed": self.seed}
+
+    @property
+    def name(self) -> str:
+        """The run's file name without ``.npz``: the learner and each setting that is not the
+        default, e.g. ``q,alpha=0.5,vs=random,seed=3``; the same settings, the same name."""
+        parts = [self.learner, *(f"{k}={_short(v)}" for k, v in self.hyper)]
+        if self.opponent != "self":
+            parts.append(f"vs={_opponent_label(self.opponent)}")
+            if self.seat != "both":
+                parts.append(f"seat={self.seat}")
+        if self.episodes is not None:
+            parts.append(f"episodes={self.episodes}")
+        parts.append(f"seed={self.seed}")
+        name = _NAME_CHARS.sub("_", ",".join(parts))
+        if len(name) > _MAX_NAME:
+            digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+            name = f"{name[: _MAX_NAME - 13]}~{digest}"
+        return name
+
+    def command(self, spec: str, out: str, canonical: bool = True) -> str:
+        """The ``qarena train`` command that gives this run's policy file."""
+        words = ["qarena", "train", spec, "--out", out]
+        if self.learner != "q":
+            words += ["--learner", self.learner]
+        for k, v in self.hyper:
+            value = ",".join(_short(x) for x in v) if k == "rewards" else _short(v)
+            words += [flag(k), value]
+        if self.opponent != "self":
+            words += ["--opponent", self.opponent]
+            if self.seat != "both":
+                words += ["--seat", self.seat]
+        if self.episodes is not None:
+            words += ["--episodes", str(self.episodes)]
+        words += ["--seed", str(self.seed)]
+        if not canonical:
+            words.append("--no-canonical")
+        return " ".join(_quote(w) for w in words)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "learner": self.learner,
+            "hyper": [[k, list(v) if isinstance(v, tuple) else v] for k, v in self.hyper],
+            "opponent": self.opponent,
+            "seat": self.seat,
+            "episodes": self.episodes,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Setting:
+        hyper = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in d["hyper"])
+        return cls(d["learner"], hyper, d["opponent"], d["seat"], d["episodes"], d["seed"])
+
+
+def _quote(word: str) -> str:
+    return word if re.fullmatch(r"[A-Za-z0-9._/=:,+-]+", word) else "'" + word + "'"
+
+
+def _opponent_label(name: str) -> str:
+    if name == "self" or name in STRATEGIES:
+        return name
+    # A policy file: its stem, and a hash of where it is, so two files of one name differ.
+    where = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:6]
+    return f"{Path(name).stem}-{where}"
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The values of every axis; runs are their combinations, the last axis (seed) fastest."""
+
+    learners: tuple[str, ...]
+    values: Mapping[str, tuple[Any, ...]]  # hyperparameter axes given
+    opponents: tuple[str, ...] = ("self",)
+    seats: tuple[str, ...] = ("both",)
+    episodes: tuple[int | None, ...] = (None,)
+    seeds: tuple[int, ...] = (0,)
+
+    def settings(self, game: Game) -> list[Setting]:
+        """Every run, checked, in grid order. A setting a run cannot use (a hyperparameter
+        its learner lacks; exploring starts or a seat where they do not apply) is left out of
+        that run, and runs that come out the same are one run. A setting that no run can use
+        is refused, as ``qarena train`` refuses it."""
+        self._check(game)
+        axes = [a for a in HYPER_AXES if a in self.values]
+        runs: dict[Setting, None] = {}
+        for learner in self.learners:
+            cls = learner_class(learner)
+            defaults = cls.default_config().to_dict()
+            combos = itertools.product(
+                *(self.values[a] for a in axes),
+                self.opponents,
+                self.seats,
+                self.episodes,
+                self.seeds,
+            )
+            for combo in combos:
+                *hyper_values, opp, seat, episodes, seed = combo
+                self_play = opp == "self"
+                hyper = []
+                for axis, value in zip(axes, hyper_values, strict=True):
+                    if axis not in cls.hyperparameters or (
+                        axis in SELF_PLAY_ONLY and not self_play
+                    ):
+                        continue
+                    default = defaults[axis]
+                    if axis == "rewards":
+                        default = tuple(default)
+                    if value != default:
+                        hyper.append((axis, value))
+                setting = Setting(
+                    learner,
+                    tuple(hyper),
+                    opp,
+                    "both" if self_play else seat,
+                    episodes,
+                    seed,
+                )
+                cls.build_config(setting.given)  # values out of range: one line, now
+                runs[setting] = None
+        if len(runs) > MAX_RUNS:
+            raise QarenaError(f"the sweep has {len(runs):,} runs; at most {MAX_RUNS:,}")
+        return list(runs)
+
+    def _check(self, game: Game) -> None:
+        total = math.prod(
+            [
+                len(self.learners),
+                *(len(v) for v in self.values.values()),
+                len(self.opponents),
+                len(self.seats),
+                len(self.episodes),
+                len(self.seeds),
+            ]
+        )
+        if total > MAX_RUNS:
+            shown = f"{total:,}" if total < 10**30 else "a number that large"
+            raise QarenaError(f"the sweep has {shown} combinations; at most {MAX_RUNS:,} runs")
+        classes = [learner_class(k) for k in self.learners]
+        for axis in self.values:
+            if not any(axis in cls.hyperparameters for cls in classes):
+                kinds = " or ".join(self.learners)
+                raise QarenaError(f"{flag(axis)} does not apply to the {kinds} learner")
+        named = ("self", *STRATEGIES, *game.rule_players)
+        for name in self.opponents:
+            if name in STRATEGIES and name not in ("random", "perfect", *game.rule_players):
+                raise QarenaError(f"--opponent {name} does not play {game.spec}")
+            if name not in named and not is_file(name):
+                raise QarenaError(
+                    f"unknown opponent {name!r}; expected self, random, perfect, "
+                    f"{', '.join(game.rule_players) + ', ' if game.rule_players else ''}"
+                    "or a policy file"
+                )
+        self_play = "self" in self.opponents
+        if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
+            axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
+            raise QarenaError(
+                f"{flag(axis)} applies to self-play; against an --opponent games start anew"
+            )
+        if self.seats != ("both",) and self.opponents == ("self",):
+            raise QarenaError("--seat applies only against an --opponent; self-play takes both")
+        for seat in self.seats:
+            if seat not in SEATS:
+                raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+
+
+# --- parsing the command line's lists ---------------------------------------------------------
+
+
+def split_list(flag_name: str, text: str) -> list[str]:
+    """``a,b,c`` as a list of non-empty items."""
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        raise QarenaError(f"{flag_name} takes a comma-separated list like a,b, not {text!r}")
+    return items
+
+
+def parse_floats(flag_name: str, text: str) -> tuple[float, ...]:
+    values = []
+    for item in split_list(flag_name, text):
+        try:
+            x = float(item)
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x):
+            raise QarenaError(f"{flag_name} takes numbers like 0.1,0.5, not {item!r}")
+        values.append(x)
+    return _distinct(values)
+
+
+def parse_ints(flag_name: str, text: str, most: int) -> tuple[int, ...]:
+    values = []
+    for item in split_list(flag_name, text):
+        if not re.fullmatch(r"[0-9_]{1,40}", item):
+            raise QarenaError(f"{flag_name} takes whole numbers like 1000,10000, not {item!r}")
+        value = int(item)
+        check_count(flag_name, value, most)
+        values.append(value)
+    return _distinct(values)
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``0-4`` (a range, both ends in), ``0,3,7``, or a mix: ``0-2,9``."""
+    seeds: list[int] = []
+    for item in split_list("--seeds", text):
+        m = re.fullmatch(r"([0-9]{1,20})(?:-([0-9]{1,20}))?", item)
+        if m is None:
+            raise QarenaError(f"--seeds takes a range like 0-4 or a list like 0,3,7, not {item!r}")
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) is not None else lo
+        check_seed(lo, "--seeds")
+        check_seed(hi, "--seeds")
+        if hi < lo:
+            raise QarenaError(f"--seeds range {item} ends before it starts")
+        if hi - lo + len(seeds) >= MAX_RUNS:
+            raise QarenaError(f"--seeds {text} names more than {MAX_RUNS:,} seeds")
+        seeds.extend(range(lo, hi + 1))
+    return _distinct(seeds)
+
+
+def parse_rewards(texts: Sequence[str]) -> tuple[tuple[float, float, float], ...]:
+    """Reward triples, one per ``--rewards`` or separated by ``;``: ``1,0,-1;100,0,-100``."""
+    triples = []
+    for text in texts:
+        for part in text.split(";"):
+            try:
+                values = tuple(float(t) for t in part.split(","))
+            except ValueError:
+                values = ()
+            if len(values) != 3 or not all(math.isfinite(v) for v in values):
+                raise QarenaError(
+                    f"--rewards takes triples WIN,DRAW,LOSS like 1,0,-1 (several separated "
+                    f"by ';' or given as more --rewards), not {part!r}"
+                )
+            triples.append((values[0], values[1], values[2]))
+    return _distinct(triples)
+
+
+def parse_names(flag_name: str, text: str, known: Iterable[str] | None = None) -> tuple[str, ...]:
+    items = split_list(flag_name, text)
+    if known is not None:
+        allowed = tuple(known)
+        for item in items:
+            if item not in allowed:
+                raise QarenaError(f"{flag_name}: unknown {item!r}; expected {', '.join(allowed)}")
+    return _distinct(items)
+
+
+def _distinct(values: Iterable[T]) -> tuple[T, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+# --- one run ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a worker needs for one run: plain data, so it crosses to another process or
+    machine. A policy file opponent travels as its bytes."""
+
+    spec: str
+    canonical: bool
+    setting: Setting
+    curve: bool
+    every: int | None
+    games: int
+    threads: int = 0  # compiled loops' threads in the worker (0: numba's default)
+    opponent_file: bytes | None = None
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    name: str
+    policy: bytes  # the run's policy file
+    row: dict[str, str]
+
+
+def run_task(task: Task) -> RunOutput:
+    """Train and measure one run; its policy file comes back as bytes, written by the caller."""
+    if task.threads:
+        import numba
+
+        most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+        numba.set_num_threads(min(task.threads, most))
+    setting = task.setting
+    game = parse_spec(task.spec)
+    learner = new_learner(game, setting.learner, setting.given, task.canonical)
+    with tempfile.TemporaryDirectory(prefix="qarena-sweep-") as tmp:
+        name = setting.opponent
+        if task.opponent_file is not None:
+            name = os.path.join(tmp, os.path.basename(setting.opponent))
+            with open(name, "wb") as f:
+                f.write(task.opponent_file)
+        opp = opponent(learner.tables, name)
+    total = setting.episodes or default_episodes(learner, opp.self_play)
+    curve = new_curve(learner, total, task.every) if task.curve else None
+    result = train_run(learner, total, opp, setting.seat, curve=curve)
+    records = record_against(
+        learner, strategy_masks(learner.tables, MEASURED), task.games, EVAL_SEED
+    )
+    perfect_at = None
+    if curve is not None:
+        perfect_at = next((p.episodes for p in curve.points if p.optimality == 1.0), None)
+    row = _row(learner, setting, task, result.episodes, result.seconds, result.steps)
+    row["optimality"] = cell(result.optimality.share)
+    row["perfect_at"] = cell(perfect_at)
+    for name, seats in records.items():
+        for outcome, share in seats.total.shares().items():
+            row[f"{name}_{outcome}"] = cell(share)
+    meta = {"sweep": {"setting": setting.to_json(), "row": row}}
+    return RunOutput(setting.name, learner_bytes(learner, meta), row)
+
+
+def _row(
+    learner: Learner, setting: Setting, task: Task, episodes: int, seconds: float, steps: int
+) -> dict[str, str]:
+    config = learner.config.to_dict()
+    row = {"run": setting.name, "game": task.spec, "learner": setting.learner}
+    for axis in HYPER_AXES:
+        used = axis in learner.hyperparameters
+        if axis in SELF_PLAY_ONLY and setting.opponent != "self":
+            used = False
+        row[axis] = cell(config[axis]) if used else ""
+    row["canonical"] = cell(task.canonical)
+    row["opponent"] = _opponent_label(setting.opponent)
+    row["seat"] = "" if setting.opponent == "self" else setting.seat
+    row["seed"] = str(setting.seed)
+    row["episodes"] = str(episodes)
+    row["train_seconds"] = f"{seconds:.6f}"
+    row["steps"] = str(steps)
+    return row
+
+
+# --- the folder -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """What every run of a sweep folder shares."""
+
+    game: str
+    canonical: bool = True
+    curve: bool = False
+    every: int | None = None
+    games: int = SWEEP_GAMES
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": SWEEP_FORMAT, "format_version": 1, **self.__dict__}
+
+
+class SweepFolder:
+    """A sweep's folder: its fixed settings, its finished runs, its results table."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.runs = root / "runs"
+        self.results = root / "results.csv"
+        self.settings_file = root / "sweep.json"
+
+    def fixed(self) -> Fixed | None:
+        """The folder's fixed settings; None when there is no sweep here yet."""
+        if not self.settings_file.exists():
+            return None
+        where = str(self.settings_file)
+        if not is_file(where):
+            raise QarenaError(f"{where} is not a regular file")
+        try:
+            raw = self.settings_file.read_bytes()
+            data = json.loads(raw[:100_000]) if len(raw) <= 100_000 else None
+        except (OSError, ValueError):
+            data = None
+        if not isinstance(data, dict) or data.get("format") != SWEEP_FORMAT:
+            raise QarenaError(f"{where} is not a qarena sweep's settings")
+        try:
+            fixed = Fixed(*(data[k] for k in FIXED))
+            assert isinstance(fixed.game, str) and isinstance(fixed.canonical, bool)
+            assert isinstance(fixed.curve, bool) and isinstance(fixed.games, int)
+            assert fixed.every is None or isinstance(fixed.every, int)
+        except (KeyError, AssertionError):
+            raise QarenaError(f"{where} is not a qarena sweep's settings") from None
+        return fixed
+
+    def open(self, fixed: Fixed) -> None:
+        """Make the folder for ``fixed``, or check that the sweep in it shares them."""
+        root = str(self.root)
+        if os.path.lexists(root) and not is_dir(root):
+            raise QarenaError(f"--out {root} is not a folder")
+        old = self.fixed()
+        if old is not None and old != fixed:
+            diffs = [
+                f"{k} {getattr(old, k)!r}, not {getattr(fixed, k)!r}"
+                for k in FIXED
+                if getattr(old, k) != getattr(fixed, k)
+            ]
+            raise QarenaError(
+                f"{root} holds a sweep with {'; '.join(diffs)}: resume it with the same game "
+                "and options, or give another --out"
+            )
+        try:
+            self.runs.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise QarenaError(f"cannot make the folder {self.runs}: {e.strerror or e}") from None
+        if not is_dir(str(self.runs)):
+            raise QarenaError(f"{self.runs} is not a folder")
+        if old is None:
+            text = json.dumps(fixed.to_json(), indent=2) + "\n"
+            write_atomic(self.settings_file, text.encode())
+
+    def path(self, name: str) -> Path:
+        return self.runs / f"{name}.npz"
+
+    def finished(self) -> dict[str, dict[str, str]]:
+        """The row of every finished run, by name: each run file's own record. A file that is
+        not a finished run of this sweep (damaged, or of another game) is left out, so the run
+        is trained again."""
+        rows: dict[str, dict[str, str]] = {}
+        if not self.runs.is_dir():
+            return rows
+        for path in sorted(self.runs.glob("*.npz")):
+            try:
+                meta = read_meta(path)
+            except QarenaError:
+                continue
+            sweep = meta.get("sweep")
+            row = sweep.get("row") if isinstance(sweep, dict) else None
+            if (
+                isinstance(row, dict)
+                and set(row) == set(COLUMNS)
+                and all(isinstance(v, str) for v in row.values())
+                and row["run"] == path.stem
+                and meta.get("game") == row["game"]
+            ):
+                rows[path.stem] = {c: row[c] for c in COLUMNS}
+        return rows
+
+    def save(self, output: RunOutput) -> None:
+        write_atomic(self.path(output.name), output.policy)
+
+    def write_results(self, rows: Iterable[Mapping[str, str]]) -> None:
+        write_atomic(self.results, results_csv(rows))
+
+
+def results_csv(rows: Iterable[Mapping[str, str]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+    return buffer.getvalue().encode()
+
+
+def read_results(path: Path) -> list[dict[str, str]]:
+    """results.csv back as rows (for plots and reports), checked to be one."""
+    where = str(path)
+    if not is_file(where):
+        raise QarenaError(f"no results table at {where}; is it a sweep folder (qarena sweep)?")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise QarenaError(f"cannot read {where}: {e}") from None
+    reader = csv.DictReader(io.StringIO(text))
+    if tuple(reader.fieldnames or ()) != COLUMNS:
+        raise QarenaError(f"{where} is not a qarena sweep's results table")
+    rows = list(reader)
+    if any(None in row or any(v is None for v in row.values()) for row in rows):
+        raise QarenaError(f"{where} is damaged: a row has the wrong number of cells")
+    return rows
+
+
+def ordered_rows(
+    finished: Mapping[str, dict[str, str]], settings: Sequence[Setting]
+) -> list[dict[str, str]]:
+    """The rows of the finished runs: this sweep's in grid order, then the folder's others (an
+    earlier sweep into the same folder) by name."""
+    names = [s.name for s in settings]
+    ours = set(names)
+    rows = [finished[n] for n in names if n in finished]
+    rows += [finished[n] for n in sorted(finished) if n not in ours]
+    return rows

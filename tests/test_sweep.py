@@ -1,0 +1,307 @@
+"""qarena sweep: each run is exactly qarena train with its settings, measured as qarena eval
+measures it; the table is the same whatever runs it; sweeps resume; bad input is one line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qarena.cli import run
+from qarena.experiments.sweep import COLUMNS, Grid, Setting
+from qarena.games import parse_spec
+from qarena.learn.learners import load_learner
+from tests.conftest import in_ci
+
+QARENA = [sys.executable, "-m", "qarena"]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _sweep(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    code, out, err = _run(capsys, "sweep", *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _rows(folder: Path) -> list[dict[str, str]]:
+    text = (folder / "results.csv").read_text(encoding="utf-8")
+    reader = csv.DictReader(io.StringIO(text))
+    assert tuple(reader.fieldnames or ()) == COLUMNS
+    return list(reader)
+
+
+def _without_time(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [{k: v for k, v in r.items() if k != "train_seconds"} for r in rows]
+
+
+def test_the_grid_leaves_out_what_a_run_cannot_use() -> None:
+    game = parse_spec("nim:3,5,7")
+    grid = Grid(
+        learners=("q", "matchbox"),
+        values={"alpha": (0.5, 1.0), "starts": (0.0,)},
+        opponents=("self", "random"),
+        seeds=(0, 1),
+    )
+    names = [s.name for s in grid.settings(game)]
+    # q: 2 alphas x (self with starts 0, random without starts) x 2 seeds. matchbox has no
+    # alpha, and its default starts is 0 already: self and random, 2 seeds each.
+    assert names == [
+        "q,alpha=0.5,starts=0,seed=0",
+        "q,alpha=0.5,starts=0,seed=1",
+        "q,alpha=0.5,vs=random,seed=0",
+        "q,alpha=0.5,vs=random,seed=1",
+        "q,starts=0,seed=0",
+        "q,starts=0,seed=1",
+        "q,vs=random,seed=0",
+        "q,vs=random,seed=1",
+        "matchbox,seed=0",
+        "matchbox,seed=1",
+        "matchbox,vs=random,seed=0",
+        "matchbox,vs=random,seed=1",
+    ]
+    setting = Setting("q", (("alpha", 0.5), ("rewards", (1.0, 0.0, -2.0))), "random", "first")
+    assert setting.command("nim", "x.npz") == (
+        "qarena train nim --out x.npz --alpha 0.5 --rewards 1,0,-2 --opponent random "
+        "--seat first --seed 0"
+    )
+
+
+def test_a_run_is_qarena_train_and_its_row_is_qarena_eval(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "sweep"
+    record = _sweep(
+        capsys,
+        "nim:3,5,7",
+        "--out",
+        str(folder),
+        "--learner",
+        "q,afterstate",
+        "--epsilon",
+        "0.3,1",
+        "--opponent",
+        "self,random",
+        "--episodes",
+        "300",
+        "--seeds",
+        "0-1",
+        "--games",
+        "200",
+        "--workers",
+        "1",
+    )
+    assert record["runs"] == record["trained"] == 16
+    rows = _rows(folder)
+    assert [r["run"] for r in rows] == [r["run"] for r in record["rows"]]
+    assert sorted(p.stem for p in (folder / "runs").glob("*.npz")) == sorted(r["run"] for r in rows)
+    for row in rows[::3]:
+        path = folder / "runs" / f"{row['run']}.npz"
+        setting = Setting.from_json(json.loads(json.dumps(_setting_of(path))))
+        trained = tmp_path / "trained.npz"
+        argv = setting.command("nim:3,5,7", str(trained)).split()[1:]
+        code, _, err = _run(capsys, *argv)
+        assert code == 0, err
+        mine, theirs = load_learner(path), load_learner(trained)
+        assert mine.config == theirs.config and mine.episodes == theirs.episodes == 300
+        for name, array in theirs.arrays().items():
+            np.testing.assert_array_equal(mine.arrays()[name], array)
+        code, out, err = _run(capsys, "eval", str(path), "--games", "200", "--json")
+        assert code == 0, err
+        evaluation = json.loads(out)
+        assert float(row["optimality"]) == evaluation["optimality"]
+        for name in ("random", "perfect"):
+            seats = evaluation["matches"][name]
+            for outcome in ("win", "draw", "loss"):
+                both = (seats["first"][outcome] + seats["second"][outcome]) / 2
+                assert float(row[f"{name}_{outcome}"]) == pytest.approx(both, abs=1e-12)
+        assert row["episodes"] == "300" and int(row["steps"]) == mine.steps
+
+
+def _setting_of(path: Path) -> dict:
+    from qarena.learn.policyfile import read_meta
+
+    return read_meta(path)["sweep"]["setting"]
+
+
+def test_a_sweep_resumes_and_workers_do_not_change_the_table(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["subtraction:12:3", "--alpha", "0.2,1", "--episodes", "500", "--games", "100"]
+    one, two = tmp_path / "one", tmp_path / "two"
+    first = _sweep(capsys, *args, "--seeds", "0-1", "--out", str(one), "--workers", "1")
+    assert (first["trained"], first["skipped"]) == (4, 0)
+    before = {p.name: p.stat().st_mtime_ns for p in (one / "runs").iterdir()}
+    again = _sweep(capsys, *args, "--seeds", "0-3", "--out", str(one), "--workers", "1")
+    assert (again["trained"], again["skipped"]) == (4, 4)
+    assert all((one / "runs" / n).stat().st_mtime_ns == t for n, t in before.items())
+    pooled = _sweep(capsys, *args, "--seeds", "0-3", "--out", str(two), "--workers", "2")
+    assert pooled["trained"] == 8
+    assert _without_time(_rows(one)) == _without_time(_rows(two))
+    # Another game or other fixed options in the same folder: refused, nothing touched.
+    code, out, err = _run(capsys, "sweep", "nim", "--out", str(one))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "holds a sweep with game 'subtraction:12:3'" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--alpha", "2"], "alpha must be in (0, 1]"),
+        (["--alpha", "0.5,x"], "--alpha takes numbers"),
+        (["--alpha", ""], "comma-separated list"),
+        (["--seeds", "5-1"], "ends before it starts"),
+        (["--seeds", "0-99999"], "more than 10,000 seeds"),
+        (["--learner", "matchbox", "--alpha", "0.5"], "--alpha does not apply to the matchbox"),
+        (["--learner", "nope"], "--learner: unknown 'nope'"),
+        (["--opponent", "nobody"], "unknown opponent 'nobody'"),
+        (["--opponent", "random", "--starts", "0.5"], "--starts applies to self-play"),
+        (["--seat", "first"], "--seat applies only against an --opponent"),
+        (["--rewards", "1,0"], "--rewards takes triples"),
+        (["--episodes", "0"], "--episodes must be at least 1"),
+        (["--ray-address", "x:1"], "--ray-address applies to --backend ray"),
+        (["--backend", "slurm"], "unknown backend 'slurm'"),
+        (["--every", "10"], "add --curve"),
+        (
+            ["--alpha", "0.1,0.2,0.3,0.4,0.5", "--epsilon", "0.1,0.2,0.3,0.4", "--seeds", "0-999"],
+            "combinations; at most 10,000 runs",
+        ),
+    ],
+)
+def test_bad_sweeps_are_one_line_and_write_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str], says: str
+) -> None:
+    folder = tmp_path / "sweep"
+    code, out, err = _run(capsys, "sweep", "nim", "--out", str(folder), *args)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and says in err, err
+    assert not folder.exists()
+
+
+def test_out_must_be_a_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("mine")
+    code, _, err = _run(capsys, "sweep", "nim", "--out", str(target))
+    assert code == 2 and "is not a folder" in err
+    assert target.read_text() == "mine"
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_finished_runs_and_the_same_command_resumes(tmp_path: Path) -> None:
+    folder = tmp_path / "sweep"
+    argv = [*QARENA, "sweep", "nim:3,5,7", "--out", str(folder), "--seeds", "0-39"]
+    argv += ["--episodes", "10000000", "--workers", "2", "--games", "50"]
+    # Its own process group, as a terminal's Ctrl-C reaches the command and its workers.
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list((folder / "runs").glob("*.npz")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "run the same command again" in err
+    kept = sorted(p.stem for p in (folder / "runs").glob("*.npz"))
+    assert 1 <= len(kept) < 40
+    assert sorted(r["run"] for r in _rows(folder)) == kept
+    assert not [p for p in (folder / "runs").iterdir() if p.suffix != ".npz"]  # no temp files
+    for name in kept:
+        assert load_learner(folder / "runs" / f"{name}.npz").episodes == 10_000_000
+
+
+def test_ray_gives_the_local_table_row_for_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if in_ci():
+            pytest.fail("CI installs qarena[ray]; Ray is missing")
+        pytest.skip("Ray is not installed (pip install 'qarena[ray]')")
+    args = ["nim:3,5,7", "--learner", "q,matchbox", "--epsilon", "0.2,1", "--episodes", "400"]
+    args += ["--seeds", "0-1", "--games", "100"]
+    local, on_ray = tmp_path / "local", tmp_path / "ray"
+    _sweep(capsys, *args, "--out", str(local), "--workers", "2")
+    record = _sweep(capsys, *args, "--out", str(on_ray), "--backend", "ray", "--workers", "2")
+    assert record["trained"] == 8
+    assert _without_time(_rows(local)) == _without_time(_rows(on_ray))
+
+
+def test_plots_of_a_sweep_are_reproducible_and_show_its_numbers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "sweep"
+    _sweep(
+        capsys,
+        "nim:3,5,7",
+        "--out",
+        str(folder),
+        "--alpha",
+        "0.1,1",
+        "--epsilon",
+        "0,1",
+        "--starts",
+        "0",
+        "--episodes",
+        "300",
+        "--seeds",
+        "0-1",
+        "--games",
+        "50",
+        "--curve",
+        "--workers",
+        "1",
+    )
+    rows = _rows(folder)
+    figures = {}
+    for name, extra in (("heat", ["--x", "alpha", "--y", "epsilon"]), ("lines", [])):
+        for i in range(2):
+            out = tmp_path / f"{name}{i}.svg"
+            code, _, err = _run(capsys, "plot", str(folder), *extra, "-o", str(out))
+            assert code == 0, err
+            figures[name, i] = out.read_bytes()
+        assert figures[name, 0] == figures[name, 1]
+    heat = figures["heat", 0].decode()
+    # Each cell is written with the mean optimality of its two seeds, read from results.csv.
+    for alpha in ("0.1", "1.0"):
+        for epsilon in ("0.0", "1.0"):
+            cell = [
+                float(r["optimality"])
+                for r in rows
+                if (r["alpha"], r["epsilon"]) == (alpha, epsilon)
+            ]
+            assert len(cell) == 2
+            assert f"{sum(cell) / 2:.3f}" in heat
+    lines = figures["lines", 0].decode()
+    assert all(f'id="optimality-{i}"' in lines for i in range(4))
+    assert 'id="optimality-4"' not in lines and 'id="band-3"' in lines
+    # Without curves and with one episode count there is nothing to draw against episodes.
+    bare = tmp_path / "bare"
+    _sweep(capsys, "nim", "--out", str(bare), "--seeds", "0-1", "--games", "10", "--workers", "1")
+    code, _, err = _run(capsys, "plot", str(bare))
+    assert code == 2 and "sweep with --curve" in err
+    default = folder / "heatmap-alpha-episodes.png"
+    code, _, err = _run(capsys, "plot", str(folder), "--x", "alpha", "--y", "episodes")
+    assert code == 2 and "the runs also differ in epsilon" in err and not default.exists()
+    code, _, err = _run(capsys, "plot", str(folder), "--x", "alpha")
+    assert code == 2 and "give both --x and --y" in err
+    code, _, err = _run(capsys, "plot", str(folder), "--where", "colour=red")
+    assert code == 2 and "no column 'colour'" in err

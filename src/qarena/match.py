@@ -5,6 +5,7 @@ here prints."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,13 +13,16 @@ from typing import Literal
 
 import numpy as np
 
+from qarena.agents.base import Agent
 from qarena.agents.greedy import GreedyAgent
+from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import IllegalMoveError, QarenaError
-from qarena.games import WIN, Game, Move, Position
+from qarena.games import WIN, Game, Move, Position, parse_spec
 from qarena.games.words import ending, illegal
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import Curve
-from qarena.learn.learners import make_learner
+from qarena.learn.learners import load_learner, make_learner
+from qarena.solve import solve
 from qarena.training.run import Progress, RunResult, default_episodes, train_run
 
 __all__ = [
@@ -26,11 +30,16 @@ __all__ = [
     "TRAIN_SECONDS",
     "VERDICTS",
     "Conflict",
+    "Duel",
     "Match",
+    "Player",
     "Reply",
     "Result",
     "Side",
     "Training",
+    "Turn",
+    "is_builtin",
+    "load_players",
     "train_on_the_spot",
     "train_timed",
 ]
@@ -51,10 +60,18 @@ class Conflict(QarenaError):
 
 @dataclass(frozen=True)
 class Reply:
-    """A move of the AI's, and its value of each legal move where it chose."""
+    """A move of the AI's, where it chose (``position``), its value of each legal move there,
+    and the moves of best value it picked ``move`` among."""
 
     move: Move
     values: dict[Move, float]
+    position: Position
+    best: tuple[Move, ...]
+
+    @property
+    def tied(self) -> bool:
+        """Several moves shared the best value, and the AI picked among them at random."""
+        return len(self.best) > 1
 
 
 @dataclass
@@ -124,9 +141,15 @@ class Match:
         """The AI's move, when it is its turn and the game goes on."""
         if self.over or self.humans_turn():
             return None
-        reply = Reply(self.agent.pick(self.position, self.rng), self.values())
+        reply = self._reply_at(self.position, self.agent.pick(self.position, self.rng))
         self._apply(reply.move)
         return reply
+
+    def _reply_at(self, position: Position, move: Move) -> Reply:
+        best = tuple(
+            m for m in self.game.legal_moves(position) if self.agent.would_play(position, m)
+        )
+        return Reply(move, self.values(position), position, best)
 
     def _apply(self, move: Move) -> None:
         self.positions.append(self.game.apply(self.position, move))
@@ -134,10 +157,10 @@ class Match:
 
     @property
     def last_reply(self) -> Reply | None:
-        """The last move, when it was the AI's."""
+        """The last move, when it was the AI's; rebuilt from the positions, so it follows undo."""
         if not self.moves or self.humans_turn(len(self.moves) - 1):
             return None
-        return Reply(self.moves[-1], self.values(self.positions[-2]))
+        return self._reply_at(self.positions[-2], self.moves[-1])
 
     def undo(self) -> tuple[Move, Move | None]:
         """Take back the person's last move and the AI's reply to it (None when that move ended
@@ -236,3 +259,151 @@ def train_on_the_spot(
         on_progress=on_progress,
         should_stop=should_stop,
     )
+
+
+# --- two agents against each other, to watch ---------------------------------------------------
+
+
+@dataclass
+class Player:
+    """One side of a duel: a trained agent (a policy file) or a built-in player."""
+
+    name: str  # as given: a file's path or a built-in player's name
+    agent: GreedyAgent | None = None  # a trained agent
+    strategy: Agent | None = None  # a built-in player, seeded
+
+    @property
+    def about(self) -> str:
+        """What it is, for people: ``q, 30,000 episodes`` or ``built-in player``."""
+        if self.agent is None:
+            return "built-in player"
+        learner = self.agent.learner
+        return f"{learner.kind}, {learner.episodes:,} episodes"
+
+    def pick(self, position: Position, rng: np.random.Generator) -> Move:
+        if self.agent is not None:
+            return self.agent.pick(position, rng)
+        assert self.strategy is not None
+        return self.strategy.act(position)
+
+    def values(self, position: Position) -> dict[Move, float] | None:
+        """Its own value of each legal move, when it has values (a trained agent)."""
+        if self.agent is None:
+            return None
+        return {m: self.agent.value(position, m) for m in self.agent.game.legal_moves(position)}
+
+
+def load_players(
+    names: tuple[str, str], spec: str | None, seed: int = 0
+) -> tuple[Game, list[Player]]:
+    """Two players by name: policy files, or built-in players (random, perfect, the game's
+    rule players), which need ``spec`` when neither is a file. Built-in players are seeded
+    from ``seed``, so a duel can be replayed."""
+    game = parse_spec(spec) if spec is not None else None
+    learners: dict[int, Learner] = {}
+    for i, name in enumerate(names):
+        if not is_builtin(name):
+            learners[i] = load_learner(name, game)
+            game = learners[i].game
+    if game is None:
+        raise QarenaError(
+            f"{names[0]} and {names[1]} are built-in players: name the game with --game SPEC"
+        )
+    players = []
+    for i, name in enumerate(names):
+        if i in learners:
+            players.append(Player(name, agent=GreedyAgent(learners[i])))
+        else:
+            players.append(Player(name, strategy=make_agent(name, game, seed + i)))
+    return game, players
+
+
+def is_builtin(name: str) -> bool:
+    """A built-in player's name, unless a file of that name is there."""
+    return name in STRATEGIES and not os.path.exists(name)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One move of a duel, with what the mover saw and what the solver says of it."""
+
+    mover: int  # 0: player A, 1: player B
+    position: Position  # before the move
+    move: Move
+    values: dict[Move, float] | None  # the mover's own values, when it has them
+    verdicts: dict[Move, int]  # the solver's value of each move for the mover
+    before: int  # the solver's value of the position for the mover
+
+    @property
+    def after(self) -> int:
+        return self.verdicts[self.move]
+
+    @property
+    def kept(self) -> bool:
+        """Whether the move keeps the position's value (a lost position cannot lose more)."""
+        return self.after == self.before
+
+
+@dataclass
+class Duel:
+    """Games between two players, ``a_first`` telling who opens the current one; the
+    solver judges every move."""
+
+    game: Game
+    players: list[Player]
+    rng: np.random.Generator
+    a_first: bool = True
+    positions: list[Position] = field(init=False)
+    turns: list[Turn] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.solution = solve(self.game)
+        self.new_game(self.a_first)
+
+    def new_game(self, a_first: bool) -> None:
+        self.a_first = a_first
+        self.positions = [self.game.start()]
+        self.turns = []
+
+    @property
+    def position(self) -> Position:
+        return self.positions[-1]
+
+    @property
+    def over(self) -> bool:
+        return self.game.is_terminal(self.position)
+
+    def mover(self, plies: int | None = None) -> int:
+        """The player (0: A, 1: B) to move after ``plies`` moves (default: now)."""
+        n = len(self.turns) if plies is None else plies
+        return (n + (0 if self.a_first else 1)) % 2
+
+    def step(self) -> Turn | None:
+        """The next move; None once the game is over."""
+        if self.over:
+            return None
+        position, mover = self.position, self.mover()
+        player = self.players[mover]
+        move = player.pick(position, self.rng)
+        turn = Turn(
+            mover,
+            position,
+            move,
+            player.values(position),
+            self.solution.move_values(position),
+            self.solution.value_of(position),
+        )
+        self.turns.append(turn)
+        self.positions.append(self.game.apply(position, move))
+        return turn
+
+    def winner(self) -> int | None:
+        """0 (A) or 1 (B) when the game is over and won; None for a draw or a game going on."""
+        if not self.over:
+            return None
+        result = self.game.result(self.position)  # for the player to move now
+        if result == WIN:
+            return self.mover()
+        if result == -WIN:
+            return 1 - self.mover()
+        return None

@@ -22,6 +22,7 @@ from qarena.cli import (  # noqa: F401
     serve,
     solving,
     training,
+    watch,
 )
 from qarena.cli.common import STOPPED, app, err, stop_was_told
 from qarena.errors import QarenaError

@@ -1,0 +1,181 @@
+"""qarena watch: two players play each other move by move in the terminal, each move shown with
+the mover's own values and the solver's verdict, and a summary at the end."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich import box
+from rich.table import Table
+
+from qarena.budget import check_count, check_seed
+from qarena.cli.common import announce, app, out
+from qarena.cli.render import draw
+from qarena.errors import QarenaError
+from qarena.games import Game, parse_spec, value_name
+from qarena.games.words import ending
+from qarena.match import Duel, Turn, load_players
+
+#: Most games one watch plays (each is shown move by move).
+MAX_WATCH_GAMES = 10_000
+#: Longest pause between moves, in seconds.
+MAX_DELAY = 60.0
+#: The pause between moves when watching in a terminal; piped output does not wait.
+DEFAULT_DELAY = 1.0
+
+LABELS = ("A", "B")
+
+
+def verdict(turn: Turn) -> str:
+    """What the solver says of a move: ``keeps the win``, ``win → draw`` …"""
+    before, after = value_name(turn.before), value_name(turn.after)
+    if turn.kept:
+        return "loses anyway (every move loses)" if before == "loss" else f"keeps the {before}"
+    return f"mistake: {before} → {after}"
+
+
+def _values_table(game: Game, turn: Turn, label: str) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("move", style="bold")
+    table.add_column(f"{label}'s value", justify="right")
+    table.add_column("solver")
+    table.add_column("")
+    values = turn.values or {}
+    for m, v in values.items():
+        mark = "← played" if m == turn.move else ""
+        table.add_row(game.format_move(m), f"{v:+.4f}", value_name(turn.verdicts[m]), mark)
+    return table
+
+
+@app.command("watch")
+def watch_command(
+    first: Annotated[
+        str,
+        typer.Argument(
+            metavar="A",
+            help="A policy file, or a built-in player: random, perfect, or the game's rule "
+            "player (bouton and poles for nim, subtraction for the subtraction game).",
+        ),
+    ],
+    second: Annotated[str, typer.Argument(metavar="B", help="The other player, likewise.")],
+    spec: Annotated[
+        str | None,
+        typer.Option("--game", help="The game, when neither player is a policy file."),
+    ] = None,
+    games: Annotated[
+        int, typer.Option("--games", "-n", help="Games to play; A opens the odd ones.")
+    ] = 1,
+    delay: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds between moves (default: 1 in a terminal, none when piped).",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the players' random choices.")] = 0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object: every move and the summary.")
+    ] = False,
+) -> None:
+    """Watch two players play each other: trained agents (policy files) or built-in players.
+    Each move is shown with the mover's values (for a trained agent) and the solver's verdict:
+    whether it keeps the position's value."""
+    check_count("--games", games, MAX_WATCH_GAMES)
+    check_seed(seed)
+    if delay is not None and not 0 <= delay <= MAX_DELAY:
+        raise QarenaError(f"--delay must be from 0 to {MAX_DELAY:g} seconds, not {delay:g}")
+    pause = delay if delay is not None else (DEFAULT_DELAY if out.is_terminal else 0.0)
+    if as_json:
+        pause = 0.0
+    if spec is not None:
+        announce(parse_spec(spec))
+    game, players = load_players((first, second), spec, seed)
+    duel = Duel(game, players, np.random.default_rng(seed))
+    # Per player: wins, draws, losses, moves, moves that kept the value.
+    tally = [dict.fromkeys(("win", "draw", "loss", "moves", "kept"), 0) for _ in players]
+    record: list[dict[str, Any]] = []
+    if not as_json:
+        for label, p in zip(LABELS, players, strict=True):
+            out.print(f"{label}: {p.name} ({p.about})", markup=False)
+    for g in range(games):
+        duel.new_game(a_first=g % 2 == 0)
+        opener = LABELS[duel.mover()]
+        if not as_json:
+            out.print()
+            out.rule(f"Game {g + 1} of {games}: {opener} moves first")
+            out.print(draw(game, duel.position))
+        moves: list[dict[str, Any]] = []
+        while (turn := duel.step()) is not None:
+            label = LABELS[turn.mover]
+            t = tally[turn.mover]
+            t["moves"] += 1
+            t["kept"] += turn.kept
+            moves.append(
+                {
+                    "player": label,
+                    "move": game.format_move(turn.move),
+                    "values": None
+                    if turn.values is None
+                    else {game.format_move(m): v for m, v in turn.values.items()},
+                    "solver": value_name(turn.after),
+                    "kept": turn.kept,
+                }
+            )
+            if as_json:
+                continue
+            if pause:
+                time.sleep(pause)
+            seat = game.seat(turn.position)
+            out.print()
+            out.print(
+                f"[bold]{label}[/]{f' ({seat})' if seat else ''} plays "
+                f"[bold]{game.format_move(turn.move)}[/]: {verdict(turn)}"
+            )
+            if turn.values is not None:
+                out.print(_values_table(game, turn, label))
+            out.print(draw(game, duel.position))
+        winner = duel.winner()
+        for i in range(2):
+            outcome = "draw" if winner is None else "win" if winner == i else "loss"
+            tally[i][outcome] += 1
+        last = LABELS[duel.turns[-1].mover] if duel.turns else LABELS[duel.mover()]
+        why = ending(game, duel.position, last)
+        result = "Draw." if winner is None else f"{LABELS[winner]} wins."
+        record.append(
+            {"first": opener, "moves": moves, "winner": None if winner is None else LABELS[winner]}
+        )
+        if not as_json:
+            out.print(f"{why} {result}")
+    if as_json:
+        out.print(
+            json.dumps(
+                {
+                    "game": game.spec,
+                    "a": first,
+                    "b": second,
+                    "games": record,
+                    "summary": {LABELS[i]: tally[i] for i in range(2)},
+                }
+            ),
+            soft_wrap=True,
+        )
+        return
+    out.print()
+    table = Table(title=f"{games:,} game{'s' if games > 1 else ''}", title_justify="left")
+    table.add_column("player", style="bold")
+    for column in ("wins", "draws", "losses", "moves", "kept the value"):
+        table.add_column(column, justify="right")
+    for label, p, t in zip(LABELS, players, tally, strict=True):
+        kept = f"{t['kept']:,} ({t['kept'] / t['moves']:.0%})" if t["moves"] else "-"
+        table.add_row(
+            f"{label}: {p.name}",
+            f"{t['win']:,}",
+            f"{t['draw']:,}",
+            f"{t['loss']:,}",
+            f"{t['moves']:,}",
+            kept,
+        )
+    out.print(table)

@@ -305,3 +305,21 @@ def test_plots_of_a_sweep_are_reproducible_and_show_its_numbers(
     assert code == 2 and "give both --x and --y" in err
     code, _, err = _run(capsys, "plot", str(folder), "--where", "colour=red")
     assert code == 2 and "no column 'colour'" in err
+
+
+def test_until_perfect_stops_each_run_where_qarena_train_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "sweep"
+    args = ["subtraction:12:3", "--learner", "q,matchbox", "--starts", "0", "--seeds", "0-1"]
+    _sweep(capsys, *args, "--until-perfect", "--games", "10", "--out", str(folder))
+    rows = _rows(folder)
+    assert len(rows) == 4
+    for row in rows:
+        setting = Setting.from_json(_setting_of(folder / "runs" / f"{row['run']}.npz"))
+        command = setting.command(row["game"], str(tmp_path / "t.npz"), until_perfect=True)
+        code, out, err = _run(capsys, *command.split()[1:], "--json")
+        assert code == 0, err
+        trained = json.loads(out)
+        assert trained["perfect_at"] == int(row["perfect_at"]) == int(row["episodes"])
+        assert float(row["optimality"]) == trained["optimality"] == 1.0

@@ -4,7 +4,6 @@ cluster, with one table of results."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,45 +13,35 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from qarena.budget import (
-    BASE_BYTES,
     MAX_EPISODES,
     check_count,
-    footprint,
-    format_bytes,
-    memory_budget,
 )
 from qarena.cli.common import SpecArg, announce, app, err, out, told_stop
 from qarena.errors import QarenaError
-from qarena.experiments.backends import BACKENDS, cores, run_local, run_ray
+from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
 from qarena.experiments.sweep import (
     MEASURED,
     SETTING_COLUMNS,
     SWEEP_GAMES,
     Fixed,
     Grid,
-    RunOutput,
-    Setting,
     SweepFolder,
-    Task,
-    ordered_rows,
     parse_floats,
     parse_ints,
     parse_names,
     parse_rewards,
     parse_seeds,
 )
-from qarena.fileio import check_target, is_file
+from qarena.fileio import is_file
 from qarena.games import Game, parse_spec
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
-from qarena.learn.learners import LEARNERS, learner_class
+from qarena.learn.learners import LEARNERS
 from qarena.learn.policyfile import read_meta
 
 #: Most worker processes a sweep starts.
 MAX_WORKERS = 1_024
 #: Rows shown in the summary table; results.csv has them all.
 SHOWN_ROWS = 30
-#: results.csv is rewritten at most this often while runs finish (and always at the end).
-RESULTS_EVERY_SECONDS = 1.0
 
 ListOpt = Annotated[str | None, typer.Option(show_default=False)]
 
@@ -85,25 +74,6 @@ def _grid(
         episodes=(None,) if episodes is None else parse_ints("--episodes", episodes, MAX_EPISODES),
         seeds=parse_seeds(seeds),
     )
-
-
-def _workers(game: Game, settings: list[Setting], workers: int, canonical: bool) -> int:
-    """As many workers as asked for, but no more than the memory holds (each is a process with
-    a run's tables); says so when it takes fewer."""
-    kinds = {s.learner for s in settings}
-    opponents = len(MEASURED) + 1
-    need = BASE_BYTES + max(
-        footprint(game, "learn", learner_class(k), opponents, canonical=canonical).total
-        for k in kinds
-    )
-    fit = max(1, memory_budget() // need)
-    if workers > fit:
-        err.print(
-            f"using {fit} worker{'s' if fit > 1 else ''}, not {workers}: each run of "
-            f"{game.spec} needs up to {format_bytes(need)}"
-        )
-        return int(fit)
-    return workers
 
 
 def _opponent_file(game: Game, name: str) -> bytes | None:
@@ -202,6 +172,13 @@ def sweep_command(
     every: Annotated[
         int | None, typer.Option(help="With --curve: a point every K episodes.")
     ] = None,
+    until_perfect: Annotated[
+        bool,
+        typer.Option(
+            "--until-perfect",
+            help="Stop each run as soon as the solver finds its play perfect (its perfect_at).",
+        ),
+    ] = False,
     games: Annotated[
         int,
         typer.Option("--games", "-n", help="Games in each seat against random and perfect play."),
@@ -246,23 +223,20 @@ def sweep_command(
     grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds)
     settings = grid.settings(game)
     files = {name: _opponent_file(game, name) for name in grid.opponents}
-    canonical = not no_canonical
-    fixed = Fixed(game.spec, canonical, curve, every, games)
+    fixed = Fixed(game.spec, not no_canonical, curve, every, games, until_perfect)
     folder = SweepFolder(out_dir)
-    folder.open(fixed)
-    finished = folder.finished()
-    todo = [s for s in settings if s.name not in finished]
-    check_target(folder.results)
-    for s in todo:
-        check_target(folder.path(s.name))
-    asked = workers or cores()
-    if backend == "local" or ray_address is None:
-        asked = _workers(game, todo or settings, asked, canonical)
-    threads = max(1, cores() // asked) if backend == "local" else 1
-    tasks = [
-        Task(game.spec, canonical, s, curve, every, games, threads, files[s.opponent]) for s in todo
-    ]
-    skipped = len(settings) - len(todo)
+    plan = plan_sweep(
+        folder,
+        fixed,
+        settings,
+        workers=workers,
+        backend=backend,
+        ray_address=ray_address,
+        opponent_files=files,
+    )
+    if plan.note is not None:
+        err.print(plan.note)
+    skipped = plan.skipped
     if skipped and not as_json:
         err.print(f"{skipped:,} of {len(settings):,} runs were finished before: skipped")
 
@@ -276,32 +250,10 @@ def sweep_command(
         transient=True,
         disable=not err.is_terminal,
     )
-    state = {"written": 0.0}
-
-    def write_results() -> None:
-        folder.write_results(ordered_rows(finished, settings))
-        state["written"] = time.monotonic()
-
-    def done(output: RunOutput) -> None:
-        folder.save(output)
-        finished[output.name] = output.row
-        progress.advance(bar)
-        if time.monotonic() - state["written"] >= RESULTS_EVERY_SECONDS:
-            write_results()
-
-    interrupted = False
     with progress:
         bar = progress.add_task(f"sweep of {game.spec}", total=len(settings), completed=skipped)
-        try:
-            if backend == "ray":
-                run_ray(tasks, asked, ray_address, done)
-            else:
-                run_local(tasks, asked, done)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            write_results()
-    ours = [finished[s.name] for s in settings if s.name in finished]
+        interrupted = run_plan(plan, backend, ray_address, lambda _: progress.advance(bar))
+    ours = plan.rows()
     trained = len(ours) - skipped
     if as_json:
         record = {

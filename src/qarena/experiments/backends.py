@@ -8,12 +8,29 @@ import logging
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
+from qarena.budget import BASE_BYTES, footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
-from qarena.experiments.sweep import RunOutput, Task, run_task
+from qarena.experiments.sweep import (
+    MEASURED,
+    Fixed,
+    RunOutput,
+    Setting,
+    SweepFolder,
+    Task,
+    ordered_rows,
+    run_task,
+)
+from qarena.fileio import check_target
+from qarena.games import parse_spec
+from qarena.learn.learners import learner_class
 
 BACKENDS = ("local", "ray")
+#: results.csv is rewritten at most this often while runs finish (and always at the end).
+RESULTS_EVERY_SECONDS = 1.0
 
 OnDone = Callable[[RunOutput], None]
 
@@ -93,3 +110,120 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None, on_done: O
         raise
     finally:
         ray.shutdown()
+
+
+@dataclass
+class Plan:
+    """A sweep ready to run: its folder (made, or checked to hold the same sweep), its runs in
+    grid order, those still to train, and how many at once."""
+
+    folder: SweepFolder
+    fixed: Fixed
+    settings: list[Setting]
+    tasks: list[Task]
+    finished: dict[str, dict[str, str]]
+    workers: int
+    note: str | None = None  # why fewer workers than asked for
+
+    @property
+    def skipped(self) -> int:
+        return len(self.settings) - len(self.tasks)
+
+    def rows(self) -> list[dict[str, str]]:
+        """The finished runs' rows, in grid order."""
+        return [self.finished[s.name] for s in self.settings if s.name in self.finished]
+
+
+def fitting_workers(
+    fixed: Fixed, settings: Sequence[Setting], asked: int
+) -> tuple[int, str | None]:
+    """As many workers as asked for, but no more than memory holds: each is a process with a
+    run's tables. Also a note saying so when that is fewer."""
+    game = parse_spec(fixed.game)
+    opponents = len(MEASURED) + 1
+    need = BASE_BYTES + max(
+        footprint(game, "learn", learner_class(k), opponents, canonical=fixed.canonical).total
+        for k in {s.learner for s in settings}
+    )
+    fit = max(1, memory_budget() // need)
+    if asked <= fit:
+        return asked, None
+    note = (
+        f"using {fit} worker{'s' if fit > 1 else ''}, not {asked}: each run of "
+        f"{game.spec} needs up to {format_bytes(need)}"
+    )
+    return int(fit), note
+
+
+def plan_sweep(
+    folder: SweepFolder,
+    fixed: Fixed,
+    settings: list[Setting],
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
+    opponent_files: Mapping[str, bytes | None] | None = None,
+) -> Plan:
+    """Open the folder and list what is left to train; nothing is trained yet."""
+    folder.open(fixed)
+    finished = folder.finished()
+    todo = [s for s in settings if s.name not in finished]
+    check_target(folder.results)
+    for s in todo:
+        check_target(folder.path(s.name))
+    asked, note = workers or cores(), None
+    if backend == "local" or ray_address is None:
+        asked, note = fitting_workers(fixed, todo or settings, asked)
+    threads = max(1, cores() // asked) if backend == "local" else 1
+    files = opponent_files or {}
+    tasks = [
+        Task(
+            fixed.game,
+            fixed.canonical,
+            s,
+            fixed.curve,
+            fixed.every,
+            fixed.games,
+            fixed.until_perfect,
+            threads,
+            files.get(s.opponent),
+        )
+        for s in todo
+    ]
+    return Plan(folder, fixed, settings, tasks, finished, asked, note)
+
+
+def run_plan(
+    plan: Plan,
+    backend: str = "local",
+    ray_address: str | None = None,
+    on_run: Callable[[RunOutput], None] | None = None,
+) -> bool:
+    """Train the plan's runs, saving each as it finishes and the results table as they come
+    in and at the end. Returns whether Ctrl-C stopped it (the finished runs are kept)."""
+    folder, finished = plan.folder, plan.finished
+    written = [0.0]
+
+    def write_results() -> None:
+        folder.write_results(ordered_rows(finished, plan.settings))
+        written[0] = time.monotonic()
+
+    def done(output: RunOutput) -> None:
+        folder.save(output)
+        finished[output.name] = output.row
+        if on_run is not None:
+            on_run(output)
+        if time.monotonic() - written[0] >= RESULTS_EVERY_SECONDS:
+            write_results()
+
+    try:
+        if backend == "ray":
+            run_ray(plan.tasks, plan.workers, ray_address, done)
+        else:
+            run_local(plan.tasks, plan.workers, done)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        write_results()
+    return False

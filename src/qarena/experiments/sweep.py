@@ -85,7 +85,7 @@ COLUMNS = (
 #: The columns that tell runs apart.
 SETTING_COLUMNS = ("learner", *HYPER_AXES, "opponent", "seat", "seed")
 #: What a sweep folder's sweep.json says, beside its format.
-FIXED = ("game", "canonical", "curve", "every", "games")
+FIXED = ("game", "canonical", "curve", "every", "games", "until_perfect")
 SWEEP_FORMAT = "qarena-sweep"
 
 T = TypeVar("T")
@@ -157,7 +157,9 @@ class Setting:
             name = f"{name[: _MAX_NAME - 13]}~{digest}"
         return name
 
-    def command(self, spec: str, out: str, canonical: bool = True) -> str:
+    def command(
+        self, spec: str, out: str, canonical: bool = True, until_perfect: bool = False
+    ) -> str:
         """The ``qarena train`` command that gives this run's policy file."""
         words = ["qarena", "train", spec, "--out", out]
         if self.learner != "q":
@@ -174,6 +176,8 @@ class Setting:
         words += ["--seed", str(self.seed)]
         if not canonical:
             words.append("--no-canonical")
+        if until_perfect:
+            words.append("--until-perfect")
         return " ".join(_quote(w) for w in words)
 
     def to_json(self) -> dict[str, Any]:
@@ -403,6 +407,7 @@ class Task:
     curve: bool
     every: int | None
     games: int
+    until_perfect: bool = False
     threads: int = 0  # compiled loops' threads in the worker (0: numba's default)
     opponent_file: bytes | None = None
 
@@ -433,12 +438,14 @@ def run_task(task: Task) -> RunOutput:
         opp = opponent(learner.tables, name)
     total = setting.episodes or default_episodes(learner, opp.self_play)
     curve = new_curve(learner, total, task.every) if task.curve else None
-    result = train_run(learner, total, opp, setting.seat, curve=curve)
+    result = train_run(
+        learner, total, opp, setting.seat, until_perfect=task.until_perfect, curve=curve
+    )
     records = record_against(
         learner, strategy_masks(learner.tables, MEASURED), task.games, EVAL_SEED
     )
-    perfect_at = None
-    if curve is not None:
+    perfect_at = result.perfect_at
+    if curve is not None and perfect_at is None:
         perfect_at = next((p.episodes for p in curve.points if p.optimality == 1.0), None)
     row = _row(learner, setting, task, result.episodes, result.seconds, result.steps)
     row["optimality"] = cell(result.optimality.share)
@@ -482,6 +489,7 @@ class Fixed:
     curve: bool = False
     every: int | None = None
     games: int = SWEEP_GAMES
+    until_perfect: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"format": SWEEP_FORMAT, "format_version": 1, **self.__dict__}
@@ -511,11 +519,12 @@ class SweepFolder:
         if not isinstance(data, dict) or data.get("format") != SWEEP_FORMAT:
             raise QarenaError(f"{where} is not a qarena sweep's settings")
         try:
-            fixed = Fixed(*(data[k] for k in FIXED))
+            fixed = Fixed(**{k: data[k] for k in FIXED if k in data})
             assert isinstance(fixed.game, str) and isinstance(fixed.canonical, bool)
             assert isinstance(fixed.curve, bool) and isinstance(fixed.games, int)
             assert fixed.every is None or isinstance(fixed.every, int)
-        except (KeyError, AssertionError):
+            assert isinstance(fixed.until_perfect, bool)
+        except (TypeError, AssertionError):
             raise QarenaError(f"{where} is not a qarena sweep's settings") from None
         return fixed
 

@@ -210,6 +210,51 @@ def test_no_table_without_values_or_hints() -> None:
     assert "Solver" not in text
 
 
+def _misere_nim_1_2_after_2_1(*flags: str) -> str:
+    """Play 2:1 in misère nim 1-2, then the last match the AI leaves; what the game printed
+    from its title on (the training line above it tells the time taken)."""
+    child, log = _spawn("nim:1,2", "--seed", "1", *flags)
+    child.expect(MOVE, FIRST_TIMEOUT)
+    child.sendline("2:1")
+    child.expect(r"The AI takes 1 from pile (\d) \(\d:1\)\.")
+    left = 3 - int(child.match.group(1))  # piles 1,1: the AI took one, the other is left
+    child.expect(MOVE)
+    child.sendline(f"{left}:1")
+    child.expect(AGAIN)
+    child.sendline("n")
+    text = _ended(child, log)
+    return text[text.index("Nim 1-2") :]
+
+
+def test_ai_values_show_what_the_ai_saw_where_it_moved() -> None:
+    game = Nim((1, 2))
+    tied = game.apply(game.start(), game.parse_move("2:1"))
+    verdicts = solve(game).move_values(tied)
+    without = _misere_nim_1_2_after_2_1("--hint")
+    shown = _misere_nim_1_2_after_2_1("--hint", "--ai-values")
+    assert "where it moved" not in without and "it played this" not in without
+    # The table follows the AI's move: its two moves from 1,1, its values, the solver's word
+    # for it, and a mark on the move it played, the one the line above names.
+    block = re.search(
+        r"The AI takes 1 from pile (\d) \(\d:1\)\.\r\n"
+        r"The AI's values where it moved:\r\n"
+        r"AI's move\s+AI's value\s+solver \(for the AI\)\s*\r\n"
+        r"─+\r\n"
+        r"((?:[^\r\n]+\r\n){2})"
+        r"1:1 and 2:1 shared its best value; it picked among them at random\.\r\n",
+        shown,
+    )
+    assert block is not None, shown
+    rows = [row.split() for row in block.group(2).splitlines()]
+    assert [row[0] for row in rows] == ["1:1", "2:1"]
+    assert rows[0][1] == rows[1][1] and re.fullmatch(r"[+-]\d\.\d{4}", rows[0][1])
+    assert [row[2] for row in rows] == [value_name(verdicts[m]) for m in sorted(verdicts)]
+    played = [row[0] for row in rows if row[3:] == ["←", "it", "played", "this"]]
+    assert played == [f"{block.group(1)}:1"]
+    # Without --ai-values the game reads exactly as with it, less the AI's tables.
+    assert re.sub(r"The AI's values where it moved:\r\n(?:[^\r\n]+\r\n)+", "", shown) == without
+
+
 def test_play_from_a_policy_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     policy = tmp_path / "p.npz"
     assert run(["train", "nim:1,2,3", "--out", str(policy), "--until-perfect"]) == 0

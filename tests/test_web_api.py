@@ -8,15 +8,18 @@ import random
 import sqlite3
 import time
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from qarena.games import WIN, parse_spec
+from qarena.games import WIN, parse_spec, value_name
+from qarena.learn.learners import load_learner
 from qarena.solve import solve
 from qarena.web import create_app
+from tests.conftest import at
 
 
 @pytest.fixture
@@ -470,6 +473,105 @@ def test_game_page_contract(client: TestClient) -> None:
     r = client.get(f"/games/{gid}/new", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] != f"/games/{gid}"
     assert client.get("/games/nosuchgame").status_code == 404
+
+
+class _TableRows(HTMLParser):
+    """The rows of the table with ``id``: each row's class and its cells' text."""
+
+    def __init__(self, id: str) -> None:
+        super().__init__()
+        self.id, self.depth, self.rows = id, 0, []
+        self.caption: str | None = None
+        self.found = False
+        self._in_caption = self._in_cell = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table" and (self.depth or dict(attrs).get("id") == self.id):
+            self.found = True
+            self.depth += 1
+        elif self.depth and tag == "caption":
+            self._in_caption, self.caption = True, ""
+        elif self.depth and tag == "tr":
+            self.rows.append((dict(attrs).get("class") or "", []))
+        elif self.depth and tag in ("td", "th") and self.rows:
+            self.rows[-1][1].append("")
+            self._in_cell = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table" and self.depth:
+            self.depth -= 1
+        elif tag == "caption":
+            self._in_caption = False
+        elif tag in ("td", "th"):
+            self._in_cell = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_caption and self.caption is not None:
+            self.caption += data
+        elif self._in_cell:
+            self.rows[-1][1][-1] += data
+
+
+def table_rows(html: str, id: str) -> _TableRows | None:
+    """The table ``id`` of a page, or None when the page has none."""
+    parsed = _TableRows(id)
+    parsed.feed(html)
+    return parsed if parsed.found else None
+
+
+def test_the_ai_values_where_it_moved_follow_the_toggle_undo_and_new_game(
+    client: TestClient, tmp_path: Path
+) -> None:
+    spec = "nim:3,5,7"
+    state = new_game(client, spec)
+    gid, game = state["id"], parse_spec(spec)
+    htmx = {"HX-Request": "true"}
+    # The agent's values, read independently: its policy file, loaded, and its own tables.
+    policy = tmp_path / "agent.npz"
+    policy.write_bytes(client.get(f"/policies/{state['policy']}/download").content)
+    learner = load_learner(policy)
+    values, best = learner.table_values(), learner.best_moves()
+
+    assert 'id="ai-values"' not in client.get(f"/games/{gid}").text  # the AI has not moved
+    r = client.post(f"/games/{gid}/move", data={"move": "1:1"}, headers=htmx)
+    assert r.status_code == 200
+    table = table_rows(r.text, "ai-values")
+    assert table is not None and table.caption == "The AI's values where it moved"
+    where = game.apply(game.start(), game.parse_move("1:1"))
+    expected = {game.format_move(m): v for m, v in at(learner.tables, values, where).items()}
+    header, *rows = table.rows
+    assert header[1] == ["AI's move", f"AI's {learner.value_heading}"]
+    shown = {cells[0]: cells[1].split()[0] for _, cells in rows}
+    assert shown == {m: learner.format_value(v) for m, v in expected.items()}
+    played = [cells[0] for cls, cells in rows if cls == "played"]
+    assert len(played) == 1 and all("played" in cells[1] for cls, cells in rows if cls)
+    state = client.get(f"/api/games/{gid}").json()
+    assert played == [state["ai_move"]]
+    # The move it played is one of its best: the highest value, and greedy by its tables.
+    assert expected[played[0]] == max(expected.values())
+    assert at(learner.tables, best, where)[game.parse_move(played[0])]
+
+    r = client.post(f"/games/{gid}/toggle/hint", headers=htmx)
+    table = table_rows(r.text, "ai-values")
+    assert table is not None and table.rows[0][1][2] == "solver (for the AI)"
+    verdicts = solve(game).move_values(where)
+    assert {c[0]: c[2] for _, c in table.rows[1:]} == {
+        game.format_move(m): value_name(v) for m, v in verdicts.items()
+    }
+    r = client.post(f"/games/{gid}/toggle/values", headers=htmx)
+    assert r.status_code == 200 and 'id="ai-values"' not in r.text
+    r = client.post(f"/games/{gid}/toggle/values", headers=htmx)
+    assert 'id="ai-values"' in r.text
+    # Taken back, the reply's table goes with it; a new game starts without one.
+    r = client.post(f"/games/{gid}/undo", headers=htmx)
+    assert r.status_code == 200 and 'id="ai-values"' not in r.text
+    r = client.get(f"/games/{gid}/new")
+    assert r.status_code == 200 and 'id="ai-values"' not in r.text
+    # The AI's opening has its table at once.
+    opened = new_game(client, spec, "ai")
+    r = client.get(f"/games/{opened['id']}")
+    table = table_rows(r.text, "ai-values")
+    assert table is not None and len(table.rows) - 1 == len(game.legal_moves(game.start()))
 
 
 def test_train_and_policies_pages(client: TestClient) -> None:

@@ -6,7 +6,9 @@ rely on: home ``/`` has form ``#new-game`` (``kind``, ``piles``, ``heap``, ``tak
 has the SVG ``#position`` whose clickable matches and cells carry ``data-move`` (the move a click
 makes), the value panel ``#values`` (a row with ``data-move`` per legal move), ``#toggle-values``,
 ``#toggle-hint`` (verdicts have class ``verdict``), ``#history``, ``#undo``, ``#new-game-link``,
-``#ai-move``, ``#result`` once over and ``#error`` after a rejected action.
+``#ai-move`` and, with the values shown, ``#ai-values`` (the AI's values where it moved, the
+move it played on the row of class ``played``), ``#result`` once over and ``#error`` after a
+rejected action.
 """
 
 from __future__ import annotations
@@ -163,6 +165,31 @@ def test_value_toggle_hides_and_shows_the_values(page: Any) -> None:
     expect(values).not_to_have_text(shown)
     page.locator("#toggle-values").click()
     expect(values).to_have_text(shown)
+
+
+def test_ai_values_toggle_shows_the_values_where_the_ai_moved(page: Any) -> None:
+    start_game(page, "nim", piles="1,2", rule="misere")
+    ai_values = page.locator("#ai-values")
+    toggle = page.locator("#toggle-values")
+    if toggle.is_checked():
+        toggle.click()
+    expect(toggle).not_to_be_checked()
+    click_move(page, "2:1")
+    # Piles 1,1: the AI takes one of them; with its values off, no table says what it saw.
+    expect(page.locator("#ai-move")).to_contain_text(re.compile(r"[12]:1"))
+    expect(ai_values).to_have_count(0)
+    toggle.click()
+    expect(ai_values).to_be_visible()
+    expect(ai_values.locator("caption")).to_have_text("The AI's values where it moved")
+    expect(ai_values.locator("tbody tr")).to_have_count(2)  # its moves from 1,1
+    played = ai_values.locator("tr.played")
+    expect(played).to_have_count(1)
+    played_move = played.locator("td").first.inner_text()
+    expect(page.locator("#ai-move")).to_contain_text(played_move)
+    # Both moves leave the last match to you: equal values, and the page says it chose at random.
+    expect(page.locator("#ai-values + .note")).to_contain_text("at random")
+    toggle.click()
+    expect(ai_values).to_have_count(0)
 
 
 def test_hint_toggle_shows_verdicts(page: Any) -> None:

@@ -22,7 +22,7 @@ from qarena.games import Game, Move, Position, parse_spec, value_name
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
-from qarena.match import SPOT_LEARNER, Match, Result, train_on_the_spot
+from qarena.match import SPOT_LEARNER, Match, Reply, Result, train_on_the_spot
 from qarena.solve import Solution, solve
 
 FIRST = ("human", "ai", "random")
@@ -131,6 +131,7 @@ class _Session:
     first: str
     show_q: bool
     hint: bool
+    ai_values: bool
     rng: np.random.Generator
     solution: Solution | None
     score: _Score = field(default_factory=_Score)
@@ -178,6 +179,39 @@ class _Session:
                 row.append("← the AI would play this" if agent.would_play(position, m) else "")
             table.add_row(*row)
         return table
+
+    def _reply_table(self, reply: Reply) -> Table:
+        """The AI's own values where it just moved, the move it played marked."""
+        game, agent, position = self.game, self.agent, reply.position
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        table.add_column("AI's move", style="bold")
+        table.add_column(f"AI's {agent.learner.value_heading}", justify="right")
+        verdicts: dict[Move, int] = {}
+        if self.solution is not None:
+            # The solver's word for the AI, who is the one to move here.
+            verdicts = self.solution.move_values(position)
+            table.add_column("solver (for the AI)")
+        table.add_column("")
+        for m in game.legal_moves(position):
+            row = [game.format_move(m), agent.learner.format_value(reply.values[m])]
+            if verdicts:
+                row.append(value_name(verdicts[m]))
+            row.append("← it played this" if m == reply.move else "")
+            table.add_row(*row)
+        return table
+
+    def _show_reply(self, reply: Reply) -> None:
+        out.print(f"The AI {played(self.game, reply.move)}.")
+        if not self.ai_values:
+            return
+        out.print("The AI's values where it moved:")
+        out.print(self._reply_table(reply))
+        if reply.tied:
+            *rest, last = (self.game.format_move(m) for m in reply.best)
+            out.print(
+                f"{', '.join(rest)} and {last} shared its best value; "
+                "it picked among them at random."
+            )
 
     def _show(self, position: Position, yours: bool) -> None:
         game = self.game
@@ -232,7 +266,7 @@ class _Session:
             if yours:
                 self._your_turn(match)
             elif reply := match.reply():
-                out.print(f"The AI {played(self.game, reply.move)}.")
+                self._show_reply(reply)
         self._finish(match)
 
     def _finish(self, match: Match) -> None:
@@ -281,6 +315,13 @@ def play_command(
     hint: Annotated[
         bool, typer.Option("--hint", help="Show the solver's verdict on each of your moves.")
     ] = False,
+    ai_values: Annotated[
+        bool,
+        typer.Option(
+            "--ai-values",
+            help="After each AI move, show the AI's value of each of its own moves there.",
+        ),
+    ] = False,
     seed: Annotated[
         int | None, typer.Option(help="Random seed for the AI's ties and the coin toss.")
     ] = None,
@@ -297,7 +338,14 @@ def play_command(
         announce(game)
         solution = solve(game)
     session = _Session(
-        game, GreedyAgent(learner), first, show_q, hint, np.random.default_rng(seed), solution
+        game,
+        GreedyAgent(learner),
+        first,
+        show_q,
+        hint,
+        ai_values,
+        np.random.default_rng(seed),
+        solution,
     )
     try:
         session.run()

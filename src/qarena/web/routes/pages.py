@@ -101,6 +101,7 @@ def _panel(session: Session, error: str | None = None) -> dict[str, Any]:
         for m in legal
     ]
     return {
+        **_ai_values(session),
         "s": session,
         "game": game,
         "svg": Markup(position_svg(game, position, clickable)),
@@ -113,6 +114,29 @@ def _panel(session: Session, error: str | None = None) -> dict[str, Any]:
         "rules": rules(game),
         "move_help": click_help(game),
     }
+
+
+def _ai_values(session: Session) -> dict[str, Any]:
+    """The AI's own values where it last moved, when the values are shown. Read from
+    ``last_reply``, which is rebuilt from the game's positions: after an undo, a new game or
+    a move in another tab the table is that of the move on the board."""
+    reply = session.last_reply if session.show_values else None
+    if reply is None:
+        return {"ai_rows": [], "ai_tied": None}
+    game, learner = session.game, session.agent.learner
+    # The solver's verdicts here are for the AI, the one to move where it chose.
+    verdicts = solve(game).move_values(reply.position) if session.show_hint else {}
+    rows = [
+        {
+            "move": game.format_move(m),
+            "value": learner.format_value(v),
+            "played": m == reply.move,
+            "verdict": value_name(verdicts[m]) if m in verdicts else None,
+        }
+        for m, v in reply.values.items()
+    ]
+    tied = [game.format_move(m) for m in reply.best] if reply.tied else None
+    return {"ai_rows": rows, "ai_tied": tied}
 
 
 def _game_response(

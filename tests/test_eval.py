@@ -3,6 +3,7 @@ against outcome probabilities computed exactly, position by position, in the tes
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -16,10 +17,13 @@ import numpy as np
 import pytest
 
 from qarena.cli.app import run
+from qarena.cli.evaluating import LENGTH_ROWS, _length_bins
+from qarena.evaluate.matches import Lengths, play_series_lengths
+from qarena.evaluate.report import strategy_mask
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
 from qarena.learn.learners import load_learner
 from qarena.learn.policyfile import load_policy, save_policy
-from qarena.solve import GameTables, solve
+from qarena.solve import GameTables, game_tables, solve
 from tests.conftest import at
 
 
@@ -416,3 +420,142 @@ def test_compete_takes_built_in_players(tmp_path: Path, capsys: pytest.CaptureFi
     shared = _train(tmp_path / "shared.npz", "tictactoe")
     record = _json(capsys, ["compete", str(shared), str(policy), "--json", "--games", "200"])
     assert record["a_first"]["draw"] == 1.0 and record["b_first"]["draw"] == 1.0  # type: ignore[index]
+
+
+# --- eval --lengths: how many plies the games lasted ------------------------------------------
+
+
+def _counts(histogram: dict[str, int]) -> dict[int, int]:
+    return {int(plies): n for plies, n in histogram.items()}
+
+
+@pytest.mark.parametrize(
+    ("spec", "shortest", "longest"),
+    [
+        # Nim 3-5-7: a move takes from one pile, so at least 3 moves; at most one object a
+        # move, so at most 15.
+        ("nim", 3, 15),
+        ("nim:3,5,7:normal", 3, 15),
+        # One heap of 12, 1..3 a move: 4 moves at least, 12 at most.
+        ("subtraction", 4, 12),
+        # Five marks make the first line of three; nine fill the board.
+        ("tictactoe", 5, 9),
+    ],
+)
+def test_eval_lengths(
+    spec: str, shortest: int, longest: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _train(tmp_path / "p.npz", spec, "--episodes", "200")
+    games = 600
+    plain = _json(capsys, ["eval", str(path), "--json", "--games", str(games)])
+    record = _json(capsys, ["eval", str(path), "--json", "--games", str(games), "--lengths"])
+    lengths = record.pop("lengths")
+    # Counting lengths plays the same games: everything else is as without --lengths.
+    assert record == plain
+    assert isinstance(lengths, dict) and set(lengths) == set(plain["matches"])  # type: ignore[call-overload]
+    game = parse_spec(spec)
+    for name, seats in lengths.items():
+        assert set(seats) == {"first", "second"}
+        for seat, histogram in seats.items():
+            counts = _counts(histogram)
+            assert sum(counts.values()) == games, (name, seat)
+            assert all(shortest <= plies <= longest for plies in counts), (name, seat, counts)
+            if spec.startswith(("nim", "subtraction")):
+                # Whoever moves last takes the last object: in misère play that player loses.
+                # The agent moving first makes the odd plies; second, the even ones.
+                last_is_agent = 1 if seat == "first" else 0
+                misere = not spec.endswith(":normal")
+                wins = sum(n for p, n in counts.items() if (p % 2 == last_is_agent) != misere)
+                shares = plain["matches"][name][seat]  # type: ignore[index]
+                assert wins == round(shares["win"] * games), (name, seat)
+    if game.layout == "grid":
+        # A decided game ends on a line; a drawn one fills the board.
+        for name, seats in lengths.items():
+            for seat, histogram in seats.items():
+                draws = round(plain["matches"][name][seat]["draw"] * games)  # type: ignore[index]
+                assert _counts(histogram).get(9, 0) >= draws
+
+
+def _hurrying(tables: GameTables) -> np.ndarray:
+    """Best play as the solver's depths measure it, built here from the tables: the winner
+    picks among the wins that end soonest, the loser among the moves that hold out longest."""
+    mask = np.zeros(tables.nxt.shape, dtype=np.bool_)
+    for row in np.flatnonzero(tables.live):
+        moves = np.flatnonzero(tables.legal[row])
+        after = tables.nxt[row, moves]
+        value, depth = -tables.value[after].astype(int), tables.depth[after].astype(int)
+        best = value == value.max()
+        if value.max() == WIN:
+            best &= depth == depth[best].min()
+        elif value.max() == LOSS:
+            best &= depth == depth.max()
+        mask[row, moves[best]] = True
+    return mask
+
+
+@pytest.mark.parametrize("spec", ["nim", "nim:2,6,7:normal", "subtraction:13:3", "tictactoe:3x4:3"])
+def test_best_play_lasts_the_solvers_depth(spec: str) -> None:
+    game = parse_spec(spec)
+    solution = solve(game)
+    assert solution.start_value != DRAW  # depth is the length only of decided games
+    tables = game_tables(game)
+    best = _hurrying(tables)
+    record, lengths = play_series_lengths(tables, best, best, 300, 1, "hurry")
+    assert lengths.histogram() == {solution.depth_of(game.start()): 300}
+    assert record.win == (300 if solution.start_value == WIN else 0)
+
+
+def test_perfect_tictactoe_fills_the_board() -> None:
+    # Perfect players draw tic-tac-toe, and a drawn game ends only when the board is full.
+    tables = game_tables(parse_spec("tictactoe"))
+    perfect = strategy_mask(tables, "perfect")
+    record, lengths = play_series_lengths(tables, perfect, perfect, 500, 3, "perfect")
+    assert record.draw == 500 and lengths.histogram() == {9: 500}
+    assert (lengths.shortest, lengths.longest, lengths.mean, lengths.games) == (9, 9, 9.0, 500)
+
+
+def test_lengths_add_up() -> None:
+    a, b = Lengths((0, 2, 3)), Lengths((1, 0, 0, 4))
+    assert (a + b).counts == (1, 2, 3, 4) == (b + a).counts
+    assert (a + b).histogram() == {0: 1, 1: 2, 2: 3, 3: 4}
+    assert (a.shortest, a.longest, a.games) == (1, 2, 5) and a.mean == (2 + 6) / 5
+    empty = Lengths((0, 0))
+    assert (empty.games, empty.shortest, empty.longest, empty.mean) == (0, 0, 0, 0.0)
+
+
+def test_eval_lengths_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _train(tmp_path / "p.npz", "nim", "--episodes", "300")
+    capsys.readouterr()
+    assert run(["eval", str(path), "--games", "200"]) == 0
+    plain = capsys.readouterr().out
+    assert run(["eval", str(path), "--games", "200", "--lengths"]) == 0
+    text = capsys.readouterr().out
+    # The usual report is printed as it was, then the lengths.
+    assert text.startswith(plain) and "games by length" not in plain
+    added = text[len(plain) :]
+    assert "games by length in plies, both seats" in added
+    for word in ("plies", "random", "perfect", "bouton", "poles", "mean", "shortest", "longest"):
+        assert word in added
+    record = _json(capsys, ["eval", str(path), "--games", "200", "--json", "--lengths"])
+    lengths = record["lengths"]
+    assert isinstance(lengths, dict)
+    # Each row of the table is one length, both seats added up.
+    rows = []
+    for line in added.splitlines():
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        if len(cells) == 5 and cells[0].isdigit():
+            plies = cells[0]
+            rows.append(int(plies))
+            for name, cell in zip(("random", "perfect", "bouton", "poles"), cells[1:], strict=True):
+                n = sum(lengths[name][seat].get(plies, 0) for seat in ("first", "second"))
+                assert cell == (f"{n:,}" if n else "·"), (plies, name)
+    # Every length from the shortest game to the longest has its row.
+    every = {int(p) for seats in lengths.values() for h in seats.values() for p in h}
+    assert rows == list(range(min(every), max(every) + 1))
+
+
+def test_length_rows_are_grouped_for_long_games() -> None:
+    assert _length_bins(3, 15) == [(p, p) for p in range(3, 16)]
+    bins = _length_bins(2, 440)
+    assert len(bins) <= LENGTH_ROWS and bins[0][0] == 2 and bins[-1][1] == 440
+    assert all(b[1] + 1 == c[0] for b, c in itertools.pairwise(bins))

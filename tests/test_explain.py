@@ -3,10 +3,12 @@ variation against the solver's depths, and the command line (JSON, --policy, bad
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import reduce
 from operator import xor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -293,3 +295,196 @@ def test_the_explanation_uses_no_solver_for_heaps() -> None:
     assert isinstance(e, NimExplanation)
     assert e.nim_sum == 1000 ^ 2000 ^ 3000 ^ 4000
     assert e.value == (WIN if e.nim_sum else LOSS)
+
+
+# --- explain --losing: the losing positions against the theories, computed here ------------
+
+
+def _box(piles: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every position of a heap game with these starting piles: nim reaches them all."""
+    return list(itertools.product(*(range(p + 1) for p in piles)))
+
+
+def _bouton_loses(piles: tuple[int, ...], misere: bool) -> bool:
+    """Bouton (1901) for the player to move: nim-sum 0 loses in normal play; in misère play
+    the same, except that when no pile has two or more objects an odd number of ones loses."""
+    if misere and all(p <= 1 for p in piles):
+        return sum(piles) % 2 == 1
+    return reduce(xor, piles, 0) == 0
+
+
+def _losing(capsys: pytest.CaptureFixture[str], spec: str, *extra: str) -> dict[str, Any]:
+    capsys.readouterr()
+    return _json(capsys, ["explain", spec, "--losing", "--json", "--limit", "100000", *extra])
+
+
+def _texts(record: dict[str, Any]) -> list[str]:
+    return [p["position"] for p in record["listed"]]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "nim:3,5,7",
+        "nim:3,5,7:normal",
+        "nim:1,1,4",
+        "nim:1,1,4:normal",
+        "nim:2,2",
+        "nim:2,6,7,8",
+        "nim:2,6,7,8:normal",
+        "nim:1,1,1,1,2",
+        "nim:1",
+        "nim:1:normal",
+    ],
+)
+def test_losing_nim_positions_are_boutons(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    misere = not spec.endswith(":normal")
+    piles = tuple(int(p) for p in spec.split(":")[1].split(","))
+    box = _box(piles)
+    lost = [p for p in box if _bouton_loses(p, misere)]
+    text = {p: " ".join(map(str, p)) for p in box}
+
+    every = _losing(capsys, spec, "--no-canonical")
+    assert (every["canonical"], every["positions"], every["more"]) == (False, len(box), 0)
+    assert every["losing"] == every["losing_classes"] == len(lost)
+    assert _texts(every) == [text[p] for p in sorted(lost)]  # sorted as tuples
+    assert all(p["class_size"] == 1 for p in every["listed"])
+    # Finished games are listed only where the player to move has lost: the empty position
+    # in normal play (the opponent took the last object), never in misère play.
+    zero = tuple(0 for _ in piles)
+    over = [p for p in every["listed"] if p["over"]]
+    assert [p["position"] for p in over] == ([] if misere else [text[zero]])
+    assert every["finished"] == (0 if misere else 1)
+    assert all(p["plies"] == 0 for p in over)
+    assert all(p["plies"] > 0 for p in every["listed"] if not p["over"])
+
+    # One per class: the piles sorted (caps ascend here, so a sorted position is reachable).
+    classes = _losing(capsys, spec)
+    canonical = sorted({tuple(sorted(p)) for p in lost})
+    assert classes["canonical"] is True and classes["losing"] == len(lost)
+    assert _texts(classes) == [" ".join(map(str, p)) for p in canonical]
+    assert classes["losing_classes"] == len(canonical)
+    # A class stands for every order of its piles.
+    sizes = {" ".join(map(str, c)): 0 for c in canonical}
+    for p in lost:
+        sizes[" ".join(map(str, sorted(p)))] += 1
+    assert {p["position"]: p["class_size"] for p in classes["listed"]} == sizes
+
+
+def test_misere_3_5_7_pole_positions(capsys: pytest.CaptureFixture[str]) -> None:
+    listed = _texts(_losing(capsys, "nim"))
+    for pole in ("1 1 1", "0 2 2", "1 2 3", "1 4 5", "2 4 6", "2 5 7", "3 4 7", "3 5 6"):
+        assert pole in listed
+    for won in ("0 0 0", "0 1 1", "3 5 7", "1 1 4"):
+        assert won not in listed
+
+
+@pytest.mark.parametrize("misere", [True, False])
+@pytest.mark.parametrize(("heap", "k"), [(12, 3), (13, 1), (20, 2), (17, 5)])
+def test_losing_subtraction_positions_follow_the_period(
+    heap: int, k: int, misere: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Take 1..k: the period is k+1; normal play loses on multiples of it (0 included, where
+    # the opponent took the last), misère play one above them (the last stick is forced).
+    spec = f"subtraction:{heap}:{k}" + ("" if misere else ":normal")
+    lost = [n for n in range(heap + 1) if n % (k + 1) == (1 if misere else 0)]
+    record = _losing(capsys, spec)
+    assert _texts(record) == [str(n) for n in lost]
+    assert (record["losing"], record["positions"]) == (len(lost), heap + 1)
+    assert record["finished"] == (0 if misere else 1)
+    # Best play: the winner restores the period each turn, so a loss at n lasts that many
+    # rounds of two plies (misère: the forced last stick is one ply more, not two).
+    plies = [p["plies"] for p in record["listed"]]
+    assert plies == [2 * (n // (k + 1)) + (1 if misere else 0) for n in lost]
+
+
+def _negamax_losses(game: Game) -> set[Position]:
+    """Every position reachable from the start that is lost for the player to move, by a plain
+    memoised negamax over the game's rules (no solver)."""
+    values: dict[Position, int] = {}
+
+    def value(pos: Position) -> int:
+        if pos not in values:
+            moves = game.legal_moves(pos)
+            if not moves:
+                values[pos] = game.result(pos)
+            else:
+                values[pos] = max(-value(game.apply(pos, m)) for m in moves)
+        return values[pos]
+
+    value(game.start())
+    return {p for p, v in values.items() if v == LOSS}
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "tictactoe:2x2", "connect4:3x4:3"])
+def test_losing_board_positions_agree_with_negamax(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = parse_spec(spec)
+    lost = _negamax_losses(game)
+    every = _losing(capsys, spec, "--no-canonical")
+    assert set(_texts(every)) == {game.format_position(p) for p in lost}
+    assert every["losing"] == len(lost)
+    finished = [p for p in lost if game.is_terminal(p)]
+    assert every["finished"] == len(finished) > 0
+    for item in every["listed"]:
+        pos = game.parse_position(item["position"])
+        assert item["over"] == game.is_terminal(pos)
+        assert item["to_move"] == "xo"[game.to_move(pos) or 0]
+    # One per class: as many positions in all, each class once.
+    classes = _losing(capsys, spec)
+    assert classes["losing"] == len(lost) and classes["finished"] == len(finished)
+    assert sum(p["class_size"] for p in classes["listed"]) == len(lost)
+    assert {game.format_position(game.canonical(p)) for p in lost} == set(_texts(classes))
+
+
+def test_tictactoe_losing_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    # 5,478 positions are reachable in tic-tac-toe, 765 up to the board's 8 symmetries.
+    record = _losing(capsys, "tictactoe")
+    assert (record["positions"], record["classes"]) == (5478, 765)
+
+
+def test_losing_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    whole = _losing(capsys, "tictactoe")
+    capsys.readouterr()
+    first = _json(capsys, ["explain", "tictactoe", "--losing", "--json", "--limit", "7"])
+    assert first["listed"] == whole["listed"][:7]
+    assert first["more"] == whole["losing_classes"] - 7
+    none = _json(capsys, ["explain", "tictactoe", "--losing", "--json", "--limit", "0"])
+    assert none["listed"] == [] and none["losing"] == whole["losing"]
+    # The default lists 200 classes.
+    default = _json(capsys, ["explain", "tictactoe", "--losing", "--json"])
+    assert default["listed"] == whole["listed"][:200]
+
+
+def test_losing_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    box = _box((3, 5, 7))
+    lost = [p for p in box if _bouton_loses(p, True)]
+    classes = {tuple(sorted(p)) for p in lost}
+    capsys.readouterr()
+    assert run(["explain", "nim", "--losing"]) == 0
+    text = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    count = f"{len(lost)} of {len(box)} positions are losses for the player to move"
+    assert f"{count}, {len(classes)} of " in text
+    assert "1 2 3" in text and "class size" in text
+    assert "No finished game is lost" in text
+    assert run(["explain", "nim:3,5,7:normal", "--losing", "--limit", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "0 0 0" in text and "game over" in text
+    assert f"and {len(classes) - 3} more classes" in text
+    assert "1 of them is a finished game" in text
+    assert run(["explain", "tictactoe:2x2", "--losing", "--no-canonical"]) == 0
+    text = capsys.readouterr().out
+    assert "to move" in text and "class size" not in text and "symmetry" not in text
+
+
+def test_losing_refuses_what_does_not_fit(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert "--position" in _error(capsys, ["explain", "nim", "--losing", "-p", "1 2 3"])
+    assert "--policy" in _error(capsys, ["explain", "nim", "--losing", "--policy", "x.npz"])
+    assert "--limit goes with --losing" in _error(capsys, ["explain", "nim", "--limit", "3"])
+    assert "--no-canonical goes with" in _error(capsys, ["explain", "nim", "--no-canonical"])
+    assert "at most 100,000" in _error(capsys, ["explain", "nim", "--losing", "--limit", "100001"])
+    assert "at least 0" in _error(capsys, ["explain", "nim", "--losing", "--limit", "-1"])
+    assert "unknown game" in _error(capsys, ["explain", "chess", "--losing"])
+    assert "too large" in _error(capsys, ["explain", "connect4", "--losing"])

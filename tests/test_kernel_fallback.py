@@ -34,3 +34,34 @@ def test_pure_python_solver_matches(spec: str) -> None:
     arrays = (t.codes, t.nxt, t.moves, t.nmoves, t.result, t.mover, t.orbit, t.value, t.depth)
     digest = hashlib.sha256(b"".join(a.tobytes() for a in arrays)).hexdigest()
     assert proc.stdout.split() == [digest, str(s.positions)]
+
+
+MATCH_SCRIPT = """
+import sys
+from qarena.games import parse_spec
+from qarena.solve.space import game_tables
+from qarena.evaluate.report import strategy_mask
+from qarena.evaluate.matches import play_series_lengths
+t = game_tables(parse_spec(sys.argv[1]))
+r, n = play_series_lengths(t, strategy_mask(t, "random"), strategy_mask(t, "random"), 700, 5)
+print(r.win, r.draw, r.loss, *n.counts)
+"""
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "nim:2,6,7", "subtraction:12:3:normal"])
+def test_pure_python_match_lengths_match(spec: str) -> None:
+    """The match kernel's records and game lengths are the same compiled and as plain Python."""
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        proc = subprocess.run(
+            [sys.executable, "-c", MATCH_SCRIPT, spec],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        outs.append(proc.stdout.split())
+    assert outs[0] == outs[1]
+    numbers = [int(x) for x in outs[0]]
+    assert sum(numbers[:3]) == sum(numbers[3:]) == 700

@@ -38,6 +38,9 @@ MAX_EPISODES = 10_000_000_000
 MAX_GAMES = 100_000_000
 #: Most optimality checks in one training run (each one judges the whole table).
 MAX_CHECKS = 10_000
+#: Most lines one explanation lists (``explain --losing --limit``): positions are decoded and
+#: printed one at a time, and far fewer than this are read by anyone.
+MAX_LISTED = 100_000
 #: Encodings must fit a signed 64-bit integer, the index type of every table and kernel.
 MAX_CODE = 2**62
 #: Seeds are unsigned 63-bit numbers.

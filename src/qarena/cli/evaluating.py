@@ -25,8 +25,14 @@ from qarena.cli.common import (
     title,
 )
 from qarena.errors import QarenaError
-from qarena.evaluate.matches import Record, SeatRecords, play_series
-from qarena.evaluate.report import evaluate, record_against, strategy_mask, strategy_masks
+from qarena.evaluate.matches import Lengths, Record, SeatRecords, play_series
+from qarena.evaluate.report import (
+    Evaluation,
+    evaluate,
+    record_against,
+    strategy_mask,
+    strategy_masks,
+)
 from qarena.games import parse_spec
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
@@ -38,6 +44,10 @@ GamesOpt = Annotated[
 ]
 SeedOpt = Annotated[int, typer.Option(help="Seed for the opponents' and ties' random choices.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+#: Most rows the length histogram of ``qarena eval --lengths`` shows: longer spans of game
+#: lengths are grouped into ranges of equal width.
+LENGTH_ROWS = 24
 
 #: What ``qarena matrix`` trains against, and what it measures against.
 MATRIX_TRAINING = ("self", "random", "perfect")
@@ -61,19 +71,66 @@ def _print(record: dict[str, Any]) -> None:
     out.print(json.dumps(record), soft_wrap=True)
 
 
+def _length_bins(lo: int, hi: int) -> list[tuple[int, int]]:
+    """``lo..hi`` as at most LENGTH_ROWS ranges of equal width (the last may be shorter)."""
+    width = -(-(hi - lo + 1) // LENGTH_ROWS)
+    return [(a, min(a + width - 1, hi)) for a in range(lo, hi + 1, width)]
+
+
+def _lengths_table(result: Evaluation, games: int) -> Table:
+    """Games of each length against each opponent, both seats together, with the mean length
+    in each seat and the shortest and longest game below."""
+    seats = {name: r.lengths for name, r in result.matches.items() if r.lengths is not None}
+    totals = {name: s.total for name, s in seats.items()}
+    lo = min(t.shortest for t in totals.values())
+    hi = max(t.longest for t in totals.values())
+    table = Table(
+        title="games by length in plies, both seats",
+        title_justify="left",
+    )
+    table.add_column("plies", style="bold")
+    for name in seats:
+        table.add_column(name, justify="right")
+
+    def count(lengths: Lengths, a: int, b: int) -> str:
+        n = sum(lengths.counts[a : b + 1])
+        return f"{n:,}" if n else "·"
+
+    for a, b in _length_bins(lo, hi):
+        table.add_row(str(a) if a == b else f"{a}–{b}", *(count(t, a, b) for t in totals.values()))
+    table.add_section()
+    table.add_row("mean", *(f"{t.mean:.2f}" for t in totals.values()))
+    table.add_row("  agent first", *(f"{s.first.mean:.2f}" for s in seats.values()))
+    table.add_row("  agent second", *(f"{s.second.mean:.2f}" for s in seats.values()))
+    table.add_row("shortest", *(str(t.shortest) for t in totals.values()))
+    table.add_row("longest", *(str(t.longest) for t in totals.values()))
+    return table
+
+
 @app.command("eval")
 def eval_command(
     policy: PolicyArg,
     games: GamesOpt = 1000,
     seed: SeedOpt = 0,
+    lengths: Annotated[
+        bool,
+        typer.Option(
+            "--lengths", help="Also count how many plies the games lasted, against each opponent."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """How good a trained agent is: exact optimality over every decision position, and its
-    greedy play against random, perfect and the game's rule-based opponents in both seats."""
+    greedy play against random, perfect and the game's rule-based opponents in both seats.
+
+    --lengths adds how long those games were (the games themselves are the same): a table of
+    games by length in plies, and with --json "lengths": {opponent: {"first": {plies: games},
+    "second": {...}}}, where "first" holds the games the agent moved first.
+    """
     _check_games(games)
     _check_seed(seed)
     learner = load_learner(policy)
-    result = evaluate(learner, games, seed)
+    result = evaluate(learner, games, seed, lengths)
     if as_json:
         _print(result.to_json())
         return
@@ -93,6 +150,8 @@ def eval_command(
     for name, seats in result.matches.items():
         table.add_row(name, _wdl(seats.first), _wdl(seats.second))
     out.print(table)
+    if lengths:
+        out.print(_lengths_table(result, games))
 
 
 @app.command("compete")

@@ -11,23 +11,29 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from qarena.budget import MAX_LISTED, check_count
 from qarena.cli.common import PositionOpt, SpecArg, announce, app, out
+from qarena.errors import QarenaError
 from qarena.evaluate.explain import (
     Explanation,
+    LosingPositions,
     PolicyVerdict,
     SearchExplanation,
     Theory,
     explain,
     has_theory,
     judge_policy,
+    losing_positions,
 )
 from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name
 from qarena.games.words import sentence
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
-from qarena.solve import Solution, solve
+from qarena.solve import Solution, game_tables, solve
 
 _MARKS = ".xo"
+#: Positions ``explain --losing`` lists unless told otherwise.
+DEFAULT_LIMIT = 200
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:
@@ -192,6 +198,99 @@ def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
     return lines
 
 
+# --- the losing positions ---------------------------------------------------------------
+
+
+def _lost_in(depth: int) -> str:
+    return "game over" if depth == 0 else _plural(depth, "ply", "plies")
+
+
+def _losing_record(found: LosingPositions) -> dict[str, Any]:
+    t = found.tables
+    game = t.game
+    listed = []
+    for row in found.rows:
+        pos = t.position(row)
+        listed.append(
+            {
+                "position": game.format_position(pos),
+                "to_move": _side(game, pos),
+                "plies": int(t.depth[row]),
+                "over": not bool(t.live[row]),
+                "class_size": int(t.orbit[row]),
+            }
+        )
+    return {
+        "game": game.spec,
+        "canonical": t.canonical,
+        "positions": t.positions,
+        "classes": t.rows,
+        "losing": found.losing,
+        "losing_classes": found.losing_rows,
+        "finished": found.terminal,
+        "listed": listed,
+        "more": found.more,
+    }
+
+
+def _print_losing(found: LosingPositions, limit: int) -> None:
+    t = found.tables
+    game = t.game
+    # Class sizes only say something where some class holds more than one position.
+    classes = t.canonical and t.rows != t.positions
+    count = (
+        f"{found.losing:,} of {_plural(t.positions, 'position')} "
+        f"{'is a loss' if found.losing == 1 else 'are losses'} for the player to move"
+    )
+    if classes:
+        count += f", {found.losing_rows:,} of {t.rows:,} up to symmetry"
+    out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
+    out.print(Text(count))
+    if found.rows:
+        table = Table()
+        table.add_column("position", style="bold")
+        if not game.impartial:
+            table.add_column("to move")
+        table.add_column("lost in", justify="right")
+        if classes:
+            table.add_column("class size", justify="right")
+        for row in found.rows:
+            pos = t.position(row)
+            cells = [game.format_position(pos)]
+            if not game.impartial:
+                cells.append(_side(game, pos) or "")
+            cells.append(_lost_in(int(t.depth[row])))
+            if classes:
+                cells.append(f"{int(t.orbit[row]):,}")
+            table.add_row(*(Text(c) for c in cells))
+        out.print(table)
+    if found.more:
+        what = "classes" if classes else "positions"
+        out.print(Text(f"… and {found.more:,} more {what}, past --limit {limit:,}"))
+    if classes:
+        out.print(Text("One position is shown for each class; class size counts them all."))
+    if found.terminal == 1:
+        finished = "1 of them is a finished game, where the player to move has already lost"
+    elif found.terminal:
+        finished = (
+            f"{found.terminal:,} of them are finished games, where the player to move has "
+            "already lost"
+        )
+    else:
+        finished = "No finished game is lost for the player to move, so none is listed"
+    out.print(Text(finished + "."))
+
+
+def _losing_command(spec: str, limit: int, canonical: bool, as_json: bool) -> None:
+    game = parse_spec(spec)
+    announce(game)
+    found = losing_positions(game_tables(game, canonical), limit)
+    if as_json:
+        out.print(json.dumps(_losing_record(found)), soft_wrap=True, markup=False)
+    else:
+        _print_losing(found, limit)
+
+
 @app.command("explain")
 def explain_command(
     spec: SpecArg,
@@ -200,6 +299,25 @@ def explain_command(
         Path | None,
         typer.Option("--policy", help="A policy file from qarena train: judge what it plays here."),
     ] = None,
+    losing: Annotated[
+        bool,
+        typer.Option("--losing", help="List the positions lost for the player to move, instead."),
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            metavar="N",
+            help=f"With --losing: list the first N (default {DEFAULT_LIMIT}); the count "
+            "covers them all.",
+        ),
+    ] = None,
+    no_canonical: Annotated[
+        bool,
+        typer.Option(
+            "--no-canonical", help="With --losing: list every position, not one per symmetry."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Why the start position (or --position) is won, lost or drawn.
@@ -218,7 +336,30 @@ def explain_command(
     policy: null, or {file, learner, episodes, moves (all its tied greedy
     moves), learned_values, move_values (the solver's, for the mover),
     keeps_value (true when every greedy move keeps the position's value)}.
+
+    --losing lists instead the positions reachable from the start that are lost
+    for the player to move (nim: those Bouton's rule loses), sorted, one per
+    symmetry class unless --no-canonical, finished games included where the
+    player to move has lost; --limit N caps the rows (default 200). --json:
+    {game, canonical, positions, classes, losing, losing_classes, finished
+    (lost finished positions), listed: [{position, to_move, plies (to the end
+    with best play, 0 when over), over, class_size}], more (rows not listed)}.
     """
+    if losing:
+        if position is not None or policy is not None:
+            raise QarenaError(
+                "--losing lists positions; --position and --policy explain one: give one or "
+                "the other"
+            )
+        if limit is None:
+            limit = DEFAULT_LIMIT
+        # The listing's length is held to the budget before the game is even parsed.
+        check_count("--limit", limit, MAX_LISTED, least=0)
+        _losing_command(spec, limit, not no_canonical, as_json)
+        return
+    for flag, given in (("--limit", limit is not None), ("--no-canonical", no_canonical)):
+        if given:
+            raise QarenaError(f"{flag} goes with --losing")
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
     solution: Solution | None = None

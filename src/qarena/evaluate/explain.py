@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from qarena.errors import QarenaError
-from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, Theory
+from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, Theory, mixed_radix_arrays
 
 # The heap theories live with their games; named here for callers and tests.
 from qarena.games.nim import NimExplanation, explain_nim, nim_sum
 from qarena.games.subtraction import SubtractionExplanation, explain_subtraction
 from qarena.learn.base import Learner
 from qarena.solve.solver import Solution, solve
+from qarena.solve.space import GameTables
 
 #: The rule an explanation applies: ``search`` for the solver's, else the game's theory's
 #: (``bouton``, ``misere-exception``, ``subtraction``...).
@@ -159,8 +162,68 @@ def judge_policy(learner: Learner, solution: Solution, position: Position) -> Po
     )
 
 
+#: Rows whose sort keys :func:`losing_positions` computes at once, in bounded memory.
+KEY_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class LosingPositions:
+    """The positions lost for the player to move with best play (value LOSS), as rows of
+    ``tables``: one per symmetry class with canonical tables, one per position without.
+
+    ``rows`` are the first of them in order (positions compared as tuples of their components,
+    as ``3 5 7`` sorts after ``1 4 5``); ``losing_rows`` counts every lost row and ``losing``
+    the positions they stand for; ``terminal_rows`` / ``terminal`` the same for finished games
+    (a position where play is over is lost when the player to move has lost).
+    """
+
+    tables: GameTables
+    rows: tuple[int, ...]
+    losing_rows: int
+    losing: int
+    terminal_rows: int
+    terminal: int
+
+    @property
+    def more(self) -> int:
+        """Lost rows beyond those listed."""
+        return self.losing_rows - len(self.rows)
+
+
+def _tuple_keys(tables: GameTables, rows: np.ndarray) -> np.ndarray:
+    """A key per row that orders positions as tuples do: the code read with the first
+    component most significant (codes put it least), which fits int64 as codes do."""
+    radix, weight = mixed_radix_arrays(tables.game.radix)
+    reverse = mixed_radix_arrays(tables.game.radix[::-1])[1][::-1]
+    keys = np.empty(rows.size, dtype=np.int64)
+    for first in range(0, rows.size, KEY_CHUNK):
+        codes = tables.codes[rows[first : first + KEY_CHUNK]]
+        keys[first : first + KEY_CHUNK] = ((codes[:, None] // weight) % radix) @ reverse
+    return keys
+
+
+def losing_positions(tables: GameTables, limit: int) -> LosingPositions:
+    """The rows of ``tables`` lost for the player to move, the first ``limit`` of them in
+    order (at most one key per lost row is held, far less than the tables themselves)."""
+    lost = np.flatnonzero(tables.value == LOSS)
+    over = ~tables.live[lost]
+    keys = _tuple_keys(tables, lost)
+    # The first ``limit`` keys, then only those sorted (keys are distinct, as codes are).
+    first = np.argpartition(keys, limit)[:limit] if limit < keys.size else np.arange(keys.size)
+    first = first[np.argsort(keys[first])]
+    return LosingPositions(
+        tables=tables,
+        rows=tuple(int(r) for r in lost[first]),
+        losing_rows=int(lost.size),
+        losing=int(tables.orbit[lost].sum()),
+        terminal_rows=int(over.sum()),
+        terminal=int(tables.orbit[lost[over]].sum()),
+    )
+
+
 __all__ = [
     "Explanation",
+    "LosingPositions",
     "NimExplanation",
     "PolicyChoice",
     "PolicyVerdict",
@@ -174,6 +237,7 @@ __all__ = [
     "explain_subtraction",
     "has_theory",
     "judge_policy",
+    "losing_positions",
     "nim_sum",
     "principal_variation",
 ]

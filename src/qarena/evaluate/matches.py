@@ -50,11 +50,66 @@ class Record:
 
 
 @dataclass(frozen=True)
+class Lengths:
+    """How long the games of a series lasted: ``counts[p]`` games took ``p`` plies."""
+
+    counts: tuple[int, ...]
+
+    @property
+    def games(self) -> int:
+        return sum(self.counts)
+
+    def histogram(self) -> dict[int, int]:
+        """``{plies: games}`` for every length some game had, shortest first."""
+        return {p: n for p, n in enumerate(self.counts) if n}
+
+    @property
+    def shortest(self) -> int:
+        """The fewest plies a game took (0 when no game was played)."""
+        return min(self.histogram(), default=0)
+
+    @property
+    def longest(self) -> int:
+        return max(self.histogram(), default=0)
+
+    @property
+    def mean(self) -> float:
+        return sum(p * n for p, n in enumerate(self.counts)) / (self.games or 1)
+
+    def __add__(self, other: Lengths) -> Lengths:
+        a, b = self.counts, other.counts
+        if len(a) < len(b):
+            a, b = b, a
+        return Lengths(tuple(n + (b[p] if p < len(b) else 0) for p, n in enumerate(a)))
+
+
+@dataclass(frozen=True)
+class SeatLengths:
+    """How long an agent's games against one opponent lasted, moving first and second."""
+
+    first: Lengths
+    second: Lengths
+
+    @property
+    def total(self) -> Lengths:
+        return self.first + self.second
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        """``{"first": {"plies": games, ...}, "second": {...}}`` (JSON keys are text)."""
+        return {
+            seat: {str(p): n for p, n in lengths.histogram().items()}
+            for seat, lengths in (("first", self.first), ("second", self.second))
+        }
+
+
+@dataclass(frozen=True)
 class SeatRecords:
-    """An agent's record against one opponent, moving first and moving second."""
+    """An agent's record against one opponent, moving first and moving second; ``lengths``
+    when the series were asked to count how long the games lasted."""
 
     first: Record
     second: Record
+    lengths: SeatLengths | None = None
 
     def shares(self) -> dict[str, dict[str, float]]:
         return {"first": self.first.shares(), "second": self.second.shares()}
@@ -100,11 +155,26 @@ def play_series(
 ) -> Record:
     """``games`` games of the agent ``first`` (moving first) against ``second``; the record
     is the first seat's."""
+    return play_series_lengths(tables, first, second, games, seed, label)[0]
+
+
+def play_series_lengths(
+    tables: GameTables,
+    first: np.ndarray,
+    second: np.ndarray,
+    games: int,
+    seed: int,
+    label: str = "",
+) -> tuple[Record, Lengths]:
+    """As :func:`play_series`, and how many plies each game lasted (the same games: counting
+    them draws nothing from the generator)."""
     if games < 1:
         raise QarenaError(f"the number of games must be at least 1, not {games}")
     _check_agent(tables, first, "the first agent")
     _check_agent(tables, second, "the second agent")
     record = np.zeros(3, dtype=np.int64)
+    # No game lasts longer than the game's bound, which the solver holds to MAX_PLIES.
+    lengths = np.zeros(tables.game.max_plies + 1, dtype=np.int64)
     rng = _stream(seed, label)
     # In chunks, so Ctrl-C is heard between them; the generator carries on from chunk to
     # chunk, so the games are those of one long call.
@@ -118,8 +188,11 @@ def play_series(
             min(SERIES_CHUNK, games - start),
             rng,
             record,
+            lengths,
         )
-    return Record(int(record[0]), int(record[1]), int(record[2]))
+    assert int(lengths.sum()) == games, "a game outlasted the game's bound on plies"
+    win, draw, loss = (int(n) for n in record)
+    return Record(win, draw, loss), Lengths(tuple(int(n) for n in lengths))
 
 
 def both_seats(
@@ -129,8 +202,15 @@ def both_seats(
     games: int,
     seed: int,
     label: str = "",
+    lengths: bool = False,
 ) -> SeatRecords:
-    """The agent's record against ``opponent``: ``games`` games first, ``games`` second."""
-    first = play_series(tables, agent, opponent, games, seed, label + "/first")
-    second = play_series(tables, opponent, agent, games, seed, label + "/second").flipped()
-    return SeatRecords(first, second)
+    """The agent's record against ``opponent``: ``games`` games first, ``games`` second; with
+    ``lengths``, how long they lasted too (the records are the same either way)."""
+    first, first_lengths = play_series_lengths(
+        tables, agent, opponent, games, seed, label + "/first"
+    )
+    second, second_lengths = play_series_lengths(
+        tables, opponent, agent, games, seed, label + "/second"
+    )
+    seats = SeatLengths(first_lengths, second_lengths) if lengths else None
+    return SeatRecords(first, second.flipped(), seats)

@@ -22,14 +22,18 @@ class Evaluation:
     matches: dict[str, SeatRecords]
 
     def to_json(self) -> dict[str, Any]:
-        """The ``qarena eval --json`` object."""
-        return {
+        """The ``qarena eval --json`` object; ``lengths`` only when the games were measured."""
+        record: dict[str, Any] = {
             "game": self.game,
             "optimality": self.optimality.share,
             "decisions": self.optimality.decisions,
             "optimal_decisions": self.optimality.optimal,
             "matches": {name: r.shares() for name, r in self.matches.items()},
         }
+        lengths = {name: r.lengths for name, r in self.matches.items() if r.lengths is not None}
+        if lengths:
+            record["lengths"] = {name: seats.to_json() for name, seats in lengths.items()}
+        return record
 
 
 def strategy_mask(tables: GameTables, name: str) -> np.ndarray:
@@ -45,19 +49,30 @@ def strategy_masks(tables: GameTables, names: Iterable[str]) -> dict[str, np.nda
 
 
 def record_against(
-    learner: Learner, opponents: Mapping[str, np.ndarray], games: int, seed: int
+    learner: Learner,
+    opponents: Mapping[str, np.ndarray],
+    games: int,
+    seed: int,
+    lengths: bool = False,
 ) -> dict[str, SeatRecords]:
     """The learner's greedy play against each opponent (by name, its move mask), ``games``
-    games in each seat; each series is seeded by ``seed`` and the opponent's name."""
+    games in each seat; each series is seeded by ``seed`` and the opponent's name. With
+    ``lengths``, how many plies the games lasted too."""
     agent, tables = learner.best_moves(), learner.tables
     return {
-        name: both_seats(tables, agent, mask, games, seed, name) for name, mask in opponents.items()
+        name: both_seats(tables, agent, mask, games, seed, name, lengths)
+        for name, mask in opponents.items()
     }
 
 
-def evaluate(learner: Learner, games: int = 1000, seed: int = 0) -> Evaluation:
-    """Optimality over every decision position, and matches against the game's opponents."""
+def evaluate(
+    learner: Learner, games: int = 1000, seed: int = 0, lengths: bool = False
+) -> Evaluation:
+    """Optimality over every decision position, and matches against the game's opponents
+    (with ``lengths``, how long those games lasted)."""
     masks = strategy_masks(learner.tables, evaluation_opponents(learner.game))
     return Evaluation(
-        learner.game.spec, learner.optimality(), record_against(learner, masks, games, seed)
+        learner.game.spec,
+        learner.optimality(),
+        record_against(learner, masks, games, seed, lengths),
     )

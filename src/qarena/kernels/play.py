@@ -2,6 +2,7 @@
 
 ``first[code, move]`` / ``second[code, move]`` are the moves each seat picks uniformly among;
 ``nxt`` and ``result`` are the plain (not canonical) tables of kernels.tables.
+``lengths[p]`` counts the games that lasted ``p`` plies.
 """
 
 import numpy as np
@@ -21,8 +22,10 @@ def play_matches(
     games: int,
     rng: np.ndarray,
     record: np.ndarray,
+    lengths: np.ndarray,
 ) -> None:
-    """Add to ``record`` the first seat's wins, draws and losses over ``games`` games."""
+    """Add to ``record`` the first seat's wins, draws and losses over ``games`` games, and to
+    ``lengths[p]`` each game that lasted ``p`` plies (sized the game's most plies plus one)."""
     for _ in range(games):
         code = start
         ply = 0
@@ -33,3 +36,7 @@ def play_matches(
         # The result is the mover's at the end: the first seat's when an even number was played.
         r = result[code] if ply % 2 == 0 else -result[code]
         record[1 - r] += 1
+        # Compiled code has no bounds checks: a game longer than the array is left uncounted
+        # (the caller's total then falls short) rather than written past its end.
+        if ply < lengths.size:
+            lengths[ply] += 1

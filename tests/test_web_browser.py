@@ -336,3 +336,37 @@ def test_a_waiting_run_shows_its_place_in_line_then_trains(page: Any, live_serve
     # Its turn comes: it trains, and the page shows the result when it is done.
     expect(page.locator("#play-trained")).to_be_visible(timeout=30_000)
     expect(page.locator("#status")).to_contain_text("Done: 2,000 episodes")
+
+
+def test_watching_two_agents_steps_plays_and_pauses(new_page: Any) -> None:
+    page = new_page()
+    page.goto("/watch")
+    form = page.locator("#new-watch")
+    form.locator("select[name='a']").select_option("perfect")
+    form.locator("select[name='b']").select_option("random")
+    form.locator("[name='game']").fill("tictactoe")
+    form.locator("select[name='delay']").select_option("0.25")
+    form.locator("button[type='submit']").click()
+    page.wait_for_url(re.compile(r"/watch/[0-9a-f]+"))
+    history = page.locator("#history li")
+    expect(history).to_have_count(0)
+    page.locator("#step").click()
+    expect(history).to_have_count(1)
+    expect(page.locator("#last-move")).to_contain_text("A (x) played")
+    # A second tab on the same duel, stepping from what it saw: one move each, never two.
+    other = new_page()
+    other.goto(page.url)
+    other.locator("#step").click()
+    expect(other.locator("#history li")).to_have_count(2)
+    page.locator("#step").click()  # this tab still shows ply 1: its step is stale
+    expect(history).to_have_count(2)
+    page.locator("#play").click()
+    expect(page.locator("#pause")).to_be_visible()
+    # Played on its own until the end: perfect play never loses to random play.
+    expect(page.locator("#result")).to_be_visible(timeout=15_000)
+    expect(page.locator("#result")).not_to_contain_text("B wins")
+    page.locator("#pause").click()
+    expect(page.locator("#play")).to_be_visible()
+    count = history.count()
+    page.wait_for_timeout(1_000)
+    expect(history).to_have_count(count)

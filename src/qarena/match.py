@@ -17,7 +17,7 @@ from qarena.agents.base import Agent
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import IllegalMoveError, QarenaError
-from qarena.games import WIN, Game, Move, Position, parse_spec
+from qarena.games import WIN, Game, Move, Position, parse_spec, value_name
 from qarena.games.words import ending, illegal
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import Curve
@@ -342,6 +342,14 @@ class Turn:
     def kept(self) -> bool:
         """Whether the move keeps the position's value (a lost position cannot lose more)."""
         return self.after == self.before
+
+    @property
+    def verdict(self) -> str:
+        """What the solver says of the move: ``keeps the win``, ``mistake: win → draw`` …"""
+        before, after = value_name(self.before), value_name(self.after)
+        if self.kept:
+            return "loses anyway (every move loses)" if before == "loss" else f"keeps the {before}"
+        return f"mistake: {before} → {after}"
 
 
 @dataclass

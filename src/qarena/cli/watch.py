@@ -30,14 +30,6 @@ DEFAULT_DELAY = 1.0
 LABELS = ("A", "B")
 
 
-def verdict(turn: Turn) -> str:
-    """What the solver says of a move: ``keeps the win``, ``win → draw`` …"""
-    before, after = value_name(turn.before), value_name(turn.after)
-    if turn.kept:
-        return "loses anyway (every move loses)" if before == "loss" else f"keeps the {before}"
-    return f"mistake: {before} → {after}"
-
-
 def _values_table(game: Game, turn: Turn, label: str) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("move", style="bold")
@@ -132,7 +124,7 @@ def watch_command(
             out.print()
             out.print(
                 f"[bold]{label}[/]{f' ({seat})' if seat else ''} plays "
-                f"[bold]{game.format_move(turn.move)}[/]: {verdict(turn)}"
+                f"[bold]{game.format_move(turn.move)}[/]: {turn.verdict}"
             )
             if turn.values is not None:
                 out.print(_values_table(game, turn, label))

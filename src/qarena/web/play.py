@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -18,13 +18,25 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.errors import MoveError, QarenaError
 from qarena.games import Move
 from qarena.games.words import played
-from qarena.match import Match
+from qarena.match import Duel, Match
 from qarena.web.errors import NotFound
 
 #: Games kept in memory at once; a new one pushes out the least recently used.
 MAX_GAMES = 1_000
 #: A game nobody has touched for this long is forgotten.
 IDLE_SECONDS = 30 * 60.0
+
+
+S = TypeVar("S", bound="Kept")
+
+
+@dataclass
+class Kept:
+    """What a session store needs of a session: its id, when it was last used, its lock."""
+
+    id: str = field(default_factory=lambda: secrets.token_hex(8), kw_only=True)
+    touched: float = field(default_factory=time.monotonic, kw_only=True)
+    lock: threading.Lock = field(default_factory=threading.Lock, kw_only=True, repr=False)
 
 
 @dataclass
@@ -35,16 +47,13 @@ class Agent(GreedyAgent):
 
 
 @dataclass
-class Session(Match):
+class Session(Kept, Match):
     """One game in the browser or through the API: the match, its id, what the page shows, and
     when it was last used."""
 
     agent: Agent
-    id: str = field(default_factory=lambda: secrets.token_hex(8))
     show_values: bool = True
     show_hint: bool = False
-    touched: float = field(default_factory=time.monotonic)
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def read(self, text: str) -> Move:
         if not text.isascii():
@@ -79,50 +88,48 @@ class Session(Match):
         }
 
 
-class Games:
-    """Games in play, by id, least recently used first. A game idle for ``idle_seconds`` is
-    forgotten; at ``max_games``, a new game pushes out the least recently used one. So old games
-    never stop a new one from starting, and memory stays bounded."""
+class Sessions(Generic[S]):
+    """Sessions in memory, by id, least recently used first. A session idle for
+    ``idle_seconds`` is forgotten; at ``max_games``, a new one pushes out the least recently
+    used one. So old sessions never stop a new one from starting, and memory stays bounded."""
+
+    what = "game"
 
     def __init__(self, max_games: int = MAX_GAMES, idle_seconds: float = IDLE_SECONDS) -> None:
         if max_games < 1:
             raise ValueError("max_games must be at least 1")
         self.max_games = max_games
         self.idle_seconds = idle_seconds
-        self._games: OrderedDict[str, Session] = OrderedDict()
+        self._games: OrderedDict[str, S] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._games)
 
-    def get(self, game_id: str) -> Session:
-        """The game, touched (now the most recently used); NotFound when there is none or it
-        has been idle too long."""
+    def get(self, game_id: str) -> S:
+        """The session, touched (now the most recently used); NotFound when there is none or
+        it has been idle too long."""
         with self._lock:
             now = time.monotonic()
             self._expire(now)
             session = self._games.get(game_id)
             if session is None:
                 raise NotFound(
-                    f"no game {game_id!r} (a game is forgotten after a while without a move)"
+                    f"no {self.what} {game_id!r} (a {self.what} is forgotten after a while "
+                    "without a move)"
                 )
             self._games.move_to_end(game_id)
             session.touched = now
             return session
 
     @contextlib.contextmanager
-    def playing(self, game_id: str) -> Iterator[Session]:
-        """The game (see ``get``), held by this thread until the block ends."""
+    def playing(self, game_id: str) -> Iterator[S]:
+        """The session (see ``get``), held by this thread until the block ends."""
         session = self.get(game_id)
         with session.lock:
             yield session
 
-    def new(self, agent: Agent, first: str, seed: int | None = None) -> Session:
-        """A new game; the AI's opening is played when it moves first."""
-        if first not in ("human", "ai"):
-            raise QarenaError(f"first must be 'human' or 'ai', not {first!r}")
-        session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
-        session.reply()
+    def add(self, session: S) -> S:
         with self._lock:
             self._expire(time.monotonic())
             while len(self._games) >= self.max_games:
@@ -131,10 +138,64 @@ class Games:
         return session
 
     def _expire(self, now: float) -> None:
-        """Forget idle games (under the lock). The least recently used come first, so this
-        stops at the first game still in use."""
+        """Forget idle sessions (under the lock). The least recently used come first, so this
+        stops at the first session still in use."""
         while self._games:
             oldest = next(iter(self._games.values()))
             if now - oldest.touched <= self.idle_seconds:
                 break
             self._games.popitem(last=False)
+
+
+class Games(Sessions["Session"]):
+    """Games of people against agents."""
+
+    def new(self, agent: Agent, first: str, seed: int | None = None) -> Session:
+        """A new game; the AI's opening is played when it moves first."""
+        if first not in ("human", "ai"):
+            raise QarenaError(f"first must be 'human' or 'ai', not {first!r}")
+        session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
+        session.reply()
+        return self.add(session)
+
+
+# --- agents against each other, watched ---------------------------------------------------
+
+#: Pauses between moves a watcher may choose, in seconds.
+DELAYS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+@dataclass
+class Watch(Kept, Duel):
+    """Two players playing game after game, moved on by whoever watches: a step at a time,
+    or on its own while ``running``. Steps name the ply they were asked at, so two tabs (or a
+    request sent twice) never play two moves for one."""
+
+    delay: float = 1.0
+    running: bool = False
+    games: int = 0  # finished games
+    score: list[int] = field(default_factory=lambda: [0, 0, 0])  # A wins, draws, B wins
+
+    @property
+    def plies(self) -> int:
+        return len(self.turns)
+
+    def advance(self, at: int | None = None) -> None:
+        """One move, if the game is still at ply ``at`` (any ply when None); after the end,
+        the next game, the other player opening."""
+        if at is not None and at != self.plies:
+            return
+        if self.over:
+            self.new_game(not self.a_first)
+            return
+        self.step()
+        if self.over:
+            self.games += 1
+            winner = self.winner()
+            self.score[1 if winner is None else 0 if winner == 0 else 2] += 1
+
+
+class Watches(Sessions[Watch]):
+    """Duels being watched."""
+
+    what = "duel"

@@ -10,17 +10,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from fastapi import Depends, Request
 
+from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
 from qarena.learn.learners import learner_class
-from qarena.match import SPOT_LEARNER
+from qarena.match import SPOT_LEARNER, Player
 from qarena.web.errors import Full
 from qarena.web.jobs import Job, Jobs
 from qarena.web.models import NewGame, TrainIn
-from qarena.web.play import Agent, Games, Session
+from qarena.web.play import DELAYS, Agent, Games, Session, Watch, Watches
 from qarena.web.store import PolicyRow, PolicyStore
 
 log = logging.getLogger("qarena.web")
@@ -66,6 +68,7 @@ class Web:
             tidied.dropped,
         )  # fmt: skip
         self.games = Games(max_games, idle_seconds)
+        self.watches = Watches(max_games, idle_seconds)
         self.jobs = Jobs(self.store, max_training, max_queued)
         self.train_seconds = train_seconds
         self._agents: OrderedDict[str, Agent] = OrderedDict()
@@ -180,6 +183,30 @@ class Web:
         if job.state in ("queued", "running"):
             raise Full(f"the agent for {job.game.spec} is still training; try again in a minute")
         raise QarenaError(job.error or "training failed")
+
+    def start_watch(self, a: str, b: str, spec: str, delay: float = 1.0) -> Watch:
+        """Two players watched against each other: stored policies by id, or built-in players
+        (random, perfect, the game's rule players) of the game ``spec`` names, which a policy
+        overrides."""
+        if delay not in DELAYS:
+            shown = ", ".join(f"{d:g}" for d in DELAYS)
+            raise QarenaError(f"the pause between moves is one of {shown} seconds, not {delay:g}")
+        names = (a.strip(), b.strip())
+        agents = {i: self.agent(n) for i, n in enumerate(names) if n not in STRATEGIES}
+        games = {x.game.spec for x in agents.values()}
+        if len(games) > 1:
+            raise QarenaError(f"the two policies play different games: {' and '.join(games)}")
+        game = next(iter(agents.values())).game if agents else self.game(spec)
+        players = []
+        for i, name in enumerate(names):
+            if i in agents:
+                players.append(Player(name, agent=agents[i]))
+            else:
+                if name not in ("random", "perfect", *game.rule_players):
+                    raise QarenaError(f"{name} does not play {game.spec}")
+                players.append(Player(name, strategy=make_agent(name, game, i)))
+        watch = Watch(game, players, np.random.default_rng(), delay=delay)
+        return self.watches.add(watch)
 
     def start_training(self, body: TrainIn) -> Job:
         game = self.game(body.game)

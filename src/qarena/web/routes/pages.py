@@ -13,11 +13,11 @@ from pydantic import ValidationError
 
 from qarena.errors import QarenaError
 from qarena.games import Game, Position, value_name
-from qarena.games.words import rules, sentence
+from qarena.games.words import ending, rules, sentence
 from qarena.learn.learners import LEARNERS
 from qarena.match import Conflict
 from qarena.solve import solve
-from qarena.web.errors import PageRoute, status_of, validation_text
+from qarena.web.errors import NotFound, PageRoute, status_of, validation_text
 from qarena.web.forms import (
     HOME_DEFAULTS,
     TRAIN_DEFAULTS,
@@ -28,7 +28,7 @@ from qarena.web.forms import (
 )
 from qarena.web.jobs import Job
 from qarena.web.models import TrainIn
-from qarena.web.play import Session
+from qarena.web.play import DELAYS, Session, Watch
 from qarena.web.service import Web, WebDep
 from qarena.web.svg import click_help, curve_svg, position_svg
 from qarena.web.templating import page
@@ -194,6 +194,147 @@ def game_again(game_id: str, web: WebDep) -> Response:
     session = web.games.new(old.agent, old.first)
     session.show_values, session.show_hint = old.show_values, old.show_hint
     return _to_game(session)
+
+
+# --- watching two agents ------------------------------------------------------------------
+
+LABELS = ("A", "B")
+
+
+def _watch_form(**given: str) -> dict[str, str]:
+    return {"a": "perfect", "b": "random", "game": "nim:3,5,7", "delay": "1.0", **given}
+
+
+def _watch_page(request: Request, web: Web, form: dict[str, str], error: str | None) -> Response:
+    context = {
+        "form": form,
+        "error": error,
+        "builtins": ["random", "perfect", "bouton", "poles", "subtraction"],
+        "policies": web.store.list(),
+        "delays": list(DELAYS),
+    }
+    return page(request, "watch.html", context, 200 if error is None else 422)
+
+
+@router.get("/watch", response_class=HTMLResponse)
+def watch_page(request: Request, web: WebDep, a: str = "perfect", b: str = "random") -> Response:
+    web.store.refresh()
+    return _watch_page(request, web, _watch_form(a=a, b=b), None)
+
+
+@router.post("/watch", response_class=HTMLResponse)
+def watch_form(
+    request: Request,
+    web: WebDep,
+    a: Annotated[str, Form()] = "perfect",
+    b: Annotated[str, Form()] = "random",
+    game: Annotated[str, Form()] = "nim:3,5,7",
+    delay: Annotated[str, Form()] = "1.0",
+) -> Response:
+    form = _watch_form(a=a, b=b, game=game, delay=delay)
+    try:
+        watch = web.start_watch(a, b, game, form_number(delay, "the pause", float))
+    except QarenaError as e:
+        return _watch_page(request, web, form, sentence(str(e)))
+    return RedirectResponse(f"/watch/{watch.id}", status_code=303)
+
+
+def _watch_panel(w: Watch) -> dict[str, Any]:
+    game = w.game
+    last = None
+    if w.turns:
+        turn = w.turns[-1]
+        label = LABELS[turn.mover]
+        seat = game.seat(turn.position)
+        rows = []
+        if turn.values is not None:
+            agent = w.players[turn.mover].agent
+            assert agent is not None
+            rows = [
+                {
+                    "move": game.format_move(m),
+                    "value": agent.learner.format_value(v),
+                    "played": m == turn.move,
+                    "verdict": value_name(turn.verdicts[m]),
+                }
+                for m, v in turn.values.items()
+            ]
+        last = {
+            "label": label,
+            "text": f"{label}{f' ({seat})' if seat else ''} played {game.format_move(turn.move)}",
+            "verdict": turn.verdict,
+            "class": value_name(turn.after) if turn.kept else "loss",
+            "rows": rows,
+        }
+    result = None
+    if w.over:
+        winner = w.winner()
+        mover = LABELS[w.turns[-1].mover] if w.turns else LABELS[w.mover()]
+        why = ending(game, w.position, mover)
+        result = f"{why} {'Draw.' if winner is None else LABELS[winner] + ' wins.'}"
+    turn_text = "" if w.over else f"{LABELS[w.mover()]} to move."
+    history = [
+        {
+            "mover": t.mover,
+            "label": LABELS[t.mover],
+            "move": game.format_move(t.move),
+            "kept": t.kept,
+            "verdict": t.verdict,
+        }
+        for t in w.turns
+    ]
+    return {
+        "w": w,
+        "game": game,
+        "labels": LABELS,
+        "svg": Markup(position_svg(game, w.position, None)),
+        "last": last,
+        "result": result,
+        "turn": turn_text,
+        "history": history,
+        "rules": rules(game),
+        # A finished game stays on the board a little longer before the next one.
+        "pause": int(1000 * w.delay * (3 if w.over else 1)),
+    }
+
+
+def _watch_act(
+    request: Request, web: Web, watch_id: str, action: Callable[[Watch], object]
+) -> Response:
+    with web.watches.playing(watch_id) as w:
+        action(w)
+        context = _watch_panel(w)
+    if htmx(request):
+        return page(request, "_watch_panel.html", context)
+    if request.method == "POST":
+        return RedirectResponse(f"/watch/{watch_id}", status_code=303)
+    return page(request, "watch_game.html", context)
+
+
+@router.get("/watch/{watch_id}", response_class=HTMLResponse)
+def watch_game(request: Request, watch_id: str, web: WebDep) -> Response:
+    return _watch_act(request, web, watch_id, lambda w: None)
+
+
+@router.post("/watch/{watch_id}/step", response_class=HTMLResponse)
+def watch_step(request: Request, watch_id: str, web: WebDep, at: str = Form("")) -> Response:
+    ply = int(at) if at.isascii() and at.isdigit() and len(at) < 8 else -1
+    return _watch_act(request, web, watch_id, lambda w: w.advance(ply))
+
+
+@router.post("/watch/{watch_id}/{action}", response_class=HTMLResponse)
+def watch_control(request: Request, watch_id: str, action: str, web: WebDep) -> Response:
+    def act(w: Watch) -> None:
+        if action == "play":
+            w.running = True
+        elif action == "pause":
+            w.running = False
+        elif action == "restart":
+            w.new_game(w.a_first)
+        else:
+            raise NotFound(f"nothing to do called {action!r}")
+
+    return _watch_act(request, web, watch_id, act)
 
 
 # --- training ----------------------------------------------------------------------------

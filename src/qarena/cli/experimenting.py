@@ -1,9 +1,11 @@
-"""qarena sweep: one training run for every combination of settings, on every core or a Ray
-cluster, with one table of results."""
+"""qarena sweep and qarena report: one training run for every combination of settings, on
+every core or a Ray cluster, with one table of results; and the report built from sweeps."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +21,7 @@ from qarena.budget import (
 from qarena.cli.common import SpecArg, announce, app, err, out, told_stop
 from qarena.errors import QarenaError
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
+from qarena.experiments.report import Lab, build_report, render_html
 from qarena.experiments.sweep import (
     MEASURED,
     SETTING_COLUMNS,
@@ -32,7 +35,7 @@ from qarena.experiments.sweep import (
     parse_rewards,
     parse_seeds,
 )
-from qarena.fileio import is_file
+from qarena.fileio import check_target, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
@@ -285,4 +288,77 @@ def sweep_command(
             f"run the same command again to train the other {left:,}."
         )
         return told_stop()
+    return 0
+
+
+@app.command("report")
+def report_command(
+    out_file: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="The page to write (.html)."),
+    ] = Path("report.html"),
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick", help="Fewer seeds, episodes and games: a couple of minutes on 2 cores."
+        ),
+    ] = False,
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder for the report's sweeps (default: beside the page, named after it "
+            "with -runs); finished runs there are reused.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Runs at once (default: the number of cores).")
+    ] = None,
+    backend: Annotated[str, typer.Option(help="local (processes here) or ray.")] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
+    ] = None,
+) -> int:
+    """Run a fixed set of experiments (discounting, whom to learn from, α and ε, tic-tac-toe's
+    episodes, the pole-position strategy, the learners compared) and write one self-contained
+    HTML page: each question with its figure, its numbers and the commands that reproduce
+    them. The experiments are sweeps, on every core."""
+    if out_file.suffix.lower() not in (".html", ".htm"):
+        raise QarenaError(f"--out {out_file} must name an .html file")
+    if backend not in BACKENDS:
+        raise QarenaError(f"unknown backend {backend!r}; expected {', '.join(BACKENDS)}")
+    if ray_address is not None and backend != "ray":
+        raise QarenaError("--ray-address applies to --backend ray")
+    if workers is not None:
+        check_count("--workers", workers, MAX_WORKERS)
+    check_target(out_file)
+    folder = runs if runs is not None else out_file.with_name(out_file.stem + "-runs")
+    if os.path.lexists(folder) and not is_dir(folder):
+        raise QarenaError(f"--runs {folder} is not a folder")
+    t0 = time.monotonic()
+    with err.status("starting…") as status:
+        lab = Lab(
+            folder,
+            quick,
+            workers,
+            backend,
+            ray_address,
+            say=lambda text: status.update(f"report: {text}"),
+        )
+        try:
+            sections = build_report(lab)
+        except KeyboardInterrupt:
+            err.print(
+                f"interrupted: the finished runs are kept in {folder}; run the same command "
+                "again to go on."
+            )
+            return told_stop()
+    seconds = time.monotonic() - t0
+    write_atomic(out_file, render_html(sections, lab, seconds))
+    out.print(
+        f"wrote {out_file}: {len(sections)} sections in {seconds:.0f} s; runs in {folder}",
+        markup=False,
+        soft_wrap=True,
+    )
     return 0

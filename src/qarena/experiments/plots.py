@@ -191,6 +191,16 @@ def _mean(values: list[float] | None) -> float | None:
     return statistics.fmean(values) if values else None
 
 
+@dataclass(frozen=True)
+class Panel:
+    """One heatmap: its values over ``xs`` across and ``ys`` up (None: no run there)."""
+
+    title: str
+    xs: Sequence[str]
+    ys: Sequence[str]
+    grid: Sequence[Sequence[float | None]]
+
+
 def render_heatmap(
     xs: Sequence[str],
     ys: Sequence[str],
@@ -200,35 +210,105 @@ def render_heatmap(
     fmt: str,
 ) -> bytes:
     """Final optimality over two axes, each cell its mean over seeds, written in the cell."""
+    panel = Panel("", xs, ys, grid)
+    return render_matrices([panel], names, "optimality (mean over seeds)", title, fmt)
+
+
+def render_matrices(
+    panels: Sequence[Panel],
+    names: tuple[str, str],
+    colour_label: str,
+    title: str,
+    fmt: str,
+) -> bytes:
+    """Heatmaps side by side on one colour scale from 0 to 1, each cell's value written in it."""
     import numpy as np
+
+    with reproducible():
+        width = PIXELS[0] if len(panels) == 1 else 520 * len(panels) + 160
+        fig = new_figure(width, PIXELS[1])
+        axes = fig.subplots(1, len(panels), squeeze=False)[0]
+        image = None
+        for k, (ax, panel) in enumerate(zip(axes, panels, strict=True)):
+            data = np.array([[math.nan if v is None else v for v in row] for row in panel.grid])
+            image = ax.imshow(
+                np.ma.masked_invalid(data), cmap="viridis", vmin=0.0, vmax=1.0, origin="lower"
+            )
+            image.set_gid(f"heatmap-{k}" if len(panels) > 1 else "heatmap")
+            ax.set_aspect("auto")
+            ax.set_xticks(range(len(panel.xs)), [_plain(v) for v in panel.xs])
+            ax.set_yticks(range(len(panel.ys)), [_plain(v) for v in panel.ys])
+            ax.set_xlabel(names[0])
+            if k == 0:
+                ax.set_ylabel(names[1])
+            if panel.title:
+                ax.set_title(_plain(panel.title), fontsize=10)
+            for j, row in enumerate(panel.grid):
+                for i, v in enumerate(row):
+                    if v is not None:
+                        ax.text(
+                            i,
+                            j,
+                            f"{v:.3f}",
+                            ha="center",
+                            va="center",
+                            fontsize=9 if len(panels) == 1 else 8,
+                            color="black" if v > 0.6 else "white",
+                        )
+        assert image is not None
+        fig.colorbar(image, ax=list(axes), label=colour_label)
+        fig.suptitle(_plain(title), fontsize=12)
+        return encode(fig, fmt)
+
+
+def render_bars(
+    categories: Sequence[str],
+    series: Mapping[str, Sequence[Sequence[float]]],
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    fmt: str,
+    *,
+    reference: tuple[str, float] | None = None,
+    log: bool = False,
+) -> bytes:
+    """Grouped bars: for each category, one bar per series at the mean of its values, with
+    each value (a seed) drawn as a dot on it; an optional horizontal reference line."""
+    import statistics as stats
 
     with reproducible():
         fig = new_figure(*PIXELS)
         ax = fig.add_subplot()
-        data = np.array([[math.nan if v is None else v for v in row] for row in grid])
-        image = ax.imshow(
-            np.ma.masked_invalid(data), cmap="viridis", vmin=0.0, vmax=1.0, origin="lower"
-        )
-        image.set_gid("heatmap")
-        ax.set_aspect("auto")
-        ax.set_xticks(range(len(xs)), [_plain(v) for v in xs])
-        ax.set_yticks(range(len(ys)), [_plain(v) for v in ys])
-        ax.set_xlabel(names[0])
-        ax.set_ylabel(names[1])
-        for j, row in enumerate(grid):
-            for i, v in enumerate(row):
-                if v is not None:
-                    ax.text(
-                        i,
-                        j,
-                        f"{v:.3f}",
-                        ha="center",
-                        va="center",
-                        fontsize=9,
-                        color="black" if v > 0.6 else "white",
-                    )
-        fig.colorbar(image, ax=ax, label="optimality (mean over seeds)")
+        n = max(1, len(series))
+        width = 0.8 / n
+        for k, (label, values) in enumerate(series.items()):
+            offsets = [i - 0.4 + width * (k + 0.5) for i in range(len(categories))]
+            means = [stats.fmean(v) if v else math.nan for v in values]
+            bars = ax.bar(offsets, means, width * 0.9, color=f"C{k % 10}", label=_plain(label))
+            for i, bar in enumerate(bars):
+                bar.set_gid(f"bars-{k}-{i}")
+            for x, v in zip(offsets, values, strict=True):
+                ax.plot([x] * len(v), v, "o", color="0.15", markersize=3)
+        if reference is not None:
+            ax.axhline(reference[1], color="0.3", linestyle="--", linewidth=1.2)
+            ax.text(
+                len(categories) - 0.5,
+                reference[1],
+                _plain(reference[0]),
+                ha="right",
+                va="bottom",
+                fontsize=9,
+                color="0.3",
+            )
+        if log:
+            ax.set_yscale("log")
+        ax.set_xticks(range(len(categories)), [_plain(c) for c in categories])
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, axis="y", alpha=0.4)
         fig.suptitle(_plain(title), fontsize=12)
+        if len(series) > 1:
+            fig.legend(loc="outside lower center", ncols=min(4, len(series)), fontsize=9)
         return encode(fig, fmt)
 
 

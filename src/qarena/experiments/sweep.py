@@ -625,3 +625,44 @@ def ordered_rows(
     rows = [finished[n] for n in names if n in finished]
     rows += [finished[n] for n in sorted(finished) if n not in ours]
     return rows
+
+
+def _seeds_text(seeds: Sequence[int]) -> str:
+    """``0-4`` for a run of seeds, else ``0,3,7``."""
+    if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ",".join(str(s) for s in seeds)
+
+
+def sweep_command(grid: Grid, fixed: Fixed, out: str) -> str:
+    """The ``qarena sweep`` command that runs ``grid`` with ``fixed`` into ``out``."""
+    words = ["qarena", "sweep", fixed.game, "--out", out]
+    if grid.learners != ("q",):
+        words += ["--learner", ",".join(grid.learners)]
+    for axis in HYPER_AXES:
+        if axis in grid.values:
+            values = grid.values[axis]
+            if axis == "rewards":
+                text = ";".join(",".join(_short(x) for x in v) for v in values)
+            else:
+                text = ",".join(_short(v) for v in values)
+            words += [flag(axis), text]
+    if grid.opponents != ("self",):
+        words += ["--opponent", ",".join(grid.opponents)]
+    if grid.seats != ("both",):
+        words += ["--seat", ",".join(grid.seats)]
+    if grid.episodes != (None,):
+        words += ["--episodes", ",".join(str(e) for e in grid.episodes)]
+    if grid.seeds != (0,):
+        words += ["--seeds", _seeds_text(grid.seeds)]
+    if not fixed.canonical:
+        words.append("--no-canonical")
+    if fixed.curve:
+        words.append("--curve")
+    if fixed.every is not None:
+        words += ["--every", str(fixed.every)]
+    if fixed.until_perfect:
+        words.append("--until-perfect")
+    if fixed.games != SWEEP_GAMES:
+        words += ["--games", str(fixed.games)]
+    return " ".join(_quote(w) for w in words)

@@ -1,0 +1,799 @@
+"""``qarena report``: the write-ups' questions, each answered by a fixed experiment.
+
+Every section states its question, runs its sweeps (normal sweep folders under the report's
+runs folder, so a second report reuses them and each can be plotted or extended by hand), and
+gives its figure, its numbers and the ``qarena`` commands that reproduce them. Nothing here
+prints or writes the page: :func:`build_report` returns the sections, :func:`render_html` the
+page's bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import platform
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qarena import __version__
+from qarena.agents.strategies import make_agent
+from qarena.evaluate.matches import both_seats, evaluation_opponents, play_series
+from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
+from qarena.experiments.backends import cores, plan_sweep, run_plan
+from qarena.experiments.plots import (
+    Panel,
+    heatmap_cells,
+    optimality_series,
+    render_bars,
+    render_heatmap,
+    render_matrices,
+    render_optimality,
+    select,
+)
+from qarena.experiments.sweep import Fixed, Grid, SweepFolder, sweep_command
+from qarena.games import Game, parse_spec, value_name
+from qarena.learn.learners import load_learner
+from qarena.solve import game_tables, solve
+from qarena.transitions.judge import optimality_of_values
+
+#: The learners without the negamax form, kept as baselines.
+BASELINES = ("naive-q", "elimination")
+#: Games in each seat for the report's matches (quick: fewer).
+GAMES = 1_000
+QUICK_GAMES = 200
+
+
+@dataclass(frozen=True)
+class Figure:
+    alt: str
+    png: bytes
+    command: str | None = None  # the qarena plot command that draws it, when there is one
+
+
+@dataclass(frozen=True)
+class TableData:
+    header: tuple[str, ...]
+    rows: Sequence[tuple[str, ...]]
+    caption: str = ""
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    question: str
+    finding: str = ""
+    figures: list[Figure] = field(default_factory=list)
+    tables: list[TableData] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Lab:
+    """Where and how the report's sweeps run."""
+
+    runs: Path
+    quick: bool
+    workers: int | None = None
+    backend: str = "local"
+    ray_address: str | None = None
+    say: Progress | None = None
+
+    @property
+    def games(self) -> int:
+        return QUICK_GAMES if self.quick else GAMES
+
+    @property
+    def baseline_episodes(self) -> int:
+        return 1_000_000 if self.quick else 10_000_000
+
+    def seeds(self, full: int) -> tuple[int, ...]:
+        return tuple(range(2 if self.quick else full))
+
+    def folder(self, name: str) -> Path:
+        return self.runs / name
+
+    def out(self, name: str) -> str:
+        return str(self.folder(name))
+
+    def sweep(
+        self, name: str, spec: str, grid: Grid, **options: Any
+    ) -> tuple[SweepFolder, list[dict[str, str]], str]:
+        """Run (or resume) a sweep into the runs folder; its rows and its command."""
+        game = parse_spec(spec)
+        fixed = Fixed(game.spec, games=self.games, **options)
+        folder = SweepFolder(self.folder(name))
+        settings = grid.settings(game)
+        plan = plan_sweep(
+            folder,
+            fixed,
+            settings,
+            workers=self.workers,
+            backend=self.backend,
+            ray_address=self.ray_address,
+        )
+        if self.say is not None:
+            self.say(f"{name}: {len(plan.tasks)} of {len(settings)} runs to train")
+        if run_plan(plan, self.backend, self.ray_address):
+            raise KeyboardInterrupt
+        return folder, plan.rows(), sweep_command(grid, fixed, self.out(name))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return statistics.fmean(values) if values else float("nan")
+
+
+def _f(x: float, digits: int = 3) -> str:
+    return f"{x:.{digits}f}"
+
+
+def _run_path(folder: SweepFolder, row: dict[str, str]) -> str:
+    return str(folder.path(row["run"]))
+
+
+# --- sections -------------------------------------------------------------------------------
+
+
+def discounting(lab: Lab) -> Section:
+    spec = "nim:3,5,7"
+    section = Section(
+        "discounting",
+        "Discounting: does the agent drag out lost games?",
+        "An agent trained on 3-5-7 Nim with γ = 0.8, once lost, makes the game last. "
+        "With γ below 1 a loss in more moves is worth more (−γᵏ is closer to 0), so "
+        "among losing moves the agent picks the slowest; with γ = 1 every loss is worth −1 "
+        "and it picks among them at random. We measure how many plies its games against "
+        "perfect play last: moving second in 3-5-7 misère, every game is lost.",
+    )
+    grid = Grid(("q",), {"gamma": (0.8, 0.9, 1.0)}, seeds=lab.seeds(5))
+    folder, rows, command = lab.sweep("discounting", spec, grid)
+    game = parse_spec(spec)
+    tables = game_tables(game)
+    perfect = strategy_mask(tables, "perfect")
+    lost: dict[str, list[float]] = {}
+    won: dict[str, list[float]] = {}
+    for row in rows:
+        learner = load_learner(_run_path(folder, row))
+        seats = both_seats(
+            tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
+        )
+        assert seats.lengths is not None
+        # Moving second against perfect play every game is lost, moving first (a perfect
+        # agent) every game is won: the seats' lengths are those of lost and won games.
+        if seats.second.loss == lab.games:
+            lost.setdefault(row["gamma"], []).append(seats.lengths.second.mean)
+        if seats.first.win == lab.games:
+            won.setdefault(row["gamma"], []).append(seats.lengths.first.mean)
+    solution = solve(game)
+    start = game.start()
+    best = solution.depth_of(start)
+    gammas = sorted(lost, key=float)
+    section.figures.append(
+        Figure(
+            "Mean length of lost and won games against perfect play for each γ",
+            render_bars(
+                gammas,
+                {
+                    "lost games (agent moves second)": [lost[g] for g in gammas],
+                    "won games (agent moves first)": [won.get(g, []) for g in gammas],
+                },
+                "γ (discount)",
+                "plies per game (mean; dots: seeds)",
+                f"Game length against perfect play, {game.title}",
+                "png",
+                reference=(f"best play by both: {best} plies", float(best)),
+            ),
+        )
+    )
+    section.tables.append(
+        TableData(
+            ("γ", "lost games: mean plies", "won games: mean plies", "seeds"),
+            [
+                (
+                    g,
+                    _f(_mean(lost[g]), 2),
+                    _f(_mean(won[g]), 2) if won.get(g) else "-",
+                    str(len(lost[g])),
+                )
+                for g in gammas
+            ],
+            f"{lab.games:,} games in each seat against perfect play.",
+        )
+    )
+    if gammas:
+        slow, flat = _mean(lost[gammas[0]]), _mean(lost[gammas[-1]])
+        section.finding = (
+            f"Lost games last {slow:.1f} plies on average with γ = {gammas[0]} and "
+            f"{flat:.1f} with γ = {gammas[-1]}: "
+            + (
+                "with discounting the agent drags out the games it has lost."
+                if slow > flat
+                else "here discounting did not make lost games longer."
+            )
+            + f" With best play by both (the loser delaying, the winner hurrying) the game "
+            f"lasts {best} plies."
+        )
+    example = folder.path(rows[0]["run"]) if rows else "RUN.npz"
+    section.commands += [command, f"qarena eval {example} --lengths --games {lab.games}"]
+    return section
+
+
+def whom_to_learn_from(lab: Lab) -> Section:
+    section = Section(
+        "whom",
+        "Whom to learn from",
+        "Does an agent learn as well from a random or a perfect opponent as from itself? "
+        "Each learner trains against itself, random play, "
+        "perfect play and the game's rule players, and is then measured against each of them; "
+        "the cell is its win share over both seats.",
+    )
+    cases = [("nim:3,5,7", "whom-nim"), ("subtraction:12:3", "whom-subtraction")]
+    learners = ("q", "afterstate", "matchbox")
+    rows_out: list[tuple[str, ...]] = []
+    for spec, name in cases:
+        game = parse_spec(spec)
+        trainers = ("self", "random", "perfect", *game.rule_players)
+        grid = Grid(learners, {}, opponents=trainers, seeds=lab.seeds(3))
+        folder, rows, command = lab.sweep(name, spec, grid)
+        section.commands.append(command)
+        judges = evaluation_opponents(game)
+        masks = strategy_masks(game_tables(game), judges)
+        cells: dict[tuple[str, str, str], list[float]] = {}
+        optimality: dict[tuple[str, str], list[float]] = {}
+        for row in rows:
+            learner = load_learner(_run_path(folder, row))
+            records = record_against(learner, masks, lab.games, 0)
+            key = (row["learner"], row["opponent"])
+            optimality.setdefault(key, []).append(float(row["optimality"]))
+            for judge, seats in records.items():
+                share = seats.total.shares()["win"]
+                cells.setdefault((*key, judge), []).append(share)
+        panels = []
+        for learner_kind in learners:
+            grid_values = [
+                [_mean(cells.get((learner_kind, t, j), [])) for j in judges] for t in trainers
+            ]
+            panels.append(Panel(learner_kind, list(judges), list(trainers), grid_values))
+            for t in trainers:
+                rows_out.append(
+                    (
+                        game.spec,
+                        learner_kind,
+                        t,
+                        _f(_mean(optimality.get((learner_kind, t), []))),
+                        *(
+                            _f(_mean(cells.get((learner_kind, t, j), [])))
+                            for j in ("random", "perfect")
+                        ),
+                    )
+                )
+        section.figures.append(
+            Figure(
+                f"Win share of each learner on {game.spec} by training and evaluation opponent",
+                render_matrices(
+                    panels,
+                    ("evaluated against", "trained against"),
+                    "win share (both seats, mean over seeds)",
+                    f"Whom to learn from: {game.title}",
+                    "png",
+                ),
+            )
+        )
+        example = folder.path(rows[0]["run"]) if rows else "RUN.npz"
+        section.commands.append(f"qarena eval {example} --games {lab.games}")
+    section.tables.append(
+        TableData(
+            ("game", "learner", "trained against", "optimality", "wins vs random", "vs perfect"),
+            rows_out,
+            "Optimality: the share of decision positions where greedy play keeps the value.",
+        )
+    )
+    best = max(rows_out, key=lambda r: float(r[3]))
+    worst = min(rows_out, key=lambda r: float(r[3]))
+    selfish = [float(r[3]) for r in rows_out if r[2] == "self"]
+    fixed_weak = [float(r[3]) for r in rows_out if r[2] not in ("self", "perfect")]
+    section.finding = (
+        f"Trained by self-play the learners average optimality {_mean(selfish):.3f}; trained "
+        f"against random play or a rule player, {_mean(fixed_weak):.3f}: a fixed opponent "
+        "leads the learner only into the positions it plays into. The best run here: "
+        f"{best[1]} trained against {best[2]} on {best[0]}, optimality {best[3]}; the worst: "
+        f"{worst[1]} trained against {worst[2]} on {worst[0]}, optimality {worst[3]}."
+    )
+    return section
+
+
+def alpha_epsilon(lab: Lab) -> Section:
+    spec = "nim:1,3,5,7"
+    episodes = 3_000 if lab.quick else 30_000
+    section = Section(
+        "alpha-epsilon",
+        "α and ε",
+        "How do the learning rate α and the exploration rate ε matter? On Nim 1-3-5-7, "
+        "Q-learning plays ε-greedily from the start of the game (no exploring starts) "
+        f"with a constant ε, {episodes:,} episodes per run, including pure exploitation "
+        "(ε = 0) and pure exploration (ε = 1).",
+    )
+    grid = Grid(
+        ("q",),
+        {
+            "alpha": (0.1, 0.5, 1.0),
+            "epsilon": (0.0, 0.1, 0.5, 1.0),
+            "schedule": ("constant",),
+            "starts": (0.0,),
+        },
+        episodes=(episodes,),
+        seeds=lab.seeds(5),
+    )
+    folder, rows, command = lab.sweep("alpha-epsilon", spec, grid, curve=True)
+    game = parse_spec(spec)
+    xs, ys, cells, seeds = heatmap_cells(rows, "alpha", "epsilon")
+    section.figures.append(
+        Figure(
+            "Final optimality over α and ε",
+            render_heatmap(
+                xs,
+                ys,
+                cells,
+                ("alpha", "epsilon"),
+                f"Final optimality on {game.title}  {game.spec}, mean of {seeds} seed(s)",
+                "png",
+            ),
+            f"qarena plot {lab.out('alpha-epsilon')} --x alpha --y epsilon",
+        )
+    )
+    middle = select(rows, {"alpha": "0.5"})
+    series, xlabel = optimality_series(folder, middle)
+    section.figures.append(
+        Figure(
+            "Optimality against episodes for each ε at α = 0.5",
+            render_optimality(
+                series, f"Optimality on {game.title}  {game.spec}, alpha=0.5", xlabel, "png"
+            ),
+            f"qarena plot {lab.out('alpha-epsilon')} --where alpha=0.5",
+        )
+    )
+    table_rows = []
+    for y, row_cells in zip(ys, cells, strict=True):
+        for x, v in zip(xs, row_cells, strict=True):
+            values = [float(r["optimality"]) for r in rows if (r["alpha"], r["epsilon"]) == (x, y)]
+            table_rows.append(
+                (x, y, _f(v or 0.0), _f(min(values)), _f(max(values)), str(len(values)))
+            )
+    section.tables.append(
+        TableData(("α", "ε", "optimality", "lowest seed", "highest seed", "seeds"), table_rows)
+    )
+    by_eps = {y: _mean([v for v in row if v is not None]) for y, row in zip(ys, cells, strict=True)}
+    top = max(table_rows, key=lambda r: float(r[2]))
+    exploit, explore = by_eps.get("0.0", 0.0), by_eps.get("1.0", 0.0)
+    section.finding = (
+        f"Averaged over α, pure exploitation (ε = 0) ends at {exploit:.3f} and pure "
+        f"exploration (ε = 1) at {explore:.3f}; the best cell is α = {top[0]}, ε = {top[1]} "
+        f"at {top[2]}. "
+        + (
+            "Playing at random, the agent seldom reaches the positions good play leads to, "
+            "so their values stay rough within the run; "
+            if explore < exploit
+            else "Exploring everything costs nothing here: Q-learning learns the greedy "
+            "policy's values whatever it plays; "
+        )
+        + "greedy play from values that all start at 0 breaks its many ties at random, "
+        "which explores on its own at first."
+    )
+    section.commands += [command, *(f.command for f in section.figures if f.command)]
+    return section
+
+
+def tictactoe(lab: Lab) -> Section:
+    spec = "tictactoe"
+    counts = (2_000, 20_000, 100_000) if lab.quick else (2_000, 20_000, 100_000, 1_000_000)
+    section = Section(
+        "tictactoe",
+        "How many games tic-tac-toe needs",
+        "How many games of self-play from the empty board does Sutton and Barto's afterstate "
+        "learner need? It trains for "
+        + ", ".join(f"{c:,}" for c in counts)
+        + " episodes, and plays random play from each seat: the first player's advantage "
+        "shows in the difference.",
+    )
+    grid = Grid(("afterstate",), {"starts": (0.0,)}, episodes=counts, seeds=lab.seeds(3))
+    folder, rows, command = lab.sweep("tictactoe", spec, grid)
+    game = parse_spec(spec)
+    tables = game_tables(game)
+    masks = strategy_masks(tables, ("random", "perfect"))
+    per: dict[int, dict[str, list[float]]] = {}
+    for row in rows:
+        learner = load_learner(_run_path(folder, row))
+        records = record_against(learner, masks, lab.games, 0)
+        r, p = records["random"], records["perfect"]
+        d = per.setdefault(int(row["episodes"]), {})
+        d.setdefault("optimality", []).append(float(row["optimality"]))
+        d.setdefault("first", []).append(r.first.shares()["win"])
+        d.setdefault("second", []).append(r.second.shares()["win"])
+        d.setdefault("first_loss", []).append(r.first.shares()["loss"])
+        d.setdefault("second_loss", []).append(r.second.shares()["loss"])
+        d.setdefault("not_lost", []).append(1 - p.total.shares()["loss"])
+    series, xlabel = optimality_series(folder, rows)
+    section.figures.append(
+        Figure(
+            "Optimality of the afterstate learner against episodes",
+            render_optimality(series, f"Optimality on {game.title}  {game.spec}", xlabel, "png"),
+            f"qarena plot {lab.out('tictactoe')}",
+        )
+    )
+    random_mask = masks["random"]
+    baseline = play_series(tables, random_mask, random_mask, 10 * lab.games, 0, "compete/a-first")
+    b = baseline.shares()
+    section.tables.append(
+        TableData(
+            (
+                "episodes",
+                "optimality",
+                "wins vs random, first",
+                "wins vs random, second",
+                "losses vs random, first / second",
+                "not lost vs perfect",
+            ),
+            [
+                (
+                    f"{n:,}",
+                    _f(_mean(d["optimality"])),
+                    _f(_mean(d["first"])),
+                    _f(_mean(d["second"])),
+                    f"{_mean(d['first_loss']):.3f} / {_mean(d['second_loss']):.3f}",
+                    _f(_mean(d["not_lost"])),
+                )
+                for n, d in sorted(per.items())
+            ],
+            f"Means over seeds; {lab.games:,} games in each seat. Random against random: the "
+            f"first player wins {b['win']:.3f}, draws {b['draw']:.3f}, loses {b['loss']:.3f} "
+            f"({10 * lab.games:,} games).",
+        )
+    )
+    last = per[max(per)] if per else {}
+    if last:
+        section.finding = (
+            f"After {max(per):,} episodes the agent keeps the value in "
+            f"{_mean(last['optimality']):.1%} of decision positions. Against random play it "
+            f"wins {_mean(last['first']):.1%} of its games moving first and "
+            f"{_mean(last['second']):.1%} moving second; random play against itself shows the "
+            f"same first-player advantage ({b['win']:.1%} against {b['loss']:.1%})."
+        )
+    example = folder.path(rows[-1]["run"]) if rows else "RUN.npz"
+    section.commands += [
+        command,
+        f"qarena plot {lab.out('tictactoe')}",
+        f"qarena eval {example} --games {lab.games}",
+        f"qarena compete random random --game tictactoe --games {10 * lab.games}",
+    ]
+    return section
+
+
+def _two_ones(position: tuple[int, ...]) -> bool:
+    return sorted(h for h in position if h) == [1, 1]
+
+
+def pole_positions(lab: Lab) -> Section:
+    specs = (
+        ("nim:3,5,7", "nim:1,3,5,7")
+        if lab.quick
+        else (
+            "nim:3,5,7",
+            "nim:1,3,5,7",
+            "nim:3,4,5",
+            "nim:4,5,6",
+            "nim:2,5,6",
+        )
+    )
+    section = Section(
+        "poles",
+        "The pole-position strategy",
+        "How good is the human 'pole positions' strategy for 3-5-7 Nim: "
+        "leave 1-1-1, 1-2-3, 2-4-6, 1-4-5 or two equal piles, else take one match? And where "
+        "does it fail? Its trap: two equal piles of one (1-1-0) are a pole "
+        "position by the rule, yet in misère play the player who faces them wins.",
+    )
+    table_rows = []
+    trap_rows: list[tuple[str, ...]] = []
+    for spec in specs:
+        game = parse_spec(spec)
+        name = "poles-" + spec.replace(":", "-").replace(",", "-")
+        folder, rows, command = lab.sweep(name, spec, Grid(("q",), {}))
+        section.commands.append(command)
+        tables = game_tables(game)
+        poles = strategy_mask(tables, "poles")
+        share = optimality_of_values(tables, poles.astype(np.float64)).share
+        learner = load_learner(_run_path(folder, rows[0]))
+        best = learner.best_moves()
+        if learner.config.canonical != tables.canonical:
+            best = learner.tables.lift(best, tables)
+        a_first = play_series(tables, best, poles, lab.games, 0, "compete/a-first")
+        b_first = play_series(tables, poles, best, lab.games, 0, "compete/b-first").flipped()
+        mistakes, traps = _pole_mistakes(game, trap_rows)
+        table_rows.append(
+            (
+                game.spec,
+                _f(share),
+                str(mistakes),
+                str(traps),
+                _f(a_first.shares()["win"]),
+                _f(b_first.shares()["win"]),
+            )
+        )
+        section.commands.append(
+            f"qarena compete {folder.path(rows[0]['run'])} poles --games {lab.games}"
+        )
+    section.tables.append(
+        TableData(
+            (
+                "game",
+                "poles: optimality",
+                "positions it misplays",
+                "of them into 1-1-0",
+                "agent wins, agent first",
+                "agent wins, poles first",
+            ),
+            table_rows,
+            "The agent is qarena train's default Q-learner (perfect play); positions counted "
+            "one per symmetry class.",
+        )
+    )
+    section.tables.append(
+        TableData(
+            ("game", "position", "poles plays", "leaves", "value then", "the solver plays"),
+            trap_rows[:12],
+            "Some positions where the strategy gives up a win (the first few of each game).",
+        )
+    )
+    section.figures.append(
+        Figure(
+            "Optimality of the pole-position strategy on each game",
+            render_bars(
+                [r[0] for r in table_rows],
+                {"pole positions": [[float(r[1])] for r in table_rows]},
+                "game",
+                "optimality (share of decision positions)",
+                "How often the pole-position strategy keeps the value",
+                "png",
+                reference=("perfect play", 1.0),
+            ),
+        )
+    )
+    total = sum(int(r[2]) for r in table_rows)
+    trapped = sum(int(r[3]) for r in table_rows)
+    first = table_rows[0]
+    section.finding = (
+        f"The strategy keeps the value in {float(first[1]):.1%} of the decision positions of "
+        f"{first[0]}. Over these games it misplays {total} positions (one per symmetry "
+        f"class), {trapped} of them by leaving 1-1-0. On {first[0]} the learned agent wins "
+        f"{float(first[4]):.1%} of the games it opens and {float(first[5]):.1%} of those the "
+        "strategy opens."
+    )
+    section.commands.append("qarena explain nim:3,5,7 --position '0 1 2'")
+    return section
+
+
+def _pole_mistakes(game: Game, examples: list[tuple[str, ...]]) -> tuple[int, int]:
+    """Positions (one per class) where the pole-position player loses the value, and how many
+    of those leave 1-1-0; appends a few examples."""
+    tables = game_tables(game)
+    solution = solve(game)
+    agent = make_agent("poles", game)
+    mistakes = traps = shown = 0
+    for row in np.flatnonzero(tables.live):
+        position = tables.position(int(row))
+        values = solution.move_values(position)
+        if len(set(values.values())) < 2:
+            continue
+        move = agent.act(position)
+        if values[move] == max(values.values()):
+            continue
+        mistakes += 1
+        after = game.apply(position, move)
+        trap = _two_ones(tuple(after))
+        traps += trap
+        if shown < 3 and trap:
+            shown += 1
+            good = solution.optimal_moves(position)[0]
+            examples.append(
+                (
+                    game.spec,
+                    game.format_position(position),
+                    game.format_move(move),
+                    game.format_position(after),
+                    f"{value_name(values[move])} for poles",
+                    game.format_move(good),
+                )
+            )
+    return mistakes, traps
+
+
+def learners_compared(lab: Lab) -> Section:
+    specs = ["nim:3,5,7", "subtraction:12:3", "tictactoe"]
+    learners = ("q", "afterstate", "matchbox", "naive-q", "elimination")
+    section = Section(
+        "learners",
+        "Learners compared",
+        "Episodes and seconds each learner needs to reach perfect play with its default "
+        "settings, stopping as soon as the solver finds its play perfect. naive-q (one-step "
+        "Q-learning without the two-player sign flip) and elimination (the matchbox learner "
+        "without propagating its bans) are baselines that show why the negamax form matters.",
+    )
+    big = [] if lab.quick else ["tictactoe:4x4", "connect4:4x5"]
+    table_rows = []
+    episodes_to: dict[str, dict[str, list[float]]] = {}
+    for spec in [*specs, *big]:
+        game = parse_spec(spec)
+        kinds = ("q",) if spec in big else learners
+        name = "learners-" + spec.replace(":", "-").replace(",", "-")
+        seeds = (0,) if spec in big else lab.seeds(3)
+        grid = Grid(tuple(k for k in kinds if k not in BASELINES), {}, seeds=seeds)
+        _, rows, command = lab.sweep(name, spec, grid, until_perfect=True)
+        section.commands.append(command)
+        if spec not in big:
+            # The baselines' own defaults are short; they get far longer to show they never
+            # get there.
+            long = Grid(BASELINES, {}, episodes=(lab.baseline_episodes,), seeds=seeds)
+            _, more, command = lab.sweep(name, spec, long, until_perfect=True)
+            rows += more
+            section.commands.append(command)
+        for kind in kinds:
+            mine = [r for r in rows if r["learner"] == kind]
+            reached = [r for r in mine if r["perfect_at"]]
+            if reached:
+                episodes_to.setdefault(kind, {})[game.spec] = [
+                    float(r["perfect_at"]) for r in reached
+                ]
+            table_rows.append(
+                (
+                    game.spec,
+                    kind,
+                    f"{len(reached)} of {len(mine)}",
+                    f"{statistics.median(int(r['perfect_at']) for r in reached):,.0f}"
+                    if reached
+                    else f"not within {max(int(r['episodes']) for r in mine):,}",
+                    f"{_mean([float(r['train_seconds']) for r in reached]):.3f}"
+                    if reached
+                    else "-",
+                    _f(_mean([float(r["optimality"]) for r in mine])),
+                )
+            )
+    games = [parse_spec(s).spec for s in [*specs, *big]]
+    section.figures.append(
+        Figure(
+            "Episodes to perfect play per learner and game",
+            render_bars(
+                games,
+                {k: [v.get(g, []) for g in games] for k, v in episodes_to.items()},
+                "game",
+                "episodes to perfect play (log scale; dots: seeds)",
+                "Learners compared: episodes to perfect play",
+                "png",
+                log=True,
+            ),
+        )
+    )
+    section.tables.append(
+        TableData(
+            (
+                "game",
+                "learner",
+                "perfect in",
+                "episodes to perfect (median)",
+                "seconds (mean)",
+                "final optimality",
+            ),
+            table_rows,
+            "Seconds of training to the stop, kernel calls only. Optimality is checked every "
+            "1% of a run, and at least every 1,000 episodes: a learner perfect sooner shows "
+            "1,000. The baselines train for "
+            f"{lab.baseline_episodes:,} episodes unless perfect before.",
+        )
+    )
+    always = [
+        k
+        for k in learners
+        if all(r[2].split()[0] == r[2].split()[2] for r in table_rows if r[1] == k)
+    ]
+    never = [k for k in learners if all(r[2].startswith("0 of") for r in table_rows if r[1] == k)]
+    section.finding = (
+        f"Perfect play on every game and seed: {', '.join(always) or 'none'}. "
+        + (f"Never perfect: {', '.join(never)}. " if never else "")
+        + "q, afterstate and matchbox credit a move with what the opponent can make of the "
+        "position it leaves, negated; naive-q adds the next position's value without the "
+        "sign flip, and elimination bans a losing move without passing the ban back."
+    )
+    return section
+
+
+SECTIONS: tuple[Callable[[Lab], Section], ...] = (
+    discounting,
+    whom_to_learn_from,
+    alpha_epsilon,
+    tictactoe,
+    pole_positions,
+    learners_compared,
+)
+
+
+def build_report(lab: Lab) -> list[Section]:
+    sections = []
+    for make in SECTIONS:
+        t0 = time.monotonic()
+        section = make(lab)
+        section.seconds = time.monotonic() - t0
+        sections.append(section)
+    return sections
+
+
+# --- the page -------------------------------------------------------------------------------
+
+_STYLE = """
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 72rem; margin: 2rem auto;
+  padding: 0 1rem; color: #1d1d1f; }
+h1 { font-size: 1.8rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #ccc; }
+img { max-width: 100%; height: auto; border: 1px solid #eee; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.85rem; }
+pre { background: #f4f4f6; padding: 0.7rem; overflow-x: auto; font-size: 0.85rem; }
+.question { font-style: italic; } .finding { font-weight: 600; }
+nav ol { columns: 2; } .meta { color: #555; font-size: 0.9rem; }
+"""
+
+
+def _table(t: TableData) -> str:
+    head = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in t.header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in t.rows
+    )
+    caption = f"<caption>{html.escape(t.caption)}</caption>" if t.caption else ""
+    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_html(sections: Sequence[Section], lab: Lab, seconds: float) -> bytes:
+    """One self-contained page: styles and figures inline, no request leaves it."""
+    esc = html.escape
+    parts = [
+        "<!doctype html>",
+        "<html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        "<title>qarena report</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        "<h1>qarena report: questions about learning to play, measured</h1>",
+        f"<p class='meta'>qarena {esc(__version__)}, {'quick' if lab.quick else 'full'} "
+        f"report, {seconds:.0f} s on {cores()} core(s) ({esc(platform.python_version())}, "
+        f"{esc(platform.machine())}). Every run is a sweep folder under "
+        f"<code>{esc(str(lab.runs))}</code>; the commands under each section reproduce its "
+        "numbers and figures, and running the report again reuses the finished runs.</p>",
+        "<nav><ol>",
+        *(f"<li><a href='#{s.key}'>{esc(s.title)}</a></li>" for s in sections),
+        "</ol></nav>",
+    ]
+    for s in sections:
+        parts += [
+            f"<section id='{s.key}'><h2>{esc(s.title)}</h2>",
+            f"<p class='question'>{esc(s.question)}</p>",
+            f"<p class='finding'>{esc(s.finding)}</p>",
+        ]
+        for f in s.figures:
+            data = base64.b64encode(f.png).decode("ascii")
+            parts.append(
+                f"<figure><img alt='{esc(f.alt)}' src='data:image/png;base64,{data}'>"
+                f"<figcaption>{esc(f.alt)}</figcaption></figure>"
+            )
+        parts += [_table(t) for t in s.tables]
+        parts.append("<p>Reproduce:</p><pre>" + esc("\n".join(s.commands)) + "</pre>")
+        parts.append(f"<p class='meta'>{s.seconds:.1f} s</p></section>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts).encode("utf-8")

@@ -323,3 +323,17 @@ def test_until_perfect_stops_each_run_where_qarena_train_does(
         trained = json.loads(out)
         assert trained["perfect_at"] == int(row["perfect_at"]) == int(row["episodes"])
         assert float(row["optimality"]) == trained["optimality"] == 1.0
+
+
+def test_a_second_sweep_into_a_busy_folder_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from qarena.experiments.sweep import SweepFolder
+
+    folder = tmp_path / "sweep"
+    with SweepFolder(folder).locked():
+        code, out, err = _run(capsys, "sweep", "nim", "--out", str(folder))
+    assert code == 2 and out == ""
+    assert "is in use by another sweep" in err
+    assert not (folder / "runs").exists()
+    _sweep(capsys, "nim", "--out", str(folder), "--games", "10")  # free again afterwards

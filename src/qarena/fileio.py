@@ -173,6 +173,31 @@ def _abandoned(folder: str, entry: str) -> bool:
         os.close(fd)
 
 
+#: The lock file a command holds in a folder it works in for a while (a sweep's).
+LOCK_NAME = ".qarena-lock"
+
+
+@contextlib.contextmanager
+def folder_lock(folder: PathLike, holder: str) -> Iterator[None]:
+    """Hold ``folder``'s lock while the block runs, so that a second ``holder`` (say, "sweep")
+    started on the same folder is refused with one line instead of working beside the first.
+    The lock goes with the process: a killed command leaves nothing locked."""
+    f = os.fspath(folder)
+    path = os.path.join(f, LOCK_NAME)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as e:
+        raise QarenaError(f"cannot lock {f}: {e.strerror or e}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise QarenaError(f"cannot lock {f}: {path} is not a regular file")
+        if not _lock(fd, blocking=False):
+            raise QarenaError(f"{f} is in use by another {holder}; wait for it to finish")
+        yield
+    finally:
+        os.close(fd)
+
+
 def remove_stale_temps(folder: PathLike) -> int:
     """Remove the temp files that dead writers left in ``folder``; returns how many."""
     f = os.fspath(folder)

@@ -228,34 +228,35 @@ def sweep_command(
     files = {name: _opponent_file(game, name) for name in grid.opponents}
     fixed = Fixed(game.spec, not no_canonical, curve, every, games, until_perfect)
     folder = SweepFolder(out_dir)
-    plan = plan_sweep(
-        folder,
-        fixed,
-        settings,
-        workers=workers,
-        backend=backend,
-        ray_address=ray_address,
-        opponent_files=files,
-    )
-    if plan.note is not None:
-        err.print(plan.note)
-    skipped = plan.skipped
-    if skipped and not as_json:
-        err.print(f"{skipped:,} of {len(settings):,} runs were finished before: skipped")
+    with folder.locked():
+        plan = plan_sweep(
+            folder,
+            fixed,
+            settings,
+            workers=workers,
+            backend=backend,
+            ray_address=ray_address,
+            opponent_files=files,
+        )
+        if plan.note is not None:
+            err.print(plan.note)
+        skipped = plan.skipped
+        if skipped and not as_json:
+            err.print(f"{skipped:,} of {len(settings):,} runs were finished before: skipped")
 
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("runs"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
-    with progress:
-        bar = progress.add_task(f"sweep of {game.spec}", total=len(settings), completed=skipped)
-        interrupted = run_plan(plan, backend, ray_address, lambda _: progress.advance(bar))
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("runs"),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        )
+        with progress:
+            bar = progress.add_task(f"sweep of {game.spec}", total=len(settings), completed=skipped)
+            interrupted = run_plan(plan, backend, ray_address, lambda _: progress.advance(bar))
     ours = plan.rows()
     trained = len(ours) - skipped
     if as_json:

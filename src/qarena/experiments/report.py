@@ -114,18 +114,19 @@ class Lab:
         fixed = Fixed(game.spec, games=self.games, **options)
         folder = SweepFolder(self.folder(name))
         settings = grid.settings(game)
-        plan = plan_sweep(
-            folder,
-            fixed,
-            settings,
-            workers=self.workers,
-            backend=self.backend,
-            ray_address=self.ray_address,
-        )
-        if self.say is not None:
-            self.say(f"{name}: {len(plan.tasks)} of {len(settings)} runs to train")
-        if run_plan(plan, self.backend, self.ray_address):
-            raise KeyboardInterrupt
+        with folder.locked():
+            plan = plan_sweep(
+                folder,
+                fixed,
+                settings,
+                workers=self.workers,
+                backend=self.backend,
+                ray_address=self.ray_address,
+            )
+            if self.say is not None:
+                self.say(f"{name}: {len(plan.tasks)} of {len(settings)} runs to train")
+            if run_plan(plan, self.backend, self.ray_address):
+                raise KeyboardInterrupt
         return folder, plan.rows(), sweep_command(grid, fixed, self.out(name))
 
 

@@ -17,6 +17,7 @@ a run counts as finished when its file is there, so a sweep resumes by being run
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -26,7 +27,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,7 +37,7 @@ from qarena.agents.strategies import STRATEGIES
 from qarena.budget import check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
-from qarena.fileio import is_dir, is_file, write_atomic
+from qarena.fileio import folder_lock, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.learn.base import SEATS, Learner
 from qarena.learn.learners import learner_bytes, learner_class
@@ -531,8 +532,6 @@ class SweepFolder:
     def open(self, fixed: Fixed) -> None:
         """Make the folder for ``fixed``, or check that the sweep in it shares them."""
         root = str(self.root)
-        if os.path.lexists(root) and not is_dir(root):
-            raise QarenaError(f"--out {root} is not a folder")
         old = self.fixed()
         if old is not None and old != fixed:
             diffs = [
@@ -553,6 +552,20 @@ class SweepFolder:
         if old is None:
             text = json.dumps(fixed.to_json(), indent=2) + "\n"
             write_atomic(self.settings_file, text.encode())
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """The folder (made if new) held by this sweep while the block runs: a second sweep
+        into it is refused until this one ends."""
+        root = str(self.root)
+        if os.path.lexists(root) and not is_dir(root):
+            raise QarenaError(f"--out {root} is not a folder")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise QarenaError(f"cannot make the folder {root}: {e.strerror or e}") from None
+        with folder_lock(root, "sweep"):
+            yield
 
     def path(self, name: str) -> Path:
         return self.runs / f"{name}.npz"

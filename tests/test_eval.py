@@ -559,3 +559,19 @@ def test_length_rows_are_grouped_for_long_games() -> None:
     bins = _length_bins(2, 440)
     assert len(bins) <= LENGTH_ROWS and bins[0][0] == 2 and bins[-1][1] == 440
     assert all(b[1] + 1 == c[0] for b, c in itertools.pairwise(bins))
+
+
+def test_a_built_in_player_is_judged_like_an_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["eval", "perfect", "--game", "tictactoe", "--games", "200", "--json"]) == 0
+    perfect = json.loads(capsys.readouterr().out)
+    # Perfect play keeps every value and never loses tic-tac-toe, whoever it meets.
+    assert perfect["optimality"] == 1.0
+    assert all(s[seat]["loss"] == 0 for s in perfect["matches"].values() for seat in s)
+    assert run(["eval", "bouton", "--game", "nim:3,5,7:normal", "--json"]) == 0
+    # Bouton's rule is perfect play in normal Nim.
+    assert json.loads(capsys.readouterr().out)["optimality"] == 1.0
+    assert run(["eval", "poles", "--game", "nim:3,5,7", "--json"]) == 0
+    # The pole-position strategy leaves 1-1-0, a win for the player who faces it in misère.
+    assert json.loads(capsys.readouterr().out)["optimality"] < 1.0
+    assert run(["eval", "poles"]) == 2
+    assert "name the game with --game" in capsys.readouterr().err

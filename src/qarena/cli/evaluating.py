@@ -16,7 +16,6 @@ from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
     LearnerOpt,
-    PolicyArg,
     SpecArg,
     announce,
     app,
@@ -29,6 +28,7 @@ from qarena.evaluate.matches import Lengths, Record, SeatRecords, play_series
 from qarena.evaluate.report import (
     Evaluation,
     evaluate,
+    evaluate_moves,
     record_against,
     strategy_mask,
     strategy_masks,
@@ -36,6 +36,7 @@ from qarena.evaluate.report import (
 from qarena.games import parse_spec
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
+from qarena.match import is_builtin
 from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
 
@@ -109,7 +110,17 @@ def _lengths_table(result: Evaluation, games: int) -> Table:
 
 @app.command("eval")
 def eval_command(
-    policy: PolicyArg,
+    policy: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="A policy file, or a built-in player (random, perfect, bouton, poles, "
+            "subtraction) with --game.",
+        ),
+    ],
+    spec: Annotated[
+        str | None, typer.Option("--game", help="The game, for a built-in player.")
+    ] = None,
     games: GamesOpt = 1000,
     seed: SeedOpt = 0,
     lengths: Annotated[
@@ -122,6 +133,7 @@ def eval_command(
 ) -> None:
     """How good a trained agent is: exact optimality over every decision position, and its
     greedy play against random, perfect and the game's rule-based opponents in both seats.
+    A built-in player (with --game) is judged the same way.
 
     --lengths adds how long those games were (the games themselves are the same): a table of
     games by length in plies, and with --json "lengths": {opponent: {"first": {plies: games},
@@ -129,16 +141,27 @@ def eval_command(
     """
     _check_games(games)
     _check_seed(seed)
-    learner = load_learner(policy)
-    result = evaluate(learner, games, seed, lengths)
+    if is_builtin(policy):
+        if spec is None:
+            raise QarenaError(f"{policy} is a built-in player: name the game with --game SPEC")
+        game = parse_spec(spec)
+        announce(game)
+        tables = game_tables(game)
+        result = evaluate_moves(tables, strategy_mask(tables, policy), games, seed, lengths)
+        heading = f"[bold]The {policy} player[/] on {game.title}  [dim]{game.spec}[/]"
+    else:
+        learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
+        result = evaluate(learner, games, seed, lengths)
+        game = learner.game
+        heading = (
+            f"[bold]{title(learner)}[/] on {game.title}  "
+            f"[dim]{game.spec}, {learner.episodes:,} episodes[/]"
+        )
     if as_json:
         _print(result.to_json())
         return
-    game, o = learner.game, result.optimality
-    out.print(
-        f"[bold]{title(learner)}[/] on {game.title}  "
-        f"[dim]{game.spec}, {learner.episodes:,} episodes[/]"
-    )
+    o = result.optimality
+    out.print(heading)
     out.print(
         f"optimality {o.share:.4f}: keeps the value in {o.optimal:,} of {o.decisions:,} "
         "decision positions"

@@ -96,21 +96,19 @@ def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
     """The runs by what tells them apart (the columns that vary), with their results."""
     # Blank cells are settings a run's learner lacks: they tell no runs apart.
     varying = [c for c in SETTING_COLUMNS if len({r[c] for r in rows if r[c]}) > 1] or ["learner"]
-    table = Table(box=box.SIMPLE_HEAD)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for column in varying:
         table.add_column(column.replace("_", " "), no_wrap=True)
     table.add_column("episodes", justify="right")
-    table.add_column("seconds", justify="right")
     table.add_column("optimality", justify="right")
     if curve:
         table.add_column("perfect at", justify="right")
     for name in MEASURED:
-        table.add_column(f"vs {name} w/d/l", justify="right", no_wrap=True)
+        table.add_column(f"{name} w/d/l", justify="right", no_wrap=True)
     for row in rows[:SHOWN_ROWS]:
         cells = [row[c] for c in varying]
         cells += [
             f"{int(row['episodes']):,}",
-            f"{float(row['train_seconds']):.2f}",
             f"{float(row['optimality']):.4f}",
         ]
         if curve:

@@ -18,7 +18,7 @@ from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec, value_name
 from qarena.games.words import ending
-from qarena.match import Duel, Turn, load_players
+from qarena.match import Duel, Player, Turn, load_players
 
 #: Most games one watch plays (each is shown move by move).
 MAX_WATCH_GAMES = 10_000
@@ -30,16 +30,20 @@ DEFAULT_DELAY = 1.0
 LABELS = ("A", "B")
 
 
-def _values_table(game: Game, turn: Turn, label: str) -> Table:
+def _values_table(game: Game, turn: Turn, label: str, player: Player) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("move", style="bold")
     table.add_column(f"{label}'s value", justify="right")
     table.add_column("solver")
     table.add_column("")
     values = turn.values or {}
+    assert player.agent is not None  # only trained agents have values
+    learner = player.agent.learner
     for m, v in values.items():
         mark = "← played" if m == turn.move else ""
-        table.add_row(game.format_move(m), f"{v:+.4f}", value_name(turn.verdicts[m]), mark)
+        table.add_row(
+            game.format_move(m), learner.format_value(v), value_name(turn.verdicts[m]), mark
+        )
     return table
 
 
@@ -127,7 +131,7 @@ def watch_command(
                 f"[bold]{game.format_move(turn.move)}[/]: {turn.verdict}"
             )
             if turn.values is not None:
-                out.print(_values_table(game, turn, label))
+                out.print(_values_table(game, turn, label, players[turn.mover]))
             out.print(draw(game, duel.position))
         winner = duel.winner()
         for i in range(2):

@@ -12,7 +12,7 @@ from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
 from qarena.learn.base import Learner
 from qarena.solve.space import GameTables
-from qarena.transitions.judge import Optimality
+from qarena.transitions.judge import Optimality, optimality_of_values
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,22 @@ def record_against(
         name: both_seats(tables, agent, mask, games, seed, name, lengths)
         for name, mask in opponents.items()
     }
+
+
+def evaluate_moves(
+    tables: GameTables, moves: np.ndarray, games: int = 1000, seed: int = 0, lengths: bool = False
+) -> Evaluation:
+    """As :func:`evaluate`, for a player given as the moves it picks among in each row (a
+    built-in strategy): its optimality, and the same matches a trained agent plays."""
+    masks = strategy_masks(tables, evaluation_opponents(tables.game))
+    return Evaluation(
+        tables.game.spec,
+        optimality_of_values(tables, moves.astype(np.float64)),
+        {
+            name: both_seats(tables, moves, mask, games, seed, name, lengths)
+            for name, mask in masks.items()
+        },
+    )
 
 
 def evaluate(

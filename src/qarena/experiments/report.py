@@ -530,6 +530,7 @@ def pole_positions(lab: Lab) -> Section:
                 _f(b_first.shares()["win"]),
             )
         )
+        section.commands.append(f"qarena eval poles --game {game.spec} --games {lab.games}")
         section.commands.append(
             f"qarena compete {folder.path(rows[0]['run'])} poles --games {lab.games}"
         )

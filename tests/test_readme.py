@@ -1,0 +1,89 @@
+"""Every deterministic example in README.md prints what the README shows.
+
+The ```console blocks are run in order in one folder, as a reader would type them (later
+examples use files earlier ones wrote). Interactive ones (``play``, ``serve``) and blocks that
+elide output with "…" only need their commands to run; times, rates and the machine's free
+memory are masked before comparing, since they differ from run to run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+pytestmark = pytest.mark.slow
+
+#: What varies between runs and machines, and what it is shown as when comparing.
+MASKS = [
+    (re.compile(r"\d+(\.\d+)? GB this machine can spare"), "<memory> this machine can spare"),
+    (re.compile(r"\d[\d,]*(\.\d+)? s\b"), "<seconds> s"),
+    (re.compile(r"[\d,]+ moves/s"), "<rate> moves/s"),
+    (re.compile(r'"(train_seconds|steps_per_second)": [\d.e+-]+'), r'"\1": <n>'),
+]
+#: Lines of a shown output that come from stderr.
+STDERR_STARTS = ("error:", "Searching", "Solving", "wrote")
+
+
+def _blocks() -> list[list[tuple[str, list[str]]]]:
+    """Each console block as its commands, each with the output lines the README shows."""
+    blocks = []
+    for body in re.findall(r"```console\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S):
+        commands: list[tuple[str, list[str]]] = []
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                commands.append((line[2:], []))
+            elif commands:
+                commands[-1][1].append(line)
+        blocks.append(commands)
+    return blocks
+
+
+def _mask(text: str) -> str:
+    for pattern, shown in MASKS:
+        text = pattern.sub(shown, text)
+    # A masked number of another width pads its table differently: compare the words.
+    text = re.sub(r" +", " ", re.sub(r"([─━═])\1+", r"\1", text))
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+
+
+def test_readme_examples_print_what_the_readme_shows(tmp_path: Path) -> None:
+    qarena = f"{sys.executable} -m qarena"
+    env = {k: v for k, v in os.environ.items() if k != "QARENA_MEMORY_LIMIT"}
+    env["COLUMNS"] = "80"
+    checked = 0
+    for block in _blocks():
+        elided = any(line == "…" for _, shown in block for line in shown)
+        for command, shown in block:
+            interactive = command.startswith(("qarena play", "qarena serve"))
+            if interactive:
+                continue
+            argv = re.sub(r"^qarena ", qarena + " ", command)
+            result = subprocess.run(
+                argv,
+                shell=True,
+                check=False,
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                timeout=300,
+            )
+            want = [line for line in shown if line != ""]
+            expects_error = any(line.startswith("error:") for line in want)
+            if not expects_error and "| head" not in command:
+                assert result.returncode == 0, f"{command}: {result.stderr[-500:]}"
+            if elided or not want:
+                continue
+            from_stderr = any(line.startswith(STDERR_STARTS) for line in want)
+            got = (result.stderr if from_stderr else "") + result.stdout
+            assert _mask(got) == _mask("\n".join(shown)), command
+            checked += 1
+    assert checked >= 15

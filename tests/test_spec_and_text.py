@@ -151,3 +151,21 @@ def test_nim_canonical_form_sorts_piles() -> None:
     unsorted = parse_spec("nim:7,5,3")
     assert unsorted.canonical((7, 0, 0)) == (7, 0, 0)
     assert unsorted.canonical((0, 5, 3)) == (5, 3, 0)
+
+
+def test_keypad_digits_are_the_cells_of_a_3x3_board_as_a_numeric_keypad() -> None:
+    from qarena.errors import MoveError
+    from qarena.games import parse_spec
+
+    game = parse_spec("tictactoe")
+    # A numeric keypad: 7 8 9 on top, 4 5 6 in the middle, 1 2 3 at the bottom.
+    layout = {"7": "a1", "8": "b1", "9": "c1", "4": "a2", "5": "b2", "6": "c2"}
+    layout |= {"1": "a3", "2": "b3", "3": "c3"}
+    for digit, cell in layout.items():
+        assert game.parse_move(digit) == game.parse_move(cell)
+    assert "numeric keypad" in game.move_help(game.start())
+    for spec in ("tictactoe:4x4", "connect4:3x3:3"):
+        other = parse_spec(spec)
+        with pytest.raises(MoveError):
+            other.parse_move("5")
+        assert "keypad" not in other.move_help(other.start())

@@ -127,6 +127,10 @@ class ConnectFour(TicTacToe):
         col, _ = self._move_component(move)
         return string.ascii_lowercase[col]
 
+    @property
+    def keypad(self) -> bool:
+        return False  # a move is a column here, not a cell
+
     def parse_move(self, text: str) -> Move:
         m = re.fullmatch(r"\s*([a-zA-Z])\s*", text)
         col = string.ascii_lowercase.index(m.group(1).lower()) if m else -1

@@ -207,7 +207,10 @@ class TicTacToe(Game):
 
     def move_help(self, position: Position) -> str:
         example = self.format_move(self.legal_moves(position)[0])
-        return f"Moves: a column letter and a row number, like {example}; a1 is the top-left cell."
+        text = f"Moves: a column letter and a row number, like {example}; a1 is the top-left cell."
+        if self.keypad:
+            text += " Or a digit as on a numeric keypad: 7 8 9 is the top row, 5 the middle."
+        return text
 
     def illegal_words(self, position: Position, move: Move) -> str:
         return f"{self.format_move(move)} is taken; pick an empty cell."
@@ -274,7 +277,17 @@ class TicTacToe(Game):
         cell, _ = self._move_component(move)
         return self.cell_name(cell)
 
+    @property
+    def keypad(self) -> bool:
+        """Whether moves may be typed as numeric-keypad digits: 3×3 boards, 7 8 9 on top."""
+        return self.rows == 3 and self.cols == 3
+
     def parse_move(self, text: str) -> Move:
+        digit = text.strip()
+        if self.keypad and len(digit) == 1 and digit in "123456789":
+            # Laid out like a numeric keypad: 7 8 9 is the top row, 1 2 3 the bottom one.
+            d = int(digit) - 1
+            return (2 - d // 3) * 3 + d % 3
         m = re.fullmatch(r"\s*([a-zA-Z])([0-9]{1,9})\s*", text)
         col = string.ascii_lowercase.index(m.group(1).lower()) if m else -1
         row = int(m.group(2)) - 1 if m else -1

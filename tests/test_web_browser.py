@@ -370,3 +370,24 @@ def test_watching_two_agents_steps_plays_and_pauses(new_page: Any) -> None:
     count = history.count()
     page.wait_for_timeout(1_000)
     expect(history).to_have_count(count)
+
+
+@pytest.mark.parametrize(
+    ("path", "title"), [("/docs", ".swagger-ui .info .title"), ("/redoc", ".api-info h1")]
+)
+def test_api_docs_work_offline(page: Any, live_server: str, path: str, title: str) -> None:
+    # Offline: any request that leaves this server fails, as on a machine without a network.
+    outside: list[str] = []
+
+    def only_here(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(live_server):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.route("**/*", only_here)
+    page.goto(path)
+    expect(page.locator(title)).to_contain_text("qarena", timeout=15_000)
+    assert outside == []

@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
@@ -29,6 +31,35 @@ log = logging.getLogger("qarena.web")
 
 #: On shutdown, how long running training jobs get to stop and save what they learned.
 SHUTDOWN_SECONDS = 30.0
+
+
+#: Swagger UI and ReDoc, vendored (versions in static/vendor/VERSIONS.txt).
+VENDOR = "/static/vendor"
+
+
+def _docs(app: FastAPI) -> None:
+    """``/docs`` (Swagger UI) and ``/redoc`` from the app's own static files, not a CDN."""
+    openapi = app.openapi_url or "/openapi.json"
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=openapi,
+            title="qarena API",
+            swagger_js_url=f"{VENDOR}/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url=f"{VENDOR}/swagger-ui/swagger-ui.css",
+            swagger_favicon_url="/favicon.ico",
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc() -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url=openapi,
+            title="qarena API",
+            redoc_js_url=f"{VENDOR}/redoc/redoc.standalone.js",
+            redoc_favicon_url="/favicon.ico",
+            with_google_fonts=False,
+        )
 
 
 def create_app(
@@ -73,6 +104,9 @@ def create_app(
         version=__version__,
         description="Play small combinatorial games against trained agents; train new ones.",
         lifespan=lifespan,
+        # The docs pages are served below with their scripts from /static: they work offline.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.web = web
     app.add_middleware(BodyLimit, limit=max_body)
@@ -80,6 +114,7 @@ def create_app(
     app.add_middleware(HeadAsGet)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     errors.install(app)
+    _docs(app)
     app.include_router(api.router)
     app.include_router(pages.router)
     return app

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install dev run test lint browser clean
+.PHONY: install dev run test lint docs browser clean
 
 install: $(VENV)/.installed
 
@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 dev: $(VENV)/.dev-installed
 
 $(VENV)/.dev-installed: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray,env,docs]'
 	touch $@
 
 run: install
@@ -29,6 +29,11 @@ lint: dev
 
 test: lint browser
 	$(BIN)/python -m pytest
+
+# The documentation site (mkdocs.yml) into site/; any warning fails the build. The variable
+# silences the Material theme's notice about its future, which is no warning about the site.
+docs: dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The browser tests drive the system Chromium (Debian's `chromium`); a browser of Playwright's
 # own cannot be downloaded here. Installed when missing and we can (root with apt-get); else
@@ -45,4 +50,4 @@ browser:
 	  fi; }
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build site *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

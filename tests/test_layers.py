@@ -19,7 +19,7 @@ LAYERS: list[set[str]] = [
     {"learn"},
     {"agents"},  # strategies, frozen learners, opponents as move masks
     {"evaluate"},
-    {"training", "match"},  # orchestration: training runs, the play session
+    {"training", "match", "env"},  # orchestration: training runs, the play session, RL envs
     {"experiments"},  # sweeps of runs, their plots, the report
     {"cli", "web", "__main__"},
 ]

@@ -1,0 +1,65 @@
+"""The observation and action mask every qarena environment gives, the same for every game.
+
+An observation is a vector of ``int64`` with one entry per component of the position and one
+more (``Box`` of shape ``(len(game.radix) + 1,)``):
+
+- entries ``0 .. n-1`` are the position exactly as qarena holds it: for nim and the
+  subtraction game the size of each pile (0 up to its starting size); for tic-tac-toe and
+  Connect Four each cell, row by row from the top-left, 0 empty, 1 x (the first player's
+  mark), 2 o;
+- entry ``n`` is the mark of the player to move: 1 for the first player, 2 for the second.
+  A board says it too (count the marks); in nim and the subtraction game it is only the
+  parity of the plies played, since the position alone decides those games.
+
+So ``position_of(obs)`` (``tuple(obs[:-1])``) is the qarena position, the key a table learner
+wants and what :func:`qarena.env.judge_policy` asks a policy about, and ``obs[-1] - 1`` is
+the seat to move. The bounds are exact per entry: low ``[0, …, 0, 1]``, high ``[radix - 1 …,
+2]``. Actions are qarena's move ids ``0 .. game.num_moves - 1`` (``game.format_move`` writes
+one as people type it); the action mask is an ``int8`` vector over them, 1 where legal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qarena.errors import PositionError
+from qarena.games.base import Game, Position
+
+#: The last entry: the mark of the player to move, by seat (0 first, 1 second).
+FIRST_MARK, SECOND_MARK = 1, 2
+
+
+def observation_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest value of each entry of ``game``'s observations."""
+    n = len(game.radix)
+    low = np.zeros(n + 1, dtype=np.int64)
+    high = np.empty(n + 1, dtype=np.int64)
+    high[:n] = np.asarray(game.radix, dtype=np.int64) - 1
+    low[n], high[n] = FIRST_MARK, SECOND_MARK
+    return low, high
+
+
+def observation(game: Game, position: Position, seat: int) -> np.ndarray:
+    """The observation of ``position`` with seat ``seat`` (0 first, 1 second) to move."""
+    if seat not in (0, 1):
+        raise PositionError(f"the seat to move is 0 (first) or 1 (second), not {seat!r}")
+    game._check_position(position)
+    out = np.empty(len(position) + 1, dtype=np.int64)
+    out[:-1] = position
+    out[-1] = FIRST_MARK + seat
+    return out
+
+
+def position_of(obs: np.ndarray) -> Position:
+    """The qarena position an observation shows (all entries but the last)."""
+    return tuple(int(v) for v in np.asarray(obs).reshape(-1)[:-1])
+
+
+def action_mask(game: Game, position: Position) -> np.ndarray:
+    """``int8`` over every move id, 1 where the move is legal in ``position``."""
+    mask = np.zeros(game.num_moves, dtype=np.int8)
+    mask[game.legal_moves(position)] = 1
+    return mask
+
+
+__all__ = ["action_mask", "observation", "observation_bounds", "position_of"]

@@ -1,0 +1,113 @@
+"""Judging a policy from outside qarena (a function of the position, or a table) exactly.
+
+The policy is asked about every decision position reachable from the start (play goes on, and
+the legal moves do not all have the same game value), each position on its own: symmetric
+positions are asked separately, since a policy from outside need not treat them alike. The
+result is qarena's optimality, the same measure ``qarena eval`` reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from numbers import Integral, Real
+
+import numpy as np
+
+from qarena.budget import footprint, format_bytes, format_count, memory_budget
+from qarena.errors import QarenaError, TooLargeError
+from qarena.games.base import Game, Move, Position
+from qarena.games.spec import parse_spec
+from qarena.solve.space import game_tables
+from qarena.transitions.judge import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
+
+#: What a policy says about a position: the move it plays, or its value of each move.
+Answer = Move | Mapping[Move, float]
+#: A policy: a function of the position, or a table from positions to move values.
+Policy = Callable[[Position], Answer] | Mapping[Position, Mapping[Move, float]]
+
+#: The values array judging fills: float32 per (position, move).
+VALUES_PER_ENTRY = 4
+
+
+def judge_policy(game: Game | str, policy: Policy) -> Optimality:
+    """The optimality of ``policy`` in ``game`` (a Game or a spec such as ``nim:3,5,7``).
+
+    ``policy`` is asked with qarena positions (tuples: pile sizes, or cells 0 empty / 1 x /
+    2 o; ``qarena.env.position_of(obs)`` turns an observation into one). It is either a
+    function returning the move id it plays or a mapping ``{move: value}`` of its values, or
+    a mapping ``{position: {move: value}}``. Of values, the highest legal one is played, and
+    tied best moves count as optimal only if every one of them is; legal moves left out count
+    as 0.0 (a table that starts at zero), an unseen position as all zeros, and values of
+    illegal moves are ignored. A move that is not legal, or a value that is not a finite
+    number, is refused with one line.
+    """
+    game = parse_spec(game) if isinstance(game, str) else game
+    ask = _asker(policy)
+    tables = game_tables(game, False)
+    m = game.num_moves
+    _check_values_fit(game, tables.rows)
+    values = np.zeros((tables.rows, m), dtype=np.float32)
+    live = np.flatnonzero(tables.live)
+    step = max(1, JUDGE_CHUNK // m)
+    for first in range(0, live.size, step):
+        rows = live[first : first + step]
+        mv = move_values(tables, rows)
+        decide = np.nanmax(mv, axis=1) != np.nanmin(mv, axis=1)
+        for row in rows[decide].tolist():
+            position = tables.position(row)
+            values[row] = _answer_row(game, position, tables.legal[row], ask(position))
+    return optimality_of_values(tables, values)
+
+
+def _asker(policy: Policy) -> Callable[[Position], Answer]:
+    if isinstance(policy, Mapping):
+        table = policy
+        return lambda position: table.get(position, {})
+    if callable(policy):
+        return policy
+    raise QarenaError(
+        f"a policy is a function of the position or a mapping of positions to move values, "
+        f"not {type(policy).__name__}"
+    )
+
+
+def _answer_row(game: Game, position: Position, legal: np.ndarray, answer: object) -> np.ndarray:
+    """The row of values that answer stands for: 1 at the chosen move, or the given values."""
+    row = np.zeros(legal.size, dtype=np.float32)
+    where = game.format_position(position)
+    if isinstance(answer, Integral) and not isinstance(answer, bool):
+        move = int(answer)
+        if not 0 <= move < legal.size or not legal[move]:
+            shown = game.format_move(move) if 0 <= move < legal.size else str(move)
+            raise QarenaError(f"the policy plays {shown} in {where}, which is not a legal move")
+        row[move] = 1.0
+        return row
+    if not isinstance(answer, Mapping):
+        raise QarenaError(
+            f"the policy answered {type(answer).__name__} in {where}; "
+            "expected a move id or a mapping of move ids to values"
+        )
+    for move, value in answer.items():
+        if not isinstance(move, Integral) or isinstance(move, bool):
+            raise QarenaError(f"the policy's values in {where} are keyed by {move!r}, not move ids")
+        if not isinstance(value, Real) or not np.isfinite(float(value)):
+            raise QarenaError(f"the policy's value {value!r} in {where} is not a finite number")
+        if 0 <= int(move) < legal.size and legal[int(move)]:
+            row[int(move)] = float(value)
+    return row
+
+
+def _check_values_fit(game: Game, rows: int) -> None:
+    """Refuse, before allocating it, a values array that with the tables would not fit."""
+    need = footprint(game, "tables", positions=rows, canonical=False).tables
+    need += VALUES_PER_ENTRY * rows * game.num_moves
+    budget = memory_budget()
+    if need > budget:
+        raise TooLargeError(
+            f"{game.spec} is too large to judge a policy here: {format_count(rows)} positions "
+            f"need {format_bytes(need)}, more than the {format_bytes(budget)} this machine "
+            "can spare"
+        )
+
+
+__all__ = ["Answer", "Policy", "judge_policy"]

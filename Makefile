@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install dev run test lint docs browser clean
+.PHONY: install dev run test lint docs catalogs browser clean
 
 install: $(VENV)/.installed
 
@@ -29,6 +29,10 @@ lint: dev
 
 test: lint browser
 	$(BIN)/python -m pytest
+
+# The German catalog in step with the source (extracted with Babel), and compiled.
+catalogs: dev
+	$(BIN)/python tools/catalogs.py
 
 # The documentation site (mkdocs.yml) into site/; any warning fails the build. The variable
 # silences the Material theme's notice about its future, which is no warning about the site.

@@ -11,7 +11,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "qarena"
 
 #: Bottom to top (ARCHITECTURE.md). Top-level modules count as packages of their own.
 LAYERS: list[set[str]] = [
-    {"qarena", "errors", "budget", "fileio"},  # shared: errors, budgets, the one writer
+    {"qarena", "errors", "budget", "fileio", "i18n"},  # shared: errors, budgets, the writer, words
     {"games"},
     {"kernels"},
     {"solve"},

@@ -49,6 +49,15 @@ def _root(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            help="The language to speak: en or de (default: QARENA_LANG, else en); may come "
+            "anywhere on the command line.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Teach machines, and people, to play small combinatorial games."""
 

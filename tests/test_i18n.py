@@ -1,0 +1,70 @@
+"""The languages qarena speaks: choosing one, and catalogs in step with the source.
+
+The catalogs are built by ``tools/catalogs.py`` (Babel's extraction over the source, the
+command line's help texts and typer's own words); the committed ``.po`` and ``.mo`` must be
+exactly what it builds, so no text is missing from them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from qarena.cli import run
+from qarena.i18n import best_match, check_language, language, speaking
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tools() -> object:
+    pytest.importorskip("babel")
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import catalogs
+    finally:
+        sys.path.pop(0)
+    return catalogs
+
+
+@pytest.mark.parametrize(
+    ("header", "chosen"),
+    [
+        ("de-DE,de;q=0.9,en;q=0.8", "de"),
+        ("en-US,en;q=0.9,de;q=0.8", "en"),
+        ("fr-FR,fr;q=0.9,de;q=0.5", "de"),
+        ("fr-FR", "en"),
+        ("", "en"),
+        (None, "en"),
+        ("de;q=0, en;q=0.1", "en"),
+        ("*", "en"),
+        ("de;q=abc", "en"),
+    ],
+)
+def test_accept_language_picks_the_best_we_speak(header: str | None, chosen: str) -> None:
+    assert best_match(header) == chosen
+
+
+def test_language_codes() -> None:
+    assert check_language("de_DE") == check_language("DE") == check_language("de-AT") == "de"
+    with speaking("de"):
+        assert language() == "de"
+    assert language() == "en"
+
+
+def test_an_unknown_language_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--lang", "xx", "solve", "nim"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown language 'xx'" in err
+    assert run(["solve", "nim", "--lang"]) == 2
+    assert "--lang needs a language" in capsys.readouterr().err
+
+
+def test_the_catalog_is_in_step_with_the_source() -> None:
+    catalogs = _tools()
+    po = catalogs.PO.read_bytes()  # type: ignore[attr-defined]
+    built = catalogs.build()  # type: ignore[attr-defined]
+    assert catalogs.po_bytes(built) == po, "run: make catalogs"  # type: ignore[attr-defined]
+    compiled = catalogs._read(catalogs.PO)  # type: ignore[attr-defined]
+    assert catalogs.mo_bytes(compiled) == catalogs.MO.read_bytes()  # type: ignore[attr-defined]

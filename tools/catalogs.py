@@ -1,0 +1,195 @@
+"""qarena's message catalogs: extract every text a person reads, keep the German catalog in
+step with them, and compile it.
+
+    .venv/bin/python tools/catalogs.py [--fill FILE.json ...]
+
+Texts come from three places: the source (calls of ``_``, ``ngettext`` and ``gettext_noop``
+in ``src/qarena``, and ``_()`` in the web templates), the command line's help (the command and
+option help texts typer builds, read from the built command tree), and typer's own words
+("Usage", "Options", its error lines). The German catalog ``locale/de/LC_MESSAGES/qarena.po``
+is rewritten with exactly those message ids, sorted, keeping the translations it has;
+``--fill`` adds translations from JSON files of ``{"English": "Deutsch"}``. Then it is compiled
+to ``qarena.mo`` beside it. ``tests/test_i18n.py`` checks the committed catalogs are what this
+builds, and that every message is translated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_file
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "qarena"
+PO = SRC / "locale" / "de" / "LC_MESSAGES" / "qarena.po"
+MO = PO.with_suffix(".mo")
+FIXED_DATE = datetime(2026, 11, 21, tzinfo=UTC)
+KEYWORDS: dict[str, Any] = {"_": None, "ngettext": (1, 2), "gettext_noop": None}
+
+
+def _python(path: Path) -> Iterator[str | tuple[str, ...]]:
+    for _lineno, message, _comments, _context in extract_from_file(
+        "python", str(path), keywords=KEYWORDS
+    ):
+        yield message
+
+
+def _templates() -> Iterator[str | tuple[str, ...]]:
+    from jinja2.ext import babel_extract
+
+    for path in sorted((SRC / "web" / "templates").glob("*.html")):
+        with path.open("rb") as f:
+            for _lineno, _function, message, _comments in babel_extract(
+                f, list(KEYWORDS), [], {"extensions": "jinja2.ext.i18n"}
+            ):
+                yield message
+
+
+def _help_texts() -> Iterator[str]:
+    """The help of every command and option, as typer builds it."""
+    import typer.main
+
+    from qarena.cli.app import app
+
+    def walk(command: Any) -> Iterator[str]:
+        for text in (command.help, command.short_help):
+            if text:
+                yield text
+        for param in command.params:
+            if getattr(param, "help", None):
+                yield param.help
+        for sub in getattr(command, "commands", {}).values():
+            yield from walk(sub)
+
+    yield from walk(typer.main.get_command(app))
+
+
+def _library() -> Iterator[str | tuple[str, ...]]:
+    """typer's own words, which it asks gettext for."""
+    import typer
+
+    base = Path(typer.__file__).parent
+    for path in sorted([*base.glob("*.py"), *base.glob("_click/*.py")]):
+        yield from _python(path)
+
+
+def messages() -> list[str | tuple[str, ...]]:
+    """Every message id, sorted: plain texts, and (singular, plural) pairs."""
+    found: set[str | tuple[str, ...]] = set()
+    for path in sorted(SRC.rglob("*.py")):
+        found.update(_python(path))
+    found.update(_templates())
+    found.update(_help_texts())
+    found.update(_library())
+    found.discard("")
+    return sorted(found, key=lambda m: (m if isinstance(m, str) else m[0], str(m)))
+
+
+def _key(message: str | tuple[str, ...]) -> str:
+    return message if isinstance(message, str) else message[0]
+
+
+def build(fills: list[dict[str, Any]] | None = None) -> Catalog:
+    """The German catalog for today's messages, with the translations known so far."""
+    old = _read(PO) if PO.exists() else Catalog(locale="de")
+    known: dict[str, Any] = {}
+    for m in old:
+        if m.id and m.string and not m.fuzzy:
+            known[_key(m.id)] = m.string
+    for fill in fills or []:
+        known.update(fill)
+    catalog = Catalog(
+        locale="de",
+        domain="qarena",
+        project="qarena",
+        version=None,
+        copyright_holder=None,
+        msgid_bugs_address=None,
+        # Fixed dates: the file changes only when its messages do.
+        creation_date=FIXED_DATE,
+        revision_date=FIXED_DATE,
+        last_translator=None,
+        language_team=None,
+        fuzzy=False,
+        header_comment="# German texts of qarena, in step with the source: tools/catalogs.py",
+    )
+    for message in messages():
+        string = known.get(_key(message), "" if isinstance(message, str) else ("", ""))
+        if not isinstance(message, str) and isinstance(string, str):
+            string = (string, string) if string else ("", "")
+        if isinstance(message, str) and not isinstance(string, str):
+            string = string[0]
+        catalog.add(message, string)
+    return catalog
+
+
+def _read(path: Path) -> Catalog:
+    with path.open("rb") as f:
+        return read_po(f, locale="de")
+
+
+def po_bytes(catalog: Catalog) -> bytes:
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=100, omit_header=False, no_location=True, sort_output=True)
+    return buffer.getvalue()
+
+
+def mo_bytes(catalog: Catalog) -> bytes:
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    return buffer.getvalue()
+
+
+def untranslated(catalog: Catalog) -> list[str]:
+    """Message ids without a German text."""
+    missing = []
+    for m in catalog:
+        if not m.id:
+            continue
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        if m.fuzzy or not all(strings):
+            missing.append(_key(m.id))
+    return missing
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fill", nargs="*", default=[], type=Path)
+    parser.add_argument(
+        "--check", action="store_true", help="Write nothing; list what is left to translate."
+    )
+    args = parser.parse_args()
+    fills = [json.loads(p.read_text(encoding="utf-8")) for p in args.fill]
+    catalog = build(fills)
+    if args.check:
+        missing = untranslated(catalog)
+        print(f"{len(missing)} of {sum(1 for m in catalog if m.id)} messages untranslated")
+        for text in missing:
+            print(f"  {text!r}")
+        return 0
+    PO.parent.mkdir(parents=True, exist_ok=True)
+    PO.write_bytes(po_bytes(catalog))
+    compiled = _read(PO)  # the catalog as a reader of the file sees it
+    MO.write_bytes(mo_bytes(compiled))
+    missing = untranslated(compiled)
+    total = sum(1 for m in compiled if m.id)
+    print(
+        f"{total} messages, {total - len(missing)} translated into German; {PO.relative_to(ROOT)}"
+    )
+    for text in missing[:20]:
+        print(f"  untranslated: {text!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

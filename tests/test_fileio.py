@@ -180,3 +180,25 @@ def test_root_keeps_the_owner_of_a_replaced_file(tmp_path: Path) -> None:
     write_atomic(target, b"new")
     st = os.stat(target)
     assert (st.st_uid, st.st_gid) == (1234, 5678)
+
+
+def test_verify_checks_the_complete_temp_file_before_the_rename(tmp_path: Path) -> None:
+    target = tmp_path / "received.bin"
+    target.write_bytes(b"old")
+    seen: list[bytes] = []
+
+    def refuse(tmp: str) -> None:
+        seen.append(Path(tmp).read_bytes())
+        assert Path(tmp).parent == tmp_path and Path(tmp).name.endswith(TEMP_SUFFIX)
+        raise QarenaError("not what was expected")
+
+    with (
+        pytest.raises(QarenaError, match="not what was expected"),
+        atomic_open(target, verify=refuse) as f,
+    ):
+        f.write(b"new")
+    assert seen == [b"new"]  # the whole file, written and synced
+    assert target.read_bytes() == b"old" and os.listdir(tmp_path) == ["received.bin"]
+    with atomic_open(target, verify=lambda tmp: seen.append(Path(tmp).read_bytes())) as f:
+        f.write(b"newer")
+    assert target.read_bytes() == b"newer" and seen[-1] == b"newer"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -340,9 +341,13 @@ def test_training_settings_are_checked_as_the_command_line_checks_them(
     r = client.post("/api/train", json={"game": "nim:1,2", "opponent": "bouton", "episodes": 50})
     assert r.status_code == 202
     assert wait_job(client, r.json()["job"])["state"] == "done"
-    page = client.get("/train").text
-    for name in ("bouton", "poles", "subtraction"):
+    # The form offers the opponents of the game typed (its rule players only for it).
+    page = client.get("/train").text  # nim:3,5,7
+    for name in ("self", "random", "perfect", "bouton", "poles"):
         assert f'<option value="{name}"' in page
+    assert '<option value="subtraction"' not in page
+    field = client.get("/train/opponents", params={"game": "subtraction:9:3"}).text
+    assert '<option value="subtraction"' in field and '<option value="bouton"' not in field
 
 
 def events_of(text: str) -> list[tuple[str, str]]:
@@ -652,3 +657,232 @@ def test_serve_refuses_with_one_line(case: str, tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
     assert expected in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- every option of qarena train, uploads, comparisons -----------------------------------
+
+
+def train_done(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
+    r = client.post("/api/train", json=body)
+    assert r.status_code == 202, r.text
+    snap = wait_job(client, r.json()["job"], timeout=60)
+    assert snap["state"] == "done", snap
+    return snap
+
+
+def test_every_training_option_reaches_the_run(client: TestClient, tmp_path: Path) -> None:
+    body = {"game": "tictactoe", "learner": "matchbox", "episodes": 3000, "opponent": "random",
+            "seat": "first", "until_perfect": True, "epsilon": 0.5, "epsilon_end": 0.05,
+            "schedule": "exp", "seed": 7, "canonical": False}  # fmt: skip
+    snap = train_done(client, body)
+    assert snap["seat"] == "first" and snap["until_perfect"] and snap["opponent"] == "random"
+    pid = snap["policy"]
+    detail = client.get(f"/api/policies/{pid}").json()
+    assert detail["training"] == {"opponent": "random", "seat": "first", "until_perfect": True}
+    hyper = detail["hyperparameters"]
+    assert hyper["epsilon"] == 0.5 and hyper["epsilon_end"] == 0.05 and hyper["schedule"] == "exp"
+    assert hyper["seed"] == 7 and hyper["canonical"] is False and "alpha" not in hyper
+    # The file itself says so, read as any policy file is.
+    learner = load_learner(tmp_path / "policies" / f"{pid}.npz")
+    assert learner.kind == "matchbox" and not learner.config.canonical
+    assert learner.config.seed == 7 and learner.episodes == 3000
+
+    body = {"game": "nim:2,3", "learner": "q", "episodes": 1_000_000, "until_perfect": True,
+            "alpha": 0.5, "gamma": 0.8, "rewards": [10, 0, -10], "initial": 0.25,
+            "starts": 0.5, "start_order": "uniform"}  # fmt: skip
+    snap = train_done(client, body)
+    # Stopped at perfect play, long before the million episodes asked for.
+    assert snap["optimality"] == 1.0 and snap["episodes"] < 1_000_000 and not snap["stopped"]
+    detail = client.get(f"/api/policies/{snap['policy']}").json()
+    assert detail["training"] == {"opponent": "self", "seat": "both", "until_perfect": True}
+    assert detail["hyperparameters"] == {
+        "alpha": 0.5, "gamma": 0.8, "epsilon": 1.0, "epsilon_end": 0.1, "schedule": "linear",
+        "rewards": [10.0, 0.0, -10.0], "initial": 0.25, "canonical": True, "seed": 0,
+        "starts": 0.5, "start_order": "uniform",
+    }  # fmt: skip
+
+
+def test_a_stored_policy_is_an_opponent(client: TestClient) -> None:
+    first = train_done(client, {"game": "nim:2,3", "episodes": 2000})["policy"]
+    snap = train_done(
+        client, {"game": "nim:2,3", "episodes": 2000, "opponent": first, "seat": "second"}
+    )
+    detail = client.get(f"/api/policies/{snap['policy']}").json()
+    assert detail["training"]["opponent"] == first and detail["training"]["seat"] == "second"
+    for body, words in (
+        ({"game": "nim:1,2", "opponent": first}, "plays nim:2,3, not nim:1,2"),
+        ({"game": "nim:2,3", "opponent": "0123456789ab"}, "no stored policy 0123456789ab"),
+        ({"game": "nim:2,3", "opponent": first, "canonical": False}, "learned one position per"),
+    ):
+        r = client.post("/api/train", json=body)
+        assert r.status_code == 422 and words in r.json()["detail"], (body, r.text)
+
+
+def test_options_that_do_not_apply_are_refused_as_the_command_line_refuses_them(
+    client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qarena.cli import run
+
+    cases = [
+        ({"learner": "matchbox", "alpha": 0.5}, ["--learner", "matchbox", "--alpha", "0.5"]),
+        ({"learner": "matchbox", "rewards": [1, 0, -1]},
+         ["--learner", "matchbox", "--rewards", "1,0,-1"]),
+        ({"opponent": "random", "starts": 0.5}, ["--opponent", "random", "--starts", "0.5"]),
+        ({"opponent": "random", "start_order": "uniform"},
+         ["--opponent", "random", "--start-order", "uniform"]),
+        ({"seat": "first"}, ["--seat", "first"]),
+        ({"opponent": "random", "seat": "middle"}, ["--opponent", "random", "--seat", "middle"]),
+        ({"schedule": "exp", "epsilon_end": 0},
+         ["--epsilon-schedule", "exp", "--epsilon-end", "0"]),
+        ({"start_order": "spiral"}, ["--start-order", "spiral"]),
+    ]  # fmt: skip
+    for given, flags in cases:
+        r = client.post("/api/train", json={"game": "nim:2,3", **given})
+        assert r.status_code == 422, (given, r.text)
+        capsys.readouterr()
+        assert run(["train", "nim:2,3", "--out", str(tmp_path / "x.npz"), *flags]) == 2
+        cli = capsys.readouterr().err.strip().removeprefix("error: ")
+        assert r.json()["detail"] == cli, given
+    assert client.get("/api/policies").json() == []
+
+
+def test_the_train_form_takes_every_option_and_shows_refusals_at_their_field(
+    client: TestClient,
+) -> None:
+    page = client.get("/train").text
+    for name in ("game", "learner", "episodes", "opponent", "seat", "until_perfect", "alpha",
+                 "gamma", "epsilon", "epsilon_end", "schedule", "rewards", "initial", "seed",
+                 "starts", "start_order", "canonical"):  # fmt: skip
+        assert f'name="{name}"' in page, name
+    assert '<details id="more-options">' in page  # closed until needed
+    assert ">Q-learning</option>" in page and ">Matchbox</option>" in page
+    form = {"game": "subtraction:9:3", "learner": "matchbox", "episodes": "2000",
+            "opponent": "random", "seat": "first", "until_perfect": "on", "rewards": "",
+            "seed": "3", "canonical": "no"}  # fmt: skip
+    r = client.post("/train", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    job = wait_job(client, r.headers["location"].split("/")[-1])
+    assert job["state"] == "done" and job["seat"] == "first" and job["until_perfect"]
+    detail = client.get(f"/api/policies/{job['policy']}").json()
+    assert detail["training"] == {"opponent": "random", "seat": "first", "until_perfect": True}
+    assert detail["hyperparameters"]["seed"] == 3
+    assert detail["hyperparameters"]["canonical"] is False
+    # The run's page offers the same settings again.
+    page = client.get(f"/train/{job['job']}").text
+    assert 'value="3"' in page and '<option value="first" selected>' in page
+    assert '<option value="no" selected>' in page and 'name="until_perfect" checked' in page
+
+    for change, field in (
+        ({"alpha": "0.5"}, "alpha"),
+        ({"rewards": "1,0"}, "rewards"),
+        ({"opponent": "self"}, "seat"),
+        ({"starts": "0.5"}, "starts"),
+        ({"seed": "-1"}, "seed"),
+        ({"game": "nimble"}, "game"),
+    ):
+        r = client.post("/train", data={**form, **change})
+        assert r.status_code == 422, change
+        assert r.text.count('id="error"') == 1 and "field-error" in r.text, change
+        # The refused field is marked, and "More options" opens when it is one of them.
+        assert re.search(rf'name="{field}"[^>]*aria-invalid="true"', r.text), change
+        if field in ("alpha", "rewards", "starts", "seed"):
+            assert '<details id="more-options" open>' in r.text
+
+
+def upload(client: TestClient, name: str, data: bytes) -> Any:
+    return client.post(
+        "/policies/upload",
+        files={"file": (name, data, "application/octet-stream")},
+        follow_redirects=False,
+    )
+
+
+def store_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in (folder / "policies").iterdir())
+
+
+def test_uploading_a_policy_file_stores_it_checked(tmp_path: Path) -> None:
+    from qarena.cli import run
+
+    made = tmp_path / "made.npz"
+    assert run(["train", "nim:2,3", "--episodes", "3000", "--curve", "--out", str(made)]) == 0
+    data_dir = tmp_path / "data"
+    with TestClient(create_app(data_dir, max_upload=len(made.read_bytes()) + 10)) as client:
+        r = upload(client, "../../../etc/passwd", made.read_bytes())
+        assert r.status_code == 303
+        pid = r.headers["location"].split("added=")[1]
+        row = client.get(f"/api/policies/{pid}").json()
+        assert row["game"] == "nim:2,3" and row["episodes"] == 3000 and row["training"] is None
+        assert store_files(data_dir) == [f"{pid}.npz"]  # under its id, whatever it was called
+        assert (data_dir / "policies" / f"{pid}.npz").read_bytes() == made.read_bytes()
+        page = client.get(f"/policies?added={pid}").text
+        assert 'id="added"' in page and f'<tr data-policy="{pid}" class="added">' in page
+        assert new_game(client, "nim:2,3", policy=pid)["policy"] == pid
+
+        before = store_files(data_dir)
+        good = made.read_bytes()
+        bad_cases = [
+            ("junk.npz", b"not a policy at all", 422, "junk.npz is not a qarena policy file"),
+            ("cut.npz", good[: len(good) // 2], 422, "cut.npz"),
+            ("flipped.npz", good[:-200] + bytes(200), 422, "flipped.npz"),
+            ("empty.npz", b"", 422, "empty.npz is empty"),
+            ("big.npz", good + b"x" * 100, 413, "The file is over"),
+        ]
+        for name, data, status, words in bad_cases:
+            r = upload(client, name, data)
+            assert r.status_code == status, (name, r.text[-500:])
+            assert 'id="upload-error"' in r.text and words in r.text, name
+            assert "Traceback" not in r.text and str(data_dir) not in r.text
+            assert store_files(data_dir) == before, name  # nothing half-written stays
+        assert [p["id"] for p in client.get("/api/policies").json()] == [pid]
+
+
+def test_upload_limits_by_content_length_and_by_what_arrives(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, max_upload=50_000)) as client:
+        # A Content-Length over the limit is refused before any of the body is read.
+        boundary = "qarenaboundary"
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.npz"'
+            "\r\nContent-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        tail = f"\r\n--{boundary}--\r\n".encode()
+        body = head + b"x" * 200_000 + tail
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        r = client.post("/policies/upload", content=body, headers=headers)
+        assert r.status_code == 413 and "over 48.8 KB" in r.text and 'id="upload-error"' in r.text
+
+        # Without a Content-Length (chunked), the bytes are counted as they arrive.
+        def chunks() -> Iterator[bytes]:
+            yield head
+            for _ in range(100):
+                yield b"x" * 4096
+            yield tail
+
+        r = client.post("/policies/upload", content=chunks(), headers=headers)
+        assert r.status_code == 413 and 'id="upload-error"' in r.text
+        # Not a form, no file: one line each.
+        r = client.post(
+            "/policies/upload", content=b"{}", headers={"Content-Type": "application/json"}
+        )
+        assert r.status_code == 422 and "multipart/form-data" in r.text
+        r = client.post("/policies/upload", data={"other": "field"}, files={"x": ("a", b"b")})
+        assert r.status_code == 422 and "Choose a policy file" in r.text
+        assert store_files(tmp_path) == []
+        # Every other route keeps the small limit.
+        r = client.post("/api/games", content=b" " * 20_000, headers=headers)
+        assert r.status_code == 413
+
+
+def test_compare_draws_the_curves_of_the_chosen_policies(client: TestClient) -> None:
+    a = train_done(client, {"game": "nim:2,3", "episodes": 2000})["policy"]
+    b = train_done(client, {"game": "nim:2,3", "learner": "matchbox", "episodes": 2000})["policy"]
+    page = client.get("/compare").text
+    assert f'value="{a}"' in page and f'value="{b}"' in page and "compare-chart" not in page
+    page = client.get("/compare", params={"id": [a, b], "metric": "random"}).text
+    assert page.count('<polyline class="series"') == 2
+    assert f'data-series="{a}"' in page and f'data-series="{b}"' in page
+    assert 'viewBox="0 0 ' in page and "Wins vs random" in page
+    r = client.get("/compare", params={"id": ["0123456789ab"]})
+    assert r.status_code == 422 and "No policy" in r.text and "0123456789ab" in r.text
+    r = client.get("/compare", params={"id": [a] * 3 + [f"{i:012x}" for i in range(9)]})
+    assert r.status_code == 422 and "at most 8" in r.text

@@ -8,7 +8,10 @@ makes), the value panel ``#values`` (a row with ``data-move`` per legal move), `
 ``#toggle-hint`` (verdicts have class ``verdict``), ``#history``, ``#undo``, ``#new-game-link``,
 ``#ai-move`` and, with the values shown, ``#ai-values`` (the AI's values where it moved, the
 move it played on the row of class ``played``), ``#result`` once over and ``#error`` after a
-rejected action.
+rejected action. Each move of the drawing is a keyboard control (``tabindex="0"``,
+``role="button"``, ``aria-label``; on 3×3 boards ``data-key``, its keypad digit), the AI's last
+move has class ``last-move``, ``#score`` is the browser's running score, and at the end
+``#new-game-link`` reads "Play again" beside ``#switch-sides``.
 """
 
 from __future__ import annotations
@@ -391,3 +394,379 @@ def test_api_docs_work_offline(page: Any, live_server: str, path: str, title: st
     page.goto(path)
     expect(page.locator(title)).to_contain_text("qarena", timeout=15_000)
     assert outside == []
+
+
+# --- layout, keyboard and touch, the end of a game and the running score -------------------
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def call_api(live_server: str, method: str, path: str, body: Any = None) -> Any:
+    import json
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        live_server + path, data, {"Content-Type": "application/json"}, method=method
+    )
+    with urllib.request.urlopen(request, timeout=60) as r:
+        return json.loads(r.read())
+
+
+def keypad_key(move: str) -> str:
+    """The numeric-keypad digit of a 3×3 cell: 7 8 9 the top row."""
+    col, row = ord(move[0]) - ord("a"), int(move[1:]) - 1
+    return str((2 - row) * 3 + col + 1)
+
+
+def test_no_page_is_wider_than_a_phone(page: Any, live_server: str) -> None:
+    nim = call_api(live_server, "POST", "/api/games", {"game": "nim:3,5,7"})
+    call_api(live_server, "POST", f"/api/games/{nim['id']}/moves", {"move": "3:2"})
+    ttt = call_api(live_server, "POST", "/api/games", {"game": "tictactoe"})
+    job = call_api(live_server, "POST", "/api/train", {"game": "nim:1,2", "episodes": 2000})
+    page.set_viewport_size(PHONE)
+    page.goto("/watch")
+    page.locator("#new-watch button[type='submit']").click()
+    page.wait_for_url(re.compile(r"/watch/[0-9a-f]+"))
+    page.locator("#step").click()
+    expect(page.locator("#history li")).to_have_count(1)
+    watch = page.url
+    game, inspect = f"/games/{nim['id']}", f"/policies/{nim['policy']}/inspect"
+    paths = ["/", game, f"/games/{ttt['id']}", "/train", f"/train/{job['job']}", "/policies",
+             inspect, "/watch", watch]  # fmt: skip
+    wide = {}
+    for path in paths:
+        page.goto(path)
+        scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if scroll > inner:
+            wide[path] = scroll
+    assert wide == {}, f"wider than the {PHONE['width']} px viewport"
+    # On a desktop, a value and its mark keep to one line.
+    page.set_viewport_size(DESKTOP)
+    for path in (game, inspect):
+        page.goto(path)
+        lines = page.evaluate(
+            """() => [...document.querySelectorAll('.values td')].map(td => {
+                const range = document.createRange();
+                range.selectNodeContents(td);
+                return range.getBoundingClientRect().height
+                    / parseFloat(getComputedStyle(td).lineHeight);
+            })"""
+        )
+        assert lines and max(lines) < 1.5, f"a value cell of {path} wraps"
+
+
+def test_board_cells_are_played_with_the_keyboard(page: Any) -> None:
+    start_game(page, "tictactoe", rows="3", cols="3", k="3")
+    cells = page.locator("#position [data-move][tabindex='0']")
+    expect(cells).to_have_count(9)
+    for cell in cells.all():
+        move = cell.get_attribute("data-move")
+        assert cell.get_attribute("role") == "button"
+        assert cell.get_attribute("aria-label") == f"play {move}"
+    # Tab from the top of the page reaches the board: a1 first, then b1.
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('#position [data-move]')"):
+            break
+    focused = page.locator("#position [data-move]:focus")
+    expect(focused).to_have_attribute("data-move", "a1")
+    page.keyboard.press("Tab")
+    expect(focused).to_have_attribute("data-move", "b1")
+    ring = page.evaluate(
+        """() => { const e = document.activeElement;
+                   return [e.matches(':focus-visible'), getComputedStyle(e).outlineStyle]; }"""
+    )
+    assert ring == [True, "solid"]
+    page.keyboard.press("Enter")
+    history = page.locator("#history li")
+    expect(history).to_have_count(2)
+    expect(history.first).to_have_text("You: b1")
+    # The board is drawn afresh; the focus is back on it, and Space plays too.
+    expect(focused).to_have_count(1)
+    move = focused.get_attribute("data-move")
+    page.keyboard.press(" ")
+    expect(history.nth(2)).to_have_text(f"You: {move}")
+
+
+def test_matches_are_big_enough_to_touch_and_played_with_the_keyboard(page: Any) -> None:
+    start_game(page, "nim", piles="2,3", rule="normal")
+    for viewport in (DESKTOP, PHONE):
+        page.set_viewport_size(viewport)
+        matches = page.locator("#position [data-move]")
+        expect(matches).to_have_count(5)
+        for match in matches.all():
+            box = match.bounding_box()
+            assert box is not None and min(box["width"], box["height"]) >= 32, box
+    match = page.locator("#position [data-move='2:2']")
+    expect(match).to_have_attribute("aria-label", "take 2 from pile 2")
+    match.focus()
+    page.keyboard.press(" ")
+    expect(page.locator("#history li").first).to_have_text("You: 2:2")
+
+
+def test_digit_keys_play_a_3x3_board_and_the_ais_move_is_marked(page: Any) -> None:
+    start_game(page, "tictactoe", rows="3", cols="3", k="3")
+    expect(page.locator(".help", has_text="numeric keypad")).to_be_visible()
+    history = page.locator("#history li")
+    page.keyboard.press("7")
+    expect(history.first).to_have_text("You: a1")
+    expect(history).to_have_count(2)
+    ai_move = history.nth(1).inner_text().split(": ")[1]
+    expect(page.locator("#position .last-move")).to_have_attribute("data-move", ai_move)
+    free = legal_moves(page)
+    # A digit typed into the move box is typing, not a move.
+    box = page.locator(".type-move input[name='move']")
+    box.press(keypad_key(free[0]))
+    expect(box).to_have_value(keypad_key(free[0]))
+    page.wait_for_timeout(300)
+    expect(history).to_have_count(2)
+    box.fill("")
+    page.locator("h1").click()
+    page.keyboard.press(keypad_key(free[-1]))
+    expect(history.nth(2)).to_have_text(f"You: {free[-1]}")
+
+
+def test_the_end_of_a_game_offers_play_again_and_switch_sides_and_keeps_score(
+    page: Any,
+) -> None:
+    start_game(page, "nim", piles="1,2", rule="misere")
+    score = page.locator("#score")
+    expect(score).to_contain_text("you 0 · AI 0 · draws 0")
+    click_move(page, "2:2")
+    expect(page.locator("#result")).to_contain_text("You win")
+    expect(page.locator("#undo")).to_have_count(0)
+    expect(page.locator(".type-move")).to_have_count(0)
+    expect(page.locator("#new-game-link")).to_have_text("Play again")
+    expect(score).to_contain_text("you 1 · AI 0 · draws 0")
+    # A second tab of the same browser on the same game: the game counts once.
+    tab = page.context.new_page()
+    tab.goto(page.url)
+    expect(tab.locator("#score")).to_contain_text("you 1 · AI 0 · draws 0")
+    # Switching sides: the AI opens the next game, and the score goes on.
+    finished = page.url
+    page.locator("#switch-sides").click()
+    page.wait_for_url(lambda url: url != finished)
+    expect(page.locator("#history li").first).to_contain_text("AI:")
+    expect(score).to_contain_text("you 1 · AI 0 · draws 0")
+    # The other tab plays again, and loses: both tabs keep one score.
+    tab.locator("#new-game-link").click()
+    tab.wait_for_url(lambda url: url != finished)
+    click_move(tab, "1:1")  # piles 0,2: the AI takes one and leaves you the last match
+    expect(tab.locator("#ai-move")).to_contain_text("2:1")
+    click_move(tab, "2:1")
+    expect(tab.locator("#result")).to_contain_text("The AI wins")
+    expect(tab.locator("#score")).to_contain_text("you 1 · AI 1 · draws 0")
+    page.reload()
+    expect(score).to_contain_text("you 1 · AI 1 · draws 0")
+
+
+# --- inspecting, training with every option, uploading and comparing policies ------------
+
+
+def _api(live_server: str, method: str, path: str, body: Any = None) -> Any:
+    import json
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        live_server + path, data, {"Content-Type": "application/json"}, method=method
+    )
+    with urllib.request.urlopen(request, timeout=60) as r:
+        return json.loads(r.read())
+
+
+def _trained(live_server: str, body: dict[str, Any]) -> str:
+    """A policy trained through the API, by its id."""
+    import time
+
+    job = _api(live_server, "POST", "/api/train", body)["job"]
+    deadline = time.monotonic() + 60
+    while (snap := _api(live_server, "GET", f"/api/train/{job}"))["state"] in ("queued", "running"):
+        assert time.monotonic() < deadline, "training did not end"
+        time.sleep(0.1)
+    assert snap["state"] == "done", snap
+    return str(snap["policy"])
+
+
+def _cell_notes(page: Any) -> dict[str, str]:
+    """The value drawn in each playable cell of the inspect page's board, by its move."""
+    found: dict[str, str] = page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('#position [data-move]')]
+              .map(g => [g.dataset.move, g.querySelector('.note').textContent]))"""
+    )
+    return found
+
+
+def test_inspect_walks_the_board_and_shows_the_agents_values(
+    page: Any, live_server: str, web_data_dir: Any
+) -> None:
+    from qarena.learn.learners import load_learner
+    from tests.conftest import at
+
+    # A short run against random play: its values at the start differ (not those of perfect
+    # play, which are all draws).
+    pid = _trained(live_server, {"game": "tictactoe", "episodes": 3000, "opponent": "random"})
+    learner = load_learner(web_data_dir / "policies" / f"{pid}.npz")
+    game, values = learner.game, learner.table_values()
+
+    def expected(position: Any) -> dict[str, str]:
+        return {
+            game.format_move(m): learner.format_value(v, compact=True)
+            for m, v in at(learner.tables, values, position).items()
+        }
+
+    page.goto(f"/policies/{pid}/inspect")
+    expect(page.locator("#turn")).to_have_text("Turn: x.")
+    start = game.start()
+    assert _cell_notes(page) == expected(start)
+    assert len(set(_cell_notes(page).values())) > 1, "expected values that differ"
+    # The settings read as words, not as a dump of the config.
+    settings = page.locator("#settings")
+    expect(settings).to_contain_text("α learning rate")
+    expect(settings).to_contain_text("one per symmetry")
+    expect(settings).not_to_contain_text("canonical")
+
+    page.locator("#position [data-move='b2']").click()
+    page.wait_for_url(re.compile(r"position="))
+    after = game.apply(start, game.parse_move("b2"))
+    expect(page.locator("#turn")).to_have_text("Turn: o.")
+    expect(page.locator("#position [data-move]")).to_have_count(8)
+    assert _cell_notes(page) == expected(after)
+    page.locator("#position [data-move='a1']").click()
+    expect(page.locator("#turn")).to_have_text("Turn: x.")
+    expect(page.locator("#position [data-move]")).to_have_count(7)
+    # One step back, then back to the start.
+    page.locator("#previous").click()
+    expect(page.locator("#position [data-move]")).to_have_count(8)
+    assert _cell_notes(page) == expected(after)
+    page.locator("#back-to-start").click()
+    expect(page.locator("#position [data-move]")).to_have_count(9)
+    expect(page.locator("#previous")).to_have_count(0)
+
+    # Heaps: a match walks too, and the turn is the player to move's.
+    nim = _trained(live_server, {"game": "nim:2,3", "episodes": 2000})
+    page.goto(f"/policies/{nim}/inspect")
+    expect(page.locator("#turn")).to_contain_text("the player to move")
+    page.locator("#position [data-move='2:3']").click()
+    expect(page.locator("#position [data-move^='2:']")).to_have_count(0)
+    expect(page.locator("#values tbody tr")).to_have_count(2)  # piles 2,0
+
+
+def test_training_from_the_form_with_every_kind_of_option(page: Any, live_server: str) -> None:
+    page.goto("/train")
+    form = page.locator("#train-form")
+    expect(form.locator("#more-options")).not_to_have_attribute("open", "")
+    form.locator("[name='game']").fill("subtraction:9:3")
+    # The opponents follow the game typed: its own rule player appears.
+    expect(form.locator("#opponent option[value='subtraction']")).to_have_count(1)
+    expect(form.locator("#opponent option[value='bouton']")).to_have_count(0)
+    form.locator("select[name='learner']").select_option(label="Matchbox")
+    form.locator("[name='episodes']").fill("3000")
+    form.locator("#opponent").select_option("random")
+    form.locator("select[name='seat']").select_option("first")
+    form.locator("[name='until_perfect']").check()
+    # A setting the matchbox learner does not use: refused at its field, in the CLI's words.
+    form.locator("#more-options summary").click()
+    form.locator("[name='alpha']").fill("0.5")
+    form.locator("[name='seed']").fill("5")
+    form.locator("#train").click()
+    error = page.locator("#error")
+    expect(error).to_have_text("--alpha does not apply to the matchbox learner.")
+    expect(page.locator("[name='alpha']")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#more-options")).to_have_attribute("open", "")
+    # What was typed stays; the field put right, the run starts.
+    expect(page.locator("#opponent")).to_have_value("random")
+    page.locator("[name='alpha']").fill("")
+    page.locator("#train").click()
+    page.wait_for_url(re.compile(r"/train/[0-9a-f]+$"))
+    expect(page.locator("#play-trained")).to_be_visible(timeout=60_000)
+    href = page.locator("#play-trained").get_attribute("href")
+    pid = re.search(r"/policies/([0-9a-f]{12})/", href or "")
+    assert pid is not None, href
+    detail = _api(live_server, "GET", f"/api/policies/{pid.group(1)}")
+    assert detail["learner"] == "matchbox" and detail["game"] == "subtraction:9:3"
+    assert detail["training"] == {"opponent": "random", "seat": "first", "until_perfect": True}
+    assert detail["hyperparameters"]["seed"] == 5
+    # The run's page offers the same settings for another run.
+    expect(page.locator("select[name='seat']")).to_have_value("first")
+    expect(page.locator("[name='until_perfect']")).to_be_checked()
+
+
+def test_an_uploaded_policy_file_is_listed_and_plays(page: Any, tmp_path: Any) -> None:
+    from qarena.cli import run
+
+    made = tmp_path / "nim-1-2.npz"
+    assert run(["train", "nim:1,2", "--episodes", "2000", "--out", str(made)]) == 0
+    page.goto("/policies")
+    page.locator("#upload-file").set_input_files(str(made))
+    page.locator("#upload").click()
+    page.wait_for_url(re.compile(r"/policies\?added=[0-9a-f]{12}$"))
+    pid = page.url.rsplit("=", 1)[1]
+    expect(page.locator("#added")).to_contain_text("nim:1,2")
+    row = page.locator(f"#policies tr[data-policy='{pid}']")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("2,000")
+    expect(row.locator("time")).to_have_text("just now")
+    row.locator(".play").click()
+    page.wait_for_url(re.compile(r"/games/"))
+    click_move(page, "2:2")  # leaves 1,0: the AI must take the last match
+    expect(page.locator("#result")).to_contain_text("You win")
+
+
+def test_junk_and_oversized_uploads_are_refused_on_the_page(
+    page: Any, live_server: str, web_app: Any, web_data_dir: Any, tmp_path: Any
+) -> None:
+    def stored() -> tuple[list[str], list[str]]:
+        listed = sorted(p["id"] for p in _api(live_server, "GET", "/api/policies"))
+        return listed, sorted(f.name for f in (web_data_dir / "policies").iterdir())
+
+    before = stored()
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"PK\x03\x04 certainly not a policy")
+    page.goto("/policies")
+    page.locator("#upload-file").set_input_files(str(junk))
+    with page.expect_navigation() as navigation:
+        page.locator("#upload").click()
+    assert navigation.value is not None and navigation.value.status == 422
+    expect(page.locator("#upload-error")).to_contain_text("junk.npz is not a qarena policy file")
+    assert stored() == before
+    # Over the limit: refused by its size alone (a sparse file: nothing is really written).
+    huge = tmp_path / "huge.npz"
+    with huge.open("wb") as f:
+        f.truncate(web_app.state.web.max_upload + 1)
+    page.locator("#upload-file").set_input_files(str(huge))
+    with page.expect_navigation() as navigation:
+        page.locator("#upload").click()
+    assert navigation.value is not None and navigation.value.status == 413
+    expect(page.locator("#upload-error")).to_contain_text("The file is over 64 MB")
+    expect(page.locator("#policies")).to_be_visible()
+    assert stored() == before
+
+
+def test_compare_shows_the_chosen_policies_curves(page: Any, live_server: str) -> None:
+    a = _trained(live_server, {"game": "nim:2,2", "episodes": 2000})
+    b = _trained(live_server, {"game": "nim:2,2", "learner": "afterstate", "episodes": 2000})
+    page.goto("/policies")
+    page.locator("#compare-link").click()
+    page.wait_for_url(re.compile(r"/compare$"))
+    # Only one game's policies, then two of them.
+    page.locator("select[name='game']").select_option("nim:2,2")
+    page.wait_for_url(re.compile(r"game=nim"))
+    expect(page.locator("#compare-policies tr[data-policy]").first).to_be_visible()
+    assert all("nim:2,2" in t for t in page.locator("#compare-policies tbody tr").all_inner_texts())
+    page.locator(f"#pick-{a}").check()
+    page.locator(f"#pick-{b}").check()
+    page.locator("#compare").click()
+    chart = page.locator("#compare-chart")
+    expect(chart.locator("polyline.series")).to_have_count(2)
+    expect(chart.locator(f"[data-series='{a}']")).to_have_count(1)
+    expect(page.locator("#legend li")).to_have_count(2)
+    expect(page.locator("#legend")).to_contain_text("Afterstate TD(0)")
+    # The chart takes the width there is, on a phone too.
+    page.set_viewport_size({"width": 390, "height": 844})
+    box = chart.bounding_box()
+    assert box is not None and 250 < box["width"] <= 390
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    expect(page.locator("header nav a", has_text="Compare")).to_be_visible()

@@ -26,7 +26,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 
 from qarena.errors import QarenaError
@@ -260,10 +260,17 @@ def _keep_mode(fd: int, target: str) -> None:
 
 
 @contextlib.contextmanager
-def atomic_open(path: PathLike, inputs: Iterable[PathLike] = ()) -> Iterator[IO[bytes]]:
+def atomic_open(
+    path: PathLike,
+    inputs: Iterable[PathLike] = (),
+    verify: Callable[[str], None] | None = None,
+) -> Iterator[IO[bytes]]:
     """A binary file that becomes ``path`` when the block ends without error (see the module
     docstring for what is refused). On any error the temp file is removed and the error
-    propagates: QarenaError for a refused target, OSError as is."""
+    propagates: QarenaError for a refused target, OSError as is. ``verify``, when given, is
+    called with the temp file's path once it is complete and synced, before the rename: what
+    it raises leaves the target as it was (a file received from elsewhere is checked in full
+    before it takes its name)."""
     target = os.fspath(path)
     sources = [os.fspath(i) for i in inputs]
     check_target(target, sources)
@@ -277,6 +284,8 @@ def atomic_open(path: PathLike, inputs: Iterable[PathLike] = ()) -> Iterator[IO[
             yield f
             f.flush()
             os.fsync(f.fileno())
+            if verify is not None:
+                verify(tmp)
             # Check again just before the rename: the target may have changed meanwhile.
             check_target(target, sources)
             os.replace(tmp, target)

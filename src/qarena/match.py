@@ -212,6 +212,7 @@ def train_timed(
     learner: Learner,
     episodes: int,
     opponent: Opponent | None = None,
+    seat: str = "both",
     *,
     seconds: float | None = None,
     until_perfect: bool = False,
@@ -219,8 +220,9 @@ def train_timed(
     on_progress: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Training:
-    """``train_run``, stopped after ``seconds`` (None: no limit) as well as by ``should_stop``.
-    The kernels compile (or load) and the game is solved first: the limit is for training."""
+    """``train_run`` (the learner in ``seat`` against an ``opponent``), stopped after
+    ``seconds`` (None: no limit) as well as by ``should_stop``. The kernels compile (or load)
+    and the game is solved first: the limit is for training."""
     learner.warm_up()
     learner.optimality()
     t0 = time.monotonic()
@@ -233,6 +235,7 @@ def train_timed(
         learner,
         episodes,
         opponent,
+        seat,
         until_perfect=until_perfect,
         curve=curve,
         on_progress=on_progress,

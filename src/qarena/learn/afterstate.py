@@ -26,6 +26,8 @@ class AfterstateLearner(Learner):
     # must fade out completely for the values to become those of best play.
     defaults: ClassVar[dict[str, Any]] = {"alpha": 0.5, "epsilon_end": 0.0}
     title = "afterstate TD(0)"
+    # A position's value backs up into the mover's previous afterstate, one γ per own move.
+    discount_per = "own move"
     episodes_per_pair = (150.0, 100_000)
     # TD(0) learns the values of the play it sees, so exploration must fade out over the run.
     sweeps = 150

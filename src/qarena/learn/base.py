@@ -81,6 +81,11 @@ class LearnConfig:
         return d
 
 
+def reward_text(x: float) -> str:
+    """A reward for people: ``+1``, ``0``, ``−1`` (a true minus sign)."""
+    return "0" if x == 0 else f"{x:+g}".replace("-", "−")
+
+
 def default_episodes(learner: Learner, self_play: bool = True) -> int:
     """:meth:`Learner.default_episodes`, as a function."""
     return learner.default_episodes(self_play)
@@ -122,6 +127,9 @@ class Learner(ABC):
     #: What its values are called in a table's heading, and in a short one ("AI's value").
     value_label: ClassVar[str] = "learned value"
     value_heading: ClassVar[str] = "value"
+    #: How far off a win is counted, for ``value_legend``: "move" (either player's, as in
+    #: negamax Q-learning) or "own move" (the mover's own, as in afterstate learning).
+    discount_per: ClassVar[str] = "move"
     #: Bytes of the learner's own tables per (row, move) and per row of its tables; of a
     #: sweep's starts per (row, move) (int64 pairs, about half the entries), while training;
     #: and of the temporaries its values() hold at once, per (row, move). Read off the code;
@@ -166,6 +174,26 @@ class Learner(ABC):
     def describe_value(cls, value: float) -> str:
         """One learned value in a sentence: ``learned value +0.8100``."""
         return f"{cls.value_label} {cls.format_value(value)}"
+
+    def value_legend(self) -> str:
+        """What its values mean, in a sentence or two for people, from its own settings: the
+        rewards and the discount ``gamma``."""
+        win, draw, loss = (reward_text(r) for r in self.config.rewards)
+        gamma = self.config.gamma
+        scale = (
+            f"Values are for the player making the move: {win} a sure win, {draw} a draw, "
+            f"{loss} a sure loss."
+        )
+        if gamma == 1:
+            return f"{scale} There is no discount (γ = 1): a far-off win counts as a near one."
+        if self.discount_per == "move":
+            later = f"a win two moves later (one each) is worth {gamma**2:.3g}"
+        else:
+            later = f"a win with the mover's next move is worth {gamma:.3g}"
+        return (
+            f"{scale} A win further off is worth less, γ = {gamma:g} per {self.discount_per}: "
+            f"{later}."
+        )
 
     @classmethod
     def build_config(cls, given: Mapping[str, Any], base: LearnConfig | None = None) -> LearnConfig:

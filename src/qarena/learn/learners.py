@@ -64,10 +64,11 @@ def save_learner(
     path: str | os.PathLike[str],
     learner: Learner,
     inputs: Iterable[str | os.PathLike[str]] = (),
+    extra: Mapping[str, Any] | None = None,
 ) -> None:
     """Write the learner to a policy file, atomically; ``inputs`` (files the command read) are
-    never overwritten."""
-    save_policy(path, learner.arrays(), policy_meta(learner), inputs)
+    never overwritten; ``extra`` keys join its metadata (as for :func:`policy_meta`)."""
+    save_policy(path, learner.arrays(), policy_meta(learner, extra), inputs)
 
 
 def learner_bytes(learner: Learner, extra: Mapping[str, Any] | None = None) -> bytes:

@@ -52,6 +52,12 @@ class MatchboxLearner(Learner):
     def describe_value(cls, value: float) -> str:
         return "allowed in its matchbox" if value else "removed from its matchbox"
 
+    def value_legend(self) -> str:
+        return (
+            "allowed: the move is still in the AI's matchbox for this position, and it picks "
+            "among those at random; removed: the move was taken out after it lost a game."
+        )
+
     @classmethod
     def state_specs(cls, game: Game, config: LearnConfig, rows: int) -> dict[str, ArraySpec]:
         return {

@@ -6,7 +6,7 @@ import numpy as np
 
 from qarena.games.base import Game
 from qarena.kernels import learn as k
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner, reward_text
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -51,3 +51,12 @@ class NaiveQLearner(QLearner):
     kind = "naive-q"
     title = "naive Q-learning (no sign flip)"
     negamax = False
+
+    def value_legend(self) -> str:
+        win, draw, loss = (reward_text(r) for r in self.config.rewards)
+        return (
+            f"{win} a move that wins at once, {draw} a draw, {loss} a move that loses at once. "
+            "This baseline adds up the next position's value (γ = "
+            f"{self.config.gamma:g} per move) without turning it round for the opponent, who "
+            "moves there: its other values do not say who wins."
+        )

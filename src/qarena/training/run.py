@@ -11,7 +11,7 @@ from typing import Any
 from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.games.base import Game
-from qarena.learn.base import Learner, Opponent, default_episodes
+from qarena.learn.base import SEATS, Learner, Opponent, default_episodes
 from qarena.learn.curve import (
     CURVE_GAMES,
     CURVE_OPPONENTS,
@@ -27,6 +27,7 @@ __all__ = [
     "CHUNK_SECONDS",
     "Progress",
     "RunResult",
+    "check_versus",
     "default_episodes",
     "new_curve",
     "new_learner",
@@ -57,6 +58,23 @@ class RunResult:
     optimality: Optimality
     perfect_at: int | None  # with until_perfect: episodes of this run when first perfect
     stopped: bool  # stopped early by ``should_stop``
+
+
+def check_versus(self_play: bool, seat: str, given: Mapping[str, Any]) -> None:
+    """Refuse settings that do not fit whom the learner plays, in the command line's words:
+    a seat other than both in self-play; exploring starts (``given``'s ``starts`` and
+    ``start_order``) against an opponent."""
+    if seat not in SEATS:
+        raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+    if self_play and seat != "both":
+        raise QarenaError("--seat applies only against an --opponent; self-play takes both")
+    if not self_play:
+        for name in ("starts", "start_order"):
+            if given.get(name):  # as the command line reads them: 0 starts fits any run
+                flag = "--" + name.replace("_", "-")
+                raise QarenaError(
+                    f"{flag} applies to self-play; against an --opponent games start anew"
+                )
 
 
 def new_learner(game: Game, kind: str, given: Mapping[str, Any], canonical: bool = True) -> Learner:

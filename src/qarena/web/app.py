@@ -26,6 +26,7 @@ from qarena.web.play import IDLE_SECONDS, MAX_GAMES
 from qarena.web.routes import api, pages
 from qarena.web.service import MAX_COST, MAX_POSITIONS, Web
 from qarena.web.templating import HERE
+from qarena.web.upload import ENVELOPE, MAX_UPLOAD, UPLOAD_PATH
 
 log = logging.getLogger("qarena.web")
 
@@ -74,10 +75,13 @@ def create_app(
     max_training: int = MAX_RUNNING,
     max_queued: int = MAX_QUEUED,
     shutdown_seconds: float = SHUTDOWN_SECONDS,
+    max_upload: int = MAX_UPLOAD,
 ) -> FastAPI:
     """The app, with its policy store under ``data_dir`` (made if missing, and tidied: see
     ``PolicyStore.tidy``; QarenaError when it cannot be written). ``max_cost`` is the budget of
-    positions × moves a game may have here (see ``MAX_COST``)."""
+    positions × moves a game may have here (see ``MAX_COST``); ``max_upload`` the largest
+    policy file the Policies page takes, in bytes (every other request body is at most
+    ``max_body``)."""
     web = Web(
         Path(data_dir),
         max_games=max_games,
@@ -87,6 +91,7 @@ def create_app(
         max_cost=max_cost,
         max_training=max_training,
         max_queued=max_queued,
+        max_upload=max_upload,
     )
 
     @contextlib.asynccontextmanager
@@ -109,7 +114,8 @@ def create_app(
         redoc_url=None,
     )
     app.state.web = web
-    app.add_middleware(BodyLimit, limit=max_body)
+    # The one large body is an uploaded policy file, which its route reads as it arrives.
+    app.add_middleware(BodyLimit, limit=max_body, streamed={UPLOAD_PATH: max_upload + ENVELOPE})
     app.add_middleware(SameOrigin)
     app.add_middleware(HeadAsGet)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

@@ -18,6 +18,7 @@ from qarena.match import Conflict
 from qarena.web.templating import page
 
 __all__ = [
+    "BodyTooLarge",
     "Conflict",
     "Full",
     "NotFound",
@@ -40,6 +41,10 @@ class Full(QarenaError):
     """The server is too busy for this now (the training line is full); try again later."""
 
 
+class BodyTooLarge(QarenaError):
+    """A request body over its route's limit, found while the route reads it."""
+
+
 def status_of(exc: QarenaError) -> int:
     """The HTTP status that answers a domain error; 422 for bad input."""
     if isinstance(exc, NotFound):
@@ -48,6 +53,8 @@ def status_of(exc: QarenaError) -> int:
         return 409
     if isinstance(exc, Full):
         return 503
+    if isinstance(exc, BodyTooLarge):
+        return 413
     return 422
 
 

@@ -29,17 +29,52 @@ class HomeForm(BaseModel):
 
 
 class TrainForm(BaseModel):
-    """The training page's form; empty fields take the learner's defaults."""
+    """The training page's form: every option of ``qarena train`` but the files; empty fields
+    take the learner's defaults."""
 
     game: str = "nim"
     learner: str = "q"
     episodes: str = ""
+    opponent: str = "self"
+    seat: str = "both"
+    until_perfect: str = ""  # a checkbox: "on" when ticked, absent otherwise
     alpha: str = ""
     gamma: str = ""
     epsilon: str = ""
     epsilon_end: str = ""
     schedule: str = ""
-    opponent: str = "self"
+    rewards: str = ""
+    initial: str = ""
+    seed: str = ""
+    starts: str = ""
+    start_order: str = ""
+    canonical: str = "yes"  # "yes": one position per symmetry; "no": every position
+
+    def body(self) -> dict[str, Any]:
+        """The fields as the API's training request takes them, numbers read strictly."""
+        if self.canonical not in ("yes", "no"):
+            raise QarenaError(
+                f"positions learned are 'yes' (one per symmetry) or 'no', not {self.canonical!r}"
+            )
+        return {
+            "game": self.game.strip(),
+            "learner": self.learner,
+            "episodes": form_number(self.episodes, "episodes", int),
+            "opponent": self.opponent,
+            "seat": self.seat,
+            "until_perfect": bool(self.until_perfect),
+            "alpha": form_number(self.alpha, "alpha", float),
+            "gamma": form_number(self.gamma, "gamma", float),
+            "epsilon": form_number(self.epsilon, "epsilon", float),
+            "epsilon_end": form_number(self.epsilon_end, "epsilon end", float),
+            "schedule": self.schedule or None,
+            "rewards": form_rewards(self.rewards),
+            "initial": form_number(self.initial, "the initial value", float),
+            "seed": form_number(self.seed, "the seed", int),
+            "starts": form_number(self.starts, "the share of exploring starts", float),
+            "start_order": self.start_order or None,
+            "canonical": self.canonical == "yes",
+        }
 
 
 HOME_DEFAULTS = HomeForm().model_dump()
@@ -95,3 +130,15 @@ def form_number(text: str, what: str, kind: type[int] | type[float]) -> Any:
     if len(text) > 40 or not _FLOAT.fullmatch(text):
         raise QarenaError(f"{what} must be a number such as 0.5, not {text!r}")
     return float(text)
+
+
+def form_rewards(text: str) -> tuple[float, float, float] | None:
+    """Rewards typed as WIN,DRAW,LOSS (None when empty), read as the command line's --rewards
+    and refused in its words."""
+    if not text.strip():
+        return None
+    parts = text.split(",")
+    if len(parts) == 3 and all(_FLOAT.fullmatch(p.strip()) for p in parts) and len(text) < 120:
+        win, draw, loss = (float(p) for p in parts)
+        return win, draw, loss
+    raise QarenaError(f"--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}")

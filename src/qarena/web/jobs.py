@@ -17,13 +17,13 @@ from typing import Any
 from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
 from qarena.games import Game
-from qarena.learn.base import LearnConfig
+from qarena.learn.base import LearnConfig, Learner, Opponent
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import make_learner
 from qarena.match import train_timed
-from qarena.training.run import Progress, default_episodes
+from qarena.training.run import Progress, check_versus, default_episodes
 from qarena.web.errors import Full, NotFound
-from qarena.web.store import PolicyStore
+from qarena.web.store import PolicyStore, is_policy_id
 
 log = logging.getLogger("qarena.web")
 
@@ -57,8 +57,10 @@ class Job:
     game: Game
     learner: str
     episodes: int
-    opponent: str
+    opponent: str  # a name, or a stored policy's id
     config: LearnConfig
+    seat: str = "both"
+    until_perfect: bool = False
     spot: bool = False
     first: str = "human"
     seconds: float | None = None
@@ -90,6 +92,8 @@ class Job:
             "error": self.error,
             "spot": self.spot,
             "first": self.first,
+            "seat": self.seat,
+            "until_perfect": self.until_perfect,
             "stopped": self.stopped,
             "queue_position": self.queue_position,
             "waiting": None
@@ -142,20 +146,28 @@ class Jobs:
         opponent_name: str = "self",
         config: LearnConfig | None = None,
         *,
+        seat: str = "both",
+        until_perfect: bool = False,
         spot: bool = False,
         first: str = "human",
         seconds: float | None = None,
     ) -> Job:
         """Check the settings, then train in the background: at once if a slot is free, else
-        after the runs ahead of it in line. Full when the line is full."""
+        after the runs ahead of it in line. Full when the line is full. The opponent is one
+        the command line names, or a stored policy of the same game by its id."""
         fresh = make_learner(learner, game, config)  # checks the learner's name
-        # Every opponent the command line offers by name (policy files are the CLI's alone:
-        # a web request must not name files on the server).
-        named = ("self", "random", "perfect", *game.rule_players)
-        if opponent_name not in named:
-            raise QarenaError(
-                f"unknown opponent {opponent_name!r} for {game.spec}; expected {', '.join(named)}"
-            )
+        if is_policy_id(opponent_name):
+            self._check_policy_opponent(opponent_name, fresh)
+        else:
+            # Every opponent the command line offers by name (its policy files are stored
+            # policies here: a web request must not name files on the server).
+            named = ("self", "random", "perfect", *game.rule_players)
+            if opponent_name not in named:
+                raise QarenaError(
+                    f"unknown opponent {opponent_name!r} for {game.spec}; expected "
+                    f"{', '.join(named)}, or a stored policy's id"
+                )
+        check_versus(opponent_name == "self", seat, {})
         if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
             raise QarenaError(f"episodes must be from 1 to {MAX_EPISODES:,}, not {episodes}")
         # Unasked, the default run: on-the-spot runs end sooner, at perfect play or at their
@@ -170,6 +182,8 @@ class Jobs:
             total,
             opponent_name,
             fresh.config,
+            seat=seat,
+            until_perfect=until_perfect,
             spot=spot,
             first=first,
             seconds=seconds,
@@ -195,6 +209,38 @@ class Jobs:
             self._queue.insert(at, job)
             self._dispatch()
         return job
+
+    def _check_policy_opponent(self, policy_id: str, learner: Learner) -> None:
+        """A stored policy to train against: it exists, plays the game, and has tables of the
+        same rows (positions one per symmetry, or every one) as the learner's, which its
+        moves are given in."""
+        game = learner.game
+        try:
+            row = self.store.get(policy_id)
+        except NotFound:
+            raise QarenaError(f"there is no stored policy {policy_id} to train against") from None
+        if row.game != game.spec:
+            raise QarenaError(
+                f"policy {policy_id} plays {row.game}, not {game.spec}: train against a policy "
+                "of the same game"
+            )
+        hyper = self.store.meta(policy_id).get("hyperparameters")
+        theirs = hyper.get("canonical", True) if isinstance(hyper, dict) else True
+        if theirs != learner.config.canonical:
+            learned = "one position per symmetry" if theirs else "every position"
+            raise QarenaError(
+                f"policy {policy_id} learned {learned}; train on the same positions to play "
+                "against it"
+            )
+
+    def _opponent(self, job: Job, learner: Learner) -> Opponent:
+        if not is_policy_id(job.opponent):
+            return opponent(learner.tables, job.opponent)
+        other = self.store.load(job.opponent)
+        if other.tables.rows != learner.tables.rows:  # checked when the run was asked for
+            raise QarenaError(f"policy {job.opponent} has tables of another shape")
+        # As a policy file opponent on the command line: uniformly among its best moves.
+        return Opponent(f"policy {job.opponent}", other.best_moves())
 
     def cancel(self, job: Job) -> None:
         """Stop a job: a running one between chunks (what it learned is saved); a waiting one
@@ -258,7 +304,7 @@ class Jobs:
     def _run(self, job: Job) -> None:
         try:
             learner = make_learner(job.learner, job.game, job.config)
-            opp = opponent(learner.tables, job.opponent)
+            opp = self._opponent(job, learner)
             every = max(1, job.episodes // CURVE_POINTS)
             curve = Curve(every, games=CURVE_GAMES, early=True)
 
@@ -275,8 +321,9 @@ class Jobs:
                 learner,
                 job.episodes,
                 None if opp.self_play else opp,
+                job.seat,
                 seconds=job.seconds,
-                until_perfect=job.spot,
+                until_perfect=job.spot or job.until_perfect,
                 curve=curve,
                 on_progress=on_progress,
                 should_stop=lambda: job.cancel,
@@ -288,7 +335,13 @@ class Jobs:
                 raise QarenaError("it was stopped before it learned anything")
             job.optimality = result.optimality.share
             job.points = [*curve.points]
-            job.policy = self.store.add(learner).id
+            # How it was trained, beyond its hyperparameters: the file says so wherever it goes.
+            training = {
+                "opponent": job.opponent,
+                "seat": job.seat,
+                "until_perfect": job.until_perfect or job.spot,  # spot runs stop there too
+            }
+            job.policy = self.store.add(learner, {"training": training}).id
             job.state = "done"
         except QarenaError as e:
             job.error, job.state = str(e), "failed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 import anyio
@@ -10,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from qarena.web.errors import error_page, is_api
+from qarena.web.errors import BodyTooLarge, error_page, is_api
 
 #: The largest request body, in bytes.
 MAX_BODY = 16 * 1024
@@ -18,27 +19,41 @@ MAX_BODY = 16 * 1024
 
 class BodyLimit:
     """Refuse a request whose body is over ``limit`` bytes with 413: by its Content-Length, and
-    by what actually arrives (a chunked or lying client)."""
+    by what actually arrives (a chunked or lying client).
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+    The paths in ``streamed`` (path: its own limit) are routes that read a large body as it
+    arrives (an upload): theirs is not gathered here but passed on as it comes, counted, and
+    the read that finds it over its limit (by Content-Length, before any of it) raises
+    :class:`BodyTooLarge`, which the route answers in its own way."""
+
+    def __init__(
+        self, app: ASGIApp, limit: int = MAX_BODY, streamed: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.limit = limit
+        self.streamed = dict(streamed or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.streamed.get(scope["path"], self.limit)
         too_big = JSONResponse(
-            {"detail": f"the request body is over {self.limit // 1024} KB"}, status_code=413
+            {"detail": f"the request body is over {limit // 1024} KB"}, status_code=413
         )
+        declared = 0
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 if not value.isdigit():
                     await JSONResponse({"detail": "bad Content-Length"}, 400)(scope, receive, send)
                     return
-                if int(value) > self.limit:
+                declared = int(value)
+                if declared > limit and scope["path"] not in self.streamed:
                     await too_big(scope, receive, send)
                     return
+        if scope["path"] in self.streamed:
+            await self.app(scope, _counted(receive, declared, limit), send)
+            return
         body = b""
         more = True
         while more:
@@ -47,7 +62,7 @@ class BodyLimit:
                 return  # the client went away
             body += message.get("body", b"")
             more = message.get("more_body", False)
-            if len(body) > self.limit:
+            if len(body) > limit:
                 await too_big(scope, receive, send)
                 return
         sent = False
@@ -60,6 +75,25 @@ class BodyLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def _counted(receive: Receive, declared: int, limit: int) -> Receive:
+    """``receive`` for a streamed body: it raises BodyTooLarge once the body is known to be
+    over ``limit`` bytes, by its Content-Length (``declared``) or by what has arrived."""
+    seen = 0
+
+    async def counted() -> Message:
+        nonlocal seen
+        if declared > limit:
+            raise BodyTooLarge(f"the request body is over {limit:,} bytes")
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise BodyTooLarge(f"the request body is over {limit:,} bytes")
+        return message
+
+    return counted
 
 
 #: Methods that change nothing, so any site may send them.

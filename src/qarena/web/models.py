@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from qarena.web.store import PolicyRow
 
@@ -32,21 +33,67 @@ class MoveIn(BaseModel):
 
 
 class TrainIn(BaseModel):
+    """A training run, with the settings of ``qarena train`` (checked the same way); what is
+    left out takes the learner's defaults."""
+
     game: str = Field(max_length=200, description="Game spec", examples=["nim:2,3"])
-    learner: str = Field(default="q", max_length=32, description="q, afterstate or matchbox")
+    learner: str = Field(
+        default="q", max_length=32, description="q, afterstate, matchbox, naive or elimination"
+    )
     episodes: int | None = Field(default=None, ge=1, examples=[2000])
-    alpha: float | None = Field(default=None, allow_inf_nan=False)
-    gamma: float | None = Field(default=None, allow_inf_nan=False)
-    epsilon: float | None = Field(default=None, allow_inf_nan=False)
-    epsilon_end: float | None = Field(default=None, allow_inf_nan=False)
-    schedule: str | None = Field(default=None, max_length=32)
+    alpha: float | None = Field(default=None, allow_inf_nan=False, description="Learning rate")
+    gamma: float | None = Field(default=None, allow_inf_nan=False, description="Discount")
+    epsilon: float | None = Field(
+        default=None, allow_inf_nan=False, description="Exploration rate at the start"
+    )
+    epsilon_end: float | None = Field(
+        default=None, allow_inf_nan=False, description="Exploration rate at the end"
+    )
+    schedule: str | None = Field(
+        default=None,
+        max_length=32,
+        description="How ε goes from start to end: constant, linear or exp",
+    )
+    rewards: tuple[float, float, float] | None = Field(
+        default=None, description="Rewards for a win, a draw and a loss", examples=[[1, 0, -1]]
+    )
+    initial: float | None = Field(
+        default=None, allow_inf_nan=False, description="Initial value of every table entry"
+    )
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+    starts: float | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        description="Self-play only: the share of episodes that begin at a position the "
+        "learner plays on (exploring starts)",
+    )
+    start_order: str | None = Field(
+        default=None, max_length=32, description="Exploring starts: sweep or uniform"
+    )
+    canonical: bool = Field(
+        default=True, description="Learn one position per symmetry (false: every position)"
+    )
     opponent: str = Field(
         default="self",
         max_length=32,
-        description="self, random, perfect, or a rule-based player of the game "
-        "(bouton, poles, subtraction)",
+        description="self, random, perfect, a rule-based player of the game "
+        "(bouton, poles, subtraction), or the id of a stored policy of the same game",
     )
-    seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+    seat: str = Field(
+        default="both",
+        max_length=16,
+        description="Against an opponent: the learner plays first, second, or both (alternating)",
+    )
+    until_perfect: bool = Field(
+        default=False, description="Stop as soon as the solver finds the play perfect"
+    )
+
+    @field_validator("rewards")
+    @classmethod
+    def _finite(cls, value: tuple[float, float, float] | None) -> tuple[float, float, float] | None:
+        if value is not None and not all(math.isfinite(v) for v in value):
+            raise ValueError("rewards must be three finite numbers")
+        return value
 
 
 class Detail(BaseModel):
@@ -84,6 +131,8 @@ class JobOut(BaseModel):
     error: str | None
     spot: bool
     first: Literal["human", "ai"]
+    seat: str = Field(description="The learner's seat against its opponent")
+    until_perfect: bool = Field(description="Whether the run stops at perfect play")
     stopped: bool
     queue_position: int | None = Field(description="While queued: 1 for the next run to start")
     waiting: str | None = Field(description="While queued, e.g. '2nd in line'")
@@ -95,3 +144,13 @@ class JobStarted(JobOut):
 
 class PolicyOut(PolicyRow):
     download: str
+
+
+class PolicyDetail(PolicyOut):
+    """One stored policy, with what its file says about how it was trained."""
+
+    hyperparameters: dict[str, Any] = Field(description="The learner's settings")
+    training: dict[str, Any] | None = Field(
+        description="How it was trained here: opponent, seat, until_perfect (none for files "
+        "trained on the command line)"
+    )

@@ -7,10 +7,10 @@ import contextlib
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.errors import MoveError, QarenaError
 from qarena.games import Move
 from qarena.games.words import played
-from qarena.match import Duel, Match
+from qarena.match import Duel, Match, Result
 from qarena.web.errors import NotFound
 
 #: Games kept in memory at once; a new one pushes out the least recently used.
@@ -54,6 +54,8 @@ class Session(Kept, Match):
     agent: Agent
     show_values: bool = True
     show_hint: bool = False
+    #: The browser playing it (its cookie's id), whose running score its result goes to.
+    owner: str | None = None
 
     def read(self, text: str) -> Move:
         if not text.isascii():
@@ -157,6 +159,88 @@ class Games(Sessions["Session"]):
         session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
         session.reply()
         return self.add(session)
+
+
+# --- running scores ---------------------------------------------------------------------
+
+#: Browsers whose running scores are kept; a new one pushes out the least recently seen.
+MAX_BROWSERS = 10_000
+#: Game specs a browser's score is kept for; a new one pushes out the least recently played.
+MAX_SPECS = 50
+#: Games a score remembers by id; older ones only count.
+RECENT_GAMES = 200
+
+
+class Score(NamedTuple):
+    """A browser's score in one game: games you won, the AI won, drawn."""
+
+    you: int = 0
+    ai: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.you + self.ai + self.draws
+
+
+@dataclass
+class _Tally:
+    """Results by game id, so a game counts once however often (and in however many tabs) its
+    end is shown, and a game taken back counts only as it ends again; the oldest fold into
+    ``old``."""
+
+    old: Counter[Result] = field(default_factory=Counter)
+    recent: OrderedDict[str, Result] = field(default_factory=OrderedDict)
+
+    def score(self) -> Score:
+        n = self.old + Counter(self.recent.values())
+        return Score(n["human"], n["ai"], n["draw"])
+
+
+class Scores:
+    """Running scores: per browser (a random id in a cookie) and game spec, bounded in memory.
+    What people expect of "the score": this browser's games of this game, whichever tab or
+    "Play again" they came from."""
+
+    def __init__(self, max_browsers: int = MAX_BROWSERS) -> None:
+        self.max_browsers = max_browsers
+        self._tallies: OrderedDict[str, OrderedDict[str, _Tally]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def record(self, browser: str, session: Session) -> None:
+        """The game's result as it stands (none: not over, e.g. after an undo)."""
+        result = session.result()
+        with self._lock:
+            specs = self._tallies.get(browser)
+            if specs is None:
+                if result is None:
+                    return
+                specs = self._tallies[browser] = OrderedDict()
+                while len(self._tallies) > self.max_browsers:
+                    self._tallies.popitem(last=False)
+            self._tallies.move_to_end(browser)
+            spec = session.game.spec
+            tally = specs.get(spec)
+            if tally is None:
+                if result is None:
+                    return
+                tally = specs[spec] = _Tally()
+                while len(specs) > MAX_SPECS:
+                    specs.popitem(last=False)
+            specs.move_to_end(spec)
+            if result is None:
+                tally.recent.pop(session.id, None)
+                return
+            tally.recent[session.id] = result
+            tally.recent.move_to_end(session.id)
+            while len(tally.recent) > RECENT_GAMES:
+                tally.old[tally.recent.popitem(last=False)[1]] += 1
+
+    def score(self, browser: str | None, spec: str) -> Score:
+        with self._lock:
+            specs = self._tallies.get(browser) if browser else None
+            tally = None if specs is None else specs.get(spec)
+            return Score() if tally is None else tally.score()
 
 
 # --- agents against each other, watched ---------------------------------------------------

@@ -19,11 +19,13 @@ from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
 from qarena.learn.learners import learner_class
 from qarena.match import SPOT_LEARNER, Player
+from qarena.training.run import check_versus
 from qarena.web.errors import Full
 from qarena.web.jobs import Job, Jobs
 from qarena.web.models import NewGame, TrainIn
-from qarena.web.play import DELAYS, Agent, Games, Session, Watch, Watches
+from qarena.web.play import DELAYS, Agent, Games, Scores, Session, Watch, Watches
 from qarena.web.store import PolicyRow, PolicyStore
+from qarena.web.upload import MAX_UPLOAD
 
 log = logging.getLogger("qarena.web")
 
@@ -39,6 +41,20 @@ MAX_POSITIONS = 1_000_000
 MAX_COST = 2_000_000
 #: Loaded agents kept in memory.
 AGENT_CACHE = 16
+#: The training settings a request may give, as ``qarena train`` takes them (None: the
+#: learner's default).
+SETTINGS = (
+    "alpha",
+    "gamma",
+    "epsilon",
+    "epsilon_end",
+    "schedule",
+    "rewards",
+    "initial",
+    "seed",
+    "starts",
+    "start_order",
+)
 
 
 class Web:
@@ -55,8 +71,10 @@ class Web:
         max_cost: int,
         max_training: int,
         max_queued: int,
+        max_upload: int = MAX_UPLOAD,
     ) -> None:
         self.max_positions = max_positions
+        self.max_upload = max_upload
         self.max_cost = max_cost
         self.store = PolicyStore(data_dir)
         tidied = self.store.tidy()
@@ -69,6 +87,7 @@ class Web:
         )  # fmt: skip
         self.games = Games(max_games, idle_seconds)
         self.watches = Watches(max_games, idle_seconds)
+        self.scores = Scores()
         self.jobs = Jobs(self.store, max_training, max_queued)
         self.train_seconds = train_seconds
         self._agents: OrderedDict[str, Agent] = OrderedDict()
@@ -209,15 +228,23 @@ class Web:
         return self.watches.add(watch)
 
     def start_training(self, body: TrainIn) -> Job:
+        """A training run with the settings of ``qarena train``, checked as it checks them:
+        the game's size here, the seat and exploring starts against whom it plays, then the
+        learner's own settings (``Learner.build_config``), then the opponent."""
         game = self.game(body.game)
-        overrides = {
-            k: v
-            for k, v in body.model_dump().items()
-            if k in ("alpha", "gamma", "epsilon", "epsilon_end", "schedule", "seed")
-            and v is not None
-        }
-        config = learner_class(body.learner).build_config(overrides)
-        return self.jobs.start(game, body.learner, body.episodes, body.opponent, config)
+        cls = learner_class(body.learner)
+        given = {name: getattr(body, name) for name in SETTINGS}
+        check_versus(body.opponent == "self", body.seat, given)
+        config = cls.build_config(given, cls.default_config(canonical=body.canonical))
+        return self.jobs.start(
+            game,
+            cls.kind,
+            body.episodes,
+            body.opponent,
+            config,
+            seat=body.seat,
+            until_perfect=body.until_perfect,
+        )
 
 
 async def _the_web(request: Request) -> Web:

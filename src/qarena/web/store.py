@@ -16,18 +16,19 @@ import secrets
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from qarena.errors import QarenaError, TooLargeError
-from qarena.fileio import remove_stale_temps
+from qarena.fileio import atomic_open, remove_stale_temps
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.policyfile import read_meta
 from qarena.web.errors import NotFound
 
 log = logging.getLogger("qarena.web")
@@ -45,6 +46,24 @@ CREATE TABLE IF NOT EXISTS policies (
     created TEXT NOT NULL
 )
 """
+
+
+def is_policy_id(text: str) -> bool:
+    """Whether ``text`` has the form of a stored policy's id (12 hex digits)."""
+    return _ID.fullmatch(text) is not None
+
+
+#: What a training run here records in its policy file's metadata (under "training"), by type.
+TRAINING_KEYS = {"opponent": str, "seat": str, "until_perfect": bool}
+
+
+def training_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """How a run here trained a policy, as its file's metadata says (the keys and types this
+    app writes, nothing else); None for files trained elsewhere, which do not say."""
+    given = meta.get("training")
+    if not isinstance(given, dict):
+        return None
+    return {k: v for k, v in given.items() if isinstance(v, TRAINING_KEYS.get(k, ()))}
 
 
 def default_data_dir() -> Path:
@@ -127,11 +146,25 @@ class PolicyStore:
             raise NotFound(f"no policy {policy_id!r}")
         return self.folder / f"{policy_id}.npz"
 
-    def add(self, learner: Learner) -> PolicyRow:
-        """Save the learner's file, then index it."""
+    def add(self, learner: Learner, extra: Mapping[str, Any] | None = None) -> PolicyRow:
+        """Save the learner's file (``extra`` keys in its metadata), then index it."""
         policy_id = secrets.token_hex(6)
-        save_learner(self.path(policy_id), learner)
+        save_learner(self.path(policy_id), learner, extra=extra)
         return self._index(policy_id, learner, datetime.now(UTC))
+
+    def receive(self) -> Receiving:
+        """A policy file to receive from elsewhere (an upload), written as it arrives."""
+        return Receiving(self)
+
+    def meta(self, policy_id: str) -> dict[str, Any]:
+        """A stored policy's metadata, read without its tables (NotFound when there is none;
+        QarenaError naming the policy, not the server's path, when it cannot be read)."""
+        self.get(policy_id)
+        path = os.fspath(self.path(policy_id))
+        try:
+            return read_meta(path)
+        except QarenaError as e:
+            raise QarenaError(str(e).replace(path, f"policy {policy_id}")) from None
 
     def _index(self, policy_id: str, learner: Learner, created: datetime) -> PolicyRow:
         row = PolicyRow(
@@ -247,3 +280,58 @@ class PolicyStore:
             raise NotFound(f"no policy {policy_id!r}")
         with contextlib.suppress(FileNotFoundError):
             self.path(policy_id).unlink()
+
+
+class Receiving:
+    """A policy file arriving from elsewhere, a part at a time: written into a temp file in the
+    store's folder by the safe writer (locked, so a crash leaves nothing that tidy does not
+    remove), then loaded in full as any policy file is, and only then given its id's name and
+    indexed; or dropped, leaving nothing behind. The parts may come from different threads
+    (an upload's are written as they reach the server), never two at once."""
+
+    def __init__(self, store: PolicyStore) -> None:
+        self.store = store
+        self.id = secrets.token_hex(6)
+        self.name = "the file"
+        self._stack = contextlib.ExitStack()
+        self._file: IO[bytes] | None = None
+        self._loaded: Learner | None = None
+
+    def open(self) -> None:
+        try:
+            self._file = self._stack.enter_context(
+                atomic_open(self.store.path(self.id), verify=self._verify)
+            )
+        except OSError as e:
+            raise QarenaError(f"cannot store the file: {e.strerror or e}") from None
+
+    def write(self, data: bytes) -> None:
+        assert self._file is not None, "open() first"
+        try:
+            self._file.write(data)
+        except OSError as e:
+            self.abort()
+            raise QarenaError(f"cannot store the file: {e.strerror or e}") from None
+
+    def _verify(self, tmp: str) -> None:
+        try:
+            self._loaded = load_learner(tmp)
+        except QarenaError as e:
+            # Named as the person named it: the server's paths are not theirs to see.
+            raise type(e)(str(e).replace(tmp, self.name)) from None
+
+    def finish(self, name: str) -> PolicyRow:
+        """Check the file (refused with one line that calls it ``name``), store and index it."""
+        self.name = name
+        try:
+            self._stack.close()
+        except OSError as e:
+            raise QarenaError(f"cannot store {name}: {e.strerror or e}") from None
+        assert self._loaded is not None
+        return self.store._index(self.id, self._loaded, datetime.now(UTC))
+
+    def abort(self) -> None:
+        """Drop what was written (quick: no check, no sync)."""
+        dropped = QarenaError("the upload was dropped")
+        with contextlib.suppress(QarenaError, OSError):
+            self._stack.__exit__(QarenaError, dropped, None)

@@ -2,6 +2,10 @@
 
 Boards: one ``<g class="cell" data-move="b2">`` per cell. Heaps: one ``<g class="match"
 data-move="3:4">`` per match, where clicking a match takes it and every match to its right.
+In a game being played, each move is also a keyboard control (``tabindex``, ``role="button"``
+and an ``aria-label`` saying the move; ``static/qarena.js`` plays it on Enter or Space), and on
+3×3 boards a cell's ``data-key`` is its numeric-keypad digit. The last move is marked: a ring
+on its cell, or the matches it took drawn as ghosts.
 Curves: optimality and win shares against episodes.
 """
 
@@ -17,7 +21,8 @@ from qarena.games import ConnectFour, Game, HeapGame, Position, Subtraction, Tic
 from qarena.learn.curve import CurvePoint
 
 _CELL = 64
-_MATCH_W = 18
+# A match's column: wide enough for a finger (touch targets of at least 32 px).
+_MATCH_W = 32
 _ROW_H = 64
 
 
@@ -29,49 +34,107 @@ def _attrs(extra: dict[str, str] | None, move: str) -> str:
     return "".join(f' {k}="{escape(v)}"' for k, v in {**extra, "hx-vals": vals}.items())
 
 
+def _control(words: str) -> str:
+    """What makes a move a keyboard control: a tab stop, a button to assistive technology, and
+    what it does in words."""
+    return f' tabindex="0" role="button" aria-label="{escape(words)}"'
+
+
+def _open_svg(svg_id: str, cls: str, w: int, h: int, label: str, live: bool) -> str:
+    # An image's children are hidden from assistive technology: a board with moves to play
+    # is a group of buttons instead.
+    role = "group" if live else "img"
+    return (
+        f'<svg id="{svg_id}" class="{cls}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+        f'role="{role}" aria-label="{escape(label)}">'
+    )
+
+
 def position_svg(
     game: Game,
     position: Position,
     clickable: dict[str, str] | None = None,
     svg_id: str = "position",
+    before: Position | None = None,
 ) -> str:
     """The position as an ``<svg id="position">``. ``clickable`` holds attributes every
-    clickable element gets besides ``data-move`` (e.g. htmx's), or None for a still picture."""
+    clickable element gets besides ``data-move`` (e.g. htmx's), or None for a still picture.
+    ``before`` is the position before the last move, which is then marked."""
     if isinstance(game, TicTacToe):
-        return _board(game, position, clickable, svg_id)
+        return _board(game, position, clickable, svg_id, before)
     if isinstance(game, HeapGame):
-        return _heaps(game, position, clickable, svg_id)
+        return _heaps(game, position, clickable, svg_id, before)
     text = escape(game.format_position(position))
-    return f'<svg id="{svg_id}" viewBox="0 0 300 40"><text x="4" y="24">{text}</text></svg>'
+    return (
+        f'<svg id="{svg_id}" viewBox="0 0 300 40" width="300" height="40" role="img" '
+        f'aria-label="{text}"><text x="4" y="24">{text}</text></svg>'
+    )
+
+
+def keypad_digit(cell: int) -> str:
+    """The numeric-keypad digit of a cell of a 3×3 board: 7 8 9 the top row (a1 b1 c1)."""
+    r, c = divmod(cell, 3)
+    return str((2 - r) * 3 + c + 1)
 
 
 def _board(
-    game: TicTacToe, position: Position, clickable: dict[str, str] | None, svg_id: str
+    game: TicTacToe,
+    position: Position,
+    clickable: dict[str, str] | None,
+    svg_id: str,
+    before: Position | None,
 ) -> str:
     pad = 24
     w, h = pad + game.cols * _CELL + 4, pad + game.rows * _CELL + 4
-    parts = [
-        f'<svg id="{svg_id}" class="board" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-        f'role="img" aria-label="{escape(game.format_position(position))}">'
-    ]
+    over = game.is_terminal(position)
+    live = clickable is not None and not over
+    drop = isinstance(game, ConnectFour)
+    # Connect Four: one keyboard stop per column, on the cell its piece would land in.
+    landing = {}
+    if drop:
+        for cell, mark in enumerate(position):
+            if not mark:
+                landing[cell % game.cols] = cell
+    parts = [_open_svg(svg_id, "board", w, h, game.format_position(position), live)]
     for c in range(game.cols):
         x = pad + c * _CELL + _CELL // 2
         parts.append(f'<text class="label" x="{x}" y="16">{string.ascii_lowercase[c]}</text>')
     for r in range(game.rows):
         y = pad + r * _CELL + _CELL // 2 + 5
         parts.append(f'<text class="label" x="10" y="{y}">{r + 1}</text>')
-    over = game.is_terminal(position)
-    for cell, mark in enumerate(position):
+    # Connect Four: drawn column by column, so that Tab goes from column to column.
+    cells = range(len(position))
+    order = sorted(cells, key=lambda i: (i % game.cols, i)) if drop else cells
+    for cell in order:
+        mark = position[cell]
         r, c = divmod(cell, game.cols)
         x, y = pad + c * _CELL, pad + r * _CELL
         # Connect Four: a click anywhere in a column drops a piece there.
-        move = game.format_move(c if isinstance(game, ConnectFour) else cell)
+        move = game.format_move(c if drop else cell)
         state = "x" if mark == 1 else "o" if mark == 2 else "empty"
         attrs = _attrs(clickable, move)
-        cls = f"cell {state}" + (" live" if clickable is not None and not mark and not over else "")
+        words = f"drop a piece in column {move}" if drop else f"play {move}"
+        tip = words
+        playable = live and (landing.get(c) == cell if drop else not mark)
+        if playable:
+            attrs += _control(words)
+        if clickable is not None and game.keypad:
+            digit = keypad_digit(cell)
+            attrs += f' data-key="{digit}"'
+            if playable:
+                attrs += f' aria-keyshortcuts="{digit}"'
+            tip += f" (key {digit})"
+        last = before is not None and before[cell] != mark
+        cls = f"cell {state}" + (" live" if live and not mark else "")
+        cls += " last-move" if last else ""
         parts.append(f'<g class="{cls}" data-move="{escape(move)}"{attrs}>')
         parts.append(f'<rect x="{x}" y="{y}" width="{_CELL}" height="{_CELL}"/>')
         m = 14
+        if last:
+            parts.append(
+                f'<rect class="ring" x="{x + 5}" y="{y + 5}" width="{_CELL - 10}" '
+                f'height="{_CELL - 10}" rx="10"/>'
+            )
         if mark == 1:
             parts.append(
                 f'<path class="mark-x" d="M{x + m},{y + m}L{x + _CELL - m},{y + _CELL - m}'
@@ -82,22 +145,33 @@ def _board(
                 f'<circle class="mark-o" cx="{x + _CELL / 2}" cy="{y + _CELL / 2}" '
                 f'r="{_CELL / 2 - m}"/>'
             )
-        parts.append(f"<title>{escape(move)}</title></g>")
+        title = f"{move}: the last move" if last else tip if live and not mark else move
+        parts.append(f"<title>{escape(title)}</title></g>")
     parts.append("</svg>")
     return "".join(parts)
 
 
+def _match(x: int, y: int) -> str:
+    """A match's drawing, in its column at ``x``."""
+    return (
+        f'<rect class="stick" x="{x + 12}" y="{y + 14}" width="8" height="40" rx="2"/>'
+        f'<circle class="head" cx="{x + 16}" cy="{y + 12}" r="6"/>'
+    )
+
+
 def _heaps(
-    game: HeapGame, position: Position, clickable: dict[str, str] | None, svg_id: str
+    game: HeapGame,
+    position: Position,
+    clickable: dict[str, str] | None,
+    svg_id: str,
+    before: Position | None,
 ) -> str:
     label_w = 90
     most = max(game.piles)
     w = label_w + most * _MATCH_W + 10
     h = len(position) * _ROW_H + 8
-    parts = [
-        f'<svg id="{svg_id}" class="heaps" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-        f'role="img" aria-label="{escape(game.format_position(position))}">'
-    ]
+    live = clickable is not None and not game.is_terminal(position)
+    parts = [_open_svg(svg_id, "heaps", w, h, game.format_position(position), live)]
     one = isinstance(game, Subtraction)
     for p, n in enumerate(position):
         y = 8 + p * _ROW_H
@@ -106,17 +180,30 @@ def _heaps(
         parts.append(f'<g class="pile" data-pile="{p + 1}">')
         for i in range(n):
             take = n - i
-            move = str(take) if one else f"{p + 1}:{take}"
             x = label_w + i * _MATCH_W
-            ok = game.max_take is None or take <= game.max_take
-            attrs = _attrs(clickable, move)
-            cls = "match" + (" takeable" if ok else "") + (" live" if clickable is not None else "")
+            if game.max_take is not None and take > game.max_take:
+                # Out of reach: a click here would take more than a move may.
+                parts.append(
+                    f'<g class="match far"><rect class="hit" x="{x}" y="{y}" '
+                    f'width="{_MATCH_W}" height="{_ROW_H - 8}"/>{_match(x, y)}</g>'
+                )
+                continue
+            move = str(take) if one else f"{p + 1}:{take}"
+            words = f"take {take}" if one else f"take {take} from pile {p + 1}"
+            attrs = _attrs(clickable, move) + (_control(words) if live else "")
+            cls = "match takeable" + (" live" if clickable is not None else "")
             parts.append(
                 f'<g class="{cls}" data-move="{escape(move)}"{attrs}>'
                 f'<rect class="hit" x="{x}" y="{y}" width="{_MATCH_W}" height="{_ROW_H - 8}"/>'
-                f'<rect class="stick" x="{x + 6}" y="{y + 14}" width="6" height="40" rx="2"/>'
-                f'<circle class="head" cx="{x + 9}" cy="{y + 12}" r="5"/>'
-                f"<title>take {take}</title></g>"
+                f"{_match(x, y)}<title>{escape(words)}</title></g>"
+            )
+        taken = 0 if before is None else before[p] - n
+        if taken > 0:
+            # The matches the last move took, as ghosts where they lay: right of the rest.
+            ghosts = "".join(_match(label_w + i * _MATCH_W, y) for i in range(n, n + taken))
+            parts.append(
+                f'<g class="ghost last-move" data-taken="{taken}">{ghosts}'
+                f"<title>{taken} just taken</title></g>"
             )
         parts.append("</g>")
     parts.append("</svg>")
@@ -202,5 +289,208 @@ def click_help(game: Game) -> str:
     if isinstance(game, ConnectFour):
         return "Click a column to drop a piece in it."
     if isinstance(game, TicTacToe):
+        if game.keypad:
+            return "Click an empty cell, or press its digit key."
         return "Click an empty cell."
     return "Type a move."
+
+
+# --- the inspect page: a position to walk through, the agent's values on it -----------------
+
+
+def _walk_cell(body: str, href: str | None) -> str:
+    """``body`` as a link to ``href`` (a move's position, to walk to), or as it is."""
+    return body if href is None else f'<a class="walk" href="{escape(href)}">{body}</a>'
+
+
+def inspect_svg(
+    game: Game,
+    position: Position,
+    links: dict[str, str],
+    notes: dict[str, str],
+    svg_id: str = "position",
+) -> str:
+    """The position for the inspect page: each legal move (by its text) a link to ``links``'
+    address for it, and on a board each empty cell showing ``notes``' short text for the move
+    that fills it (as ``qarena table`` draws them); on heaps a match's note is its tooltip.
+    Drawn apart from the game's board, which plays moves rather than walking to them."""
+    if isinstance(game, TicTacToe):
+        return _inspect_board(game, position, links, notes, svg_id)
+    if isinstance(game, HeapGame):
+        return _inspect_heaps(game, position, links, notes, svg_id)
+    text = escape(game.format_position(position))
+    return (
+        f'<svg id="{svg_id}" viewBox="0 0 300 40" width="300" height="40" role="img" '
+        f'aria-label="{text}"><text x="4" y="24">{text}</text></svg>'
+    )
+
+
+def _inspect_board(
+    game: TicTacToe,
+    position: Position,
+    links: dict[str, str],
+    notes: dict[str, str],
+    svg_id: str,
+) -> str:
+    pad = 24
+    w, h = pad + game.cols * _CELL + 4, pad + game.rows * _CELL + 4
+    # The cell each move fills (Connect Four: where the piece lands in its column).
+    fills = {}
+    for m in game.legal_moves(position):
+        after = game.apply(position, m)
+        cell = next(i for i, (a, b) in enumerate(zip(position, after, strict=True)) if a != b)
+        fills[cell] = game.format_move(m)
+    label = escape(game.format_position(position))
+    parts = [
+        f'<svg id="{svg_id}" class="board inspect" viewBox="0 0 {w} {h}" width="{w}" '
+        f'height="{h}" role="group" aria-label="{label}">'
+    ]
+    for c in range(game.cols):
+        x = pad + c * _CELL + _CELL // 2
+        parts.append(f'<text class="label" x="{x}" y="16">{string.ascii_lowercase[c]}</text>')
+    for r in range(game.rows):
+        y = pad + r * _CELL + _CELL // 2 + 5
+        parts.append(f'<text class="label" x="10" y="{y}">{r + 1}</text>')
+    m = 14
+    for cell, mark in enumerate(position):
+        r, c = divmod(cell, game.cols)
+        x, y = pad + c * _CELL, pad + r * _CELL
+        move = fills.get(cell)
+        state = "x" if mark == 1 else "o" if mark == 2 else "empty"
+        inner = f'<rect x="{x}" y="{y}" width="{_CELL}" height="{_CELL}"/>'
+        if mark == 1:
+            inner += (
+                f'<path class="mark-x" d="M{x + m},{y + m}L{x + _CELL - m},{y + _CELL - m}'
+                f'M{x + _CELL - m},{y + m}L{x + m},{y + _CELL - m}"/>'
+            )
+        elif mark == 2:
+            inner += (
+                f'<circle class="mark-o" cx="{x + _CELL / 2}" cy="{y + _CELL / 2}" '
+                f'r="{_CELL / 2 - m}"/>'
+            )
+        if move is None:
+            parts.append(f'<g class="cell {state}">{inner}</g>')
+            continue
+        note = notes.get(move, "")
+        if note:
+            inner += (
+                f'<text class="note" x="{x + _CELL / 2}" y="{y + _CELL / 2 + 5}" '
+                f'text-anchor="middle">{escape(note)}</text>'
+            )
+        tip = f"{move}: {note}, then see the position after it" if note else move
+        body = (
+            f'<g class="cell {state} live" data-move="{escape(move)}">{inner}'
+            f"<title>{escape(tip)}</title></g>"
+        )
+        parts.append(_walk_cell(body, links.get(move)))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _inspect_heaps(
+    game: HeapGame,
+    position: Position,
+    links: dict[str, str],
+    notes: dict[str, str],
+    svg_id: str,
+) -> str:
+    label_w = 90
+    w = label_w + max(game.piles) * _MATCH_W + 10
+    h = len(position) * _ROW_H + 8
+    label = escape(game.format_position(position))
+    parts = [
+        f'<svg id="{svg_id}" class="heaps inspect" viewBox="0 0 {w} {h}" width="{w}" '
+        f'height="{h}" role="group" aria-label="{label}">'
+    ]
+    one = isinstance(game, Subtraction)
+    for p, n in enumerate(position):
+        y = 8 + p * _ROW_H
+        name = f"Heap ({n})" if one else f"Pile {p + 1} ({n})"
+        parts.append(f'<text class="label" x="4" y="{y + 34}">{escape(name)}</text>')
+        parts.append(f'<g class="pile" data-pile="{p + 1}">')
+        for i in range(n):
+            take = n - i
+            x = label_w + i * _MATCH_W
+            hit = f'<rect class="hit" x="{x}" y="{y}" width="{_MATCH_W}" height="{_ROW_H - 8}"/>'
+            move = str(take) if one else f"{p + 1}:{take}"
+            if move not in links:  # out of reach: more than a move may take
+                parts.append(f'<g class="match far">{hit}{_match(x, y)}</g>')
+                continue
+            words = f"take {take}" if one else f"take {take} from pile {p + 1}"
+            note = notes.get(move)
+            tip = f"{words}: {note}" if note else words
+            body = (
+                f'<g class="match takeable live" data-move="{escape(move)}">{hit}'
+                f"{_match(x, y)}<title>{escape(tip)}</title></g>"
+            )
+            parts.append(_walk_cell(body, links[move]))
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --- several learning curves on one chart ---------------------------------------------------
+
+#: Line colours of the series compared, in turn (told apart by colour-blind people too: the
+#: Okabe–Ito palette).
+PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c8c8c")
+#: What a comparison can plot, by name: each of :data:`SERIES`.
+METRICS = {"optimality": 0, "random": 1, "perfect": 2}
+
+
+def curves_svg(
+    series: list[tuple[str, str, list[CurvePoint]]], metric: str, svg_id: str = "compare-chart"
+) -> str:
+    """Several learning curves on one chart: one ``metric`` (a key of :data:`METRICS`) of each
+    ``(key, label, points)`` series, in the colours of :data:`PALETTE` in turn (the page
+    gives the legend; each line's tooltip names it); episodes on a log axis, as in
+    :func:`curve_svg`. It fills the width it is given (a viewBox and no fixed size)."""
+    name, _, share = SERIES[METRICS[metric]]
+    w, h, left, right, top, bottom = 520, 280, 44, 16, 10, 40
+    pw, ph = w - left - right, h - top - bottom
+    span = max([10, *(p.episodes for _, _, points in series for p in points)])
+    top_decade = math.log10(span)
+
+    def x(e: float) -> float:
+        return left + pw * math.log10(max(e, 1)) / top_decade
+
+    def y(s: float) -> float:
+        return top + ph * (1 - s)
+
+    parts = [
+        f'<svg id="{svg_id}" class="curve compare" viewBox="0 0 {w} {h}" role="img" '
+        f'aria-label="{escape(name)} of {len(series)} policies against episodes">'
+    ]
+    for s in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(
+            f'<line class="grid" x1="{left}" x2="{w - right}" y1="{y(s):.1f}" y2="{y(s):.1f}"/>'
+            f'<text class="tick" x="{left - 6}" y="{y(s) + 4:.1f}" text-anchor="end">'
+            f"{int(s * 100)}%</text>"
+        )
+    decade = 1
+    while decade <= span:
+        parts.append(
+            f'<line class="grid" x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{top}" '
+            f'y2="{top + ph}"/><text class="tick" x="{x(decade):.1f}" y="{top + ph + 16}" '
+            f'text-anchor="middle">{decade:,}</text>'
+        )
+        decade *= 10
+    parts.append(
+        f'<text class="tick" x="{left + pw / 2:.1f}" y="{top + ph + 34}" '
+        'text-anchor="middle">episodes (log scale)</text>'
+    )
+    for i, (key, label, points) in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
+        parts.append(
+            f'<polyline class="series" data-series="{escape(key)}" stroke="{colour}" '
+            f'points="{d}"><title>{escape(label)}</title></polyline>'
+        )
+        if points:  # its end, which a curve of one point needs to be seen at all
+            end = points[-1]
+            parts.append(
+                f'<circle class="end" fill="{colour}" cx="{x(end.episodes):.1f}" '
+                f'cy="{y(share(end)):.1f}" r="3.5"/>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)

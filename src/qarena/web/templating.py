@@ -12,6 +12,8 @@ from fastapi.templating import Jinja2Templates
 from qarena import __version__
 from qarena.agents.opponents import OPPONENTS
 from qarena.games.registry import names
+from qarena.learn.learners import LEARNERS
+from qarena.web.describe import learner_title, when
 
 HERE = Path(__file__).parent
 
@@ -22,6 +24,10 @@ templates.env.globals["opponents"] = list(OPPONENTS)
 #: The forms of every registered game's spec, for the home page's "any game" field.
 templates.env.globals["spec_forms"] = lambda: ", ".join(f"{n}[:…]" for n in names())
 templates.env.globals["spec_example"] = "nim:3,5,7"
+#: Learners by their title ("Q-learning"), as pages name them.
+templates.env.globals["learner_titles"] = {k: learner_title(k) for k in LEARNERS}
+#: Stored times as people read them: ``{{ row.created|when }}``.
+templates.env.filters["when"] = when
 
 
 def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:

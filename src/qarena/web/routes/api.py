@@ -21,11 +21,12 @@ from qarena.web.models import (
     JobStarted,
     MoveIn,
     NewGame,
+    PolicyDetail,
     PolicyOut,
     TrainIn,
 )
 from qarena.web.service import WebDep
-from qarena.web.store import PolicyRow
+from qarena.web.store import PolicyRow, training_of
 from qarena.web.svg import curve_svg
 
 #: How long an API call that trains on the spot waits, beyond the training's own time limit,
@@ -206,11 +207,20 @@ def api_policies(web: WebDep) -> list[dict[str, Any]]:
 @policies.get(
     "/api/policies/{policy_id}",
     operation_id="get_policy",
-    response_model=PolicyOut,
+    response_model=PolicyDetail,
     responses=_errors(404, 422),
 )
 def api_policy(policy_id: str, web: WebDep) -> dict[str, Any]:
-    return _row(web.store.get(policy_id))
+    """A stored policy, with its hyperparameters and, for runs trained here, whom it trained
+    against (``training``: opponent, seat, until_perfect), as its file records them."""
+    row = web.store.get(policy_id)
+    meta = web.store.meta(policy_id)
+    hyper = meta.get("hyperparameters")
+    return {
+        **_row(row),
+        "hyperparameters": hyper if isinstance(hyper, dict) else {},
+        "training": training_of(meta),
+    }
 
 
 @policies.delete(

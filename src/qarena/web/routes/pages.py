@@ -3,18 +3,19 @@ training runs and stored policies. Their errors are pages too (see ``PageRoute``
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 from pydantic import ValidationError
 
 from qarena.errors import QarenaError
-from qarena.games import Game, Position, value_name
-from qarena.games.words import ending, rules, sentence
-from qarena.learn.learners import LEARNERS
+from qarena.games import Game, value_name
+from qarena.games.words import ending, move_help, rules, sentence
 from qarena.match import Conflict
 from qarena.solve import solve
 from qarena.web.errors import NotFound, PageRoute, status_of, validation_text
@@ -28,10 +29,19 @@ from qarena.web.forms import (
 )
 from qarena.web.jobs import Job
 from qarena.web.models import TrainIn
-from qarena.web.play import DELAYS, Session, Watch
+from qarena.web.play import DELAYS, Score, Session, Watch
 from qarena.web.service import Web, WebDep
-from qarena.web.svg import click_help, curve_svg, position_svg
+from qarena.web.svg import click_help, position_svg
 from qarena.web.templating import page
+from qarena.web.upload import UPLOAD_PATH, receive_policy, size_text
+from qarena.web.views import (
+    compare_context,
+    error_field,
+    inspect_context,
+    job_form,
+    opponent_choices,
+    train_context,
+)
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
@@ -78,8 +88,21 @@ def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]
 
 # --- games -------------------------------------------------------------------------------
 
+#: The cookie naming a browser, for its running score: a random id, HttpOnly and SameSite=Lax,
+#: gone when the browser closes.
+BROWSER_COOKIE = "qarena_browser"
+_BROWSER_ID = re.compile(r"[0-9a-f]{32}")
 
-def _panel(session: Session, error: str | None = None) -> dict[str, Any]:
+
+def _browser(request: Request) -> tuple[str, bool]:
+    """The browser's id, and whether it is new (its cookie still to be set)."""
+    given = request.cookies.get(BROWSER_COOKIE, "")
+    if _BROWSER_ID.fullmatch(given):
+        return given, False
+    return secrets.token_hex(16), True
+
+
+def _panel(session: Session, score: Score, error: str | None = None) -> dict[str, Any]:
     game, position = session.game, session.position
     legal = game.legal_moves(position)
     verdicts: dict[int, int] = {}
@@ -100,12 +123,22 @@ def _panel(session: Session, error: str | None = None) -> dict[str, Any]:
         }
         for m in legal
     ]
+    reply = session.last_reply
+    best = sum(1 for r in rows if r["best"])
     return {
         **_ai_values(session),
         "s": session,
         "game": game,
-        "svg": Markup(position_svg(game, position, clickable)),
+        "svg": Markup(
+            position_svg(
+                game, position, clickable, before=None if reply is None else reply.position
+            )
+        ),
         "rows": rows,
+        # "←" picks out the AI's choice; when every move ties, it would pick out nothing.
+        "best_count": best,
+        "mark_best": best == 1 or best < len(rows),
+        "legend": session.agent.learner.value_legend(),
         "verdict": verdict,
         "error": error,
         "result": session.result_text(),
@@ -113,6 +146,9 @@ def _panel(session: Session, error: str | None = None) -> dict[str, Any]:
         "turn": _turn(game, session),
         "rules": rules(game),
         "move_help": click_help(game),
+        "type_help": move_help(game, position) if legal else "",
+        "score": score,
+        "other": "ai" if session.first == "human" else "human",
     }
 
 
@@ -140,9 +176,9 @@ def _ai_values(session: Session) -> dict[str, Any]:
 
 
 def _game_response(
-    request: Request, session: Session, error: str | None = None, status: int = 200
+    request: Request, session: Session, score: Score, error: str | None, status: int
 ) -> Response:
-    context = _panel(session, error)
+    context = _panel(session, score, error)
     if htmx(request):
         return page(request, "_panel.html", context, status)
     if error is None and request.method == "POST":
@@ -151,13 +187,30 @@ def _game_response(
 
 
 def _act(request: Request, web: Web, game_id: str, action: Callable[[Session], object]) -> Response:
-    """Do ``action`` to the game and show it; a refused action is shown in the game."""
+    """Do ``action`` to the game and show it; a refused action is shown in the game. The game's
+    result goes to the running score of the browser playing it: the first to open it."""
+    browser, new = _browser(request)
+    error, status = None, 200
     with web.games.playing(game_id) as session:
+        if session.owner is None:
+            session.owner = browser
         try:
             action(session)
         except QarenaError as e:
-            return _game_response(request, session, sentence(str(e)), status_of(e))
-        return _game_response(request, session)
+            error, status = sentence(str(e)), status_of(e)
+        if session.owner == browser:
+            web.scores.record(browser, session)
+        score = web.scores.score(browser, session.game.spec)
+        response = _game_response(request, session, score, error, status)
+    if new:
+        response.set_cookie(
+            BROWSER_COOKIE,
+            browser,
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
+    return response
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)
@@ -189,9 +242,13 @@ def game_toggle(request: Request, game_id: str, what: str, web: WebDep) -> Respo
 
 
 @router.get("/games/{game_id}/new")
-def game_again(game_id: str, web: WebDep) -> Response:
+def game_again(game_id: str, web: WebDep, first: str | None = None) -> Response:
+    """A new game against the same agent, opened by the same player or by ``first`` (what
+    "Switch sides" asks for)."""
+    if first is not None:
+        _check_first(first)
     old = web.games.get(game_id)
-    session = web.games.new(old.agent, old.first)
+    session = web.games.new(old.agent, first or old.first)
     session.show_values, session.show_hint = old.show_values, old.show_hint
     return _to_game(session)
 
@@ -287,7 +344,9 @@ def _watch_panel(w: Watch) -> dict[str, Any]:
         "w": w,
         "game": game,
         "labels": LABELS,
-        "svg": Markup(position_svg(game, w.position, None)),
+        "svg": Markup(
+            position_svg(game, w.position, None, before=w.turns[-1].position if w.turns else None)
+        ),
         "last": last,
         "result": result,
         "turn": turn_text,
@@ -340,48 +399,35 @@ def watch_control(request: Request, watch_id: str, action: str, web: WebDep) -> 
 # --- training ----------------------------------------------------------------------------
 
 
-def _train_context(
-    job: Job | None, form: dict[str, Any], error: str | None, first: str | None = None
-) -> dict[str, Any]:
-    return {
-        "job": job,
-        "next": f"/train/{job.id}/play?first={first or job.first}" if job else None,
-        "snap": job.snapshot() if job else None,
-        "curve": Markup(curve_svg(job.points if job else [], job.episodes if job else 1)),
-        "form": form,
-        "error": error,
-        "learners": list(LEARNERS),
-    }
-
-
 @router.get("/train", response_class=HTMLResponse)
-def train_page(request: Request) -> HTMLResponse:
-    return page(request, "train.html", _train_context(None, TRAIN_DEFAULTS, None))
+def train_page(request: Request, web: WebDep) -> HTMLResponse:
+    return page(request, "train.html", train_context(web, None, TRAIN_DEFAULTS))
 
 
 @router.post("/train", response_class=HTMLResponse)
 def train_form(request: Request, web: WebDep, fields: Annotated[TrainForm, Form()]) -> Response:
     form = fields.model_dump()
     try:
-        body = TrainIn(
-            game=fields.game,
-            learner=fields.learner,
-            episodes=form_number(fields.episodes, "episodes", int),
-            alpha=form_number(fields.alpha, "alpha", float),
-            gamma=form_number(fields.gamma, "gamma", float),
-            epsilon=form_number(fields.epsilon, "epsilon", float),
-            epsilon_end=form_number(fields.epsilon_end, "epsilon end", float),
-            schedule=fields.schedule or None,
-            opponent=fields.opponent,
-        )
-        job = web.start_training(body)
+        job = web.start_training(TrainIn(**fields.body()))
     except ValidationError as e:
-        context = _train_context(None, form, sentence(validation_text(e)))
+        where = e.errors()[0].get("loc", ("",))[0] if e.errors() else ""
+        context = train_context(web, None, form, sentence(validation_text(e)), str(where) or None)
         return page(request, "train.html", context, 422)
     except QarenaError as e:
-        context = _train_context(None, form, sentence(str(e)))
+        text = str(e)
+        context = train_context(web, None, form, sentence(text), error_field(e, text))
         return page(request, "train.html", context, status_of(e))
     return RedirectResponse(f"/train/{job.id}", status_code=303)
+
+
+@router.get("/train/opponents", response_class=HTMLResponse)
+def train_opponents(
+    request: Request, web: WebDep, game: str = "", opponent: str = "self"
+) -> HTMLResponse:
+    """The Opponent field for the game typed so far (htmx swaps it in as the game changes)."""
+    form = {"game": game[:200], "opponent": opponent[:32]}
+    context = {"form": form, "error": None, "opponent_choices": opponent_choices(web, game[:200])}
+    return page(request, "_opponents.html", context)
 
 
 @router.get("/train/{job_id}", response_class=HTMLResponse)
@@ -391,9 +437,7 @@ def job_page(request: Request, job_id: str, web: WebDep, first: str | None = Non
     if job.spot and job.state == "done":
         # Small games train before this page is asked for: go straight on to the game.
         return RedirectResponse(f"/train/{job_id}/play?first={first or job.first}", status_code=303)
-    form = {**TRAIN_DEFAULTS, "game": job.game.spec, "learner": job.learner,
-            "episodes": str(job.episodes), "opponent": job.opponent}  # fmt: skip
-    return page(request, "train.html", _train_context(job, form, None, first))
+    return page(request, "train.html", train_context(web, job, job_form(job), first=first))
 
 
 @router.post("/train/{job_id}/stop")
@@ -414,10 +458,38 @@ def job_play(job_id: str, web: WebDep, first: str | None = None) -> Response:
 # --- stored policies ---------------------------------------------------------------------
 
 
-@router.get("/policies", response_class=HTMLResponse)
-def policies_page(request: Request, web: WebDep) -> HTMLResponse:
+def _policies_page(
+    request: Request,
+    web: Web,
+    added: str | None = None,
+    upload_error: str | None = None,
+    status: int = 200,
+) -> HTMLResponse:
     web.store.refresh()  # policies trained on the command line into the folder show up
-    return page(request, "policies.html", {"rows": web.store.list()})
+    rows = web.store.list()
+    context = {
+        "rows": rows,
+        "added": next((r for r in rows if r.id == added), None),
+        "upload_error": upload_error,
+        "max_upload": size_text(web.max_upload),
+    }
+    return page(request, "policies.html", context, status)
+
+
+@router.get("/policies", response_class=HTMLResponse)
+def policies_page(request: Request, web: WebDep, added: str | None = None) -> HTMLResponse:
+    return _policies_page(request, web, added)
+
+
+@router.post(UPLOAD_PATH, response_class=HTMLResponse)
+async def policy_upload(request: Request, web: WebDep) -> Response:
+    """A policy file from the person's computer, into the store: refused in a line on the
+    page (nothing stored) when it is too big or not a valid policy file."""
+    try:
+        row = await receive_policy(request, web.store, web.max_upload)
+    except QarenaError as e:
+        return _policies_page(request, web, None, sentence(str(e)), status_of(e))
+    return RedirectResponse(f"/policies?added={row.id}", status_code=303)
 
 
 @router.get("/policies/{policy_id}/play")
@@ -435,55 +507,30 @@ def policy_delete(request: Request, policy_id: str, web: WebDep) -> Response:
 
 
 @router.get("/policies/{policy_id}/inspect", response_class=HTMLResponse)
-def inspect(request: Request, policy_id: str, web: WebDep, position: str | None = None) -> Response:
-    row = web.store.get(policy_id)
-    agent = web.agent(policy_id)
-    game = agent.game
-    error = None
-    pos: Position = game.start()
-    if position:
-        try:
-            if not position.isascii():
-                # Python reads digits of any script as numbers; positions are ASCII.
-                raise QarenaError(
-                    f"{position!r} is not a position: write it in ASCII letters and digits"
-                )
-            pos = game.parse_position(position)
-            solve(game).value_of(pos)  # refuses positions play cannot reach
-        except QarenaError as e:
-            error, pos = sentence(str(e)), game.start()
-    solution = solve(game)
-    verdicts = solution.move_values(pos)
-    moves = [
-        {
-            "move": game.format_move(m),
-            "value": agent.value_text(pos, m),
-            "best": agent.would_play(pos, m),
-            "verdict": value_name(verdicts[m]),
-            "next": game.format_position(game.apply(pos, m)),
-        }
-        for m in game.legal_moves(pos)
-    ]
-    learner = agent.learner
-    context = {
-        "row": row,
-        "game": game,
-        "learner": learner,
-        "hyper": learner.hyperparameter_values(),
-        "position": game.format_position(pos),
-        "start": game.format_position(game.start()),
-        "svg": Markup(position_svg(game, pos, None)),
-        "value": value_name(solution.value_of(pos)),
-        "over": game.is_terminal(pos),
-        "moves": moves,
-        "error": error,
-        "curve": (
-            Markup(curve_svg(learner.curve.points, learner.episodes))
-            if learner.curve is not None and learner.curve.points
-            else None
-        ),
-    }
-    return page(request, "inspect.html", context, 422 if error else 200)
+def inspect(
+    request: Request,
+    policy_id: str,
+    web: WebDep,
+    position: str | None = None,
+    came_from: Annotated[str | None, Query(alias="from")] = None,
+) -> Response:
+    """A stored agent's values, position by position: a click on a move walks to the
+    position after it (``from`` is where the walk came from, for the way back)."""
+    context = inspect_context(web, policy_id, position, came_from)
+    return page(request, "inspect.html", context, 422 if context["error"] else 200)
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare(
+    request: Request,
+    web: WebDep,
+    game: str = "",
+    metric: str = "optimality",
+    ids: Annotated[list[str] | None, Query(alias="id")] = None,
+) -> Response:
+    """Stored policies' learning curves on one chart."""
+    context = compare_context(web, game[:200], [i[:64] for i in ids or []], metric[:32])
+    return page(request, "compare.html", context, 422 if context["error"] else 200)
 
 
 # --- words for the pages -----------------------------------------------------------------

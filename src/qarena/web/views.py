@@ -1,0 +1,320 @@
+"""What the Train, Policies, Inspect and Compare pages show, built from the app's state; the
+routes in ``routes/pages.py`` stay thin."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+from qarena.errors import QarenaError, SpecError, TooLargeError
+from qarena.games import Game, Position, parse_spec, value_name
+from qarena.games.words import sentence
+from qarena.learn.curve import Curve
+from qarena.learn.learners import learner_class
+from qarena.solve import solve
+from qarena.web.describe import LABELS, capitalized, learner_title, setting_rows
+from qarena.web.forms import TRAIN_DEFAULTS
+from qarena.web.jobs import Job
+from qarena.web.service import Web
+from qarena.web.store import PolicyRow, training_of
+from qarena.web.svg import METRICS, PALETTE, SERIES, curve_svg, curves_svg, inspect_svg
+
+#: Policies one comparison draws at most: each needs a colour told apart from the others'.
+MAX_COMPARED = 8
+
+# --- the Train page --------------------------------------------------------------------------
+
+#: The form's fields in "More options": an error in one of them opens it.
+ADVANCED = (*LABELS, "start_order")
+#: Which field an error is about, by its words (those of the command line and of LearnConfig):
+#: the first pattern found wins, so longer flags come before their prefixes.
+_FIELD_WORDS = [
+    (r"--epsilon-schedule|epsilon schedule|^schedule\b", "schedule"),
+    (r"--epsilon-end|epsilon-end|epsilon end|^epsilon_end\b", "epsilon_end"),
+    (r"--epsilon\b|^epsilon\b", "epsilon"),
+    (r"--alpha|^alpha\b", "alpha"),
+    (r"--gamma|^gamma\b", "gamma"),
+    (r"--rewards|^rewards\b", "rewards"),
+    (r"--initial|initial value|^initial\b", "initial"),
+    (r"--seed|^seed\b|^the seed\b", "seed"),
+    (r"--start-order|start order|^start_order\b", "start_order"),
+    (r"--starts|exploring starts|^starts\b", "starts"),
+    (r"--seat|unknown seat|^seat\b", "seat"),
+    (r"--episodes|^episodes\b", "episodes"),
+    (r"opponent|to train against|^policy [0-9a-f]{12} (plays|learned)", "opponent"),
+    (r"unknown learner|^learner\b", "learner"),
+    (r"^canonical\b|positions learned", "canonical"),
+    (r"^game\b", "game"),
+]
+
+
+def error_field(error: Exception, text: str) -> str | None:
+    """The form field a refusal is about, to show it there (None: the form as a whole)."""
+    if isinstance(error, SpecError | TooLargeError) or "too big to train in the web" in text:
+        return "game"
+    for pattern, field in _FIELD_WORDS:
+        if re.search(pattern, text):
+            return field
+    return None
+
+
+def opponent_choices(web: Web, spec: str) -> dict[str, Any]:
+    """The opponents a game offers, as ``qarena train`` names them (its rule players only
+    for it), and its stored policies. An unreadable spec offers those of every game."""
+    builtin = [
+        ("self", "itself (self-play)"),
+        ("random", "random play"),
+        ("perfect", "perfect play"),
+    ]
+    try:
+        if not spec.isascii():
+            raise QarenaError("not ASCII")
+        game: Game | None = parse_spec(spec.strip())
+    except QarenaError:
+        game = None
+    if game is None:
+        return {"builtin": builtin, "stored": [], "game": None}
+    builtin += [(name, f"the {name} player") for name in game.rule_players]
+    return {"builtin": builtin, "stored": web.store.list(game.spec), "game": game.spec}
+
+
+def train_context(
+    web: Web,
+    job: Job | None,
+    form: dict[str, Any],
+    error: str | None = None,
+    field: str | None = None,
+    first: str | None = None,
+) -> dict[str, Any]:
+    more = (
+        field in ADVANCED
+        or any(form.get(k, "") != TRAIN_DEFAULTS.get(k, "") for k in ADVANCED if k != "canonical")
+        or form.get("canonical") == "no"
+    )
+    return {
+        "job": job,
+        "next": f"/train/{job.id}/play?first={first or job.first}" if job else None,
+        "snap": job.snapshot() if job else None,
+        "curve": Markup(curve_svg(job.points if job else [], job.episodes if job else 1)),
+        "form": form,
+        "error": error,
+        "error_field": field,
+        "more_open": more,
+        "labels": LABELS,
+        "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
+    }
+
+
+def _typed(x: float) -> str:
+    return f"{x:g}"
+
+
+def job_form(job: Job) -> dict[str, Any]:
+    """The Train form as the run was asked for, to train another like it."""
+    c = job.config
+    hyper = job.config.to_dict()
+    form = {
+        **TRAIN_DEFAULTS,
+        "game": job.game.spec,
+        "learner": job.learner,
+        "episodes": str(job.episodes),
+        "opponent": job.opponent,
+        "seat": job.seat,
+        "until_perfect": "on" if job.until_perfect else "",
+        "canonical": "yes" if c.canonical else "no",
+    }
+    # Settings shown only where they differ from the learner's defaults, as they were typed.
+    defaults = learner_class(job.learner).default_config(canonical=c.canonical).to_dict()
+    for name in ("alpha", "gamma", "epsilon", "epsilon_end", "initial", "starts"):
+        if hyper[name] != defaults[name]:
+            form[name] = _typed(hyper[name])
+    for name in ("schedule", "start_order"):
+        if hyper[name] != defaults[name]:
+            form[name] = hyper[name]
+    if hyper["rewards"] != defaults["rewards"]:
+        form["rewards"] = ",".join(_typed(r) for r in hyper["rewards"])
+    if c.seed != defaults["seed"]:
+        form["seed"] = str(c.seed)
+    return form
+
+
+# --- the Inspect page ------------------------------------------------------------------------
+
+
+def _read_position(game: Game, text: str) -> Position:
+    if not text.isascii():
+        # Python reads digits of any script as numbers; positions are ASCII.
+        raise QarenaError(f"{text!r} is not a position: write it in ASCII letters and digits")
+    pos = game.parse_position(text)
+    solve(game).value_of(pos)  # refuses positions play cannot reach
+    return pos
+
+
+def turn_text(game: Game, position: Position) -> str:
+    """Whose turn it is: the side's mark on boards; in impartial games (heaps) both players
+    have the same moves, so just the player to move."""
+    if game.is_terminal(position):
+        return f"The game is over: {game.end_words(position)}."
+    seat = game.seat(position) if game.to_move(position) is not None else None
+    if seat is None:
+        return "Turn: the player to move (both players have the same moves)."
+    return f"Turn: {seat}."
+
+
+def inspect_context(
+    web: Web, policy_id: str, position: str | None, came_from: str | None
+) -> dict[str, Any]:
+    """The Inspect page: the position (the start, unless one is given), the agent's values on
+    it, links to the position after each move and back, and how the agent was trained."""
+    row = web.store.get(policy_id)
+    agent = web.agent(policy_id)
+    game, learner = agent.game, agent.learner
+    error = None
+    pos: Position = game.start()
+    if position:
+        try:
+            pos = _read_position(game, position)
+        except QarenaError as e:
+            error = sentence(str(e))
+    previous = None
+    if came_from and error is None:
+        try:
+            before = _read_position(game, came_from)
+            if pos in {game.apply(before, m) for m in game.legal_moves(before)}:
+                previous = game.format_position(before)
+        except QarenaError:
+            pass  # a link's leftover: there is just no way back shown
+    here = game.format_position(pos)
+    solution = solve(game)
+    verdicts = solution.move_values(pos)
+    moves, links, notes = [], {}, {}
+    for m in game.legal_moves(pos):
+        text = game.format_move(m)
+        after = game.format_position(game.apply(pos, m))
+        href = f"?position={_quote(after)}&from={_quote(here)}"
+        links[text] = href
+        # As qarena table draws a board: each cell its value, in the short form.
+        notes[text] = learner.format_value(agent.value(pos, m), compact=True)
+        row_of_move = {
+            "move": text,
+            "value": agent.value_text(pos, m),
+            "best": agent.would_play(pos, m),
+            "verdict": value_name(verdicts[m]),
+            "href": href,
+        }
+        moves.append(row_of_move)
+    training = training_of(web.store.meta(policy_id))
+    curve = learner.curve
+    return {
+        "row": row,
+        "game": game,
+        "learner": learner,
+        "turn": turn_text(game, pos),
+        "position": here,
+        "start": game.format_position(game.start()),
+        "previous": previous,
+        "svg": Markup(inspect_svg(game, pos, links, notes)),
+        "walk_help": _walk_help(game),
+        "value": value_name(solution.value_of(pos)),
+        "over": game.is_terminal(pos),
+        "moves": moves,
+        # "←" picks out the agent's choice; when every move ties, it would pick out nothing.
+        "mark_best": not all(m["best"] for m in moves),
+        "legend": learner.value_legend(),
+        "error": error,
+        "settings": setting_rows(learner.hyperparameter_values(), training),
+        "trained_here": training is not None,
+        "curve": (
+            Markup(curve_svg(curve.points, learner.episodes))
+            if curve is not None and curve.points
+            else None
+        ),
+    }
+
+
+def _walk_help(game: Game) -> str:
+    if game.layout == "grid":
+        return (
+            "Click a cell to see the position after that move. Each empty cell shows the "
+            "agent's value of the move there, as the table does."
+        )
+    if game.layout in ("piles", "heap"):
+        return (
+            "Click a match to see the position after taking it and every match to its right; "
+            "hover over it for the agent's value of that move."
+        )
+    return "Follow a move's link in the table to see the position after it."
+
+
+def _quote(text: str) -> str:
+    return quote(text, safe="")
+
+
+# --- the Compare page ------------------------------------------------------------------------
+
+METRIC_LABELS = [(key, SERIES[i][0]) for key, i in METRICS.items()]
+
+
+def _label(row: PolicyRow) -> str:
+    return f"{learner_title(row.learner)} on {row.game}, {row.episodes:,} episodes ({row.id})"
+
+
+def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[str, Any]:
+    """The Compare page: the store's policies (of ``game`` when given) to choose from, and
+    the chosen ones' learning curves on one chart, naming those that have none."""
+    web.store.refresh()
+    everything = web.store.list()
+    games = sorted({r.game for r in everything})
+    rows = [r for r in everything if r.game == game] if game else everything
+    chosen = list(dict.fromkeys(ids))  # in order, once each
+    problems = []
+    if metric not in METRICS:
+        problems.append(f"there is no curve called {metric!r} to show")
+        metric = "optimality"
+    if len(chosen) > MAX_COMPARED:
+        problems.append(f"compare at most {MAX_COMPARED} policies at once, not {len(chosen)}")
+        chosen = chosen[:MAX_COMPARED]
+    series, without = [], []
+    for policy_id in chosen:
+        try:
+            row = web.store.get(policy_id)
+            raw = web.store.meta(policy_id).get("curve")
+            curve = Curve.from_json(raw) if raw is not None else None
+        except QarenaError as e:
+            problems.append(str(e) if policy_id in str(e) else f"policy {policy_id}: {e}")
+            continue
+        if curve is None or not curve.points:
+            without.append(_label(row))
+        else:
+            series.append((row.id, _label(row), curve.points))
+    label = dict(METRIC_LABELS)[metric]
+    legend = [(PALETTE[i % len(PALETTE)], text, key) for i, (key, text, _) in enumerate(series)]
+    return {
+        "games": games,
+        "game": game,
+        "rows": rows,
+        "chosen": set(chosen),
+        "metric": metric,
+        "metrics": [(k, capitalized(v)) for k, v in METRIC_LABELS],
+        "metric_label": label,
+        "chart": Markup(curves_svg(series, metric)) if series else None,
+        "legend": legend,
+        "without": without,
+        "error": " ".join(sentence(p) for p in problems) or None,
+        "most": MAX_COMPARED,
+    }
+
+
+__all__ = [
+    "MAX_COMPARED",
+    "compare_context",
+    "error_field",
+    "inspect_context",
+    "job_form",
+    "opponent_choices",
+    "train_context",
+    "turn_text",
+]

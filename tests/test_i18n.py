@@ -68,3 +68,10 @@ def test_the_catalog_is_in_step_with_the_source() -> None:
     assert catalogs.po_bytes(built) == po, "run: make catalogs"  # type: ignore[attr-defined]
     compiled = catalogs._read(catalogs.PO)  # type: ignore[attr-defined]
     assert catalogs.mo_bytes(compiled) == catalogs.MO.read_bytes()  # type: ignore[attr-defined]
+
+
+def test_every_message_has_its_german_text() -> None:
+    catalogs = _tools()
+    compiled = catalogs._read(catalogs.PO)  # type: ignore[attr-defined]
+    assert catalogs.untranslated(compiled) == []  # type: ignore[attr-defined]
+    assert sum(1 for m in compiled if m.id) > 1000

@@ -770,3 +770,33 @@ def test_compare_shows_the_chosen_policies_curves(page: Any, live_server: str) -
     assert box is not None and 250 < box["width"] <= 390
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     expect(page.locator("header nav a", has_text="Compare")).to_be_visible()
+
+
+def test_deutsch_in_the_header_turns_the_site_german(page: Any) -> None:
+    """The language switcher: a click on "Deutsch" and every page speaks German (a cookie
+    remembers it), the AI's replies in a game too."""
+    page.goto("/")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.locator("header #languages a", has_text="Deutsch").click()
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    expect(page.locator("h1")).to_have_text(
+        "Spielen Sie ein kleines Spiel gegen eine lernende Maschine"
+    )
+    expect(page.locator("#new-game #play")).to_have_text("Spielen")
+    start_game(page, "nim", piles="3,5,7")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    expect(page.locator(".turn")).to_have_text("Sie sind am Zug.")
+    expect(page.locator("#undo")).to_have_text("Zurücknehmen")
+    expect(page.locator("#value-legend")).to_contain_text(
+        "Die Werte gelten für den Spieler, der den Zug macht"
+    )
+    click_move(page, "3:1")
+    expect(page.locator("#ai-move")).to_have_text(re.compile(r"^Die KI .+\.$"))
+    expect(page.locator("#history li").first).to_have_text("Sie: 3:1")
+    expect(page.locator("#ai-values caption")).to_have_text("Die Werte der KI bei ihrem Zug")
+    # The choice stays with the browser; German pages fit a phone too.
+    page.set_viewport_size(PHONE)
+    page.goto("/train")
+    expect(page.locator("h1")).to_have_text("Einen Agenten trainieren")
+    scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll <= inner, "the German Train page is wider than a phone"

@@ -52,7 +52,8 @@ def _templates() -> Iterator[str | tuple[str, ...]]:
             for _lineno, _function, message, _comments in babel_extract(
                 f, list(KEYWORDS), [], {"extensions": "jinja2.ext.i18n"}
             ):
-                yield message
+                # ngettext comes as (singular, plural, None): the count is no message.
+                yield message if isinstance(message, str) else tuple(message[:2])
 
 
 def _help_texts() -> Iterator[str]:

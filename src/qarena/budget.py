@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from qarena.errors import QarenaError, TooLargeError
+from qarena.i18n import _, gettext_noop
 
 if TYPE_CHECKING:
     from qarena.games.base import Game
@@ -50,16 +51,28 @@ MAX_SEED = 2**63 - 1
 def check_count(flag: str, value: int, most: int, least: int = 1) -> None:
     """Refuse a count outside ``least..most`` with one line naming the option."""
     if value < least:
-        raise QarenaError(f"{flag} must be at least {least:,}, not {value:,}")
+        raise QarenaError(
+            _("{flag} must be at least {least:,}, not {value:,}").format(
+                flag=flag, least=least, value=value
+            )
+        )
     if value > most:
-        shown = f"{value:,}" if value < 10**30 else "a number that large"
-        raise QarenaError(f"{flag} must be at most {most:,}, not {shown}")
+        shown = f"{value:,}" if value < 10**30 else _("a number that large")
+        raise QarenaError(
+            _("{flag} must be at most {most:,}, not {value}").format(
+                flag=flag, most=most, value=shown
+            )
+        )
 
 
 def check_seed(value: int, flag: str = "--seed") -> None:
     if not 0 <= value <= MAX_SEED:
-        shown = f"{value}" if abs(value) < 10**30 else "a number that large"
-        raise QarenaError(f"{flag} must be a whole number from 0 to 2**63 - 1, not {shown}")
+        shown = f"{value}" if abs(value) < 10**30 else _("a number that large")
+        raise QarenaError(
+            _("{flag} must be a whole number from 0 to 2**63 - 1, not {value}").format(
+                flag=flag, value=shown
+            )
+        )
 
 
 def check_checks(flag: str, every: int, episodes: int) -> None:
@@ -67,9 +80,17 @@ def check_checks(flag: str, every: int, episodes: int) -> None:
     check_count(flag, every, MAX_EPISODES)
     if episodes // every > MAX_CHECKS:
         raise QarenaError(
-            f"{flag} {every:,} would check {episodes // every:,} times in {episodes:,} episodes; "
-            f"at most {MAX_CHECKS:,} checks a run, so use {flag} {-(-episodes // MAX_CHECKS):,} "
-            "or more"
+            _(
+                "{flag} {every:,} would check {checks:,} times in {episodes:,} episodes; at most "
+                "{most:,} checks a run, so use {flag} {least:,} or more"
+            ).format(
+                flag=flag,
+                every=every,
+                checks=episodes // every,
+                episodes=episodes,
+                most=MAX_CHECKS,
+                least=-(-episodes // MAX_CHECKS),
+            )
         )
 
 
@@ -152,7 +173,9 @@ def memory_budget() -> int:
     if limit:
         if not limit.isascii() or not limit.isdigit() or len(limit) > 20:
             raise TooLargeError(
-                f"QARENA_MEMORY_LIMIT={limit[:40]!r} is not a number of bytes, like 2000000000"
+                _("QARENA_MEMORY_LIMIT={limit!r} is not a number of bytes, like 2000000000").format(
+                    limit=limit[:40]
+                )
             )
         return int(limit)
     try:
@@ -168,7 +191,7 @@ def memory_budget() -> int:
 def format_bytes(n: int) -> str:
     """``1.2 GB`` style, decimal units; any size, however large."""
     if n >= 10**18:
-        return f"{n / 10**18:.1f} EB" if n < 10**21 else "more than 1,000 EB"
+        return f"{n / 10**18:.1f} EB" if n < 10**21 else _("more than 1,000 EB")
     value = float(n)
     for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
         if value < 1000 or unit == "PB":
@@ -179,7 +202,37 @@ def format_bytes(n: int) -> str:
 
 def format_count(n: int) -> str:
     """``1,234,567``, or a power of ten for numbers too long to read."""
-    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+    return f"{n:,}" if n < 10**15 else _("about 10^{exponent}").format(exponent=len(str(n)) - 1)
+
+
+#: Why a game does not fit, by what was asked ("solve", "tables", "learn") and whether the
+#: positions are an estimate (made before any search).
+_TOO_LARGE = {
+    ("solve", True): gettext_noop(
+        "{spec} is too large to solve here: about {count} positions need {need}, more than the "
+        "{budget} this machine can spare"
+    ),
+    ("solve", False): gettext_noop(
+        "{spec} is too large to solve here: {count} positions need {need}, more than the "
+        "{budget} this machine can spare"
+    ),
+    ("tables", True): gettext_noop(
+        "{spec} is too large to build tables for here: about {count} positions need {need}, "
+        "more than the {budget} this machine can spare"
+    ),
+    ("tables", False): gettext_noop(
+        "{spec} is too large to build tables for here: {count} positions need {need}, more "
+        "than the {budget} this machine can spare"
+    ),
+    ("learn", True): gettext_noop(
+        "{spec} is too large to learn here: about {count} positions need {need}, more than the "
+        "{budget} this machine can spare"
+    ),
+    ("learn", False): gettext_noop(
+        "{spec} is too large to learn here: {count} positions need {need}, more than the "
+        "{budget} this machine can spare"
+    ),
+}
 
 
 def check_memory(
@@ -195,12 +248,15 @@ def check_memory(
     need = footprint(game, what, learner, opponents, positions, canonical)
     # Codes must also fit the kernels' 64-bit integers.
     if game.num_positions >= MAX_CODE or need.total > budget:
-        purpose = {"solve": "solve", "tables": "build tables for"}.get(what, "learn")
-        about = "" if positions is not None else "about "
+        purpose = what if what in ("solve", "tables") else "learn"
+        text = _TOO_LARGE[purpose, positions is None]
         raise TooLargeError(
-            f"{game.spec} is too large to {purpose} here: {about}"
-            f"{format_count(need.positions)} positions need {format_bytes(need.total)}, "
-            f"more than the {format_bytes(budget)} this machine can spare"
+            _(text).format(
+                spec=game.spec,
+                count=format_count(need.positions),
+                need=format_bytes(need.total),
+                budget=format_bytes(budget),
+            )
         )
     return need
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 
 from qarena.errors import QarenaError
+from qarena.i18n import _, gettext_noop
 
 try:  # POSIX: a writer's lock tells a live temp file from a dead writer's
     import fcntl
@@ -47,6 +48,8 @@ _OLD_TEMP = re.compile(r"\..*\.[0-9a-f]{16}\.tmp", re.DOTALL)
 _STALE_SECONDS = 3600.0
 #: Longest part of the target's name kept in a temp file's name (names are at most 255 bytes).
 _NAME_PART = 80
+#: A file that cannot be written, and why (the system's words).
+_CANNOT_WRITE = gettext_noop("cannot write {path}: {reason}")
 
 
 def _kind(mode: int) -> str | None:
@@ -54,16 +57,16 @@ def _kind(mode: int) -> str | None:
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISDIR(mode):
-        return "a folder"
+        return _("a folder")
     if stat.S_ISLNK(mode):
-        return "a symbolic link"
+        return _("a symbolic link")
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
+        return _("a device")
     if stat.S_ISFIFO(mode):
-        return "a named pipe"
+        return _("a named pipe")
     if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+        return _("a socket")
+    return _("not a regular file")
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
@@ -93,24 +96,28 @@ def check_target(path: PathLike, inputs: Iterable[PathLike] = ()) -> None:
     reads; writing over one of them is refused."""
     p = os.fspath(path)
     if not p or not os.path.basename(p) or p.endswith(os.sep):
-        raise QarenaError(f"cannot write {p!r}: it names no file")
+        raise QarenaError(_("cannot write {path!r}: it names no file").format(path=p))
     try:
         st: os.stat_result | None = os.lstat(p)
     except (FileNotFoundError, NotADirectoryError):
         st = None  # the folder checks below say what is wrong
     except OSError as e:  # a name too long, no permission, …
-        raise QarenaError(f"cannot write {p}: {e.strerror or e}") from None
+        raise QarenaError(_(_CANNOT_WRITE).format(path=p, reason=e.strerror or e)) from None
     if st is not None:
         kind = _kind(st.st_mode)
         if stat.S_ISLNK(st.st_mode):
             raise QarenaError(
-                f"cannot write {p}: it is a symbolic link, and qarena does not write through "
-                "links; name the file it points to"
+                _(
+                    "cannot write {path}: it is a symbolic link, and qarena does not write "
+                    "through links; name the file it points to"
+                ).format(path=p)
             )
         if kind is not None:
             raise QarenaError(
-                f"cannot write {p}: it is {kind}, not a regular file; qarena only replaces "
-                "regular files"
+                _(
+                    "cannot write {path}: it is {kind}, not a regular file; qarena only replaces "
+                    "regular files"
+                ).format(path=p, kind=kind)
             )
         for given in inputs:
             try:
@@ -119,20 +126,28 @@ def check_target(path: PathLike, inputs: Iterable[PathLike] = ()) -> None:
                 continue
             if _same_file(st, source):
                 raise QarenaError(
-                    f"cannot write {p}: it is one of the files this command reads "
-                    f"({os.fspath(given)}); write to another file"
+                    _(
+                        "cannot write {path}: it is one of the files this command reads "
+                        "({input}); write to another file"
+                    ).format(path=p, input=os.fspath(given))
                 )
     folder = os.path.dirname(os.path.abspath(p))
     try:
         fst = os.stat(folder)
     except FileNotFoundError:
-        raise QarenaError(f"cannot write {p}: folder {folder} does not exist") from None
+        raise QarenaError(
+            _("cannot write {path}: folder {folder} does not exist").format(path=p, folder=folder)
+        ) from None
     except OSError as e:
-        raise QarenaError(f"cannot write {p}: {e.strerror or e}") from None
+        raise QarenaError(_(_CANNOT_WRITE).format(path=p, reason=e.strerror or e)) from None
     if not stat.S_ISDIR(fst.st_mode):
-        raise QarenaError(f"cannot write {p}: {folder} is not a folder")
+        raise QarenaError(
+            _("cannot write {path}: {folder} is not a folder").format(path=p, folder=folder)
+        )
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise QarenaError(f"cannot write {p}: folder {folder} is not writable")
+        raise QarenaError(
+            _("cannot write {path}: folder {folder} is not writable").format(path=p, folder=folder)
+        )
 
 
 def _lock(fd: int, blocking: bool) -> bool:
@@ -187,12 +202,20 @@ def folder_lock(folder: PathLike, holder: str) -> Iterator[None]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as e:
-        raise QarenaError(f"cannot lock {f}: {e.strerror or e}") from None
+        raise QarenaError(
+            _("cannot lock {folder}: {reason}").format(folder=f, reason=e.strerror or e)
+        ) from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise QarenaError(f"cannot lock {f}: {path} is not a regular file")
+            raise QarenaError(
+                _("cannot lock {folder}: {path} is not a regular file").format(folder=f, path=path)
+            )
         if not _lock(fd, blocking=False):
-            raise QarenaError(f"{f} is in use by another {holder}; wait for it to finish")
+            raise QarenaError(
+                _("{folder} is in use by another {holder}; wait for it to finish").format(
+                    folder=f, holder=holder
+                )
+            )
         yield
     finally:
         os.close(fd)
@@ -304,4 +327,6 @@ def write_atomic(path: PathLike, data: bytes, inputs: Iterable[PathLike] = ()) -
         with atomic_open(path, inputs) as f:
             f.write(data)
     except OSError as e:
-        raise QarenaError(f"cannot write {os.fspath(path)}: {e.strerror or e}") from None
+        raise QarenaError(
+            _(_CANNOT_WRITE).format(path=os.fspath(path), reason=e.strerror or e)
+        ) from None

@@ -17,8 +17,9 @@ from qarena.agents.base import Agent
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import IllegalMoveError, QarenaError
-from qarena.games import WIN, Game, Move, Position, parse_spec, value_name
+from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending, illegal
+from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import Curve
 from qarena.learn.learners import load_learner, make_learner
@@ -51,7 +52,12 @@ SPOT_LEARNER = "q"
 
 Side = Literal["human", "ai"]
 Result = Literal["human", "ai", "draw"]
-VERDICTS: dict[Result, str] = {"human": "You win!", "ai": "The AI wins.", "draw": "Draw."}
+#: Who won, for the person (translated where shown: ``_(VERDICTS[result])``).
+VERDICTS: dict[Result, str] = {
+    "human": gettext_noop("You win!"),
+    "ai": gettext_noop("The AI wins."),
+    "draw": gettext_noop("Draw."),
+}
 
 
 class Conflict(QarenaError):
@@ -127,9 +133,9 @@ class Match:
     def move(self, text: str) -> Move:
         """Play the person's move, typed as ``text``; the AI has not replied yet."""
         if self.over:
-            raise Conflict("The game is over; start a new game.")
+            raise Conflict(_("The game is over; start a new game."))
         if not self.humans_turn():
-            raise Conflict("It is the AI's turn.")
+            raise Conflict(_("It is the AI's turn."))
         game, position = self.game, self.position
         move = self.read(text)
         if move not in game.legal_moves(position):
@@ -167,7 +173,7 @@ class Match:
         the game), so that it is the person's turn again, even after the end. Returns the two."""
         theirs = [i for i in range(len(self.moves)) if self.humans_turn(i)]
         if not theirs:
-            raise Conflict("Nothing to undo: you have not moved yet.")
+            raise Conflict(_("Nothing to undo: you have not moved yet."))
         taken = self.moves[theirs[-1] :]
         del self.moves[theirs[-1] :], self.positions[theirs[-1] + 1 :]
         return taken[0], taken[1] if len(taken) > 1 else None
@@ -187,13 +193,17 @@ class Match:
         result = self.result()
         if result is None:
             return None
-        why = ending(self.game, self.position, "The AI" if self.humans_turn() else "You")
-        return f"{why} {VERDICTS[result]}"
+        if self.humans_turn():  # the AI made the last move
+            why = ending(self.game, self.position, _("The AI"))
+        else:
+            why = ending(self.game, self.position, _("You"), addressed=True)
+        return f"{why} {_(VERDICTS[result])}"
 
     def history(self) -> list[tuple[str, str]]:
-        """("You" or "AI", the move's text) for every move so far."""
+        """("You" or "AI", in the current language, and the move's text) for every move so
+        far."""
         return [
-            ("You" if self.humans_turn(i) else "AI", self.game.format_move(m))
+            (_("You") if self.humans_turn(i) else _("AI"), self.game.format_move(m))
             for i, m in enumerate(self.moves)
         ]
 
@@ -279,9 +289,11 @@ class Player:
     def about(self) -> str:
         """What it is, for people: ``q, 30,000 episodes`` or ``built-in player``."""
         if self.agent is None:
-            return "built-in player"
+            return _("built-in player")
         learner = self.agent.learner
-        return f"{learner.kind}, {learner.episodes:,} episodes"
+        return ngettext(
+            "{learner}, {count:,} episode", "{learner}, {count:,} episodes", learner.episodes
+        ).format(learner=learner.kind, count=learner.episodes)
 
     def pick(self, position: Position, rng: np.random.Generator) -> Move:
         if self.agent is not None:
@@ -310,7 +322,9 @@ def load_players(
             game = learners[i].game
     if game is None:
         raise QarenaError(
-            f"{names[0]} and {names[1]} are built-in players: name the game with --game SPEC"
+            _("{a} and {b} are built-in players: name the game with --game SPEC").format(
+                a=names[0], b=names[1]
+            )
         )
     players = []
     for i, name in enumerate(names):
@@ -324,6 +338,14 @@ def load_players(
 def is_builtin(name: str) -> bool:
     """A built-in player's name, unless a file of that name is there."""
     return name in STRATEGIES and not os.path.exists(name)
+
+
+#: A move that keeps the position's value, by that value (translated where shown).
+KEPT = {
+    "win": gettext_noop("keeps the win"),
+    "draw": gettext_noop("keeps the draw"),
+    "loss": gettext_noop("loses anyway (every move loses)"),
+}
 
 
 @dataclass(frozen=True)
@@ -348,11 +370,13 @@ class Turn:
 
     @property
     def verdict(self) -> str:
-        """What the solver says of the move: ``keeps the win``, ``mistake: win → draw`` …"""
-        before, after = value_name(self.before), value_name(self.after)
+        """What the solver says of the move, in the current language: ``keeps the win``,
+        ``mistake: win → draw`` …"""
         if self.kept:
-            return "loses anyway (every move loses)" if before == "loss" else f"keeps the {before}"
-        return f"mistake: {before} → {after}"
+            return _(KEPT[value_name(self.before)])
+        return _("mistake: {before} → {after}").format(
+            before=value_word(self.before), after=value_word(self.after)
+        )
 
 
 @dataclass

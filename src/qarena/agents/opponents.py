@@ -8,6 +8,7 @@ import numpy as np
 
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import QarenaError
+from qarena.i18n import _
 from qarena.learn.base import Opponent
 from qarena.learn.learners import load_learner
 from qarena.solve.space import GameTables
@@ -33,7 +34,9 @@ def opponent(tables: GameTables, name: str) -> Opponent:
         return Opponent(name, legal & (mv == mv.max(axis=1, keepdims=True)))
     if name not in named:
         raise QarenaError(
-            f"unknown opponent {name!r}; expected one of {', '.join(OPPONENTS)}, or a policy file"
+            _("unknown opponent {name!r}; expected one of {names}, or a policy file").format(
+                name=name, names=", ".join(OPPONENTS)
+            )
         )
     # Closed-form strategies pick one move per position: ask the agent once for each row, in
     # the row's own frame (its representative's).

@@ -9,13 +9,18 @@ import numpy as np
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
+from qarena.i18n import _
 from qarena.solve.solver import Solution, solve
 
 
 def _legal(game: Game, position: Position) -> list[Move]:
     moves = game.legal_moves(position)
     if not moves:
-        raise QarenaError(f"{game.format_position(position)} is finished; there is no move to make")
+        raise QarenaError(
+            _("{position} is finished; there is no move to make").format(
+                position=game.format_position(position)
+            )
+        )
     return moves
 
 
@@ -58,7 +63,11 @@ class PerfectAgent:
 
 def _check_rule(game: Game, name: str, what: str) -> None:
     if name not in game.rule_players:
-        raise QarenaError(f"the {what} agent plays {_PLAYS[name]}, not {game.spec}")
+        raise QarenaError(
+            _("the {agent} agent plays {game}, not {spec}").format(
+                agent=what, game=_PLAYS[name], spec=game.spec
+            )
+        )
 
 
 _PLAYS = {"bouton": "nim", "poles": "nim", "subtraction": "subtraction"}
@@ -74,7 +83,9 @@ class RuleAgent:
 
     def __post_init__(self) -> None:
         if self.name not in self.game.rule_players:
-            raise QarenaError(f"{self.game.spec} has no {self.name!r} player")
+            raise QarenaError(
+                _("{spec} has no {name!r} player").format(spec=self.game.spec, name=self.name)
+            )
 
     def act(self, position: Position) -> Move:
         _legal(self.game, position)
@@ -146,4 +157,8 @@ def make_agent(
         return PolesAgent(game)
     if name in game.rule_players:
         return RuleAgent(game, name)
-    raise QarenaError(f"unknown agent {name!r}; expected one of {', '.join(STRATEGIES)}")
+    raise QarenaError(
+        _("unknown agent {name!r}; expected one of {names}").format(
+            name=name, names=", ".join(STRATEGIES)
+        )
+    )

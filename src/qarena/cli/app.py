@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import gettext
 import os
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -30,7 +31,16 @@ from qarena.cli import (  # noqa: F401
 )
 from qarena.cli.common import STOPPED, app, err, stop_was_told
 from qarena.errors import QarenaError
-from qarena.i18n import DOMAIN, LOCALES, _, check_language, from_environment, speaking
+from qarena.i18n import (
+    DEFAULT,
+    DOMAIN,
+    LOCALES,
+    _,
+    check_language,
+    from_environment,
+    gettext_noop,
+    speaking,
+)
 
 __all__ = ["app", "main", "run"]
 
@@ -56,6 +66,12 @@ def _language(args: list[str]) -> str:
     return check_language(chosen) if chosen is not None else from_environment()
 
 
+#: typer's own words that it does not ask gettext for: the help option's help, and the
+#: "Usage: " before each usage line.
+HELP_OPTION_HELP = gettext_noop("Show this message and exit.")
+USAGE = gettext_noop("Usage: ")
+
+
 def _translate_help(command: Any) -> None:
     """Every help text of the command tree in the current language (typer builds the tree
     afresh for each run, so this changes nothing another run sees)."""
@@ -67,8 +83,178 @@ def _translate_help(command: Any) -> None:
         text = getattr(param, "help", None)
         if text:
             param.help = _(text)
+    _translate_own_words(command)
     for sub in getattr(command, "commands", {}).values():  # a group's commands
         _translate_help(sub)
+
+
+#: typer's help panel titles and fixed help words: its rich_utils module reads them through
+#: gettext once, when it is first imported; set again for each run in the run's language.
+TYPER_WORDS = (
+    ("DEPRECATED_STRING", "(deprecated) "),
+    ("DEFAULT_STRING", "[default: {}]"),
+    ("ENVVAR_STRING", "[env var: {}]"),
+    ("REQUIRED_LONG_STRING", "[required]"),
+    ("ARGUMENTS_PANEL_TITLE", "Arguments"),
+    ("OPTIONS_PANEL_TITLE", "Options"),
+    ("COMMANDS_PANEL_TITLE", "Commands"),
+    ("ERRORS_PANEL_TITLE", "Error"),
+    ("ABORTED_TEXT", "Aborted."),
+    ("RICH_HELP", "Try [blue]'{command_path} {help_option}'[/] for help."),
+)
+
+
+def _typer_words() -> None:
+    """typer's fixed help words in the current language, when an earlier run of this process
+    imported them in another (an import during this run reads this run's language)."""
+    rich_utils = sys.modules.get("typer.rich_utils")
+    if rich_utils is not None:
+        for name, text in TYPER_WORDS:
+            setattr(rich_utils, name, _(text))
+
+
+def _translate_own_words(command: Any) -> None:
+    """The help option's help and the usage line's "Usage: " in the current language: typer
+    makes the help option when help is shown, and writes "Usage: " itself, so both are
+    translated as they are made (on this run's command objects only)."""
+    make_help_option = command.get_help_option
+
+    def get_help_option(ctx: Any) -> Any:
+        option = make_help_option(ctx)
+        if option is not None and option.help == HELP_OPTION_HELP:
+            option.help = _(HELP_OPTION_HELP)
+        return option
+
+    def format_usage(ctx: Any, formatter: Any) -> None:
+        pieces = command.collect_usage_pieces(ctx)
+        formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=_(USAGE))
+
+    command.get_help_option = get_help_option
+    command.format_usage = format_usage
+
+
+#: click's and typer's error lines (which they do not ask gettext for), as patterns, and the
+#: same lines with named placeholders, to be translated. The first that matches the whole line
+#: is used; a line none matches is shown as it is. The English templates give back exactly the
+#: English lines.
+CLICK_MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.DOTALL), template)
+    for pattern, template in (
+        (
+            r"No such option: (?P<name>.+?) \(Possible options: (?P<options>.+)\)",
+            gettext_noop("No such option: {name} (Possible options: {options})"),
+        ),
+        (r"No such option: (?P<name>.+)", gettext_noop("No such option: {name}")),
+        (r"Missing argument (?P<name>.+)\.", gettext_noop("Missing argument {name}.")),
+        (r"Missing option (?P<name>.+)\.", gettext_noop("Missing option {name}.")),
+        (r"Missing parameter: (?P<name>.+)", gettext_noop("Missing parameter: {name}")),
+        (
+            r"Invalid value for (?P<name>.+?): (?P<problem>.+)",
+            gettext_noop("Invalid value for {name}: {problem}"),
+        ),
+        (r"Invalid value: (?P<problem>.+)", gettext_noop("Invalid value: {problem}")),
+        (
+            r"Got unexpected extra argument \((?P<args>.*)\)",
+            gettext_noop("Got unexpected extra argument ({args})"),
+        ),
+        (
+            r"Got unexpected extra arguments \((?P<args>.*)\)",
+            gettext_noop("Got unexpected extra arguments ({args})"),
+        ),
+        (
+            r"Got unexpected extra argument\(s\) \((?P<args>.*)\)",
+            gettext_noop("Got unexpected extra argument(s) ({args})"),
+        ),
+        (
+            r"Option (?P<name>.+) requires an argument\.",
+            gettext_noop("Option {name} requires an argument."),
+        ),
+        (
+            r"Option (?P<name>.+) requires (?P<count>[0-9]+) arguments\.",
+            gettext_noop("Option {name} requires {count} arguments."),
+        ),
+        (
+            r"Option (?P<name>.+) does not take a value\.",
+            gettext_noop("Option {name} does not take a value."),
+        ),
+        (
+            r"Argument (?P<name>.+) takes (?P<count>[0-9]+) values\.",
+            gettext_noop("Argument {name} takes {count} values."),
+        ),
+        (
+            r"(?P<message>.+)\. Did you mean (?P<suggestions>.+)\?",
+            gettext_noop("{message}. Did you mean {suggestions}?"),
+        ),
+    )
+)
+#: What is wrong with a value (the part after "Invalid value for ...: "): pydantic's words,
+#: which typer passes on, and click's.
+VALUE_PROBLEMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.DOTALL), template)
+    for pattern, template in (
+        (
+            r"Input should be a valid integer, unable to parse string as an integer",
+            gettext_noop("Input should be a valid integer, unable to parse string as an integer"),
+        ),
+        (
+            r"Input should be a valid integer, got a number with a fractional part",
+            gettext_noop("Input should be a valid integer, got a number with a fractional part"),
+        ),
+        (r"Input should be a valid integer", gettext_noop("Input should be a valid integer")),
+        (
+            r"Input should be a valid number, unable to parse string as a number",
+            gettext_noop("Input should be a valid number, unable to parse string as a number"),
+        ),
+        (r"Input should be a valid number", gettext_noop("Input should be a valid number")),
+        (
+            r"Input should be a valid boolean, unable to interpret input",
+            gettext_noop("Input should be a valid boolean, unable to interpret input"),
+        ),
+        (r"Input should be a valid boolean", gettext_noop("Input should be a valid boolean")),
+        (
+            r"(?P<value>.+) is not a valid integer\.",
+            gettext_noop("{value} is not a valid integer."),
+        ),
+        (r"(?P<value>.+) is not a valid float\.", gettext_noop("{value} is not a valid float.")),
+        (
+            r"(?P<value>.+) is not a valid integer range\.",
+            gettext_noop("{value} is not a valid integer range."),
+        ),
+        (
+            r"(?P<value>.+) is not one of (?P<choices>.+)\.",
+            gettext_noop("{value} is not one of {choices}."),
+        ),
+        (
+            r"(?P<value>.+) is not a valid choice\.",
+            gettext_noop("{value} is not a valid choice."),
+        ),
+        (
+            r"Value (?P<value>.+) is not a valid (?P<kind>\w+)\.",
+            gettext_noop("Value {value} is not a valid {kind}."),
+        ),
+    )
+)
+
+
+def _translated(message: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str | None:
+    for pattern, template in table:
+        match = pattern.fullmatch(message)
+        if match is not None:
+            fields = match.groupdict()
+            if "problem" in fields:
+                fields["problem"] = (
+                    _translated(fields["problem"], VALUE_PROBLEMS) or (fields["problem"])
+                )
+            if "message" in fields:
+                fields["message"] = click_message(fields["message"])
+            return _(template).format(**fields)
+    return None
+
+
+def click_message(message: str) -> str:
+    """One of click's or typer's error lines in the current language (as it is when it is none
+    of those known, or already translated)."""
+    return _translated(message, CLICK_MESSAGES) or message
 
 
 @contextlib.contextmanager
@@ -92,10 +278,15 @@ def run(argv: list[str] | None = None) -> int:
     """Run the command line; bad input gives one line on stderr and code 2, never a traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = _language(args)
-    except QarenaError as e:
-        err.print(f"error: {e}", markup=False, soft_wrap=True)
-        return 2
+        told = from_environment()  # the language of a bad --lang's error line
+    except QarenaError:
+        told = DEFAULT
+    with speaking(told):
+        try:
+            code = _language(args)
+        except QarenaError as e:
+            err.print(_("error: {message}").format(message=e), markup=False, soft_wrap=True)
+            return 2
     with speaking(code), _library_language(code):
         return _run(args)
 
@@ -103,6 +294,7 @@ def run(argv: list[str] | None = None) -> int:
 def _run(args: list[str]) -> int:
     command = typer.main.get_command(app)
     _translate_help(command)
+    _typer_words()
     try:
         result = command.main(args=args, prog_name="qarena", standalone_mode=False)
     except QarenaError as e:
@@ -118,7 +310,7 @@ def _run(args: list[str]) -> int:
             else ""
         )
         err.print(
-            _("error: {message}").format(message=e.format_message()) + hint,
+            _("error: {message}").format(message=click_message(e.format_message())) + hint,
             markup=False,
             soft_wrap=True,
         )

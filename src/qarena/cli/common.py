@@ -11,6 +11,7 @@ from rich.console import Console
 from qarena import __version__
 from qarena.budget import estimate_positions, footprint, format_bytes
 from qarena.games import Game
+from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.solve import check_fits
 
@@ -91,8 +92,9 @@ def announce(game: Game) -> None:
     positions = estimate_positions(game)
     if positions > ANNOUNCE_POSITIONS:
         err.print(
-            f"Searching {game.spec}: about {positions:,} positions, up to "
-            f"{format_bytes(footprint(game, 'solve').total)}…"
+            _("Searching {spec}: about {count:,} positions, up to {need}…").format(
+                spec=game.spec, count=positions, need=format_bytes(footprint(game, "solve").total)
+            )
         )
 
 

@@ -34,6 +34,7 @@ from qarena.evaluate.report import (
     strategy_masks,
 )
 from qarena.games import parse_spec
+from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import is_builtin
@@ -63,6 +64,15 @@ def _check_seed(seed: int) -> None:
     check_seed(seed)
 
 
+def _wdl_title(games: int) -> str:
+    """The title of a win/draw/loss table (English says "games" even for one)."""
+    return ngettext(
+        "win/draw/loss over {games:,} games in each seat",
+        "win/draw/loss over {games:,} games in each seat",
+        games,
+    ).format(games=games)
+
+
 def _wdl(record: Record) -> str:
     s = record.shares()
     return f"{s['win']:.3f}/{s['draw']:.3f}/{s['loss']:.3f}"
@@ -86,10 +96,10 @@ def _lengths_table(result: Evaluation, games: int) -> Table:
     lo = min(t.shortest for t in totals.values())
     hi = max(t.longest for t in totals.values())
     table = Table(
-        title="games by length in plies, both seats",
+        title=_("games by length in plies, both seats"),
         title_justify="left",
     )
-    table.add_column("plies", style="bold")
+    table.add_column(_("plies"), style="bold")
     for name in seats:
         table.add_column(name, justify="right")
 
@@ -100,11 +110,11 @@ def _lengths_table(result: Evaluation, games: int) -> Table:
     for a, b in _length_bins(lo, hi):
         table.add_row(str(a) if a == b else f"{a}–{b}", *(count(t, a, b) for t in totals.values()))
     table.add_section()
-    table.add_row("mean", *(f"{t.mean:.2f}" for t in totals.values()))
-    table.add_row("  agent first", *(f"{s.first.mean:.2f}" for s in seats.values()))
-    table.add_row("  agent second", *(f"{s.second.mean:.2f}" for s in seats.values()))
-    table.add_row("shortest", *(str(t.shortest) for t in totals.values()))
-    table.add_row("longest", *(str(t.longest) for t in totals.values()))
+    table.add_row(_("mean"), *(f"{t.mean:.2f}" for t in totals.values()))
+    table.add_row("  " + _("agent first"), *(f"{s.first.mean:.2f}" for s in seats.values()))
+    table.add_row("  " + _("agent second"), *(f"{s.second.mean:.2f}" for s in seats.values()))
+    table.add_row(_("shortest"), *(str(t.shortest) for t in totals.values()))
+    table.add_row(_("longest"), *(str(t.longest) for t in totals.values()))
     return table
 
 
@@ -143,33 +153,42 @@ def eval_command(
     _check_seed(seed)
     if is_builtin(policy):
         if spec is None:
-            raise QarenaError(f"{policy} is a built-in player: name the game with --game SPEC")
+            raise QarenaError(
+                _("{player} is a built-in player: name the game with --game SPEC").format(
+                    player=policy
+                )
+            )
         game = parse_spec(spec)
         announce(game)
         tables = game_tables(game)
         result = evaluate_moves(tables, strategy_mask(tables, policy), games, seed, lengths)
-        heading = f"[bold]The {policy} player[/] on {game.title}  [dim]{game.spec}[/]"
+        heading = _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]").format(
+            player=policy, game=game.title, spec=game.spec
+        )
     else:
         learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
         result = evaluate(learner, games, seed, lengths)
         game = learner.game
-        heading = (
-            f"[bold]{title(learner)}[/] on {game.title}  "
-            f"[dim]{game.spec}, {learner.episodes:,} episodes[/]"
-        )
+        heading = ngettext(
+            "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
+            "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
+            learner.episodes,
+        ).format(learner=title(learner), game=game.title, spec=game.spec, count=learner.episodes)
     if as_json:
         _print(result.to_json())
         return
     o = result.optimality
     out.print(heading)
     out.print(
-        f"optimality {o.share:.4f}: keeps the value in {o.optimal:,} of {o.decisions:,} "
-        "decision positions"
+        _(
+            "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} decision "
+            "positions"
+        ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
     )
-    table = Table(title=f"win/draw/loss over {games:,} games in each seat", title_justify="left")
-    table.add_column("opponent", style="bold")
-    table.add_column("agent moves first", justify="right")
-    table.add_column("agent moves second", justify="right")
+    table = Table(title=_wdl_title(games), title_justify="left")
+    table.add_column(_("opponent"), style="bold")
+    table.add_column(_("agent moves first"), justify="right")
+    table.add_column(_("agent moves second"), justify="right")
     for name, seats in result.matches.items():
         table.add_row(name, _wdl(seats.first), _wdl(seats.second))
     out.print(table)
@@ -210,7 +229,9 @@ def compete_command(
             game = learners[i].game
     if game is None:
         raise QarenaError(
-            f"{first} and {second} are built-in players: name the game with --game SPEC"
+            _("{a} and {b} are built-in players: name the game with --game SPEC").format(
+                a=first, b=second
+            )
         )
     # Agents that share values across symmetries meet the others among all positions.
     canonical = all(x.config.canonical for x in learners.values())
@@ -241,16 +262,27 @@ def compete_command(
 
     def who(i: int) -> str:
         x = learners.get(i)
-        return "built-in player" if x is None else f"{x.kind}, {x.episodes:,} episodes"
+        if x is None:
+            return _("built-in player")
+        return ngettext(
+            "{learner}, {count:,} episodes", "{learner}, {count:,} episodes", x.episodes
+        ).format(learner=x.kind, count=x.episodes)
 
     table = Table()
-    table.add_column("order", style="bold")
-    table.add_column("A wins", justify="right")
-    table.add_column("draws", justify="right")
-    table.add_column("B wins", justify="right")
-    for name, r in (("A first", a_first), ("B first", b_first), ("both", a_first + b_first)):
+    table.add_column(_("order"), style="bold")
+    table.add_column(_("A wins"), justify="right")
+    table.add_column(_("draws"), justify="right")
+    table.add_column(_("B wins"), justify="right")
+    orders = ((_("A first"), a_first), (_("B first"), b_first), (_("both"), a_first + b_first))
+    for name, r in orders:
         table.add_row(name, f"{r.win:,}", f"{r.draw:,}", f"{r.loss:,}")
-    out.print(f"[bold]{game.title}[/]  [dim]{game.spec}, {games:,} games in each order[/]")
+    out.print(
+        ngettext(
+            "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
+            "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
+            games,
+        ).format(game=game.title, spec=game.spec, games=games)
+    )
     out.print(f"A: {first} ({who(0)})")
     out.print(f"B: {second} ({who(1)})")
     out.print(table)
@@ -279,7 +311,12 @@ def matrix_command(
     for trained_against in MATRIX_TRAINING:
         learner = cls(game, cls.default_config(seed=seed))
         n = episodes or default_episodes(learner, trained_against == "self")
-        with err.status(f"training against {trained_against}: {n:,} episodes…"):
+        status = ngettext(
+            "training against {opponent}: {count:,} episodes…",
+            "training against {opponent}: {count:,} episodes…",
+            n,
+        ).format(opponent=trained_against, count=n)
+        with err.status(status):
             opp = opponent(learner.tables, trained_against)
             run = train_run(learner, n, opp, "both")
             records = record_against(learner, masks, games, seed)
@@ -301,22 +338,30 @@ def matrix_command(
             }
         )
         return
+    counts = sorted({n for n, _share, _records in rows.values()})
     out.print(
-        f"[bold]{title(cls)}[/] on {game.title}  [dim]{game.spec}, "
-        f"{' / '.join(f'{n:,}' for n in sorted({n for n, _, _ in rows.values()}))} "
-        "episodes each[/]"
+        ngettext(
+            "[bold]{learner}[/] on {game}  [dim]{spec}, {counts} episodes each[/]",
+            "[bold]{learner}[/] on {game}  [dim]{spec}, {counts} episodes each[/]",
+            counts[-1],
+        ).format(
+            learner=title(cls),
+            game=game.title,
+            spec=game.spec,
+            counts=" / ".join(f"{n:,}" for n in counts),
+        )
     )
     table = Table(
-        title=f"win/draw/loss over {games:,} games in each seat",
+        title=_wdl_title(games),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
-    table.add_column("trained vs", style="bold", no_wrap=True)
-    table.add_column("optimality", justify="right", no_wrap=True)
-    table.add_column("plays", no_wrap=True)
-    table.add_column("agent first", justify="right", no_wrap=True)
-    table.add_column("agent second", justify="right", no_wrap=True)
-    for name, (_, share, records) in rows.items():
+    table.add_column(_("trained vs"), style="bold", no_wrap=True)
+    table.add_column(_("optimality"), justify="right", no_wrap=True)
+    table.add_column(_("plays"), no_wrap=True)
+    table.add_column(_("agent first"), justify="right", no_wrap=True)
+    table.add_column(_("agent second"), justify="right", no_wrap=True)
+    for name, (_n, share, records) in rows.items():
         for i, opp_name in enumerate(MATRIX_EVALUATION):
             seats = records[opp_name]
             lead = [name, f"{share:.4f}"] if i == 0 else ["", ""]

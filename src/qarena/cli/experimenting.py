@@ -37,6 +37,7 @@ from qarena.experiments.sweep import (
 )
 from qarena.fileio import check_target, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
+from qarena.i18n import _, ngettext
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
 from qarena.learn.policyfile import read_meta
@@ -85,11 +86,17 @@ def _opponent_file(game: Game, name: str) -> bytes | None:
         return None
     meta = read_meta(name)
     if meta.get("game") != game.spec:
-        raise QarenaError(f"--opponent {name} is a policy for {meta.get('game')}, not {game.spec}")
+        raise QarenaError(
+            _("--opponent {name} is a policy for {other}, not {spec}").format(
+                name=name, other=meta.get("game"), spec=game.spec
+            )
+        )
     try:
         return Path(name).read_bytes()
     except OSError as e:
-        raise QarenaError(f"cannot read {name}: {e.strerror or e}") from None
+        raise QarenaError(
+            _("cannot read {file}: {problem}").format(file=name, problem=e.strerror or e)
+        ) from None
 
 
 def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
@@ -99,12 +106,12 @@ def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for column in varying:
         table.add_column(column.replace("_", " "), no_wrap=True)
-    table.add_column("episodes", justify="right")
-    table.add_column("optimality", justify="right")
+    table.add_column(_("episodes"), justify="right")
+    table.add_column(_("optimality"), justify="right")
     if curve:
-        table.add_column("perfect at", justify="right")
+        table.add_column(_("perfect at"), justify="right")
     for name in MEASURED:
-        table.add_column(f"{name} w/d/l", justify="right", no_wrap=True)
+        table.add_column(_("{opponent} w/d/l").format(opponent=name), justify="right", no_wrap=True)
     for row in rows[:SHOWN_ROWS]:
         cells = [row[c] for c in varying]
         cells += [
@@ -119,6 +126,17 @@ def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
             )
         table.add_row(*cells)
     return table
+
+
+def _check_backend(backend: str, ray_address: str | None) -> None:
+    if backend not in BACKENDS:
+        raise QarenaError(
+            _("unknown backend {backend!r}; expected {backends}").format(
+                backend=backend, backends=", ".join(BACKENDS)
+            )
+        )
+    if ray_address is not None and backend != "ray":
+        raise QarenaError(_("--ray-address applies to --backend ray"))
 
 
 @app.command("sweep")
@@ -199,12 +217,9 @@ def sweep_command(
     as policy files under DIR/runs/, one row each in DIR/results.csv; run the same command
     again to resume an interrupted sweep."""
     game = parse_spec(spec)
-    if backend not in BACKENDS:
-        raise QarenaError(f"unknown backend {backend!r}; expected {', '.join(BACKENDS)}")
-    if ray_address is not None and backend != "ray":
-        raise QarenaError("--ray-address applies to --backend ray")
+    _check_backend(backend, ray_address)
     if every is not None and not curve:
-        raise QarenaError("--every sets how often --curve records a point; add --curve")
+        raise QarenaError(_("--every sets how often --curve records a point; add --curve"))
     if every is not None:
         check_count("--every", every, MAX_EPISODES)
     check_count("--games", games, 1_000_000)
@@ -240,21 +255,31 @@ def sweep_command(
             err.print(plan.note)
         skipped = plan.skipped
         if skipped and not as_json:
-            err.print(f"{skipped:,} of {len(settings):,} runs were finished before: skipped")
+            err.print(
+                ngettext(
+                    "{count:,} of {total:,} runs were finished before: skipped",
+                    "{count:,} of {total:,} runs were finished before: skipped",
+                    len(settings),
+                ).format(count=skipped, total=len(settings))
+            )
 
         progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("runs"),
+            TextColumn(_("runs")),
             TimeElapsedColumn(),
             console=err,
             transient=True,
             disable=not err.is_terminal,
         )
         with progress:
-            bar = progress.add_task(f"sweep of {game.spec}", total=len(settings), completed=skipped)
-            interrupted = run_plan(plan, backend, ray_address, lambda _: progress.advance(bar))
+            bar = progress.add_task(
+                _("sweep of {spec}").format(spec=game.spec),
+                total=len(settings),
+                completed=skipped,
+            )
+            interrupted = run_plan(plan, backend, ray_address, lambda _run: progress.advance(bar))
     ours = plan.rows()
     trained = len(ours) - skipped
     if as_json:
@@ -272,19 +297,34 @@ def sweep_command(
         out.print(json.dumps(record), soft_wrap=True)
     else:
         out.print(
-            f"[bold]Sweep of {game.title}[/]  [dim]{game.spec}: {len(settings):,} runs, "
-            f"{trained:,} trained now[/]"
+            ngettext(
+                "[bold]Sweep of {game}[/]  [dim]{spec}: {count:,} runs, {trained:,} trained now[/]",
+                "[bold]Sweep of {game}[/]  [dim]{spec}: {count:,} runs, {trained:,} trained now[/]",
+                len(settings),
+            ).format(game=game.title, spec=game.spec, count=len(settings), trained=trained)
         )
         out.print(_summary(ours, curve))
         if len(ours) > SHOWN_ROWS:
-            out.print(f"… and {len(ours) - SHOWN_ROWS:,} more rows in {folder.results}")
+            more = len(ours) - SHOWN_ROWS
+            out.print(
+                ngettext(
+                    "… and {count:,} more rows in {file}",
+                    "… and {count:,} more rows in {file}",
+                    more,
+                ).format(count=more, file=folder.results)
+            )
         else:
-            out.print(f"results: {folder.results}", soft_wrap=True)
+            out.print(_("results: {file}").format(file=folder.results), soft_wrap=True)
     if interrupted:
         left = len(settings) - len(ours)
         err.print(
-            f"interrupted: {len(ours):,} of {len(settings):,} runs are finished and saved; "
-            f"run the same command again to train the other {left:,}."
+            ngettext(
+                "interrupted: {done:,} of {total:,} runs are finished and saved; run the same "
+                "command again to train the other {left:,}.",
+                "interrupted: {done:,} of {total:,} runs are finished and saved; run the same "
+                "command again to train the other {left:,}.",
+                len(settings),
+            ).format(done=len(ours), total=len(settings), left=left)
         )
         return told_stop()
     return 0
@@ -324,39 +364,42 @@ def report_command(
     HTML page: each question with its figure, its numbers and the commands that reproduce
     them. The experiments are sweeps, on every core."""
     if out_file.suffix.lower() not in (".html", ".htm"):
-        raise QarenaError(f"--out {out_file} must name an .html file")
-    if backend not in BACKENDS:
-        raise QarenaError(f"unknown backend {backend!r}; expected {', '.join(BACKENDS)}")
-    if ray_address is not None and backend != "ray":
-        raise QarenaError("--ray-address applies to --backend ray")
+        raise QarenaError(_("--out {file} must name an .html file").format(file=out_file))
+    _check_backend(backend, ray_address)
     if workers is not None:
         check_count("--workers", workers, MAX_WORKERS)
     check_target(out_file)
     folder = runs if runs is not None else out_file.with_name(out_file.stem + "-runs")
     if os.path.lexists(folder) and not is_dir(folder):
-        raise QarenaError(f"--runs {folder} is not a folder")
+        raise QarenaError(_("--runs {folder} is not a folder").format(folder=folder))
     t0 = time.monotonic()
-    with err.status("starting…") as status:
+    with err.status(_("starting…")) as status:
         lab = Lab(
             folder,
             quick,
             workers,
             backend,
             ray_address,
-            say=lambda text: status.update(f"report: {text}"),
+            say=lambda text: status.update(_("report: {text}").format(text=text)),
         )
         try:
             sections = build_report(lab)
         except KeyboardInterrupt:
             err.print(
-                f"interrupted: the finished runs are kept in {folder}; run the same command "
-                "again to go on."
+                _(
+                    "interrupted: the finished runs are kept in {folder}; run the same command "
+                    "again to go on."
+                ).format(folder=folder)
             )
             return told_stop()
     seconds = time.monotonic() - t0
     write_atomic(out_file, render_html(sections, lab, seconds))
     out.print(
-        f"wrote {out_file}: {len(sections)} sections in {seconds:.0f} s; runs in {folder}",
+        ngettext(
+            "wrote {file}: {count} sections in {seconds:.0f} s; runs in {folder}",
+            "wrote {file}: {count} sections in {seconds:.0f} s; runs in {folder}",
+            len(sections),
+        ).format(file=out_file, count=len(sections), seconds=seconds, folder=folder),
         markup=False,
         soft_wrap=True,
     )

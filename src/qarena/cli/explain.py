@@ -25,8 +25,9 @@ from qarena.evaluate.explain import (
     judge_policy,
     losing_positions,
 )
-from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name
+from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
+from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, speaking
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.solve import Solution, game_tables, solve
@@ -34,10 +35,6 @@ from qarena.solve import Solution, game_tables, solve
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.
 DEFAULT_LIMIT = 200
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def _side(game: Game, position: Position) -> str | None:
@@ -96,11 +93,54 @@ def _variation(e: SearchExplanation) -> list[tuple[str | None, str]]:
 
 def _search_verdict(e: SearchExplanation) -> str:
     side = _side(e.game, e.position)
-    mover = side or "the player to move"
     if e.value == DRAW:
-        return f"draw for {mover} with best play"
-    plies = _plural(e.depth or 0, "ply", "plies")
-    return f"{value_name(e.value)} for {mover} in {plies} with best play"
+        if side is None:
+            return _("draw for the player to move with best play")
+        return _("draw for {mover} with best play").format(mover=side)
+    plies = e.depth or 0
+    if side is None:
+        text = ngettext(
+            "{value} for the player to move in {count:,} ply with best play",
+            "{value} for the player to move in {count:,} plies with best play",
+            plies,
+        )
+    else:
+        text = ngettext(
+            "{value} for {mover} in {count:,} ply with best play",
+            "{value} for {mover} in {count:,} plies with best play",
+            plies,
+        )
+    return text.format(value=value_word(e.value), mover=side, count=plies)
+
+
+#: The last sentence of a search explanation, by whether the game is decided (a win for one
+#: side) and how best play ends: a line made ("line"), a full board ("full"), else in words.
+_BEST_PLAY = {
+    (True, "line"): gettext_noop(
+        "No closed-form rule: the solver searched every position. Best play (the winner takes "
+        "the fastest win, the loser holds out longest) ends: {line}."
+    ),
+    (False, "line"): gettext_noop(
+        "No closed-form rule: the solver searched every position. Best play (neither side can "
+        "force a win) ends: {line}."
+    ),
+    (True, "full"): gettext_noop(
+        "No closed-form rule: the solver searched every position. Best play (the winner takes "
+        "the fastest win, the loser holds out longest) fills the board: draw."
+    ),
+    (False, "full"): gettext_noop(
+        "No closed-form rule: the solver searched every position. Best play (neither side can "
+        "force a win) fills the board: draw."
+    ),
+    (True, "words"): gettext_noop(
+        "No closed-form rule: the solver searched every position. Best play (the winner takes "
+        "the fastest win, the loser holds out longest) ends {ending}."
+    ),
+    (False, "words"): gettext_noop(
+        "No closed-form rule: the solver searched every position. Best play (neither side can "
+        "force a win) ends {ending}."
+    ),
+}
 
 
 def _search_sentences(e: SearchExplanation) -> list[str]:
@@ -108,20 +148,21 @@ def _search_sentences(e: SearchExplanation) -> list[str]:
     if e.over:
         won, side = game.winning_line(e.position), _side(game, e.position)
         if won is not None and side is not None:
-            return [f"{won}: {side}, to move, has lost."]
+            return [_("{line}: {side}, to move, has lost.").format(line=won, side=side)]
         if game.layout == "grid":
             return [sentence(game.end_words(e.position))]
-        return [f"The game is over: {value_name(e.value)} for the player to move."]
-    how = {
-        WIN: "the winner takes the fastest win, the loser holds out longest",
-        LOSS: "the winner takes the fastest win, the loser holds out longest",
-        DRAW: "neither side can force a win",
-    }[e.value]
+        return [
+            _("The game is over: {value} for the player to move.").format(value=value_word(e.value))
+        ]
     won = game.winning_line(e.final)
-    ends = f"ends: {won}" if won is not None else "fills the board: draw"
-    if won is None and game.layout != "grid":
-        ends = f"ends {_ending(game, e.final)}"
-    return [f"No closed-form rule: the solver searched every position. Best play ({how}) {ends}."]
+    if won is not None:
+        ends = "line"
+    elif game.layout == "grid":
+        ends = "full"
+    else:
+        ends = "words"
+    text = _(_BEST_PLAY[e.value != DRAW, ends])
+    return [text.format(line=won, ending=_ending(game, e.final))]
 
 
 def _print_search(e: SearchExplanation) -> None:
@@ -129,18 +170,20 @@ def _print_search(e: SearchExplanation) -> None:
     table = Table(show_header=False)
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("position", Text(game.format_position(pos)))
+    table.add_row(_("position"), Text(game.format_position(pos)))
     side = _side(game, pos)
     if side is not None:
-        table.add_row("to move", side)
+        table.add_row(_("to move"), side)
     if e.over:
-        table.add_row("value", f"{value_name(e.value)} (the game is over)")
+        table.add_row(_("value"), _("{value} (the game is over)").format(value=value_word(e.value)))
     else:
-        table.add_row("value", _search_verdict(e))
-        table.add_row("optimal moves", Text(" ".join(game.format_move(m) for m in e.optimal_moves)))
+        table.add_row(_("value"), _search_verdict(e))
+        table.add_row(
+            _("optimal moves"), Text(" ".join(game.format_move(m) for m in e.optimal_moves))
+        )
         line = "  ".join(f"{p} {m}" if p else m for p, m in _variation(e))
-        table.add_row("best play", Text(line))
-        table.add_row("end", Text(_ending(game, e.final)))
+        table.add_row(_("best play"), Text(line))
+        table.add_row(_("end"), Text(_ending(game, e.final)))
     out.print(table)
     out.print(Text(_grid(game, e.final)))
 
@@ -158,12 +201,11 @@ def _details(e: Explanation) -> dict[str, Any]:
     if not isinstance(e, SearchExplanation):
         return e.details()
     game = e.game
-    winner = game.winning_line(e.final)
     return {
         "depth": e.depth,
-        "principal_variation": [m for _, m in _variation(e)],
+        "principal_variation": [m for _player, m in _variation(e)],
         "final_position": game.format_position(e.final),
-        "winner": winner[0] if winner else None,
+        "winner": game.winner_mark(e.final),
     }
 
 
@@ -179,22 +221,53 @@ def _policy_record(path: Path, verdict: PolicyVerdict, game: Game) -> dict[str, 
     }
 
 
+#: What a move does to the position's value, by the position's value and the move's.
+_KEEPS = {
+    WIN: gettext_noop("keeps the win"),
+    DRAW: gettext_noop("keeps the draw"),
+    LOSS: gettext_noop("keeps the loss (every move loses against best play)"),
+}
+_GIVES_AWAY = {
+    (WIN, DRAW): gettext_noop("gives the win away (leaves a draw)"),
+    (WIN, LOSS): gettext_noop("gives the win away (leaves a won position for the opponent)"),
+    (DRAW, LOSS): gettext_noop("gives the draw away (leaves a won position for the opponent)"),
+}
+
+
+def _judged(value: int, move_value: int) -> str:
+    """What a move that leaves ``move_value`` does in a position of ``value``, in words."""
+    if move_value == value:
+        return _(_KEEPS[value])
+    return _(_GIVES_AWAY[value, move_value])
+
+
 def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
-    who = f"agent ({title}, {_plural(verdict.episodes, 'episode')})"
-    lines, prefix = [], f"{who} plays "
-    if len(verdict.choices) > 1:
-        lines.append(f"{who} ties {len(verdict.choices)} moves and picks among them at random:")
-        prefix = "  "
+    n = verdict.episodes
+    lines = []
+    tied = len(verdict.choices) > 1
+    if tied:
+        lines.append(
+            ngettext(
+                "agent ({learner}, {count:,} episode) ties {ties} moves and picks among them at "
+                "random:",
+                "agent ({learner}, {count:,} episodes) ties {ties} moves and picks among them at "
+                "random:",
+                n,
+            ).format(learner=title, count=n, ties=len(verdict.choices))
+        )
     for c in verdict.choices:
         learned = learner_class(verdict.kind).describe_value(c.learned)
-        if c.value == verdict.value:
-            judged = f"keeps the {value_name(c.value)}"
-            if c.value == LOSS:
-                judged += " (every move loses against best play)"
+        move, judged = game.format_move(c.move), _judged(verdict.value, c.value)
+        if tied:
+            lines.append(f"  {move} — {judged} · {learned}")
         else:
-            leaves = "a won position for the opponent" if c.value == LOSS else "a draw"
-            judged = f"gives the {value_name(verdict.value)} away (leaves {leaves})"
-        lines.append(f"{prefix}{game.format_move(c.move)} — {judged} · {learned}")
+            lines.append(
+                ngettext(
+                    "agent ({learner}, {count:,} episode) plays {move} — {judged} · {learned}",
+                    "agent ({learner}, {count:,} episodes) plays {move} — {judged} · {learned}",
+                    n,
+                ).format(learner=title, count=n, move=move, judged=judged, learned=learned)
+            )
     return lines
 
 
@@ -202,7 +275,9 @@ def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
 
 
 def _lost_in(depth: int) -> str:
-    return "game over" if depth == 0 else _plural(depth, "ply", "plies")
+    if depth == 0:
+        return _("game over")
+    return ngettext("{count:,} ply", "{count:,} plies", depth).format(count=depth)
 
 
 def _losing_record(found: LosingPositions) -> dict[str, Any]:
@@ -238,22 +313,36 @@ def _print_losing(found: LosingPositions, limit: int) -> None:
     game = t.game
     # Class sizes only say something where some class holds more than one position.
     classes = t.canonical and t.rows != t.positions
-    count = (
-        f"{found.losing:,} of {_plural(t.positions, 'position')} "
-        f"{'is a loss' if found.losing == 1 else 'are losses'} for the player to move"
-    )
     if classes:
-        count += f", {found.losing_rows:,} of {t.rows:,} up to symmetry"
+        count = ngettext(
+            "{losing:,} of {positions:,} positions is a loss for the player to move, "
+            "{losing_classes:,} of {classes:,} up to symmetry",
+            "{losing:,} of {positions:,} positions are losses for the player to move, "
+            "{losing_classes:,} of {classes:,} up to symmetry",
+            found.losing,
+        )
+    else:
+        count = ngettext(
+            "{losing:,} of {positions:,} positions is a loss for the player to move",
+            "{losing:,} of {positions:,} positions are losses for the player to move",
+            found.losing,
+        )
+    count = count.format(
+        losing=found.losing,
+        positions=t.positions,
+        losing_classes=found.losing_rows,
+        classes=t.rows,
+    )
     out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
     out.print(Text(count))
     if found.rows:
         table = Table()
-        table.add_column("position", style="bold")
+        table.add_column(_("position"), style="bold")
         if not game.impartial:
-            table.add_column("to move")
-        table.add_column("lost in", justify="right")
+            table.add_column(_("to move"))
+        table.add_column(_("lost in"), justify="right")
         if classes:
-            table.add_column("class size", justify="right")
+            table.add_column(_("class size"), justify="right")
         for row in found.rows:
             pos = t.position(row)
             cells = [game.format_position(pos)]
@@ -265,20 +354,31 @@ def _print_losing(found: LosingPositions, limit: int) -> None:
             table.add_row(*(Text(c) for c in cells))
         out.print(table)
     if found.more:
-        what = "classes" if classes else "positions"
-        out.print(Text(f"… and {found.more:,} more {what}, past --limit {limit:,}"))
+        # English says "more classes" even for one; other languages may have both forms.
+        if classes:
+            more = ngettext(
+                "… and {count:,} more classes, past --limit {limit:,}",
+                "… and {count:,} more classes, past --limit {limit:,}",
+                found.more,
+            )
+        else:
+            more = ngettext(
+                "… and {count:,} more positions, past --limit {limit:,}",
+                "… and {count:,} more positions, past --limit {limit:,}",
+                found.more,
+            )
+        out.print(Text(more.format(count=found.more, limit=limit)))
     if classes:
-        out.print(Text("One position is shown for each class; class size counts them all."))
-    if found.terminal == 1:
-        finished = "1 of them is a finished game, where the player to move has already lost"
-    elif found.terminal:
-        finished = (
-            f"{found.terminal:,} of them are finished games, where the player to move has "
-            "already lost"
-        )
+        out.print(Text(_("One position is shown for each class; class size counts them all.")))
+    if found.terminal:
+        finished = ngettext(
+            "{count:,} of them is a finished game, where the player to move has already lost.",
+            "{count:,} of them are finished games, where the player to move has already lost.",
+            found.terminal,
+        ).format(count=found.terminal)
     else:
-        finished = "No finished game is lost for the player to move, so none is listed"
-    out.print(Text(finished + "."))
+        finished = _("No finished game is lost for the player to move, so none is listed.")
+    out.print(Text(finished))
 
 
 def _losing_command(spec: str, limit: int, canonical: bool, as_json: bool) -> None:
@@ -348,8 +448,10 @@ def explain_command(
     if losing:
         if position is not None or policy is not None:
             raise QarenaError(
-                "--losing lists positions; --position and --policy explain one: give one or "
-                "the other"
+                _(
+                    "--losing lists positions; --position and --policy explain one: give one "
+                    "or the other"
+                )
             )
         if limit is None:
             limit = DEFAULT_LIMIT
@@ -359,7 +461,7 @@ def explain_command(
         return
     for flag, given in (("--limit", limit is not None), ("--no-canonical", no_canonical)):
         if given:
-            raise QarenaError(f"{flag} goes with --losing")
+            raise QarenaError(_("{flag} goes with --losing").format(flag=flag))
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
     solution: Solution | None = None
@@ -373,9 +475,9 @@ def explain_command(
     verdict = None
     if learner is not None and solution is not None:
         verdict = judge_policy(learner, solution, pos)
-    sentences = _sentences(e)
-
     if as_json:
+        with speaking(DEFAULT):  # JSON is data: its sentences are always the English ones
+            sentences = _sentences(e)
         record = {
             "game": game.spec,
             "position": game.format_position(pos),
@@ -390,24 +492,32 @@ def explain_command(
         out.print(json.dumps(record), soft_wrap=True, markup=False)
         return
 
+    sentences = _sentences(e)
     out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
     if isinstance(e, SearchExplanation):
         _print_search(e)
     else:
-        verdict_text = f"{value_name(e.value)} for the player to move"
         if e.over:
-            verdict_text = f"{value_name(e.value)} (the game is over)"
-        out.print(Text(f"position {game.format_position(pos)}: {verdict_text}"))
+            verdict_text = _("position {position}: {value} (the game is over)")
+        else:
+            verdict_text = _("position {position}: {value} for the player to move")
+        out.print(
+            Text(verdict_text.format(position=game.format_position(pos), value=value_word(e.value)))
+        )
         out.print(_theory_table(e))
     for line in sentences:
         out.print(Text(line))
     if isinstance(e, Theory) and e.winning_moves:
-        out.print("winning moves:")
+        out.print(_("winning moves:"))
         for m in e.winning_moves:
             out.print(Text("  " + e.describe_move(m)))
     elif isinstance(e, Theory) and e.value == LOSS and not e.over:
         out.print(
-            Text("every move loses: " + " ".join(game.format_move(m) for m in e.optimal_moves))
+            Text(
+                _("every move loses: {moves}").format(
+                    moves=" ".join(game.format_move(m) for m in e.optimal_moves)
+                )
+            )
         )
     if verdict is not None and learner is not None:
         for line in _policy_lines(verdict, game, learner.title):

@@ -18,7 +18,8 @@ from qarena.cli.common import PolicyArg, app, err, out, title
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, write_atomic
-from qarena.games import LOSS, value_name
+from qarena.games import DRAW, LOSS, WIN, value_word
+from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner
 from qarena.solve import solve
@@ -54,15 +55,24 @@ def _write_csv(target: str, learner: Learner, source: Path) -> int:
     return rows
 
 
+#: A move that keeps the position's value, by the value; and one that gives it away, by the
+#: value given away (the value it leaves is put in).
+_KEEPS = {
+    WIN: gettext_noop("keeps the win"),
+    DRAW: gettext_noop("keeps the draw"),
+    LOSS: gettext_noop("lost whatever is played"),
+}
+_GIVES_AWAY = {
+    WIN: gettext_noop("✗ gives the win away ({result})"),
+    DRAW: gettext_noop("✗ gives the draw away ({result})"),
+}
+
+
 def verdict(position_value: int, move_value: int) -> str:
     """What a move does to the position's value, from the mover's side."""
     if move_value == position_value:
-        return (
-            "lost whatever is played"
-            if move_value == LOSS
-            else f"keeps the {value_name(move_value)}"
-        )
-    return f"✗ gives the {value_name(position_value)} away ({value_name(move_value)})"
+        return _(_KEEPS[move_value])
+    return _(_GIVES_AWAY[position_value]).format(result=value_word(move_value))
 
 
 @app.command("table")
@@ -85,7 +95,7 @@ def table_command(
 ) -> None:
     """What a trained agent learned: its value of every move, next to the solver's verdict."""
     if sum(x is not None for x in (position, top, csv_target)) > 1:
-        raise QarenaError("--position, --top and --csv are different views; give one of them")
+        raise QarenaError(_("--position, --top and --csv are different views; give one of them"))
     if top is not None:
         check_count("--top", top, MAX_TOP)
     if csv_target is not None and csv_target != "-":
@@ -94,7 +104,11 @@ def table_command(
     if csv_target is not None:
         rows = _write_csv(csv_target, learner, policy)
         if csv_target != "-":
-            err.print(f"wrote {rows:,} rows to {csv_target}")
+            err.print(
+                ngettext(
+                    "wrote {count:,} rows to {file}", "wrote {count:,} rows to {file}", rows
+                ).format(count=rows, file=csv_target)
+            )
         return
     if top is not None:
         _top_entries(learner, top)
@@ -104,7 +118,11 @@ def table_command(
 
 def _heading(learner: Learner) -> str:
     game = learner.game
-    return f"{title(learner)}  [dim]{game.spec}, {learner.episodes:,} episodes[/]"
+    return ngettext(
+        "{learner}  [dim]{spec}, {count:,} episodes[/]",
+        "{learner}  [dim]{spec}, {count:,} episodes[/]",
+        learner.episodes,
+    ).format(learner=title(learner), spec=game.spec, count=learner.episodes)
 
 
 def _position_table(learner: Learner, position: str | None) -> None:
@@ -112,7 +130,11 @@ def _position_table(learner: Learner, position: str | None) -> None:
     game = learner.game
     pos = game.parse_position(position) if position is not None else game.start()
     if game.is_terminal(pos):
-        raise QarenaError(f"the game is over in {game.format_position(pos)}: no moves to show")
+        raise QarenaError(
+            _("the game is over in {position}: no moves to show").format(
+                position=game.format_position(pos)
+            )
+        )
     solution = solve(game)
     value = solution.value_of(pos)  # refuses a position the game cannot reach
     row, frame = learner.tables.frame(pos)
@@ -122,18 +144,22 @@ def _position_table(learner: Learner, position: str | None) -> None:
     verdicts = solution.move_values(pos)
     moves = sorted(game.legal_moves(pos), key=lambda m: (-float(values[m]), m))
     table = Table(title=_heading(learner), title_justify="left")
-    table.add_column("move", style="bold")
+    table.add_column(_("move"), style="bold")
     table.add_column(learner.value_label, justify="right")
-    table.add_column("solver")
+    table.add_column(_("solver"))
     table.add_column("")
     for m in moves:
         table.add_row(
             game.format_move(m),
             learner.format_value(float(values[m])),
             verdict(value, verdicts[m]),
-            "← agent's choice" if m in best else "",
+            _("← agent's choice") if m in best else "",
         )
-    out.print(f"position {game.format_position(pos)}: {value_name(value)} for the player to move")
+    out.print(
+        _("position {position}: {value} for the player to move").format(
+            position=game.format_position(pos), value=value_word(value)
+        )
+    )
     if game.layout == "grid":
         notes = {m: learner.format_value(float(values[m]), compact=True) for m in moves}
         out.print(draw(game, pos, notes))
@@ -150,12 +176,16 @@ def _top_entries(learner: Learner, n: int) -> None:
     highest = np.lexsort((moves, rows, -values))[:n]  # ties in table order
     lowest = np.lexsort((moves, rows, values))[:n]
     out.print(_heading(learner))
-    for label, picked in (("highest", highest), ("lowest", lowest)):
-        table = Table(title=f"{n:,} {label} entries", title_justify="left")
-        table.add_column("position", style="bold")
-        table.add_column("move", style="bold")
-        table.add_column("learned value", justify="right")
-        table.add_column("solver")
+    titles = (
+        ngettext("{count:,} highest entries", "{count:,} highest entries", n),
+        ngettext("{count:,} lowest entries", "{count:,} lowest entries", n),
+    )
+    for heading, picked in zip(titles, (highest, lowest), strict=True):
+        table = Table(title=heading.format(count=n), title_justify="left")
+        table.add_column(_("position"), style="bold")
+        table.add_column(_("move"), style="bold")
+        table.add_column(_("learned value"), justify="right")
+        table.add_column(_("solver"))
         for i in picked:
             row, m = int(rows[i]), int(moves[i])
             table.add_row(

@@ -18,8 +18,9 @@ from qarena.cli.common import announce, app, err, out, told_stop
 from qarena.cli.render import draw
 from qarena.errors import QarenaError, SpecError
 from qarena.fileio import is_dir, is_file
-from qarena.games import Game, Move, Position, parse_spec, value_name
+from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec, value_word
 from qarena.games.words import move_help, played, rules, sentence
+from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import SPOT_LEARNER, Match, Reply, Result, train_on_the_spot
@@ -27,7 +28,18 @@ from qarena.solve import Solution, solve
 
 FIRST = ("human", "ai", "random")
 
-COMMANDS = "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
+COMMANDS = gettext_noop(
+    "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
+)
+#: Answers to "Play again?": English, and German (ja / nein).
+YES = ("y", "yes", "j", "ja")
+NO = ("n", "no", "nein", "q", "quit")
+#: The solver's word on the position, for the person to move.
+SOLVER_SAYS = {
+    WIN: gettext_noop("Solver: with best play from here, a win for you."),
+    DRAW: gettext_noop("Solver: with best play from here, a draw for you."),
+    LOSS: gettext_noop("Solver: with best play from here, a loss for you."),
+}
 
 
 class _Quit(Exception):
@@ -53,7 +65,9 @@ class _Score:
             self.draws += 1
 
     def __str__(self) -> str:
-        return f"you {self.you} – AI {self.ai} – draws {self.draws}"
+        return _("you {you} – AI {ai} – draws {draws}").format(
+            you=self.you, ai=self.ai, draws=self.draws
+        )
 
 
 def _seconds(s: float) -> str:
@@ -64,34 +78,65 @@ def _trained(game: Game) -> Learner:
     """An agent trained on the spot (see ``train_on_the_spot``), saying how it went."""
     kind = learner_class(SPOT_LEARNER)
     announce(game)
-    err.print(f"Training a {kind.title} agent on {game.spec} by self-play…", end="", soft_wrap=True)
-    training = train_on_the_spot(game)
-    result, took = training.result, _seconds(training.seconds)
-    if result.perfect_at is not None:
-        err.print(f" perfect play after {result.episodes:,} episodes ({took}).", soft_wrap=True)
-        return training.learner
-    done = (
-        f"time is up after {result.episodes:,} episodes ({took})"
-        if result.stopped
-        else f"{result.episodes:,} episodes ({took}), not yet perfect"
-    )
     err.print(
-        f" {done}: it plays the best move in {result.optimality.share:.1%} of positions, "
-        "so it can slip.",
+        _("Training a {learner} agent on {spec} by self-play…").format(
+            learner=kind.title, spec=game.spec
+        ),
+        end="",
         soft_wrap=True,
     )
+    training = train_on_the_spot(game)
+    result, took = training.result, _seconds(training.seconds)
+    n = result.episodes
+    if result.perfect_at is not None:
+        done = ngettext(
+            "perfect play after {count:,} episodes ({took}).",
+            "perfect play after {count:,} episodes ({took}).",
+            n,
+        )
+    elif result.stopped:
+        done = ngettext(
+            "time is up after {count:,} episodes ({took}): it plays the best move in "
+            "{share:.1%} of positions, so it can slip.",
+            "time is up after {count:,} episodes ({took}): it plays the best move in "
+            "{share:.1%} of positions, so it can slip.",
+            n,
+        )
+    else:
+        done = ngettext(
+            "{count:,} episodes ({took}), not yet perfect: it plays the best move in "
+            "{share:.1%} of positions, so it can slip.",
+            "{count:,} episodes ({took}), not yet perfect: it plays the best move in "
+            "{share:.1%} of positions, so it can slip.",
+            n,
+        )
+    text = done.format(count=n, took=took, share=result.optimality.share)
+    err.print(" " + text, soft_wrap=True)
     return training.learner
 
 
 def _loaded(path: Path) -> Learner:
     learner = load_learner(path)
     share = learner.optimality().share
-    skill = (
-        "plays perfectly" if share == 1.0 else f"plays the best move in {share:.1%} of positions"
-    )
+    n = learner.episodes
+    if share == 1.0:
+        text = ngettext(
+            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays "
+            "perfectly).",
+            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays "
+            "perfectly).",
+            n,
+        )
+    else:
+        text = ngettext(
+            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays the "
+            "best move in {share:.1%} of positions).",
+            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays the "
+            "best move in {share:.1%} of positions).",
+            n,
+        )
     err.print(
-        f"Loaded a {learner.title} agent for {learner.game.spec} from {path} "
-        f"({learner.episodes:,} episodes; it {skill}).",
+        text.format(learner=learner.title, spec=learner.game.spec, file=path, count=n, share=share),
         soft_wrap=True,
     )
     return learner
@@ -106,9 +151,11 @@ def _agent(target: str) -> Learner:
         game = parse_spec(target)
     except SpecError:
         if is_dir(target):
-            raise QarenaError(f"{target} is a directory, not a policy file or game spec") from None
+            raise QarenaError(
+                _("{target} is a directory, not a policy file or game spec").format(target=target)
+            ) from None
         if "/" in target or os.sep in target:
-            raise QarenaError(f"no such policy file: {target}") from None
+            raise QarenaError(_("no such policy file: {file}").format(file=target)) from None
         raise
     return _trained(game)
 
@@ -145,28 +192,40 @@ class _Session:
             seat = 0 if self.first == "human" else 1
         start = self.game.start()
         opener = self.game.seat(start)
+        toss = self.first == "random"
         if opener is None:
-            who = "you move first" if seat == 0 else "the AI moves first"
+            if seat == 0:
+                who = _("Coin toss: you move first.") if toss else _("You move first.")
+            else:
+                who = _("Coin toss: the AI moves first.") if toss else _("The AI moves first.")
         elif seat == 0:
-            who = f"you play {opener} and move first"
+            who = (
+                _("Coin toss: you play {mark} and move first.")
+                if toss
+                else _("You play {mark} and move first.")
+            ).format(mark=opener)
         else:
             second = self.game.seat(self.game.apply(start, self.game.legal_moves(start)[0]))
-            who = f"you play {second}; the AI ({opener}) moves first"
-        out.print(
-            ("Coin toss: " + who if self.first == "random" else who[0].upper() + who[1:]) + "."
-        )
+            who = (
+                _("Coin toss: you play {mark}; the AI ({opener}) moves first.")
+                if toss
+                else _("You play {mark}; the AI ({opener}) moves first.")
+            ).format(mark=second, opener=opener)
+        out.print(who)
         return seat
 
     def _options_table(self, position: Position) -> Table:
         game, agent = self.game, self.agent
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-        table.add_column("your move", style="bold")
+        table.add_column(_("your move"), style="bold")
         if self.show_q:
-            table.add_column(f"AI's {agent.learner.value_heading}", justify="right")
+            table.add_column(
+                _("AI's {value}").format(value=agent.learner.value_heading), justify="right"
+            )
         verdicts: dict[Move, int] = {}
         if self.solution is not None:
             verdicts = self.solution.move_values(position)
-            table.add_column("solver")
+            table.add_column(_("solver"))
         if self.show_q:
             table.add_column("")
         for m in game.legal_moves(position):
@@ -174,9 +233,9 @@ class _Session:
             if self.show_q:
                 row.append(agent.value_text(position, m))
             if verdicts:
-                row.append(value_name(verdicts[m]))
+                row.append(value_word(verdicts[m]))
             if self.show_q:
-                row.append("← the AI would play this" if agent.would_play(position, m) else "")
+                row.append(_("← the AI would play this") if agent.would_play(position, m) else "")
             table.add_row(*row)
         return table
 
@@ -184,33 +243,36 @@ class _Session:
         """The AI's own values where it just moved, the move it played marked."""
         game, agent, position = self.game, self.agent, reply.position
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-        table.add_column("AI's move", style="bold")
-        table.add_column(f"AI's {agent.learner.value_heading}", justify="right")
+        table.add_column(_("AI's move"), style="bold")
+        table.add_column(
+            _("AI's {value}").format(value=agent.learner.value_heading), justify="right"
+        )
         verdicts: dict[Move, int] = {}
         if self.solution is not None:
             # The solver's word for the AI, who is the one to move here.
             verdicts = self.solution.move_values(position)
-            table.add_column("solver (for the AI)")
+            table.add_column(_("solver (for the AI)"))
         table.add_column("")
         for m in game.legal_moves(position):
             row = [game.format_move(m), agent.learner.format_value(reply.values[m])]
             if verdicts:
-                row.append(value_name(verdicts[m]))
-            row.append("← it played this" if m == reply.move else "")
+                row.append(value_word(verdicts[m]))
+            row.append(_("← it played this") if m == reply.move else "")
             table.add_row(*row)
         return table
 
     def _show_reply(self, reply: Reply) -> None:
-        out.print(f"The AI {played(self.game, reply.move)}.")
+        out.print(_("The AI {move}.").format(move=played(self.game, reply.move)))
         if not self.ai_values:
             return
-        out.print("The AI's values where it moved:")
+        out.print(_("The AI's values where it moved:"))
         out.print(self._reply_table(reply))
         if reply.tied:
             *rest, last = (self.game.format_move(m) for m in reply.best)
             out.print(
-                f"{', '.join(rest)} and {last} shared its best value; "
-                "it picked among them at random."
+                _(
+                    "{moves} and {last} shared its best value; it picked among them at random."
+                ).format(moves=", ".join(rest), last=last)
             )
 
     def _show(self, position: Position, yours: bool) -> None:
@@ -218,38 +280,46 @@ class _Session:
         out.print()
         out.print(draw(game, position))
         seat = game.seat(position)
-        mark = f" ({seat})" if seat else ""
-        out.print(f"Your turn{mark}." if yours else f"The AI's turn{mark}.")
+        if seat:
+            turn = _("Your turn ({mark}).") if yours else _("The AI's turn ({mark}).")
+        else:
+            turn = _("Your turn.") if yours else _("The AI's turn.")
+        out.print(turn.format(mark=seat))
         if not yours or not (self.show_q or self.hint):
             return
         if self.solution is not None:
-            value = value_name(self.solution.value_of(position))
-            out.print(f"Solver: with best play from here, a {value} for you.")
+            out.print(_(SOLVER_SAYS[self.solution.value_of(position)]))
         out.print(self._options_table(position))
 
     def _your_turn(self, match: Match) -> None:
         """The person's move, or an undo; asks again after anything else."""
         game = self.game
         while True:
-            answer = _ask("Your move: ").strip()
+            answer = _ask(_("Your move: ")).strip()
             command = answer.lower()
             if command in ("q", "quit", "exit"):
                 raise _Quit
             if command in ("?", "h", "help"):
                 out.print(move_help(game, match.position))
-                out.print(COMMANDS)
+                out.print(_(COMMANDS))
                 continue
             if not answer:
                 example = game.format_move(game.legal_moves(match.position)[0])
-                out.print(f"Type a move, like {example}, or ? for help.")
+                out.print(_("Type a move, like {example}, or ? for help.").format(example=example))
                 continue
             try:
                 if command in ("u", "undo"):
                     mine, reply = match.undo()
-                    took = f"your move {game.format_move(mine)}"
-                    if reply is not None:
-                        took += f" and the AI's reply {game.format_move(reply)}"
-                    out.print(f"Took back {took}.")
+                    if reply is None:
+                        took = _("Took back your move {move}.")
+                    else:
+                        took = _("Took back your move {move} and the AI's reply {reply}.")
+                    out.print(
+                        took.format(
+                            move=game.format_move(mine),
+                            reply=None if reply is None else game.format_move(reply),
+                        )
+                    )
                 else:
                     match.move(answer)
                 return
@@ -276,23 +346,27 @@ class _Session:
         out.print()
         out.print(draw(self.game, match.position))
         out.print(match.result_text())
-        out.print(f"Score: {self.score}")
+        out.print(_("Score: {score}").format(score=self.score))
         self.playing = False
 
     def run(self) -> None:
         game = self.game
         out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
         out.print(rules(game))
-        out.print(f"{move_help(game, game.start())} Type ? for help, u to undo, q to quit.")
+        out.print(
+            _("{moves} Type ? for help, u to undo, q to quit.").format(
+                moves=move_help(game, game.start())
+            )
+        )
         while True:
             self.play_one()
             while True:
-                answer = _ask("Play again? [y/n] ").strip().lower()
-                if answer in ("y", "yes"):
+                answer = _ask(_("Play again? [y/n] ")).strip().lower()
+                if answer in YES:
                     break
-                if answer in ("n", "no", "q", "quit"):
+                if answer in NO:
                     raise _Quit
-                out.print("Please answer y or n.")
+                out.print(_("Please answer y or n."))
             out.print()
 
 
@@ -328,7 +402,11 @@ def play_command(
 ) -> int:
     """Play against an agent in the terminal: you type moves, it answers."""
     if first not in FIRST:
-        raise QarenaError(f"unknown --first {first!r}; expected one of {', '.join(FIRST)}")
+        raise QarenaError(
+            _("unknown --first {value!r}; expected one of {values}").format(
+                value=first, values=", ".join(FIRST)
+            )
+        )
     if seed is not None:
         check_seed(seed)
     learner = _agent(target)
@@ -353,7 +431,7 @@ def play_command(
         if isinstance(e, KeyboardInterrupt):
             out.print()
         if session.playing and session.score.games:
-            out.print(f"Final score: {session.score}")
-        out.print("Goodbye.")
+            out.print(_("Final score: {score}").format(score=session.score))
+        out.print(_("Goodbye."))
         return told_stop() if isinstance(e, KeyboardInterrupt) else 0
     return 0

@@ -9,7 +9,7 @@ import typer
 
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
-from qarena.evaluate.plot import FORMATS, PlotRun, render_curves
+from qarena.evaluate.plot import FORMATS, PlotRun, or_list, render_curves
 from qarena.experiments.plots import (
     heatmap_cells,
     optimality_series,
@@ -20,6 +20,7 @@ from qarena.experiments.plots import (
 )
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
+from qarena.i18n import _
 from qarena.learn.learners import load_learner
 
 
@@ -27,13 +28,14 @@ def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
     """Where the figure goes and in which format; refused before any work is done."""
     if out_file is None:
         if len(files) > 1:
-            raise QarenaError("several files are drawn on one figure; name it with -o OUT.png")
+            raise QarenaError(_("several files are drawn on one figure; name it with -o OUT.png"))
         out_file = files[0].with_suffix(".png")
     fmt = out_file.suffix.lower().removeprefix(".")
     if fmt not in FORMATS:
         raise QarenaError(
-            f"cannot tell how to draw {out_file}: its name must end in "
-            f"{' or '.join('.' + f for f in FORMATS)}"
+            _("cannot tell how to draw {file}: its name must end in {suffixes}").format(
+                file=out_file, suffixes=or_list(["." + f for f in FORMATS])
+            )
         )
     check_target(out_file, files)
     return out_file, fmt
@@ -81,16 +83,20 @@ def plot_command(
         _plot_sweep(files[0], out_file, x, y, where or [])
         return
     if x is not None or y is not None or where:
-        raise QarenaError("--x, --y and --where apply to a sweep folder (qarena sweep --out DIR)")
+        raise QarenaError(
+            _("--x, --y and --where apply to a sweep folder (qarena sweep --out DIR)")
+        )
     target, fmt = _output(files, out_file)
     runs: list[PlotRun] = []
     for path in files:
         learner = load_learner(path)
         if learner.curve is None or not learner.curve.points:
-            raise QarenaError(f"{path} has no learning curve; train it with --curve")
+            raise QarenaError(
+                _("{name} has no learning curve; train it with --curve").format(name=path)
+            )
         runs.append(PlotRun(path.stem, learner))
     write_atomic(target, render_curves(runs, fmt), files)
-    err.print(f"wrote {target}", markup=False, soft_wrap=True)
+    err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
 
 
 def _where(items: list[str]) -> dict[str, str]:
@@ -98,7 +104,9 @@ def _where(items: list[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key or not value:
-            raise QarenaError(f"--where takes COLUMN=VALUE, like learner=q, not {item!r}")
+            raise QarenaError(
+                _("--where takes COLUMN=VALUE, like learner=q, not {item!r}").format(item=item)
+            )
         chosen[key.replace("-", "_")] = value
     return chosen
 
@@ -107,7 +115,7 @@ def _plot_sweep(
     root: Path, out_file: Path | None, x: str | None, y: str | None, where: list[str]
 ) -> None:
     if (x is None) != (y is None):
-        raise QarenaError("a heatmap takes two axes: give both --x and --y")
+        raise QarenaError(_("a heatmap takes two axes: give both --x and --y"))
     chosen = _where(where)
     folder, all_rows = sweep_rows(root)
     fixed = folder.fixed()
@@ -120,12 +128,14 @@ def _plot_sweep(
         default = root / f"heatmap-{x}-{y}.png"
         target, fmt = _output([root], out_file or default)
         xs, ys, grid, seeds = heatmap_cells(rows, x, y)
-        title = f"Final optimality on {game.title}  {game.spec}{scope}, mean of {seeds} seed(s)"
+        title = _("Final optimality on {game}  {spec}, mean of {count} seed(s)").format(
+            game=game.title, spec=game.spec + scope, count=seeds
+        )
         data = render_heatmap(xs, ys, grid, (x, y), title, fmt)
     else:
         target, fmt = _output([root], out_file or root / "optimality.png")
         series, xlabel = optimality_series(folder, rows)
-        title = f"Optimality on {game.title}  {game.spec}{scope}"
+        title = _("Optimality on {game}  {spec}").format(game=game.title, spec=game.spec + scope)
         data = render_optimality(series, title, xlabel, fmt)
     write_atomic(target, data)
-    err.print(f"wrote {target}", markup=False, soft_wrap=True)
+    err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)

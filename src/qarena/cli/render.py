@@ -12,6 +12,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from qarena.games import Game, Move, Position
+from qarena.i18n import _
 
 __all__ = ["MARKS", "draw", "draw_board", "draw_heap", "draw_piles"]
 
@@ -44,7 +45,9 @@ def _sticks(count: int) -> Text:
 
 def draw_piles(game: Game, position: Position) -> Text:
     """One numbered row of matchsticks per pile, e.g. ``Pile 1 (3)  | | |``."""
-    labels = [f"Pile {i + 1} ({n})" for i, n in enumerate(position)]
+    labels = [
+        _("Pile {number} ({count})").format(number=i + 1, count=n) for i, n in enumerate(position)
+    ]
     width = max(len(label) for label in labels)
     text = Text()
     for i, (label, n) in enumerate(zip(labels, position, strict=True)):
@@ -58,11 +61,12 @@ def draw_piles(game: Game, position: Position) -> Text:
 def draw_heap(game: Game, position: Position) -> Text:
     """The single heap, e.g. ``Heap (12)  | | | …``, and how many a move may take."""
     (n,) = position
-    text = Text(f"Heap ({n})" + ("  " if n else ""))
+    text = Text(_("Heap ({count})").format(count=n) + ("  " if n else ""))
     text.append_text(_sticks(n))
     most = len(game.legal_moves(position))  # 1..min(n, k): one move per count
     if most:
-        text.append("\nA move takes 1." if most == 1 else f"\nA move takes 1 to {most}.")
+        takes = _("A move takes 1.") if most == 1 else _("A move takes 1 to {most}.")
+        text.append("\n" + takes.format(most=most))
     return text
 
 
@@ -76,10 +80,10 @@ def draw_board(game: Game, position: Position, cell_notes: dict[Move, str] | Non
     pad = " " * label
     text = Text(pad + "  ")
     text.append(" ".join(string.ascii_lowercase[c].center(width) for c in range(cols)))
-    text.append(f"\n{pad} ┌" + "┬".join("─" * width for _ in range(cols)) + "┐")
+    text.append(f"\n{pad} ┌" + "┬".join("─" * width for _col in range(cols)) + "┐")
     for r in range(rows):
         if r:
-            text.append(f"\n{pad} ├" + "┼".join("─" * width for _ in range(cols)) + "┤")
+            text.append(f"\n{pad} ├" + "┼".join("─" * width for _col in range(cols)) + "┤")
         text.append(f"\n{r + 1:>{label}} │")
         for c in range(cols):
             cell = r * cols + c
@@ -89,5 +93,5 @@ def draw_board(game: Game, position: Position, cell_notes: dict[Move, str] | Non
             else:
                 text.append(notes.get(cell, "").center(width), style="dim")
             text.append("│")
-    text.append(f"\n{pad} └" + "┴".join("─" * width for _ in range(cols)) + "┘")
+    text.append(f"\n{pad} └" + "┴".join("─" * width for _col in range(cols)) + "┘")
     return text

@@ -12,17 +12,20 @@ import typer
 
 from qarena.cli.common import app, out
 from qarena.errors import QarenaError
+from qarena.i18n import _
 
 
 def _check_port(host: str, port: int) -> None:
     """Refuse, with one line, a port that is taken or a host that cannot be bound."""
     if not 0 < port < 65536:
-        raise QarenaError(f"--port must be from 1 to 65535, not {port}")
+        raise QarenaError(_("--port must be from 1 to 65535, not {port}").format(port=port))
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as e:
-        raise QarenaError(f"cannot serve on host {host!r}: {e.strerror}") from None
-    family, kind, proto, _, address = infos[0]
+        raise QarenaError(
+            _("cannot serve on host {host!r}: {problem}").format(host=host, problem=e.strerror)
+        ) from None
+    family, kind, proto, _name, address = infos[0]
     with socket.socket(family, kind, proto) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -30,9 +33,15 @@ def _check_port(host: str, port: int) -> None:
         except OSError as e:
             if e.errno == errno.EADDRINUSE:
                 raise QarenaError(
-                    f"port {port} on {host} is in use; pick another with --port"
+                    _("port {port} on {host} is in use; pick another with --port").format(
+                        port=port, host=host
+                    )
                 ) from None
-            raise QarenaError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+            raise QarenaError(
+                _("cannot serve on {host}:{port}: {problem}").format(
+                    host=host, port=port, problem=e.strerror or e
+                )
+            ) from None
 
 
 @app.command("serve")
@@ -58,7 +67,9 @@ def serve_command(
     web = create_app(data_dir if data_dir is not None else default_data_dir())
     shown = f"[{host}]" if ":" in host else host
     out.print(
-        f"qarena is serving at http://{shown}:{port} — open it in a browser; Ctrl-C stops.",
+        _("qarena is serving at {url} — open it in a browser; Ctrl-C stops.").format(
+            url=f"http://{shown}:{port}"
+        ),
         soft_wrap=True,
         markup=False,
     )

@@ -9,7 +9,8 @@ import typer
 from rich.table import Table
 
 from qarena.cli.common import PositionOpt, SpecArg, announce, app, out
-from qarena.games import DRAW, parse_spec, value_name
+from qarena.games import DRAW, parse_spec, value_name, value_word
+from qarena.i18n import _, ngettext
 from qarena.solve import solve
 
 
@@ -41,17 +42,29 @@ def solve_command(
     )
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("position", game.format_position(pos))
+    table.add_row(_("position"), game.format_position(pos))
     side = game.to_move(pos)
     if side is not None:
-        table.add_row("to move", "x" if side == 0 else "o")
+        table.add_row(_("to move"), "x" if side == 0 else "o")
     if game.is_terminal(pos):
-        table.add_row("value", f"{value_name(value)} (the game is over)")
+        table.add_row(_("value"), _("{value} (the game is over)").format(value=value_word(value)))
+    elif value == DRAW:
+        table.add_row(
+            _("value"), _("{value} for the player to move").format(value=value_word(value))
+        )
     else:
-        verdict = f"{value_name(value)} for the player to move"
-        if value != DRAW:
-            verdict += f" in {solution.depth_of(pos)} plies with best play"
-        table.add_row("value", verdict)
-        table.add_row("optimal moves", " ".join(moves))
-    table.add_row("positions", f"{solution.positions:,} reachable from the start")
+        plies = solution.depth_of(pos)
+        # The English text says "plies" even for one; other languages may have both forms.
+        verdict = ngettext(
+            "{value} for the player to move in {count} plies with best play",
+            "{value} for the player to move in {count} plies with best play",
+            plies,
+        )
+        table.add_row(_("value"), verdict.format(value=value_word(value), count=plies))
+    if not game.is_terminal(pos):
+        table.add_row(_("optimal moves"), " ".join(moves))
+    table.add_row(
+        _("positions"),
+        _("{count:,} reachable from the start").format(count=solution.positions),
+    )
     out.print(table)

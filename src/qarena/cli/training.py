@@ -27,10 +27,16 @@ from qarena.cli.common import (
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
-from qarena.learn.base import SEATS
+from qarena.i18n import _, ngettext
 from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.training.run import Progress as RunProgress
-from qarena.training.run import default_episodes, new_curve, new_learner, train_run
+from qarena.training.run import (
+    check_versus,
+    default_episodes,
+    new_curve,
+    new_learner,
+    train_run,
+)
 from qarena.transitions.judge import Optimality
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are
@@ -46,7 +52,9 @@ def _rewards(text: str) -> tuple[float, float, float]:
         values = ()
     if len(values) != 3 or not all(math.isfinite(v) for v in values):
         raise QarenaError(
-            f"--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}"
+            _("--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}").format(
+                text=text
+            )
         )
     return values[0], values[1], values[2]
 
@@ -70,7 +78,9 @@ class _StopFlag:
 
 
 def _share(o: Optimality) -> str:
-    return f"{o.share:.4f} ({o.optimal:,} of {o.decisions:,} decision positions)"
+    return _("{share:.4f} ({optimal:,} of {decisions:,} decision positions)").format(
+        share=o.share, optimal=o.optimal, decisions=o.decisions
+    )
 
 
 @app.command("train")
@@ -159,18 +169,12 @@ def train_command(
     if check_every is not None:
         check_count("--check-every", check_every, MAX_EPISODES)
     if every is not None and not curve:
-        raise QarenaError("--every sets how often --curve records a point; add --curve")
+        raise QarenaError(_("--every sets how often --curve records a point; add --curve"))
     if every is not None:
         check_count("--every", every, MAX_EPISODES)
     if seed is not None:
         check_seed(seed)
-    if seat not in SEATS:
-        raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
-    if opponent_name == "self" and seat != "both":
-        raise QarenaError("--seat applies only against an --opponent; self-play takes both")
-    if (starts or start_order) and opponent_name != "self":
-        flag = "--starts" if starts else "--start-order"
-        raise QarenaError(f"{flag} applies to self-play; against an --opponent games start anew")
+    check_versus(opponent_name == "self", seat, {"starts": starts, "start_order": start_order})
     given: dict[str, Any] = {
         "alpha": alpha,
         "gamma": gamma,
@@ -191,7 +195,9 @@ def train_command(
         learner = load_learner(resume, game, cls.kind)
         if no_canonical and learner.config.canonical:
             raise QarenaError(
-                f"{resume} learned canonical positions; --no-canonical cannot change that"
+                _("{file} learned canonical positions; --no-canonical cannot change that").format(
+                    file=resume
+                )
             )
         learner.config = cls.build_config(given, learner.config)
     else:
@@ -204,8 +210,10 @@ def train_command(
         check_checks("--check-every", check_every, total)
     if episodes is None and total >= LONG_RUN_EPISODES:
         err.print(
-            f"{game.spec} has many moves to learn: the default run is {total:,} episodes, "
-            "which can take a long while; --episodes N trains fewer."
+            _(
+                "{spec} has many moves to learn: the default run is {count:,} episodes, which "
+                "can take a long while; --episodes N trains fewer."
+            ).format(spec=game.spec, count=total)
         )
 
     run_curve = new_curve(learner, total, every) if curve else None
@@ -226,12 +234,19 @@ def train_command(
 
     def show(p: RunProgress) -> None:
         if p.optimality is not None:
-            shown["optimality"] = f"optimality {p.optimality.share:.4f}"
-        rate = f"{p.episodes / p.seconds:,.0f} episodes/s" if p.seconds > 0 else ""
+            shown["optimality"] = _("optimality {share:.4f}").format(share=p.optimality.share)
+        rate = (
+            _("{rate:,.0f} episodes/s").format(rate=p.episodes / p.seconds) if p.seconds > 0 else ""
+        )
         progress.update(task, completed=p.episodes, rate=rate, optimality=shown["optimality"])
 
     with _StopFlag() as stop, progress:
-        task = progress.add_task(f"{cls.title} on {game.spec}", total=total, rate="", optimality="")
+        task = progress.add_task(
+            _("{learner} on {spec}").format(learner=cls.title, spec=game.spec),
+            total=total,
+            rate="",
+            optimality="",
+        )
         result = train_run(
             learner,
             total,
@@ -264,36 +279,62 @@ def train_command(
         out.print(json.dumps(record), soft_wrap=True)
     else:
         table = Table(
-            title=f"{cls.title} on {game.title}  [dim]{game.spec}[/]",
+            title=_("{learner} on {game}  [dim]{spec}[/]").format(
+                learner=cls.title, game=game.title, spec=game.spec
+            ),
             show_header=False,
             title_justify="left",
         )
         table.add_column(style="bold")
         table.add_column()
-        table.add_row("opponent", opp.name + ("" if opp.self_play else f", learner's seat: {seat}"))
+        table.add_row(
+            _("opponent"),
+            opp.name
+            if opp.self_play
+            else _("{opponent}, learner's seat: {seat}").format(opponent=opp.name, seat=seat),
+        )
         episodes_text = f"{result.episodes:,}"
         if learner.episodes != result.episodes:
-            episodes_text += f" ({learner.episodes:,} in all)"
-        table.add_row("episodes", episodes_text)
+            episodes_text = _("{count:,} ({total:,} in all)").format(
+                count=result.episodes, total=learner.episodes
+            )
+        table.add_row(_("episodes"), episodes_text)
         table.add_row(
-            "training", f"{result.seconds:.3f} s, {result.steps:,} moves, {rate:,.0f} moves/s"
+            _("training"),
+            ngettext(
+                "{seconds:.3f} s, {steps:,} moves, {rate:,.0f} moves/s",
+                "{seconds:.3f} s, {steps:,} moves, {rate:,.0f} moves/s",
+                result.steps,
+            ).format(seconds=result.seconds, steps=result.steps, rate=rate),
         )
-        table.add_row("optimality", _share(result.optimality))
+        table.add_row(_("optimality"), _share(result.optimality))
         if until_perfect:
             table.add_row(
-                "perfect play",
-                f"after {result.perfect_at:,} episodes"
+                _("perfect play"),
+                ngettext(
+                    "after {count:,} episodes", "after {count:,} episodes", result.perfect_at
+                ).format(count=result.perfect_at)
                 if result.perfect_at is not None
-                else "not reached; train longer with --episodes",
+                else _("not reached; train longer with --episodes"),
             )
         if run_curve is not None:
             table.add_row(
-                "learning curve",
-                f"{len(run_curve.points):,} points, one every {run_curve.every:,} episodes",
+                _("learning curve"),
+                ngettext(
+                    "{points:,} points, one every {every:,} episodes",
+                    "{points:,} points, one every {every:,} episodes",
+                    run_curve.every,
+                ).format(points=len(run_curve.points), every=run_curve.every),
             )
-        table.add_row("saved to", str(out_file))
+        table.add_row(_("saved to"), str(out_file))
         out.print(table)
     if result.stopped:
-        err.print(f"interrupted after {result.episodes:,} episodes; what was learned is saved.")
+        err.print(
+            ngettext(
+                "interrupted after {count:,} episodes; what was learned is saved.",
+                "interrupted after {count:,} episodes; what was learned is saved.",
+                result.episodes,
+            ).format(count=result.episodes)
+        )
         return told_stop()
     return 0

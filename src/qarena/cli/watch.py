@@ -16,8 +16,9 @@ from qarena.budget import check_count, check_seed
 from qarena.cli.common import announce, app, out
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
-from qarena.games import Game, parse_spec, value_name
+from qarena.games import Game, parse_spec, value_name, value_word
 from qarena.games.words import ending
+from qarena.i18n import _, ngettext
 from qarena.match import Duel, Player, Turn, load_players
 
 #: Most games one watch plays (each is shown move by move).
@@ -32,17 +33,17 @@ LABELS = ("A", "B")
 
 def _values_table(game: Game, turn: Turn, label: str, player: Player) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("move", style="bold")
-    table.add_column(f"{label}'s value", justify="right")
-    table.add_column("solver")
+    table.add_column(_("move"), style="bold")
+    table.add_column(_("{player}'s value").format(player=label), justify="right")
+    table.add_column(_("solver"))
     table.add_column("")
     values = turn.values or {}
     assert player.agent is not None  # only trained agents have values
     learner = player.agent.learner
     for m, v in values.items():
-        mark = "← played" if m == turn.move else ""
+        mark = _("← played") if m == turn.move else ""
         table.add_row(
-            game.format_move(m), learner.format_value(v), value_name(turn.verdicts[m]), mark
+            game.format_move(m), learner.format_value(v), value_word(turn.verdicts[m]), mark
         )
     return table
 
@@ -82,7 +83,11 @@ def watch_command(
     check_count("--games", games, MAX_WATCH_GAMES)
     check_seed(seed)
     if delay is not None and not 0 <= delay <= MAX_DELAY:
-        raise QarenaError(f"--delay must be from 0 to {MAX_DELAY:g} seconds, not {delay:g}")
+        raise QarenaError(
+            _("--delay must be from 0 to {most:g} seconds, not {delay:g}").format(
+                most=MAX_DELAY, delay=delay
+            )
+        )
     pause = delay if delay is not None else (DEFAULT_DELAY if out.is_terminal else 0.0)
     if as_json:
         pause = 0.0
@@ -101,7 +106,11 @@ def watch_command(
         opener = LABELS[duel.mover()]
         if not as_json:
             out.print()
-            out.rule(f"Game {g + 1} of {games}: {opener} moves first")
+            out.rule(
+                _("Game {number} of {games}: {player} moves first").format(
+                    number=g + 1, games=games, player=opener
+                )
+            )
             out.print(draw(game, duel.position))
         moves: list[dict[str, Any]] = []
         while (turn := duel.step()) is not None:
@@ -126,9 +135,14 @@ def watch_command(
                 time.sleep(pause)
             seat = game.seat(turn.position)
             out.print()
+            if seat:
+                plays = _("[bold]{player}[/] ({mark}) plays [bold]{move}[/]: {verdict}")
+            else:
+                plays = _("[bold]{player}[/] plays [bold]{move}[/]: {verdict}")
             out.print(
-                f"[bold]{label}[/]{f' ({seat})' if seat else ''} plays "
-                f"[bold]{game.format_move(turn.move)}[/]: {turn.verdict}"
+                plays.format(
+                    player=label, mark=seat, move=game.format_move(turn.move), verdict=turn.verdict
+                )
             )
             if turn.values is not None:
                 out.print(_values_table(game, turn, label, players[turn.mover]))
@@ -139,7 +153,7 @@ def watch_command(
             tally[i][outcome] += 1
         last = LABELS[duel.turns[-1].mover] if duel.turns else LABELS[duel.mover()]
         why = ending(game, duel.position, last)
-        result = "Draw." if winner is None else f"{LABELS[winner]} wins."
+        result = _("Draw.") if winner is None else _("{player} wins.").format(player=LABELS[winner])
         record.append(
             {"first": opener, "moves": moves, "winner": None if winner is None else LABELS[winner]}
         )
@@ -160,9 +174,12 @@ def watch_command(
         )
         return
     out.print()
-    table = Table(title=f"{games:,} game{'s' if games > 1 else ''}", title_justify="left")
-    table.add_column("player", style="bold")
-    for column in ("wins", "draws", "losses", "moves", "kept the value"):
+    table = Table(
+        title=ngettext("{count:,} game", "{count:,} games", games).format(count=games),
+        title_justify="left",
+    )
+    table.add_column(_("player"), style="bold")
+    for column in (_("wins"), _("draws"), _("losses"), _("moves"), _("kept the value")):
         table.add_column(column, justify="right")
     for label, p, t in zip(LABELS, players, tally, strict=True):
         kept = f"{t['kept']:,} ({t['kept'] / t['moves']:.0%})" if t["moves"] else "-"

@@ -28,6 +28,7 @@ from qarena.env.encoding import action_mask, observation, observation_bounds, po
 from qarena.env.judge import judge_policy
 from qarena.errors import QarenaError
 from qarena.games.base import Game
+from qarena.i18n import _
 from qarena.transitions.judge import Optimality
 
 if TYPE_CHECKING:
@@ -46,8 +47,10 @@ def _need(module: str) -> None:
         importlib.import_module(module)
     except ImportError as e:
         raise MissingExtraError(
-            f"qarena.env needs {module}, which does not import ({e}); "
-            "install it with: pip install 'qarena[env]'"
+            _(
+                "qarena.env needs {module}, which does not import ({problem}); install it with: "
+                "pip install 'qarena[env]'"
+            ).format(module=module, problem=e)
         ) from None
 
 

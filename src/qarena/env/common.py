@@ -7,6 +7,7 @@ import numpy as np
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move
 from qarena.games.spec import parse_spec
+from qarena.i18n import _
 
 #: The one render mode: the position's text form.
 RENDER_MODES = ("ansi",)
@@ -19,7 +20,7 @@ def game_of(spec: str | Game) -> Game:
 
 def render_mode_of(mode: str | None) -> str | None:
     if mode is not None and mode not in RENDER_MODES:
-        raise QarenaError(f"render_mode is 'ansi' or None, not {mode!r}")
+        raise QarenaError(_("render_mode is 'ansi' or None, not {mode!r}").format(mode=mode))
     return mode
 
 
@@ -32,8 +33,9 @@ def move_id(action: object, game: Game) -> Move:
         if 0 <= move < game.num_moves:
             return move
     raise QarenaError(
-        f"action {action!r} is not a move of {game.spec}: actions are move ids "
-        f"0..{game.num_moves - 1}"
+        _("action {action!r} is not a move of {spec}: actions are move ids 0..{last}").format(
+            action=action, spec=game.spec, last=game.num_moves - 1
+        )
     )
 
 

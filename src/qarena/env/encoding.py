@@ -24,6 +24,7 @@ import numpy as np
 
 from qarena.errors import PositionError
 from qarena.games.base import Game, Position
+from qarena.i18n import _
 
 #: The last entry: the mark of the player to move, by seat (0 first, 1 second).
 FIRST_MARK, SECOND_MARK = 1, 2
@@ -42,7 +43,9 @@ def observation_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
 def observation(game: Game, position: Position, seat: int) -> np.ndarray:
     """The observation of ``position`` with seat ``seat`` (0 first, 1 second) to move."""
     if seat not in (0, 1):
-        raise PositionError(f"the seat to move is 0 (first) or 1 (second), not {seat!r}")
+        raise PositionError(
+            _("the seat to move is 0 (first) or 1 (second), not {seat!r}").format(seat=seat)
+        )
     game._check_position(position)
     out = np.empty(len(position) + 1, dtype=np.int64)
     out[:-1] = position

@@ -34,6 +34,7 @@ from qarena.env.encoding import action_mask, observation, observation_bounds
 from qarena.env.players import opening_can_end, opponent_chooser
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
+from qarena.i18n import _
 
 ENV_ID = "qarena/Game-v0"
 SEATS = ("first", "second", "random")
@@ -59,11 +60,17 @@ class GameEnv(gymnasium.Env[np.ndarray, Action]):
     ) -> None:
         self.game = game_of(spec)
         if seat not in SEATS:
-            raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+            raise QarenaError(
+                _("unknown seat {seat!r}; expected {seats}").format(
+                    seat=seat, seats=", ".join(SEATS)
+                )
+            )
         if seat != "first" and opening_can_end(self.game):
             raise QarenaError(
-                f"the first move can end {self.game.spec}, so the agent may not get a move "
-                "in the second seat; use seat='first'"
+                _(
+                    "the first move can end {spec}, so the agent may not get a move in the "
+                    "second seat; use seat='first'"
+                ).format(spec=self.game.spec)
             )
         self.seat_option = seat
         self.render_mode = render_mode_of(render_mode)
@@ -118,7 +125,7 @@ class GameEnv(gymnasium.Env[np.ndarray, Action]):
 
     def step(self, action: Action) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         if self.over:
-            raise QarenaError("the episode is over: call reset() to start another")
+            raise QarenaError(_("the episode is over: call reset() to start another"))
         move = move_id(action, self.game)
         if move not in self.game.legal_moves(self.position):
             self.over = True

@@ -17,6 +17,7 @@ from qarena.budget import footprint, format_bytes, format_count, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import Game, Move, Position
 from qarena.games.spec import parse_spec
+from qarena.i18n import _
 from qarena.solve.space import game_tables
 from qarena.transitions.judge import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
 
@@ -66,8 +67,10 @@ def _asker(policy: Policy) -> Callable[[Position], Answer]:
     if callable(policy):
         return policy
     raise QarenaError(
-        f"a policy is a function of the position or a mapping of positions to move values, "
-        f"not {type(policy).__name__}"
+        _(
+            "a policy is a function of the position or a mapping of positions to move values, "
+            "not {kind}"
+        ).format(kind=type(policy).__name__)
     )
 
 
@@ -79,19 +82,33 @@ def _answer_row(game: Game, position: Position, legal: np.ndarray, answer: objec
         move = int(answer)
         if not 0 <= move < legal.size or not legal[move]:
             shown = game.format_move(move) if 0 <= move < legal.size else str(move)
-            raise QarenaError(f"the policy plays {shown} in {where}, which is not a legal move")
+            raise QarenaError(
+                _("the policy plays {move} in {position}, which is not a legal move").format(
+                    move=shown, position=where
+                )
+            )
         row[move] = 1.0
         return row
     if not isinstance(answer, Mapping):
         raise QarenaError(
-            f"the policy answered {type(answer).__name__} in {where}; "
-            "expected a move id or a mapping of move ids to values"
+            _(
+                "the policy answered {kind} in {position}; expected a move id or a mapping of "
+                "move ids to values"
+            ).format(kind=type(answer).__name__, position=where)
         )
     for move, value in answer.items():
         if not isinstance(move, Integral) or isinstance(move, bool):
-            raise QarenaError(f"the policy's values in {where} are keyed by {move!r}, not move ids")
+            raise QarenaError(
+                _("the policy's values in {position} are keyed by {key!r}, not move ids").format(
+                    position=where, key=move
+                )
+            )
         if not isinstance(value, Real) or not np.isfinite(float(value)):
-            raise QarenaError(f"the policy's value {value!r} in {where} is not a finite number")
+            raise QarenaError(
+                _("the policy's value {value!r} in {position} is not a finite number").format(
+                    value=value, position=where
+                )
+            )
         if 0 <= int(move) < legal.size and legal[int(move)]:
             row[int(move)] = float(value)
     return row
@@ -104,9 +121,15 @@ def _check_values_fit(game: Game, rows: int) -> None:
     budget = memory_budget()
     if need > budget:
         raise TooLargeError(
-            f"{game.spec} is too large to judge a policy here: {format_count(rows)} positions "
-            f"need {format_bytes(need)}, more than the {format_bytes(budget)} this machine "
-            "can spare"
+            _(
+                "{spec} is too large to judge a policy here: {count} positions need {need}, "
+                "more than the {budget} this machine can spare"
+            ).format(
+                spec=game.spec,
+                count=format_count(rows),
+                need=format_bytes(need),
+                budget=format_bytes(budget),
+            )
         )
 
 

@@ -15,6 +15,7 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
+from qarena.i18n import _
 from qarena.learn.learners import load_learner
 from qarena.solve.solver import solve
 
@@ -46,7 +47,9 @@ def opponent_chooser(game: Game, opponent: str | os.PathLike[str]) -> tuple[str,
         return os.path.basename(name), agent.pick
     choices = ", ".join(("random", "perfect", *game.rule_players))
     raise QarenaError(
-        f"unknown opponent {name!r} for {game.spec}; expected {choices}, or a policy file"
+        _("unknown opponent {name!r} for {spec}; expected {choices}, or a policy file").format(
+            name=name, spec=game.spec, choices=choices
+        )
     )
 
 

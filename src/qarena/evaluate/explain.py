@@ -24,6 +24,7 @@ from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, Theory, mix
 # The heap theories live with their games; named here for callers and tests.
 from qarena.games.nim import NimExplanation, explain_nim, nim_sum
 from qarena.games.subtraction import SubtractionExplanation, explain_subtraction
+from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.solve.solver import Solution, solve
 from qarena.solve.space import GameTables
@@ -145,7 +146,9 @@ def judge_policy(learner: Learner, solution: Solution, position: Position) -> Po
     game = learner.game
     if game.is_terminal(position):
         raise QarenaError(
-            f"the game is over in {game.format_position(position)}: the agent has no move to make"
+            _("the game is over in {position}: the agent has no move to make").format(
+                position=game.format_position(position)
+            )
         )
     verdicts = solution.move_values(position)  # raises PositionError if unreachable
     row, frame = learner.tables.frame(position)

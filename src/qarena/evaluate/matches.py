@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qarena.errors import QarenaError
+from qarena.i18n import _, gettext_noop
 from qarena.kernels.play import play_matches
 from qarena.kernels.rng import seed_state
 
@@ -131,12 +132,27 @@ def evaluation_opponents(game: Game) -> tuple[str, ...]:
 SERIES_CHUNK = 20_000
 
 
-def _check_agent(tables: GameTables, mask: np.ndarray, who: str) -> None:
-    """Every position an agent may face must leave it a legal move to pick."""
+#: What is wrong with the agent of each seat: its mask does not fit, or leaves it no move.
+_MISFITS = {
+    "first": (
+        gettext_noop("the first agent does not fit the tables of {spec}"),
+        gettext_noop("the first agent has no legal move to play in some position"),
+    ),
+    "second": (
+        gettext_noop("the second agent does not fit the tables of {spec}"),
+        gettext_noop("the second agent has no legal move to play in some position"),
+    ),
+}
+
+
+def _check_agent(tables: GameTables, mask: np.ndarray, seat: str) -> None:
+    """Every position an agent may face must leave it a legal move to pick; ``seat`` is the
+    agent's, first or second."""
+    misfit, stuck = _MISFITS[seat]
     if mask.shape != tables.legal.shape or mask.dtype != np.bool_:
-        raise QarenaError(f"{who} does not fit the tables of {tables.game.spec}")
+        raise QarenaError(_(misfit).format(spec=tables.game.spec))
     if not np.all((mask & tables.legal)[tables.live].any(axis=1)) or np.any(mask & ~tables.legal):
-        raise QarenaError(f"{who} has no legal move to play in some position")
+        raise QarenaError(_(stuck))
 
 
 def _stream(seed: int, label: str) -> np.ndarray:
@@ -169,9 +185,11 @@ def play_series_lengths(
     """As :func:`play_series`, and how many plies each game lasted (the same games: counting
     them draws nothing from the generator)."""
     if games < 1:
-        raise QarenaError(f"the number of games must be at least 1, not {games}")
-    _check_agent(tables, first, "the first agent")
-    _check_agent(tables, second, "the second agent")
+        raise QarenaError(
+            _("the number of games must be at least 1, not {games}").format(games=games)
+        )
+    _check_agent(tables, first, "first")
+    _check_agent(tables, second, "second")
     record = np.zeros(3, dtype=np.int64)
     # No game lasts longer than the game's bound, which the solver holds to MAX_PLIES.
     lengths = np.zeros(tables.game.max_plies + 1, dtype=np.int64)

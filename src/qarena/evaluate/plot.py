@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from qarena.errors import QarenaError
+from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.curve import Curve, CurvePoint
 
@@ -41,7 +42,8 @@ ALWAYS_SHOWN = ("alpha", "gamma", "epsilon")
 
 @dataclass(frozen=True)
 class Metric:
-    """One line per run: its id (for the SVG ``gid``), legend text, style and values."""
+    """One line per run: its id (for the SVG ``gid``), legend text (marked with
+    ``gettext_noop``, translated where drawn), style and values."""
 
     key: str
     label: str
@@ -50,14 +52,21 @@ class Metric:
 
 
 METRICS = (
-    Metric("optimality", "optimality", "-", lambda p: p.optimality),
-    Metric("random-win", "win share vs random", "--", lambda p: p.matches["random"][0]),
-    Metric("perfect-win", "win share vs perfect", ":", lambda p: p.matches["perfect"][0]),
+    Metric("optimality", gettext_noop("optimality"), "-", lambda p: p.optimality),
+    Metric(
+        "random-win", gettext_noop("win share vs random"), "--", lambda p: p.matches["random"][0]
+    ),
+    Metric(
+        "perfect-win",
+        gettext_noop("win share vs perfect"),
+        ":",
+        lambda p: p.matches["perfect"][0],
+    ),
     # Against a perfect player a correct tic-tac-toe agent can only draw, so win share alone
     # stays at 0; win + draw shows it learning not to lose.
     Metric(
         "perfect-not-lost",
-        "win or draw vs perfect",
+        gettext_noop("win or draw vs perfect"),
         "-.",
         lambda p: p.matches["perfect"][0] + p.matches["perfect"][1],
     ),
@@ -75,7 +84,9 @@ class PlotRun:
     def curve(self) -> Curve:
         curve = self.learner.curve
         if curve is None or not curve.points:
-            raise QarenaError(f"{self.name} has no learning curve; train it with --curve")
+            raise QarenaError(
+                _("{name} has no learning curve; train it with --curve").format(name=self.name)
+            )
         return curve
 
 
@@ -113,13 +124,15 @@ def _hyper_items(h: dict[str, Any]) -> dict[str, str]:
         else:
             items["epsilon"] = f"ε={_num(h['epsilon'])}→{_num(h['epsilon_end'])} {schedule}"
     if "rewards" in h:
-        items["rewards"] = "rewards " + ",".join(f"{float(r):g}" for r in h["rewards"])
+        items["rewards"] = _("rewards {values}").format(
+            values=",".join(f"{float(r):g}" for r in h["rewards"])
+        )
     if "initial" in h:
-        items["initial"] = f"initial {_num(h['initial'])}"
+        items["initial"] = _("initial {value}").format(value=_num(h["initial"]))
     if "canonical" in h:
-        items["canonical"] = "one per symmetry" if h["canonical"] else "all positions"
+        items["canonical"] = _("one per symmetry") if h["canonical"] else _("all positions")
     if "seed" in h:
-        items["seed"] = f"seed {h['seed']}"
+        items["seed"] = _("seed {seed}").format(seed=h["seed"])
     return items
 
 
@@ -143,8 +156,10 @@ def describe(runs: Sequence[PlotRun]) -> Texts:
     first = runs[0].learner
     if len(runs) == 1:
         game = first.game
-        title = f"{first.title} on {game.title}  {game.spec}"
-        subtitle = _line(_shown(first, _items(first)), f"{first.episodes:,} episodes")
+        title = _("{learner} on {game}  {spec}").format(
+            learner=first.title, game=game.title, spec=game.spec
+        )
+        subtitle = _line(_shown(first, _items(first)), _episodes(first.episodes))
         return Texts(title, subtitle, [runs[0].name])
 
     learners = [r.learner for r in runs]
@@ -155,14 +170,18 @@ def describe(runs: Sequence[PlotRun]) -> Texts:
     keys = list(dict.fromkeys(k for it in items for k in it))
     differ = {k for k in keys if len({it.get(k) for it in items}) > 1}
 
-    game_text = f"{first.game.title}  {first.game.spec}" if same_game else "several games"
-    title = f"{first.title} on {game_text}" if same_kind else game_text
+    game_text = f"{first.game.title}  {first.game.spec}" if same_game else _("several games")
+    title = (
+        _("{learner} on {game}").format(learner=first.title, game=game_text)
+        if same_kind
+        else game_text
+    )
     common = {k: t for k, t in items[0].items() if k not in differ}
     # Defaults differ between learners, so mixed kinds share only the learning rates' line.
     sub = (
         _shown(first, common) if same_kind else [t for k, t in common.items() if k in ALWAYS_SHOWN]
     )
-    episodes = f"{first.episodes:,} episodes each" if same_episodes else ""
+    episodes = _("{count:,} episodes each").format(count=first.episodes) if same_episodes else ""
     labels = []
     for run, it in zip(runs, items, strict=True):
         le = run.learner
@@ -170,9 +189,14 @@ def describe(runs: Sequence[PlotRun]) -> Texts:
         if not same_game:
             parts.append(le.game.spec)
         if not same_episodes:
-            parts.append(f"{le.episodes:,} episodes")
+            parts.append(_episodes(le.episodes))
         labels.append(f"{run.name}: {', '.join(parts)}")
     return Texts(title, _line(sub, episodes), labels)
+
+
+def _episodes(count: int) -> str:
+    """``2,000 episodes`` (English says "episodes" even for one)."""
+    return ngettext("{count:,} episodes", "{count:,} episodes", count).format(count=count)
 
 
 def _line(items: list[str], episodes: str) -> str:
@@ -184,6 +208,20 @@ def figure_pixels(runs: int) -> tuple[int, int]:
     """Width and height of the PNG: taller with more runs, whose legend sits under the axes."""
     rows = 0 if runs == 1 else max(runs, len(METRICS)) - 1
     return PIXELS[0], PIXELS[1] + ROW_PIXELS * rows
+
+
+def and_list(items: Sequence[str]) -> str:
+    """``png and svg``, ``a, b and c``: items joined as a list in the current language."""
+    if len(items) < 2:
+        return "".join(items)
+    return _("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])
+
+
+def or_list(items: Sequence[str]) -> str:
+    """``.png or .svg``: alternatives joined in the current language."""
+    if len(items) < 2:
+        return "".join(items)
+    return _("{items} or {last}").format(items=", ".join(items[:-1]), last=items[-1])
 
 
 def _plain(text: str) -> str:
@@ -269,7 +307,11 @@ def new_figure(width: int, height: int) -> Figure:
 def encode(fig: Figure, fmt: str) -> bytes:
     """The figure as PNG or SVG bytes, with no date or version in them."""
     if fmt not in FORMATS:
-        raise QarenaError(f"cannot draw {fmt!r}; the formats are {' and '.join(FORMATS)}")
+        raise QarenaError(
+            _("cannot draw {fmt!r}; the formats are {formats}").format(
+                fmt=fmt, formats=and_list(FORMATS)
+            )
+        )
     buffer = io.BytesIO()
     metadata: dict[str, str | None] = (
         {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
@@ -281,9 +323,13 @@ def encode(fig: Figure, fmt: str) -> bytes:
 def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
     """The learning curves of ``runs`` as PNG or SVG bytes: x episodes (log scale), y shares."""
     if fmt not in FORMATS:
-        raise QarenaError(f"cannot draw {fmt!r}; the formats are {' and '.join(FORMATS)}")
+        raise QarenaError(
+            _("cannot draw {fmt!r}; the formats are {formats}").format(
+                fmt=fmt, formats=and_list(FORMATS)
+            )
+        )
     if not runs:
-        raise QarenaError("no runs to plot")
+        raise QarenaError(_("no runs to plot"))
     curves = [run.curve for run in runs]  # refuses a run without one before any drawing
     texts = describe(runs)
 
@@ -311,8 +357,8 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
         # A little room beyond [0, 1], so lines at exactly 0 or 1 are not hidden by the frame.
         ax.set_ylim(-0.02, 1.02)
         ax.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        ax.set_xlabel("episodes (log scale)")
-        ax.set_ylabel("share")
+        ax.set_xlabel(_("episodes (log scale)"))
+        ax.set_ylabel(_("share"))
         ax.grid(True, which="major", alpha=0.5)
         ax.grid(True, which="minor", axis="x", alpha=0.15)
         fig.suptitle(_plain(texts.title), fontsize=12)
@@ -328,7 +374,7 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
             for j, m in enumerate(shown)
         ]
         legend = {"fontsize": 9, "handlelength": 2.6, "columnspacing": 1.4}
-        style_labels = [m.label for m in shown]
+        style_labels = [_(m.label) for m in shown]
         if single:
             fig.legend(style_handles, style_labels, loc="outside lower center", ncols=4, **legend)
         else:

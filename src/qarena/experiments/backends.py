@@ -26,6 +26,7 @@ from qarena.experiments.sweep import (
 )
 from qarena.fileio import check_target
 from qarena.games import parse_spec
+from qarena.i18n import _, language, ngettext
 from qarena.learn.learners import learner_class
 
 BACKENDS = ("local", "ray")
@@ -78,7 +79,7 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None, on_done: O
         from ray.exceptions import RayError, RayTaskError
     except ImportError:
         raise QarenaError(
-            "--backend ray needs Ray; install it with: pip install 'qarena[ray]'"
+            _("--backend ray needs Ray; install it with: pip install 'qarena[ray]'")
         ) from None
     try:
         ray.init(
@@ -89,8 +90,12 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None, on_done: O
             logging_level=logging.ERROR,
         )
     except (ConnectionError, RayError, ValueError, RuntimeError) as e:
-        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-        raise QarenaError(f"cannot start {where}: {str(e).splitlines()[0][:200]}") from None
+        problem = str(e).splitlines()[0][:200]
+        if address:
+            text = _("cannot start the Ray cluster at {address}: {problem}")
+        else:
+            text = _("cannot start a local Ray instance: {problem}")
+        raise QarenaError(text.format(address=address, problem=problem)) from None
     remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
     pending = [remote.remote(task) for task in tasks]
     try:
@@ -148,10 +153,11 @@ def fitting_workers(
     fit = max(1, memory_budget() // need)
     if asked <= fit:
         return asked, None
-    note = (
-        f"using {fit} worker{'s' if fit > 1 else ''}, not {asked}: each run of "
-        f"{game.spec} needs up to {format_bytes(need)}"
-    )
+    note = ngettext(
+        "using {count} worker, not {asked}: each run of {spec} needs up to {need}",
+        "using {count} workers, not {asked}: each run of {spec} needs up to {need}",
+        fit,
+    ).format(count=fit, asked=asked, spec=game.spec, need=format_bytes(need))
     return int(fit), note
 
 
@@ -188,6 +194,7 @@ def plan_sweep(
             fixed.until_perfect,
             threads,
             files.get(s.opponent),
+            language(),
         )
         for s in todo
     ]

@@ -13,6 +13,7 @@ from pathlib import Path
 from qarena.errors import QarenaError
 from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reproducible
 from qarena.experiments.sweep import SETTING_COLUMNS, SweepFolder, read_results
+from qarena.i18n import _, ngettext
 from qarena.learn.curve import Curve
 from qarena.learn.policyfile import read_meta
 
@@ -47,11 +48,11 @@ def select(rows: Sequence[Row], where: Mapping[str, str]) -> list[Row]:
     """The rows whose columns have the values ``where`` names (as results.csv writes them)."""
     for key in where:
         if key not in rows[0] if rows else True:
-            raise QarenaError(f"--where {key}: results.csv has no column {key!r}")
+            raise QarenaError(_("--where {key}: results.csv has no column {key!r}").format(key=key))
     chosen = [r for r in rows if all(_same(r[k], v) for k, v in where.items())]
     if not chosen:
         shown = ", ".join(f"{k}={v}" for k, v in where.items())
-        raise QarenaError(f"no run of the sweep has {shown}")
+        raise QarenaError(_("no run of the sweep has {settings}").format(settings=shown))
     return chosen
 
 
@@ -81,16 +82,20 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> tuple[list[Se
     group_by = [c for c in varying(rows, SETTING_COLUMNS) if c != "seed"]
     if not curves and len({r["episodes"] for r in rows}) < 2:
         raise QarenaError(
-            "these runs have no learning curves and one episode count: sweep with --curve, "
-            "or with several --episodes, to draw optimality against episodes"
+            _(
+                "these runs have no learning curves and one episode count: sweep with --curve, "
+                "or with several --episodes, to draw optimality against episodes"
+            )
         )
     groups: dict[tuple[str, ...], list[Row]] = {}
     for row in rows:
         groups.setdefault(tuple(row[c] for c in group_by), []).append(row)
     if len(groups) > MAX_LINES:
         raise QarenaError(
-            f"the runs form {len(groups)} settings; a figure draws at most {MAX_LINES}: "
-            "choose some with --where COLUMN=VALUE"
+            _(
+                "the runs form {count} settings; a figure draws at most {most}: choose some "
+                "with --where COLUMN=VALUE"
+            ).format(count=len(groups), most=MAX_LINES)
         )
     series = []
     for members in groups.values():
@@ -108,14 +113,16 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> tuple[list[Se
         most = max(len(v) for v in by_x.values())
         xs = sorted(x for x, v in by_x.items() if len(v) == most)
         series.append(Series(label, xs, [by_x[x] for x in xs]))
-    return series, "episodes (log scale)"
+    return series, _("episodes (log scale)")
 
 
 def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> Curve:
     try:
         return Curve.from_json(meta["curve"])
     except QarenaError as e:
-        raise QarenaError(f"{folder.path(row['run'])}: {e}") from None
+        raise QarenaError(
+            _("{file}: {problem}").format(file=folder.path(row["run"]), problem=e)
+        ) from None
 
 
 def render_optimality(series: Sequence[Series], title: str, xlabel: str, fmt: str) -> bytes:
@@ -139,7 +146,9 @@ def render_optimality(series: Sequence[Series], title: str, xlabel: str, fmt: st
                 marker="o" if len(s.x) < 30 else "",
                 markersize=3.5,
                 linewidth=1.6,
-                label=f"{s.label} ({seeds} seed{'s' if seeds > 1 else ''})",
+                label=ngettext("{label} ({count} seed)", "{label} ({count} seeds)", seeds).format(
+                    label=s.label, count=seeds
+                ),
             )
             line.set_gid(f"optimality-{i}")
             if seeds > 1:
@@ -152,7 +161,7 @@ def render_optimality(series: Sequence[Series], title: str, xlabel: str, fmt: st
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("optimality (mean; band: lowest to highest seed)")
+        ax.set_ylabel(_("optimality (mean; band: lowest to highest seed)"))
         ax.grid(True, which="major", alpha=0.5)
         fig.suptitle(_plain(title), fontsize=12)
         fig.legend(loc="outside lower center", ncols=2, fontsize=9)
@@ -166,19 +175,31 @@ def heatmap_cells(
     no run), and the most seeds in a cell."""
     for axis in (x, y):
         if axis not in HEATMAP_AXES:
-            raise QarenaError(f"cannot map {axis!r}; the axes are {', '.join(HEATMAP_AXES)}")
+            raise QarenaError(
+                _("cannot map {axis!r}; the axes are {axes}").format(
+                    axis=axis, axes=", ".join(HEATMAP_AXES)
+                )
+            )
     if x == y:
-        raise QarenaError("--x and --y must be two different axes")
+        raise QarenaError(_("--x and --y must be two different axes"))
     others = [c for c in varying(rows, HEATMAP_AXES) if c not in (x, y)]
     if others:
         raise QarenaError(
-            f"the runs also differ in {', '.join(others)}: choose one value of each with "
-            f"--where, e.g. --where {others[0]}={sorted({r[others[0]] for r in rows})[0]}"
+            _(
+                "the runs also differ in {columns}: choose one value of each with --where, "
+                "e.g. --where {column}={value}"
+            ).format(
+                columns=", ".join(others),
+                column=others[0],
+                value=sorted({r[others[0]] for r in rows})[0],
+            )
         )
     xs = sorted({r[x] for r in rows}, key=_order)
     ys = sorted({r[y] for r in rows}, key=_order)
     if len(xs) > MAX_CELLS or len(ys) > MAX_CELLS:
-        raise QarenaError(f"a heatmap has at most {MAX_CELLS} values on each axis")
+        raise QarenaError(
+            _("a heatmap has at most {most} values on each axis").format(most=MAX_CELLS)
+        )
     cells: dict[tuple[str, str], list[float]] = {}
     for r in rows:
         cells.setdefault((r[x], r[y]), []).append(float(r["optimality"]))
@@ -211,7 +232,7 @@ def render_heatmap(
 ) -> bytes:
     """Final optimality over two axes, each cell its mean over seeds, written in the cell."""
     panel = Panel("", xs, ys, grid)
-    return render_matrices([panel], names, "optimality (mean over seeds)", title, fmt)
+    return render_matrices([panel], names, _("optimality (mean over seeds)"), title, fmt)
 
 
 def render_matrices(
@@ -320,8 +341,12 @@ def sweep_rows(root: Path) -> tuple[SweepFolder, list[dict[str, str]]]:
     """A sweep folder and its results table."""
     folder = SweepFolder(root)
     if folder.fixed() is None:
-        raise QarenaError(f"{root} is not a sweep folder (it has no sweep.json); see qarena sweep")
+        raise QarenaError(
+            _("{root} is not a sweep folder (it has no sweep.json); see qarena sweep").format(
+                root=root
+            )
+        )
     rows = read_results(folder.results)
     if not rows:
-        raise QarenaError(f"{folder.results} has no runs yet")
+        raise QarenaError(_("{file} has no runs yet").format(file=folder.results))
     return folder, rows

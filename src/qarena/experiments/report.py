@@ -37,7 +37,8 @@ from qarena.experiments.plots import (
     select,
 )
 from qarena.experiments.sweep import Fixed, Grid, SweepFolder, sweep_command
-from qarena.games import Game, parse_spec, value_name
+from qarena.games import Game, parse_spec, value_word
+from qarena.i18n import _, language
 from qarena.learn.learners import load_learner
 from qarena.solve import game_tables, solve
 from qarena.transitions.judge import optimality_of_values
@@ -124,7 +125,11 @@ class Lab:
                 ray_address=self.ray_address,
             )
             if self.say is not None:
-                self.say(f"{name}: {len(plan.tasks)} of {len(settings)} runs to train")
+                self.say(
+                    _("{sweep}: {count} of {total} runs to train").format(
+                        sweep=name, count=len(plan.tasks), total=len(settings)
+                    )
+                )
             if run_plan(plan, self.backend, self.ray_address):
                 raise KeyboardInterrupt
         return folder, plan.rows(), sweep_command(grid, fixed, self.out(name))
@@ -149,12 +154,14 @@ def discounting(lab: Lab) -> Section:
     spec = "nim:3,5,7"
     section = Section(
         "discounting",
-        "Discounting: does the agent drag out lost games?",
-        "An agent trained on 3-5-7 Nim with γ = 0.8, once lost, makes the game last. "
-        "With γ below 1 a loss in more moves is worth more (−γᵏ is closer to 0), so "
-        "among losing moves the agent picks the slowest; with γ = 1 every loss is worth −1 "
-        "and it picks among them at random. We measure how many plies its games against "
-        "perfect play last: moving second in 3-5-7 misère, every game is lost.",
+        _("Discounting: does the agent drag out lost games?"),
+        _(
+            "An agent trained on 3-5-7 Nim with γ = 0.8, once lost, makes the game last. "
+            "With γ below 1 a loss in more moves is worth more (−γᵏ is closer to 0), so "
+            "among losing moves the agent picks the slowest; with γ = 1 every loss is worth −1 "
+            "and it picks among them at random. We measure how many plies its games against "
+            "perfect play last: moving second in 3-5-7 misère, every game is lost."
+        ),
     )
     grid = Grid(("q",), {"gamma": (0.8, 0.9, 1.0)}, seeds=lab.seeds(5))
     folder, rows, command = lab.sweep("discounting", spec, grid)
@@ -181,24 +188,27 @@ def discounting(lab: Lab) -> Section:
     gammas = sorted(lost, key=float)
     section.figures.append(
         Figure(
-            "Mean length of lost and won games against perfect play for each γ",
+            _("Mean length of lost and won games against perfect play for each γ"),
             render_bars(
                 gammas,
                 {
-                    "lost games (agent moves second)": [lost[g] for g in gammas],
-                    "won games (agent moves first)": [won.get(g, []) for g in gammas],
+                    _("lost games (agent moves second)"): [lost[g] for g in gammas],
+                    _("won games (agent moves first)"): [won.get(g, []) for g in gammas],
                 },
-                "γ (discount)",
-                "plies per game (mean; dots: seeds)",
-                f"Game length against perfect play, {game.title}",
+                _("γ (discount)"),
+                _("plies per game (mean; dots: seeds)"),
+                _("Game length against perfect play, {game}").format(game=game.title),
                 "png",
-                reference=(f"best play by both: {best} plies", float(best)),
+                reference=(
+                    _("best play by both: {plies} plies").format(plies=best),
+                    float(best),
+                ),
             ),
         )
     )
     section.tables.append(
         TableData(
-            ("γ", "lost games: mean plies", "won games: mean plies", "seeds"),
+            ("γ", _("lost games: mean plies"), _("won games: mean plies"), _("seeds")),
             [
                 (
                     g,
@@ -208,21 +218,26 @@ def discounting(lab: Lab) -> Section:
                 )
                 for g in gammas
             ],
-            f"{lab.games:,} games in each seat against perfect play.",
+            _("{games:,} games in each seat against perfect play.").format(games=lab.games),
         )
     )
     if gammas:
         slow, flat = _mean(lost[gammas[0]]), _mean(lost[gammas[-1]])
-        section.finding = (
-            f"Lost games last {slow:.1f} plies on average with γ = {gammas[0]} and "
-            f"{flat:.1f} with γ = {gammas[-1]}: "
-            + (
-                "with discounting the agent drags out the games it has lost."
-                if slow > flat
-                else "here discounting did not make lost games longer."
+        if slow > flat:
+            finding = _(
+                "Lost games last {slow:.1f} plies on average with γ = {low} and {flat:.1f} with "
+                "γ = {high}: with discounting the agent drags out the games it has lost. With "
+                "best play by both (the loser delaying, the winner hurrying) the game lasts "
+                "{best} plies."
             )
-            + f" With best play by both (the loser delaying, the winner hurrying) the game "
-            f"lasts {best} plies."
+        else:
+            finding = _(
+                "Lost games last {slow:.1f} plies on average with γ = {low} and {flat:.1f} with "
+                "γ = {high}: here discounting did not make lost games longer. With best play by "
+                "both (the loser delaying, the winner hurrying) the game lasts {best} plies."
+            )
+        section.finding = finding.format(
+            slow=slow, low=gammas[0], flat=flat, high=gammas[-1], best=best
         )
     example = folder.path(rows[0]["run"]) if rows else "RUN.npz"
     section.commands += [command, f"qarena eval {example} --lengths --games {lab.games}"]
@@ -232,11 +247,13 @@ def discounting(lab: Lab) -> Section:
 def whom_to_learn_from(lab: Lab) -> Section:
     section = Section(
         "whom",
-        "Whom to learn from",
-        "Does an agent learn as well from a random or a perfect opponent as from itself? "
-        "Each learner trains against itself, random play, "
-        "perfect play and the game's rule players, and is then measured against each of them; "
-        "the cell is its win share over both seats.",
+        _("Whom to learn from"),
+        _(
+            "Does an agent learn as well from a random or a perfect opponent as from itself? "
+            "Each learner trains against itself, random play, "
+            "perfect play and the game's rule players, and is then measured against each of "
+            "them; the cell is its win share over both seats."
+        ),
     )
     cases = [("nim:3,5,7", "whom-nim"), ("subtraction:12:3", "whom-subtraction")]
     learners = ("q", "afterstate", "matchbox")
@@ -280,12 +297,14 @@ def whom_to_learn_from(lab: Lab) -> Section:
                 )
         section.figures.append(
             Figure(
-                f"Win share of each learner on {game.spec} by training and evaluation opponent",
+                _("Win share of each learner on {spec} by training and evaluation opponent").format(
+                    spec=game.spec
+                ),
                 render_matrices(
                     panels,
-                    ("evaluated against", "trained against"),
-                    "win share (both seats, mean over seeds)",
-                    f"Whom to learn from: {game.title}",
+                    (_("evaluated against"), _("trained against")),
+                    _("win share (both seats, mean over seeds)"),
+                    _("Whom to learn from: {game}").format(game=game.title),
                     "png",
                 ),
             )
@@ -294,21 +313,39 @@ def whom_to_learn_from(lab: Lab) -> Section:
         section.commands.append(f"qarena eval {example} --games {lab.games}")
     section.tables.append(
         TableData(
-            ("game", "learner", "trained against", "optimality", "wins vs random", "vs perfect"),
+            (
+                _("game"),
+                _("learner"),
+                _("trained against"),
+                _("optimality"),
+                _("wins vs random"),
+                _("vs perfect"),
+            ),
             rows_out,
-            "Optimality: the share of decision positions where greedy play keeps the value.",
+            _("Optimality: the share of decision positions where greedy play keeps the value."),
         )
     )
     best = max(rows_out, key=lambda r: float(r[3]))
     worst = min(rows_out, key=lambda r: float(r[3]))
     selfish = [float(r[3]) for r in rows_out if r[2] == "self"]
     fixed_weak = [float(r[3]) for r in rows_out if r[2] not in ("self", "perfect")]
-    section.finding = (
-        f"Trained by self-play the learners average optimality {_mean(selfish):.3f}; trained "
-        f"against random play or a rule player, {_mean(fixed_weak):.3f}: a fixed opponent "
-        "leads the learner only into the positions it plays into. The best run here: "
-        f"{best[1]} trained against {best[2]} on {best[0]}, optimality {best[3]}; the worst: "
-        f"{worst[1]} trained against {worst[2]} on {worst[0]}, optimality {worst[3]}."
+    section.finding = _(
+        "Trained by self-play the learners average optimality {selfish:.3f}; trained against "
+        "random play or a rule player, {weak:.3f}: a fixed opponent leads the learner only into "
+        "the positions it plays into. The best run here: {best_learner} trained against "
+        "{best_opponent} on {best_game}, optimality {best}; the worst: {worst_learner} trained "
+        "against {worst_opponent} on {worst_game}, optimality {worst}."
+    ).format(
+        selfish=_mean(selfish),
+        weak=_mean(fixed_weak),
+        best_learner=best[1],
+        best_opponent=best[2],
+        best_game=best[0],
+        best=best[3],
+        worst_learner=worst[1],
+        worst_opponent=worst[2],
+        worst_game=worst[0],
+        worst=worst[3],
     )
     return section
 
@@ -318,11 +355,13 @@ def alpha_epsilon(lab: Lab) -> Section:
     episodes = 3_000 if lab.quick else 30_000
     section = Section(
         "alpha-epsilon",
-        "α and ε",
-        "How do the learning rate α and the exploration rate ε matter? On Nim 1-3-5-7, "
-        "Q-learning plays ε-greedily from the start of the game (no exploring starts) "
-        f"with a constant ε, {episodes:,} episodes per run, including pure exploitation "
-        "(ε = 0) and pure exploration (ε = 1).",
+        _("α and ε"),
+        _(
+            "How do the learning rate α and the exploration rate ε matter? On Nim 1-3-5-7, "
+            "Q-learning plays ε-greedily from the start of the game (no exploring starts) "
+            "with a constant ε, {episodes:,} episodes per run, including pure exploitation "
+            "(ε = 0) and pure exploration (ε = 1)."
+        ).format(episodes=episodes),
     )
     grid = Grid(
         ("q",),
@@ -340,13 +379,15 @@ def alpha_epsilon(lab: Lab) -> Section:
     xs, ys, cells, seeds = heatmap_cells(rows, "alpha", "epsilon")
     section.figures.append(
         Figure(
-            "Final optimality over α and ε",
+            _("Final optimality over α and ε"),
             render_heatmap(
                 xs,
                 ys,
                 cells,
                 ("alpha", "epsilon"),
-                f"Final optimality on {game.title}  {game.spec}, mean of {seeds} seed(s)",
+                _("Final optimality on {game}  {spec}, mean of {count} seed(s)").format(
+                    game=game.title, spec=game.spec, count=seeds
+                ),
                 "png",
             ),
             f"qarena plot {lab.out('alpha-epsilon')} --x alpha --y epsilon",
@@ -356,9 +397,14 @@ def alpha_epsilon(lab: Lab) -> Section:
     series, xlabel = optimality_series(folder, middle)
     section.figures.append(
         Figure(
-            "Optimality against episodes for each ε at α = 0.5",
+            _("Optimality against episodes for each ε at α = 0.5"),
             render_optimality(
-                series, f"Optimality on {game.title}  {game.spec}, alpha=0.5", xlabel, "png"
+                series,
+                _("Optimality on {game}  {spec}, alpha=0.5").format(
+                    game=game.title, spec=game.spec
+                ),
+                xlabel,
+                "png",
             ),
             f"qarena plot {lab.out('alpha-epsilon')} --where alpha=0.5",
         )
@@ -371,24 +417,33 @@ def alpha_epsilon(lab: Lab) -> Section:
                 (x, y, _f(v or 0.0), _f(min(values)), _f(max(values)), str(len(values)))
             )
     section.tables.append(
-        TableData(("α", "ε", "optimality", "lowest seed", "highest seed", "seeds"), table_rows)
+        TableData(
+            ("α", "ε", _("optimality"), _("lowest seed"), _("highest seed"), _("seeds")),
+            table_rows,
+        )
     )
     by_eps = {y: _mean([v for v in row if v is not None]) for y, row in zip(ys, cells, strict=True)}
     top = max(table_rows, key=lambda r: float(r[2]))
     exploit, explore = by_eps.get("0.0", 0.0), by_eps.get("1.0", 0.0)
-    section.finding = (
-        f"Averaged over α, pure exploitation (ε = 0) ends at {exploit:.3f} and pure "
-        f"exploration (ε = 1) at {explore:.3f}; the best cell is α = {top[0]}, ε = {top[1]} "
-        f"at {top[2]}. "
-        + (
-            "Playing at random, the agent seldom reaches the positions good play leads to, "
-            "so their values stay rough within the run; "
-            if explore < exploit
-            else "Exploring everything costs nothing here: Q-learning learns the greedy "
-            "policy's values whatever it plays; "
+    if explore < exploit:
+        finding = _(
+            "Averaged over α, pure exploitation (ε = 0) ends at {exploit:.3f} and pure "
+            "exploration (ε = 1) at {explore:.3f}; the best cell is α = {alpha}, ε = {epsilon} "
+            "at {best}. Playing at random, the agent seldom reaches the positions good play "
+            "leads to, so their values stay rough within the run; greedy play from values "
+            "that all start at 0 breaks its many ties at random, which explores on its own at "
+            "first."
         )
-        + "greedy play from values that all start at 0 breaks its many ties at random, "
-        "which explores on its own at first."
+    else:
+        finding = _(
+            "Averaged over α, pure exploitation (ε = 0) ends at {exploit:.3f} and pure "
+            "exploration (ε = 1) at {explore:.3f}; the best cell is α = {alpha}, ε = {epsilon} "
+            "at {best}. Exploring everything costs nothing here: Q-learning learns the greedy "
+            "policy's values whatever it plays; greedy play from values that all start at 0 "
+            "breaks its many ties at random, which explores on its own at first."
+        )
+    section.finding = finding.format(
+        exploit=exploit, explore=explore, alpha=top[0], epsilon=top[1], best=top[2]
     )
     section.commands += [command, *(f.command for f in section.figures if f.command)]
     return section
@@ -399,12 +454,12 @@ def tictactoe(lab: Lab) -> Section:
     counts = (2_000, 20_000, 100_000) if lab.quick else (2_000, 20_000, 100_000, 1_000_000)
     section = Section(
         "tictactoe",
-        "How many games tic-tac-toe needs",
-        "How many games of self-play from the empty board does Sutton and Barto's afterstate "
-        "learner need? It trains for "
-        + ", ".join(f"{c:,}" for c in counts)
-        + " episodes, and plays random play from each seat: the first player's advantage "
-        "shows in the difference.",
+        _("How many games tic-tac-toe needs"),
+        _(
+            "How many games of self-play from the empty board does Sutton and Barto's "
+            "afterstate learner need? It trains for {counts} episodes, and plays random play "
+            "from each seat: the first player's advantage shows in the difference."
+        ).format(counts=", ".join(f"{c:,}" for c in counts)),
     )
     grid = Grid(("afterstate",), {"starts": (0.0,)}, episodes=counts, seeds=lab.seeds(3))
     folder, rows, command = lab.sweep("tictactoe", spec, grid)
@@ -426,8 +481,13 @@ def tictactoe(lab: Lab) -> Section:
     series, xlabel = optimality_series(folder, rows)
     section.figures.append(
         Figure(
-            "Optimality of the afterstate learner against episodes",
-            render_optimality(series, f"Optimality on {game.title}  {game.spec}", xlabel, "png"),
+            _("Optimality of the afterstate learner against episodes"),
+            render_optimality(
+                series,
+                _("Optimality on {game}  {spec}").format(game=game.title, spec=game.spec),
+                xlabel,
+                "png",
+            ),
             f"qarena plot {lab.out('tictactoe')}",
         )
     )
@@ -437,12 +497,12 @@ def tictactoe(lab: Lab) -> Section:
     section.tables.append(
         TableData(
             (
-                "episodes",
-                "optimality",
-                "wins vs random, first",
-                "wins vs random, second",
-                "losses vs random, first / second",
-                "not lost vs perfect",
+                _("episodes"),
+                _("optimality"),
+                _("wins vs random, first"),
+                _("wins vs random, second"),
+                _("losses vs random, first / second"),
+                _("not lost vs perfect"),
             ),
             [
                 (
@@ -455,19 +515,33 @@ def tictactoe(lab: Lab) -> Section:
                 )
                 for n, d in sorted(per.items())
             ],
-            f"Means over seeds; {lab.games:,} games in each seat. Random against random: the "
-            f"first player wins {b['win']:.3f}, draws {b['draw']:.3f}, loses {b['loss']:.3f} "
-            f"({10 * lab.games:,} games).",
+            _(
+                "Means over seeds; {games:,} games in each seat. Random against random: the "
+                "first player wins {win:.3f}, draws {draw:.3f}, loses {loss:.3f} "
+                "({baseline:,} games)."
+            ).format(
+                games=lab.games,
+                win=b["win"],
+                draw=b["draw"],
+                loss=b["loss"],
+                baseline=10 * lab.games,
+            ),
         )
     )
     last = per[max(per)] if per else {}
     if last:
-        section.finding = (
-            f"After {max(per):,} episodes the agent keeps the value in "
-            f"{_mean(last['optimality']):.1%} of decision positions. Against random play it "
-            f"wins {_mean(last['first']):.1%} of its games moving first and "
-            f"{_mean(last['second']):.1%} moving second; random play against itself shows the "
-            f"same first-player advantage ({b['win']:.1%} against {b['loss']:.1%})."
+        section.finding = _(
+            "After {episodes:,} episodes the agent keeps the value in {optimality:.1%} of "
+            "decision positions. Against random play it wins {first:.1%} of its games moving "
+            "first and {second:.1%} moving second; random play against itself shows the same "
+            "first-player advantage ({win:.1%} against {loss:.1%})."
+        ).format(
+            episodes=max(per),
+            optimality=_mean(last["optimality"]),
+            first=_mean(last["first"]),
+            second=_mean(last["second"]),
+            win=b["win"],
+            loss=b["loss"],
         )
     example = folder.path(rows[-1]["run"]) if rows else "RUN.npz"
     section.commands += [
@@ -497,11 +571,13 @@ def pole_positions(lab: Lab) -> Section:
     )
     section = Section(
         "poles",
-        "The pole-position strategy",
-        "How good is the human 'pole positions' strategy for 3-5-7 Nim: "
-        "leave 1-1-1, 1-2-3, 2-4-6, 1-4-5 or two equal piles, else take one match? And where "
-        "does it fail? Its trap: two equal piles of one (1-1-0) are a pole "
-        "position by the rule, yet in misère play the player who faces them wins.",
+        _("The pole-position strategy"),
+        _(
+            "How good is the human 'pole positions' strategy for 3-5-7 Nim: "
+            "leave 1-1-1, 1-2-3, 2-4-6, 1-4-5 or two equal piles, else take one match? And "
+            "where does it fail? Its trap: two equal piles of one (1-1-0) are a pole "
+            "position by the rule, yet in misère play the player who faces them wins."
+        ),
     )
     table_rows = []
     trap_rows: list[tuple[str, ...]] = []
@@ -537,48 +613,63 @@ def pole_positions(lab: Lab) -> Section:
     section.tables.append(
         TableData(
             (
-                "game",
-                "poles: optimality",
-                "positions it misplays",
-                "of them into 1-1-0",
-                "agent wins, agent first",
-                "agent wins, poles first",
+                _("game"),
+                _("poles: optimality"),
+                _("positions it misplays"),
+                _("of them into 1-1-0"),
+                _("agent wins, agent first"),
+                _("agent wins, poles first"),
             ),
             table_rows,
-            "The agent is qarena train's default Q-learner (perfect play); positions counted "
-            "one per symmetry class.",
+            _(
+                "The agent is qarena train's default Q-learner (perfect play); positions counted "
+                "one per symmetry class."
+            ),
         )
     )
     section.tables.append(
         TableData(
-            ("game", "position", "poles plays", "leaves", "value then", "the solver plays"),
+            (
+                _("game"),
+                _("position"),
+                _("poles plays"),
+                _("leaves"),
+                _("value then"),
+                _("the solver plays"),
+            ),
             trap_rows[:12],
-            "Some positions where the strategy gives up a win (the first few of each game).",
+            _("Some positions where the strategy gives up a win (the first few of each game)."),
         )
     )
     section.figures.append(
         Figure(
-            "Optimality of the pole-position strategy on each game",
+            _("Optimality of the pole-position strategy on each game"),
             render_bars(
                 [r[0] for r in table_rows],
-                {"pole positions": [[float(r[1])] for r in table_rows]},
-                "game",
-                "optimality (share of decision positions)",
-                "How often the pole-position strategy keeps the value",
+                {_("pole positions"): [[float(r[1])] for r in table_rows]},
+                _("game"),
+                _("optimality (share of decision positions)"),
+                _("How often the pole-position strategy keeps the value"),
                 "png",
-                reference=("perfect play", 1.0),
+                reference=(_("perfect play"), 1.0),
             ),
         )
     )
     total = sum(int(r[2]) for r in table_rows)
     trapped = sum(int(r[3]) for r in table_rows)
     first = table_rows[0]
-    section.finding = (
-        f"The strategy keeps the value in {float(first[1]):.1%} of the decision positions of "
-        f"{first[0]}. Over these games it misplays {total} positions (one per symmetry "
-        f"class), {trapped} of them by leaving 1-1-0. On {first[0]} the learned agent wins "
-        f"{float(first[4]):.1%} of the games it opens and {float(first[5]):.1%} of those the "
-        "strategy opens."
+    section.finding = _(
+        "The strategy keeps the value in {share:.1%} of the decision positions of {game}. Over "
+        "these games it misplays {total} positions (one per symmetry class), {trapped} of them "
+        "by leaving 1-1-0. On {game} the learned agent wins {opens:.1%} of the games it opens "
+        "and {answers:.1%} of those the strategy opens."
+    ).format(
+        share=float(first[1]),
+        game=first[0],
+        total=total,
+        trapped=trapped,
+        opens=float(first[4]),
+        answers=float(first[5]),
     )
     section.commands.append("qarena explain nim:3,5,7 --position '0 1 2'")
     return section
@@ -612,7 +703,7 @@ def _pole_mistakes(game: Game, examples: list[tuple[str, ...]]) -> tuple[int, in
                     game.format_position(position),
                     game.format_move(move),
                     game.format_position(after),
-                    f"{value_name(values[move])} for poles",
+                    _("{value} for poles").format(value=value_word(values[move])),
                     game.format_move(good),
                 )
             )
@@ -624,14 +715,19 @@ def learners_compared(lab: Lab) -> Section:
     learners = ("q", "afterstate", "matchbox", "naive-q", "elimination")
     section = Section(
         "learners",
-        "Learners compared",
-        "Episodes and seconds each learner needs to reach perfect play with its default "
-        "settings, stopping as soon as the solver finds its play perfect. naive-q (one-step "
-        "Q-learning without the two-player sign flip) and elimination (the matchbox learner "
-        "without propagating its bans) are baselines that show why the negamax form matters.",
+        _("Learners compared"),
+        _(
+            "Episodes and seconds each learner needs to reach perfect play with its default "
+            "settings, stopping as soon as the solver finds its play perfect. naive-q (one-step "
+            "Q-learning without the two-player sign flip) and elimination (the matchbox learner "
+            "without propagating its bans) are baselines that show why the negamax form "
+            "matters."
+        ),
     )
     big = [] if lab.quick else ["tictactoe:4x4", "connect4:4x5"]
     table_rows = []
+    # Per learner: (runs that reached perfect play, runs), per game.
+    reached_of: dict[str, list[tuple[int, int]]] = {}
     episodes_to: dict[str, dict[str, list[float]]] = {}
     for spec in [*specs, *big]:
         game = parse_spec(spec)
@@ -639,13 +735,13 @@ def learners_compared(lab: Lab) -> Section:
         name = "learners-" + spec.replace(":", "-").replace(",", "-")
         seeds = (0,) if spec in big else lab.seeds(3)
         grid = Grid(tuple(k for k in kinds if k not in BASELINES), {}, seeds=seeds)
-        _, rows, command = lab.sweep(name, spec, grid, until_perfect=True)
+        _folder, rows, command = lab.sweep(name, spec, grid, until_perfect=True)
         section.commands.append(command)
         if spec not in big:
             # The baselines' own defaults are short; they get far longer to show they never
             # get there.
             long = Grid(BASELINES, {}, episodes=(lab.baseline_episodes,), seeds=seeds)
-            _, more, command = lab.sweep(name, spec, long, until_perfect=True)
+            _folder, more, command = lab.sweep(name, spec, long, until_perfect=True)
             rows += more
             section.commands.append(command)
         for kind in kinds:
@@ -655,14 +751,17 @@ def learners_compared(lab: Lab) -> Section:
                 episodes_to.setdefault(kind, {})[game.spec] = [
                     float(r["perfect_at"]) for r in reached
                 ]
+            reached_of.setdefault(kind, []).append((len(reached), len(mine)))
             table_rows.append(
                 (
                     game.spec,
                     kind,
-                    f"{len(reached)} of {len(mine)}",
+                    _("{count} of {total}").format(count=len(reached), total=len(mine)),
                     f"{statistics.median(int(r['perfect_at']) for r in reached):,.0f}"
                     if reached
-                    else f"not within {max(int(r['episodes']) for r in mine):,}",
+                    else _("not within {episodes:,}").format(
+                        episodes=max(int(r["episodes"]) for r in mine)
+                    ),
                     f"{_mean([float(r['train_seconds']) for r in reached]):.3f}"
                     if reached
                     else "-",
@@ -672,13 +771,13 @@ def learners_compared(lab: Lab) -> Section:
     games = [parse_spec(s).spec for s in [*specs, *big]]
     section.figures.append(
         Figure(
-            "Episodes to perfect play per learner and game",
+            _("Episodes to perfect play per learner and game"),
             render_bars(
                 games,
                 {k: [v.get(g, []) for g in games] for k, v in episodes_to.items()},
-                "game",
-                "episodes to perfect play (log scale; dots: seeds)",
-                "Learners compared: episodes to perfect play",
+                _("game"),
+                _("episodes to perfect play (log scale; dots: seeds)"),
+                _("Learners compared: episodes to perfect play"),
                 "png",
                 log=True,
             ),
@@ -687,33 +786,38 @@ def learners_compared(lab: Lab) -> Section:
     section.tables.append(
         TableData(
             (
-                "game",
-                "learner",
-                "perfect in",
-                "episodes to perfect (median)",
-                "seconds (mean)",
-                "final optimality",
+                _("game"),
+                _("learner"),
+                _("perfect in"),
+                _("episodes to perfect (median)"),
+                _("seconds (mean)"),
+                _("final optimality"),
             ),
             table_rows,
-            "Seconds of training to the stop, kernel calls only. Optimality is checked every "
-            "1% of a run, and at least every 1,000 episodes: a learner perfect sooner shows "
-            "1,000. The baselines train for "
-            f"{lab.baseline_episodes:,} episodes unless perfect before.",
+            _(
+                "Seconds of training to the stop, kernel calls only. Optimality is checked every "
+                "1% of a run, and at least every 1,000 episodes: a learner perfect sooner shows "
+                "1,000. The baselines train for {episodes:,} episodes unless perfect before."
+            ).format(episodes=lab.baseline_episodes),
         )
     )
-    always = [
-        k
-        for k in learners
-        if all(r[2].split()[0] == r[2].split()[2] for r in table_rows if r[1] == k)
-    ]
-    never = [k for k in learners if all(r[2].startswith("0 of") for r in table_rows if r[1] == k)]
-    section.finding = (
-        f"Perfect play on every game and seed: {', '.join(always) or 'none'}. "
-        + (f"Never perfect: {', '.join(never)}. " if never else "")
-        + "q, afterstate and matchbox credit a move with what the opponent can make of the "
-        "position it leaves, negated; naive-q adds the next position's value without the "
-        "sign flip, and elimination bans a losing move without passing the ban back."
-    )
+    always = [k for k in learners if all(n == m for n, m in reached_of.get(k, []))]
+    never = [k for k in learners if all(n == 0 for n, _m in reached_of.get(k, []))]
+    if never:
+        finding = _(
+            "Perfect play on every game and seed: {always}. Never perfect: {never}. q, "
+            "afterstate and matchbox credit a move with what the opponent can make of the "
+            "position it leaves, negated; naive-q adds the next position's value without the "
+            "sign flip, and elimination bans a losing move without passing the ban back."
+        )
+    else:
+        finding = _(
+            "Perfect play on every game and seed: {always}. q, afterstate and matchbox credit "
+            "a move with what the opponent can make of the position it leaves, negated; "
+            "naive-q adds the next position's value without the sign flip, and elimination "
+            "bans a losing move without passing the ban back."
+        )
+    section.finding = finding.format(always=", ".join(always) or _("none"), never=", ".join(never))
     return section
 
 
@@ -766,18 +870,40 @@ def _table(t: TableData) -> str:
 def render_html(sections: Sequence[Section], lab: Lab, seconds: float) -> bytes:
     """One self-contained page: styles and figures inline, no request leaves it."""
     esc = html.escape
+    if lab.quick:
+        about = _(
+            "qarena {version}, quick report, {seconds:.0f} s on {cores} core(s) ({python}, "
+            "{machine}). Every run is a sweep folder under {runs}; the commands under each "
+            "section reproduce its numbers and figures, and running the report again reuses the "
+            "finished runs."
+        )
+    else:
+        about = _(
+            "qarena {version}, full report, {seconds:.0f} s on {cores} core(s) ({python}, "
+            "{machine}). Every run is a sweep folder under {runs}; the commands under each "
+            "section reproduce its numbers and figures, and running the report again reuses the "
+            "finished runs."
+        )
+    # The text is escaped first; the folder goes in as code.
+    about = esc(about).format(
+        version=esc(__version__),
+        seconds=seconds,
+        cores=cores(),
+        python=esc(platform.python_version()),
+        machine=esc(platform.machine()),
+        runs=f"<code>{esc(str(lab.runs))}</code>",
+    )
+    title = esc(_("qarena report"))
+    heading = esc(_("qarena report: questions about learning to play, measured"))
+    reproduce = esc(_("Reproduce:"))
     parts = [
         "<!doctype html>",
-        "<html lang='en'><head><meta charset='utf-8'>",
+        f"<html lang='{esc(language())}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        "<title>qarena report</title>",
+        f"<title>{title}</title>",
         f"<style>{_STYLE}</style></head><body>",
-        "<h1>qarena report: questions about learning to play, measured</h1>",
-        f"<p class='meta'>qarena {esc(__version__)}, {'quick' if lab.quick else 'full'} "
-        f"report, {seconds:.0f} s on {cores()} core(s) ({esc(platform.python_version())}, "
-        f"{esc(platform.machine())}). Every run is a sweep folder under "
-        f"<code>{esc(str(lab.runs))}</code>; the commands under each section reproduce its "
-        "numbers and figures, and running the report again reuses the finished runs.</p>",
+        f"<h1>{heading}</h1>",
+        f"<p class='meta'>{about}</p>",
         "<nav><ol>",
         *(f"<li><a href='#{s.key}'>{esc(s.title)}</a></li>" for s in sections),
         "</ol></nav>",
@@ -795,7 +921,7 @@ def render_html(sections: Sequence[Section], lab: Lab, seconds: float) -> bytes:
                 f"<figcaption>{esc(f.alt)}</figcaption></figure>"
             )
         parts += [_table(t) for t in s.tables]
-        parts.append("<p>Reproduce:</p><pre>" + esc("\n".join(s.commands)) + "</pre>")
+        parts.append(f"<p>{reproduce}</p><pre>" + esc("\n".join(s.commands)) + "</pre>")
         parts.append(f"<p class='meta'>{s.seconds:.1f} s</p></section>")
     parts.append("</body></html>\n")
     return "\n".join(parts).encode("utf-8")

@@ -39,6 +39,7 @@ from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.fileio import folder_lock, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
+from qarena.i18n import _, speaking
 from qarena.learn.base import SEATS, Learner
 from qarena.learn.learners import learner_bytes, learner_class
 from qarena.learn.policyfile import read_meta
@@ -263,7 +264,11 @@ class Grid:
                 cls.build_config(setting.given)  # values out of range: one line, now
                 runs[setting] = None
         if len(runs) > MAX_RUNS:
-            raise QarenaError(f"the sweep has {len(runs):,} runs; at most {MAX_RUNS:,}")
+            raise QarenaError(
+                _("the sweep has {count:,} runs; at most {most:,}").format(
+                    count=len(runs), most=MAX_RUNS
+                )
+            )
         return list(runs)
 
     def _check(self, game: Game) -> None:
@@ -278,34 +283,56 @@ class Grid:
             ]
         )
         if total > MAX_RUNS:
-            shown = f"{total:,}" if total < 10**30 else "a number that large"
-            raise QarenaError(f"the sweep has {shown} combinations; at most {MAX_RUNS:,} runs")
+            shown = f"{total:,}" if total < 10**30 else _("a number that large")
+            raise QarenaError(
+                _("the sweep has {count} combinations; at most {most:,} runs").format(
+                    count=shown, most=MAX_RUNS
+                )
+            )
         classes = [learner_class(k) for k in self.learners]
         for axis in self.values:
             if not any(axis in cls.hyperparameters for cls in classes):
                 kinds = " or ".join(self.learners)
-                raise QarenaError(f"{flag(axis)} does not apply to the {kinds} learner")
+                raise QarenaError(
+                    _("{flag} does not apply to the {kinds} learner").format(
+                        flag=flag(axis), kinds=kinds
+                    )
+                )
         named = ("self", *STRATEGIES, *game.rule_players)
         for name in self.opponents:
             if name in STRATEGIES and name not in ("random", "perfect", *game.rule_players):
-                raise QarenaError(f"--opponent {name} does not play {game.spec}")
-            if name not in named and not is_file(name):
                 raise QarenaError(
-                    f"unknown opponent {name!r}; expected self, random, perfect, "
-                    f"{', '.join(game.rule_players) + ', ' if game.rule_players else ''}"
-                    "or a policy file"
+                    _("--opponent {name} does not play {spec}").format(name=name, spec=game.spec)
                 )
+            if name not in named and not is_file(name):
+                if game.rule_players:
+                    text = _(
+                        "unknown opponent {name!r}; expected self, random, perfect, {rules}, or a "
+                        "policy file"
+                    )
+                else:
+                    text = _(
+                        "unknown opponent {name!r}; expected self, random, perfect, or a policy "
+                        "file"
+                    )
+                raise QarenaError(text.format(name=name, rules=", ".join(game.rule_players)))
         self_play = "self" in self.opponents
         if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
             axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
             raise QarenaError(
-                f"{flag(axis)} applies to self-play; against an --opponent games start anew"
+                _("{flag} applies to self-play; against an --opponent games start anew").format(
+                    flag=flag(axis)
+                )
             )
         if self.seats != ("both",) and self.opponents == ("self",):
-            raise QarenaError("--seat applies only against an --opponent; self-play takes both")
+            raise QarenaError(_("--seat applies only against an --opponent; self-play takes both"))
         for seat in self.seats:
             if seat not in SEATS:
-                raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+                raise QarenaError(
+                    _("unknown seat {seat!r}; expected {seats}").format(
+                        seat=seat, seats=", ".join(SEATS)
+                    )
+                )
 
 
 # --- parsing the command line's lists ---------------------------------------------------------
@@ -315,7 +342,11 @@ def split_list(flag_name: str, text: str) -> list[str]:
     """``a,b,c`` as a list of non-empty items."""
     items = [t.strip() for t in text.split(",")]
     if not text.strip() or any(not t for t in items):
-        raise QarenaError(f"{flag_name} takes a comma-separated list like a,b, not {text!r}")
+        raise QarenaError(
+            _("{flag} takes a comma-separated list like a,b, not {text!r}").format(
+                flag=flag_name, text=text
+            )
+        )
     return items
 
 
@@ -327,7 +358,11 @@ def parse_floats(flag_name: str, text: str) -> tuple[float, ...]:
         except ValueError:
             x = math.nan
         if not math.isfinite(x):
-            raise QarenaError(f"{flag_name} takes numbers like 0.1,0.5, not {item!r}")
+            raise QarenaError(
+                _("{flag} takes numbers like 0.1,0.5, not {item!r}").format(
+                    flag=flag_name, item=item
+                )
+            )
         values.append(x)
     return _distinct(values)
 
@@ -336,7 +371,11 @@ def parse_ints(flag_name: str, text: str, most: int) -> tuple[int, ...]:
     values = []
     for item in split_list(flag_name, text):
         if not re.fullmatch(r"[0-9_]{1,40}", item):
-            raise QarenaError(f"{flag_name} takes whole numbers like 1000,10000, not {item!r}")
+            raise QarenaError(
+                _("{flag} takes whole numbers like 1000,10000, not {item!r}").format(
+                    flag=flag_name, item=item
+                )
+            )
         value = int(item)
         check_count(flag_name, value, most)
         values.append(value)
@@ -349,15 +388,21 @@ def parse_seeds(text: str) -> tuple[int, ...]:
     for item in split_list("--seeds", text):
         m = re.fullmatch(r"([0-9]{1,20})(?:-([0-9]{1,20}))?", item)
         if m is None:
-            raise QarenaError(f"--seeds takes a range like 0-4 or a list like 0,3,7, not {item!r}")
+            raise QarenaError(
+                _("--seeds takes a range like 0-4 or a list like 0,3,7, not {item!r}").format(
+                    item=item
+                )
+            )
         lo = int(m.group(1))
         hi = int(m.group(2)) if m.group(2) is not None else lo
         check_seed(lo, "--seeds")
         check_seed(hi, "--seeds")
         if hi < lo:
-            raise QarenaError(f"--seeds range {item} ends before it starts")
+            raise QarenaError(_("--seeds range {item} ends before it starts").format(item=item))
         if hi - lo + len(seeds) >= MAX_RUNS:
-            raise QarenaError(f"--seeds {text} names more than {MAX_RUNS:,} seeds")
+            raise QarenaError(
+                _("--seeds {text} names more than {most:,} seeds").format(text=text, most=MAX_RUNS)
+            )
         seeds.extend(range(lo, hi + 1))
     return _distinct(seeds)
 
@@ -373,8 +418,10 @@ def parse_rewards(texts: Sequence[str]) -> tuple[tuple[float, float, float], ...
                 values = ()
             if len(values) != 3 or not all(math.isfinite(v) for v in values):
                 raise QarenaError(
-                    f"--rewards takes triples WIN,DRAW,LOSS like 1,0,-1 (several separated "
-                    f"by ';' or given as more --rewards), not {part!r}"
+                    _(
+                        "--rewards takes triples WIN,DRAW,LOSS like 1,0,-1 (several separated "
+                        "by ';' or given as more --rewards), not {part!r}"
+                    ).format(part=part)
                 )
             triples.append((values[0], values[1], values[2]))
     return _distinct(triples)
@@ -386,7 +433,11 @@ def parse_names(flag_name: str, text: str, known: Iterable[str] | None = None) -
         allowed = tuple(known)
         for item in items:
             if item not in allowed:
-                raise QarenaError(f"{flag_name}: unknown {item!r}; expected {', '.join(allowed)}")
+                raise QarenaError(
+                    _("{flag}: unknown {item!r}; expected {names}").format(
+                        flag=flag_name, item=item, names=", ".join(allowed)
+                    )
+                )
     return _distinct(items)
 
 
@@ -411,6 +462,7 @@ class Task:
     until_perfect: bool = False
     threads: int = 0  # compiled loops' threads in the worker (0: numba's default)
     opponent_file: bytes | None = None
+    language: str = "en"  # the language of the worker's messages: the sweep's own
 
 
 @dataclass(frozen=True)
@@ -421,7 +473,13 @@ class RunOutput:
 
 
 def run_task(task: Task) -> RunOutput:
-    """Train and measure one run; its policy file comes back as bytes, written by the caller."""
+    """Train and measure one run; its policy file comes back as bytes, written by the caller.
+    Its messages (an error) are in the task's language."""
+    with speaking(task.language):
+        return _run_task(task)
+
+
+def _run_task(task: Task) -> RunOutput:
     if task.threads:
         import numba
 
@@ -511,14 +569,14 @@ class SweepFolder:
             return None
         where = str(self.settings_file)
         if not is_file(where):
-            raise QarenaError(f"{where} is not a regular file")
+            raise QarenaError(_("{file} is not a regular file").format(file=where))
         try:
             raw = self.settings_file.read_bytes()
             data = json.loads(raw[:100_000]) if len(raw) <= 100_000 else None
         except (OSError, ValueError):
             data = None
         if not isinstance(data, dict) or data.get("format") != SWEEP_FORMAT:
-            raise QarenaError(f"{where} is not a qarena sweep's settings")
+            raise QarenaError(_("{file} is not a qarena sweep's settings").format(file=where))
         try:
             fixed = Fixed(**{k: data[k] for k in FIXED if k in data})
             assert isinstance(fixed.game, str) and isinstance(fixed.canonical, bool)
@@ -526,7 +584,9 @@ class SweepFolder:
             assert fixed.every is None or isinstance(fixed.every, int)
             assert isinstance(fixed.until_perfect, bool)
         except (TypeError, AssertionError):
-            raise QarenaError(f"{where} is not a qarena sweep's settings") from None
+            raise QarenaError(
+                _("{file} is not a qarena sweep's settings").format(file=where)
+            ) from None
         return fixed
 
     def open(self, fixed: Fixed) -> None:
@@ -535,20 +595,28 @@ class SweepFolder:
         old = self.fixed()
         if old is not None and old != fixed:
             diffs = [
-                f"{k} {getattr(old, k)!r}, not {getattr(fixed, k)!r}"
+                _("{setting} {old!r}, not {new!r}").format(
+                    setting=k, old=getattr(old, k), new=getattr(fixed, k)
+                )
                 for k in FIXED
                 if getattr(old, k) != getattr(fixed, k)
             ]
             raise QarenaError(
-                f"{root} holds a sweep with {'; '.join(diffs)}: resume it with the same game "
-                "and options, or give another --out"
+                _(
+                    "{folder} holds a sweep with {differences}: resume it with the same game and "
+                    "options, or give another --out"
+                ).format(folder=root, differences="; ".join(diffs))
             )
         try:
             self.runs.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise QarenaError(f"cannot make the folder {self.runs}: {e.strerror or e}") from None
+            raise QarenaError(
+                _("cannot make the folder {folder}: {problem}").format(
+                    folder=self.runs, problem=e.strerror or e
+                )
+            ) from None
         if not is_dir(str(self.runs)):
-            raise QarenaError(f"{self.runs} is not a folder")
+            raise QarenaError(_("{folder} is not a folder").format(folder=self.runs))
         if old is None:
             text = json.dumps(fixed.to_json(), indent=2) + "\n"
             write_atomic(self.settings_file, text.encode())
@@ -559,11 +627,15 @@ class SweepFolder:
         into it is refused until this one ends."""
         root = str(self.root)
         if os.path.lexists(root) and not is_dir(root):
-            raise QarenaError(f"--out {root} is not a folder")
+            raise QarenaError(_("--out {folder} is not a folder").format(folder=root))
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise QarenaError(f"cannot make the folder {root}: {e.strerror or e}") from None
+            raise QarenaError(
+                _("cannot make the folder {folder}: {problem}").format(
+                    folder=root, problem=e.strerror or e
+                )
+            ) from None
         with folder_lock(root, "sweep"):
             yield
 
@@ -614,17 +686,23 @@ def read_results(path: Path) -> list[dict[str, str]]:
     """results.csv back as rows (for plots and reports), checked to be one."""
     where = str(path)
     if not is_file(where):
-        raise QarenaError(f"no results table at {where}; is it a sweep folder (qarena sweep)?")
+        raise QarenaError(
+            _("no results table at {file}; is it a sweep folder (qarena sweep)?").format(file=where)
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise QarenaError(f"cannot read {where}: {e}") from None
+        raise QarenaError(
+            _("cannot read {file}: {problem}").format(file=where, problem=e)
+        ) from None
     reader = csv.DictReader(io.StringIO(text))
     if tuple(reader.fieldnames or ()) != COLUMNS:
-        raise QarenaError(f"{where} is not a qarena sweep's results table")
+        raise QarenaError(_("{file} is not a qarena sweep's results table").format(file=where))
     rows = list(reader)
     if any(None in row or any(v is None for v in row.values()) for row in rows):
-        raise QarenaError(f"{where} is damaged: a row has the wrong number of cells")
+        raise QarenaError(
+            _("{file} is damaged: a row has the wrong number of cells").format(file=where)
+        )
     return rows
 
 

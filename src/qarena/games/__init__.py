@@ -1,6 +1,16 @@
 """Games: pure rules, no I/O, no randomness; one module each behind the Game interface."""
 
-from qarena.games.base import DRAW, LOSS, WIN, Game, GameArrays, Move, Position, value_name
+from qarena.games.base import (
+    DRAW,
+    LOSS,
+    WIN,
+    Game,
+    GameArrays,
+    Move,
+    Position,
+    value_name,
+    value_word,
+)
 from qarena.games.heap import HeapGame
 from qarena.games.nim import Nim
 from qarena.games.registry import parse_spec, register, unregister
@@ -27,4 +37,5 @@ __all__ = [
     "register",
     "unregister",
     "value_name",
+    "value_word",
 ]

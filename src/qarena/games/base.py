@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from qarena.errors import IllegalMoveError, PositionError, QarenaError
+from qarena.i18n import _, gettext_noop
 
 Position = tuple[int, ...]
 Move = int
@@ -27,7 +28,10 @@ WIN = 1
 DRAW = 0
 LOSS = -1
 
+#: Values as data (JSON, CSV, policy files): always these English words.
 VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+#: Values in words for people, translated where shown (:func:`value_word`).
+VALUE_WORDS = {WIN: gettext_noop("win"), DRAW: gettext_noop("draw"), LOSS: gettext_noop("loss")}
 #: Outcomes of a game from one side, in the order records count them.
 OUTCOMES = ("win", "draw", "loss")
 
@@ -166,19 +170,22 @@ class Game(ABC):
 
     def move_help(self, position: Position) -> str:
         """How to type a move, with an example legal in ``position``."""
-        return f"Moves: like {self.format_move(self.legal_moves(position)[0])}."
+        example = self.format_move(self.legal_moves(position)[0])
+        return _("Moves: like {example}.").format(example=example)
 
     def move_words(self, move: Move) -> str:
         """What a move does, after a subject: "takes 2 from pile 3 (3:2)", "plays b2"."""
-        return f"plays {self.format_move(move)}"
+        return _("plays {move}").format(move=self.format_move(move))
 
     def illegal_words(self, position: Position, move: Move) -> str:
         """Why a well-formed move is not legal in ``position``."""
-        return f"{self.format_move(move)} is not legal here."
+        return _("{move} is not legal here.").format(move=self.format_move(move))
 
-    def ending_words(self, position: Position, last_mover: str) -> str:
-        """Why the game ended in ``position``, naming ``last_mover`` ("You", "The AI")."""
-        return "The game is over."
+    def ending_words(self, position: Position, last_mover: str, addressed: bool = False) -> str:
+        """Why the game ended in ``position``, naming ``last_mover`` ("The AI", "A"); with
+        ``addressed``, the last mover is the person read to ("You took the last match"), whose
+        verb other languages conjugate differently."""
+        return _("The game is over.")
 
     def seat(self, position: Position) -> str | None:
         """The name of the side to move (``x``, ``o``); None in impartial games."""
@@ -189,12 +196,19 @@ class Game(ABC):
         """How a won game was won, e.g. ``x has 3 in a row (a1 b2 c3)``; None otherwise."""
         return None
 
+    def winner_mark(self, position: Position) -> str | None:
+        """The mark (``x``, ``o``) of the side that has won ``position``, as data; None when
+        nobody has, or the game has no marks."""
+        return None
+
     def end_words(self, position: Position) -> str:
         """How a finished game ended, in words, e.g. ``the board is full: draw``."""
         won = self.winning_line(position)
         if won is not None:
             return won
-        return f"over: {value_name(self.result(position))} for the player to move"
+        return _("over: {value} for the player to move").format(
+            value=value_word(self.result(position))
+        )
 
     # --- rule-based players and theory ----------------------------------------------
     #: Names of the game's closed-form players (``bouton``, ``poles``...), beyond random and
@@ -203,7 +217,7 @@ class Game(ABC):
 
     def rule_move(self, name: str, position: Position) -> Move:
         """The move rule player ``name`` makes in ``position`` (a non-terminal position)."""
-        raise QarenaError(f"{self.spec} has no {name!r} player")
+        raise QarenaError(_("{spec} has no {name!r} player").format(spec=self.spec, name=name))
 
     def theory(self, position: Position) -> Theory | None:
         """The closed-form account of ``position``, computed without the solver; None when
@@ -241,14 +255,20 @@ class Game(ABC):
         if len(position) != len(self.radix) or any(
             not 0 <= v < r for v, r in zip(position, self.radix, strict=True)
         ):
-            raise PositionError(f"{position!r} is not a position of {self.spec}")
+            raise PositionError(
+                _("{position!r} is not a position of {spec}").format(
+                    position=position, spec=self.spec
+                )
+            )
 
     def apply(self, position: Position, move: Move) -> Position:
         """The position after ``move``; the given position is left as it was."""
         if move not in self.legal_moves(position):
             raise IllegalMoveError(
-                f"{self.format_move(move) if 0 <= move < self.num_moves else move} "
-                f"is not legal in {self.format_position(position)}"
+                _("{move} is not legal in {position}").format(
+                    move=self.format_move(move) if 0 <= move < self.num_moves else move,
+                    position=self.format_position(position),
+                )
             )
         return self._apply_unchecked(position, move)
 
@@ -260,7 +280,9 @@ class Game(ABC):
     def decode(self, code: int) -> Position:
         """The position with this code."""
         if not 0 <= code < self.num_positions:
-            raise PositionError(f"code {code} is outside 0..{self.num_positions - 1}")
+            raise PositionError(
+                _("code {code} is outside 0..{last}").format(code=code, last=self.num_positions - 1)
+            )
         out = []
         for r in self.radix:
             code, d = divmod(code, r)
@@ -316,8 +338,13 @@ def mixed_radix_arrays(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def value_name(value: int) -> str:
-    """``win``, ``draw`` or ``loss``."""
+    """``win``, ``draw`` or ``loss``: the value as data (JSON, files), never translated."""
     return VALUE_NAMES[value]
+
+
+def value_word(value: int) -> str:
+    """The value in a word for people, in the current language (``win`` in English)."""
+    return _(VALUE_WORDS[value])
 
 
 @dataclass(frozen=True)
@@ -371,4 +398,6 @@ class Theory(ABC):
     def describe_move(self, move: Move) -> str:
         """A winning move and what it leaves."""
         after = self.game.format_position(self.game.apply(self.position, move))
-        return f"{self.game.format_move(move)}  leaving {after}"
+        return _("{move}  leaving {position}").format(
+            move=self.game.format_move(move), position=after
+        )

@@ -15,6 +15,7 @@ from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import Game, GameArrays, Move, Position
 from qarena.games.registry import positive_part, register
 from qarena.games.tictactoe import EMPTY, TicTacToe, board_size
+from qarena.i18n import _, gettext_noop
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,9 @@ class ConnectFour(TicTacToe):
 
     @property
     def title(self) -> str:
-        return f"Connect Four {self.rows}×{self.cols}, {self.k} in a row"
+        return _("Connect Four {rows}×{cols}, {k} in a row").format(
+            rows=self.rows, cols=self.cols, k=self.k
+        )
 
     @property
     def num_moves(self) -> int:
@@ -49,7 +52,7 @@ class ConnectFour(TicTacToe):
     def position_bound(self) -> int:
         # Column heights of every total, each filling coloured ceil(n/2) x and floor(n/2) o.
         ways = [1]  # ways[n]: height choices of the columns so far holding n pieces
-        for _ in range(self.cols):
+        for _column in range(self.cols):
             nxt = [0] * (len(ways) + self.rows)
             for n, w in enumerate(ways):
                 for h in range(self.rows + 1):
@@ -75,7 +78,9 @@ class ConnectFour(TicTacToe):
 
     def _move_component(self, move: Move) -> tuple[int, int]:
         if not 0 <= move < self.cols:
-            raise MoveError(f"move id {move} is outside 0..{self.cols - 1}")
+            raise MoveError(
+                _("move id {move} is outside 0..{last}").format(move=move, last=self.cols - 1)
+            )
         return move, 0
 
     def _make_move(self, component: int, detail: int) -> Move:
@@ -96,21 +101,23 @@ class ConnectFour(TicTacToe):
 
     # --- words and text forms -------------------------------------------------------------
     def rules_text(self) -> str:
-        return (
+        return _(
             "Take turns dropping a piece into a column; it falls to the lowest empty cell. "
-            f"x moves first. {self.k} in a row (across, down or diagonally) wins."
-        )
+            "x moves first. {k} in a row (across, down or diagonally) wins."
+        ).format(k=self.k)
 
     def move_help(self, position: Position) -> str:
         example = self.format_move(self.legal_moves(position)[0])
         last = string.ascii_lowercase[self.cols - 1]
-        return f"Moves: a column letter, a to {last} from the left; for example {example}."
+        return _(
+            "Moves: a column letter, a to {last} from the left; for example {example}."
+        ).format(last=last, example=example)
 
     def move_words(self, move: Move) -> str:
-        return f"drops a piece in column {self.format_move(move)}"
+        return _("drops a piece in column {column}").format(column=self.format_move(move))
 
     def illegal_words(self, position: Position, move: Move) -> str:
-        return f"Column {self.format_move(move)} is full; pick another."
+        return _("Column {column} is full; pick another.").format(column=self.format_move(move))
 
     def parse_position(self, text: str) -> Position:
         position = super().parse_position(text)
@@ -118,13 +125,15 @@ class ConnectFour(TicTacToe):
             for r in range(self.rows - 1):
                 if position[r * self.cols + c] != EMPTY and position[(r + 1) * self.cols + c] == 0:
                     raise PositionError(
-                        f"position {text!r} has a piece floating in column "
-                        f"{string.ascii_lowercase[c]}: pieces fall to the lowest empty cell"
+                        _(
+                            "position {text!r} has a piece floating in column {column}: pieces "
+                            "fall to the lowest empty cell"
+                        ).format(text=text, column=string.ascii_lowercase[c])
                     )
         return position
 
     def format_move(self, move: Move) -> str:
-        col, _ = self._move_component(move)
+        col, _detail = self._move_component(move)
         return string.ascii_lowercase[col]
 
     @property
@@ -137,24 +146,28 @@ class ConnectFour(TicTacToe):
         if not 0 <= col < self.cols:
             last = string.ascii_lowercase[self.cols - 1]
             raise MoveError(
-                f"move {text!r} is not a column of the {self.rows}x{self.cols} board; "
-                f"expected a letter a-{last}, 'a' on the left"
+                _(
+                    "move {text!r} is not a column of the {rows}x{cols} board; expected a letter "
+                    "a-{last}, 'a' on the left"
+                ).format(text=text, rows=self.rows, cols=self.cols, last=last)
             )
         return col
 
 
 def _parse(text: str, rest: list[str]) -> Game:
-    form = "expected like 'connect4:6x7:4' (rows x columns : k in a row)"
+    form = _("expected like 'connect4:6x7:4' (rows x columns : k in a row)")
     if len(rest) > 2:
-        raise SpecError(f"{text!r} has too many parts; {form}")
+        raise SpecError(_("{text!r} has too many parts; {form}").format(text=text, form=form))
     if not rest:
         return ConnectFour()
     rows, cols = board_size(text, rest[0], form)
     k = positive_part(text, rest[1], "k", form, max(rows, cols)) if len(rest) == 2 else 4
     if k > max(rows, cols):
         raise SpecError(
-            f"{text!r}: {k} in a row cannot fit on a {rows}x{cols} board; give k, e.g. "
-            f"'connect4:{rows}x{cols}:{max(rows, cols)}'"
+            _(
+                "{text!r}: {k} in a row cannot fit on a {rows}x{cols} board; give k, e.g. "
+                "'connect4:{rows}x{cols}:{most}'"
+            ).format(text=text, k=k, rows=rows, cols=cols, most=max(rows, cols))
         )
     return ConnectFour(rows=rows, cols=cols, k=k)
 
@@ -163,5 +176,5 @@ register(
     "connect4",
     _parse,
     aliases=("connect-four",),
-    form="connect4[:ROWSxCOLS[:K]] like 'connect4:4x5'",
+    form=gettext_noop("connect4[:ROWSxCOLS[:K]] like 'connect4:4x5'"),
 )

@@ -12,6 +12,7 @@ import numpy as np
 from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import LOSS, WIN, Game, GameArrays, Move, Position, Theory
 from qarena.games.base import mixed_radix_arrays as _mixed_radix_arrays
+from qarena.i18n import _, ngettext
 
 # A move id table with more entries than this is no game a table learner can hold.
 MAX_MOVES = 1_000_000
@@ -29,11 +30,15 @@ class HeapGame(Game):
 
     def __post_init__(self) -> None:
         if not self.piles or any(p < 1 for p in self.piles):
-            raise SpecError("every pile must start with at least 1 object")
+            raise SpecError(_("every pile must start with at least 1 object"))
         if self.max_take is not None and self.max_take < 1:
-            raise SpecError("a move must be allowed to take at least 1 object")
+            raise SpecError(_("a move must be allowed to take at least 1 object"))
         if sum(self._takes) > MAX_MOVES:
-            raise SpecError(f"{self.spec} has more than {MAX_MOVES:,} distinct moves")
+            raise SpecError(
+                _("{spec} has more than {count:,} distinct moves").format(
+                    spec=self.spec, count=MAX_MOVES
+                )
+            )
 
     # --- identity -------------------------------------------------------------------
     @property
@@ -94,14 +99,20 @@ class HeapGame(Game):
 
     def result(self, position: Position) -> int:
         if not self.is_terminal(position):
-            raise PositionError(f"{self.format_position(position)} is not a finished game")
+            raise PositionError(
+                _("{position} is not a finished game").format(
+                    position=self.format_position(position)
+                )
+            )
         # The opponent took the last object: in misère play that loses, in normal play it wins.
         return WIN if self.misere else LOSS
 
     # --- moves as (pile, count) ----------------------------------------------------------
     def _move_component(self, move: Move) -> tuple[int, int]:
         if not 0 <= move < self.num_moves:
-            raise MoveError(f"move id {move} is outside 0..{self.num_moves - 1}")
+            raise MoveError(
+                _("move id {move} is outside 0..{last}").format(move=move, last=self.num_moves - 1)
+            )
         pile = 0
         while pile + 1 < len(self._offsets) and self._offsets[pile + 1] <= move:
             pile += 1
@@ -118,10 +129,16 @@ class HeapGame(Game):
     def move_for(self, pile: int, take: int) -> Move:
         """The move id that takes ``take`` objects from pile ``pile`` (0-based)."""
         if not 0 <= pile < len(self.piles):
-            raise MoveError(f"there is no pile {pile + 1}; piles are 1..{len(self.piles)}")
+            raise MoveError(
+                _("there is no pile {pile}; piles are 1..{count}").format(
+                    pile=pile + 1, count=len(self.piles)
+                )
+            )
         if not 1 <= take <= self._takes[pile]:
             raise MoveError(
-                f"cannot take {take} from pile {pile + 1}: a move takes 1..{self._takes[pile]}"
+                _("cannot take {take} from pile {pile}: a move takes 1..{most}").format(
+                    take=take, pile=pile + 1, most=self._takes[pile]
+                )
             )
         return self._make_move(pile, take)
 
@@ -170,33 +187,39 @@ class HeapGame(Game):
     layout = "piles"
 
     def rules_text(self) -> str:
-        end = "loses" if self.misere else "wins"
-        return f"{self._take_rule()} Whoever takes the last match {end}."
-
-    def _take_rule(self) -> str:
-        return "Take one or more matches from a single pile."
+        if self.misere:
+            return _(
+                "Take one or more matches from a single pile. Whoever takes the last match loses."
+            )
+        return _("Take one or more matches from a single pile. Whoever takes the last match wins.")
 
     def move_help(self, position: Position) -> str:
         example = self.format_move(self.legal_moves(position)[0])
         pile, take = example.split(":")
-        return (
-            f"Moves: PILE:COUNT takes COUNT matches from pile PILE; for example {example} "
-            f"takes {take} from pile {pile}."
-        )
+        return _(
+            "Moves: PILE:COUNT takes COUNT matches from pile PILE; for example {example} "
+            "takes {take} from pile {pile}."
+        ).format(example=example, take=take, pile=pile)
 
     def move_words(self, move: Move) -> str:
         pile, take = self._move_component(move)
-        return f"takes {take} from pile {pile + 1} ({self.format_move(move)})"
+        return _("takes {take} from pile {pile} ({move})").format(
+            take=take, pile=pile + 1, move=self.format_move(move)
+        )
 
     def illegal_words(self, position: Position, move: Move) -> str:
         pile, take = self._move_component(move)
         left = position[pile]
         if left == 0:
-            return f"Pile {pile + 1} is empty."
-        return f"Pile {pile + 1} has only {left}; you cannot take {take}."
+            return _("Pile {pile} is empty.").format(pile=pile + 1)
+        return _("Pile {pile} has only {left}; you cannot take {take}.").format(
+            pile=pile + 1, left=left, take=take
+        )
 
-    def ending_words(self, position: Position, last_mover: str) -> str:
-        return f"{last_mover} took the last match."
+    def ending_words(self, position: Position, last_mover: str, addressed: bool = False) -> str:
+        if addressed:
+            return _("You took the last match.")
+        return _("{player} took the last match.").format(player=last_mover)
 
     # --- text forms (overridden by the subtraction game) ----------------------------
     def format_position(self, position: Position) -> str:
@@ -207,18 +230,33 @@ class HeapGame(Game):
         parts = text.split()
         if not parts or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in parts):
             raise PositionError(
-                f"position {text!r} is not pile sizes separated by spaces, like {example!r}"
+                _(
+                    "position {text!r} is not pile sizes separated by spaces, like {example!r}"
+                ).format(text=text, example=example)
             )
         values = tuple(int(p) for p in parts)
         if len(values) != len(self.piles):
             raise PositionError(
-                f"position {text!r} has {len(values)} pile{'s' if len(values) != 1 else ''} "
-                f"but {self.spec} has {len(self.piles)}; expected pile sizes like {example!r}"
+                ngettext(
+                    "position {text!r} has {count} pile but {spec} has {piles}; expected pile "
+                    "sizes like {example!r}",
+                    "position {text!r} has {count} piles but {spec} has {piles}; expected pile "
+                    "sizes like {example!r}",
+                    len(values),
+                ).format(
+                    text=text,
+                    count=len(values),
+                    spec=self.spec,
+                    piles=len(self.piles),
+                    example=example,
+                )
             )
         for i, (v, p) in enumerate(zip(values, self.piles, strict=True)):
             if v > p:
                 raise PositionError(
-                    f"position {text!r}: pile {i + 1} holds at most {p} in {self.spec}"
+                    _("position {text!r}: pile {pile} holds at most {most} in {spec}").format(
+                        text=text, pile=i + 1, most=p, spec=self.spec
+                    )
                 )
         return values
 
@@ -230,7 +268,9 @@ class HeapGame(Game):
         m = re.fullmatch(r"\s*([0-9]{1,9})\s*:\s*([0-9]{1,9})\s*", text)
         if not m:
             raise MoveError(
-                f"move {text!r} is not PILE:COUNT; expected like '3:2' (take 2 from pile 3)"
+                _(
+                    "move {text!r} is not PILE:COUNT; expected like '3:2' (take 2 from pile 3)"
+                ).format(text=text)
             )
         return self.move_for(int(m.group(1)) - 1, int(m.group(2)))
 
@@ -250,15 +290,17 @@ def pile_and_take(game: Game, position: Position, move: Move) -> tuple[int, int]
 
 
 def over_sentence(misere: bool, what: str) -> str:
+    """Why a finished heap game has its value; ``what`` says what is left ("No objects are
+    left"), already in words for people."""
     if misere:
-        return (
-            f"{what}: the opponent took the last object, which loses in misère play, "
+        return _(
+            "{what}: the opponent took the last object, which loses in misère play, "
             "so the player to move has won."
-        )
-    return (
-        f"{what}: the opponent took the last object, which wins in normal play, "
+        ).format(what=what)
+    return _(
+        "{what}: the opponent took the last object, which wins in normal play, "
         "so the player to move has lost."
-    )
+    ).format(what=what)
 
 
 class HeapTheory(Theory):
@@ -273,8 +315,13 @@ class HeapTheory(Theory):
         game, position = self.game, self.position
         pile, take = pile_and_take(game, position, move)
         after = game.format_position(game.apply(position, move))
-        where = f" from pile {pile + 1}" if len(position) > 1 else ""
-        return f"{game.format_move(move)}  take {take}{where}, leaving {after}"
+        if len(position) > 1:
+            return _("{move}  take {take} from pile {pile}, leaving {position}").format(
+                move=game.format_move(move), take=take, pile=pile + 1, position=after
+            )
+        return _("{move}  take {take}, leaving {position}").format(
+            move=game.format_move(move), take=take, position=after
+        )
 
 
 __all__ = ["MAX_MOVES", "HeapGame", "HeapTheory", "over_sentence", "pile_and_take", "plural"]

@@ -16,9 +16,9 @@ from qarena.games.heap import (
     HeapTheory,
     over_sentence,
     pile_and_take,
-    plural,
 )
 from qarena.games.registry import positive_part, register, rule_part
+from qarena.i18n import _, gettext_noop, ngettext
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,10 @@ class Nim(HeapGame):
 
     @property
     def title(self) -> str:
-        rule = "misère" if self.misere else "normal play"
-        return f"Nim {'-'.join(str(p) for p in self.piles)} ({rule})"
+        piles = "-".join(str(p) for p in self.piles)
+        if self.misere:
+            return _("Nim {piles} (misère)").format(piles=piles)
+        return _("Nim {piles} (normal play)").format(piles=piles)
 
     def theory(self, position: Position) -> NimExplanation:
         return explain_nim(self, position)
@@ -136,45 +138,55 @@ class NimExplanation(HeapTheory):
 
     def table(self) -> TheoryTable:
         rows = tuple(
-            (f"pile {i + 1}", str(h), bits)
+            (_("pile {number}").format(number=i + 1), str(h), bits)
             for i, (h, bits) in enumerate(zip(self.position, self.binary, strict=True))
         )
         return TheoryTable(
-            ("", "objects", "binary"), rows, ("nim-sum", str(self.nim_sum), self.nim_sum_binary)
+            ("", _("objects"), _("binary")),
+            rows,
+            (_("nim-sum"), str(self.nim_sum), self.nim_sum_binary),
         )
 
     def sentences(self) -> list[str]:
         if self.over:
-            return [over_sentence(self.game.misere, "No objects are left")]
+            return [over_sentence(self.game.misere, _("No objects are left"))]
         if self.rule == "misere-exception":
             return self._exception_sentences()
         s = self.nim_sum
         if self.game.misere:
-            regime = (
-                f"{self.big_piles} piles have more than one object, so misère play follows "
-                "Bouton's rule, as normal play does: the player to move loses exactly when the "
-                "nim-sum is 0."
-            )
+            regime = ngettext(
+                "{count} pile has more than one object, so misère play follows Bouton's rule, "
+                "as normal play does: the player to move loses exactly when the nim-sum is 0.",
+                "{count} piles have more than one object, so misère play follows Bouton's rule, "
+                "as normal play does: the player to move loses exactly when the nim-sum is 0.",
+                self.big_piles,
+            ).format(count=self.big_piles)
         else:
-            regime = (
+            regime = _(
                 "Normal play, Bouton's rule: the player to move loses exactly when the nim-sum "
                 "is 0."
             )
         if self.value == LOSS:
             return [
                 regime,
-                "The nim-sum is 0: loss for the player to move. Every move changes one pile, so "
-                "it leaves a non-zero nim-sum, which the opponent can make 0 again.",
+                _(
+                    "The nim-sum is 0: loss for the player to move. Every move changes one pile, "
+                    "so it leaves a non-zero nim-sum, which the opponent can make 0 again."
+                ),
             ]
         sentences = [
             regime,
-            f"The nim-sum is {s}, not 0: win for the player to move, by making it 0 — from a "
-            f"pile h with h XOR {s} < h, take h − (h XOR {s}).",
+            _(
+                "The nim-sum is {sum}, not 0: win for the player to move, by making it 0 — from "
+                "a pile h with h XOR {sum} < h, take h − (h XOR {sum})."
+            ).format(sum=s),
         ]
         if self.game.misere:
             sentences.append(
-                "Keep it 0 until a move would leave at most one pile with more than one object; "
-                "then leave an odd number of single objects instead."
+                _(
+                    "Keep it 0 until a move would leave at most one pile with more than one "
+                    "object; then leave an odd number of single objects instead."
+                )
             )
         return sentences
 
@@ -185,29 +197,70 @@ class NimExplanation(HeapTheory):
             emptied = take == self.position[pile]
             ones = self.single_piles + (0 if emptied else 1)
             return [
-                "Only one pile has more than one object, so the misère exception applies: "
-                "leave an odd number of single objects.",
-                f"Besides pile {pile + 1} there {'is' if self.single_piles == 1 else 'are'} "
-                f"{plural(self.single_piles, 'pile')} of one, so "
-                f"{'empty it' if emptied else 'cut it to one'}: that leaves "
-                f"{plural(ones, 'single object')}, an odd number, and the opponent must take "
-                "the last. Win for the player to move.",
+                _(
+                    "Only one pile has more than one object, so the misère exception applies: "
+                    "leave an odd number of single objects."
+                ),
+                self._cut_sentence(pile, emptied, ones),
             ]
-        head = (
+        head = _(
             "No pile has more than one object, so the misère exception applies: the single "
             "objects go one per turn, and whoever takes the last loses."
         )
+        n = self.single_piles
         if self.value == WIN:
             return [
                 head,
-                f"{plural(self.single_piles, 'single object')} is an even number: win for the "
-                "player to move, by taking any one of them to leave an odd number.",
+                ngettext(
+                    "{count:,} single object is an even number: win for the player to move, by "
+                    "taking any one of them to leave an odd number.",
+                    "{count:,} single objects is an even number: win for the player to move, by "
+                    "taking any one of them to leave an odd number.",
+                    n,
+                ).format(count=n),
             ]
         return [
             head,
-            f"{plural(self.single_piles, 'single object')} is an odd number: loss for the "
-            "player to move, who will be left the last one.",
+            ngettext(
+                "{count:,} single object is an odd number: loss for the player to move, who will "
+                "be left the last one.",
+                "{count:,} single objects is an odd number: loss for the player to move, who "
+                "will be left the last one.",
+                n,
+            ).format(count=n),
         ]
+
+    def _cut_sentence(self, pile: int, emptied: bool, ones: int) -> str:
+        """The misère exception's winning move: empty the big pile, or cut it to one, so that an
+        odd number ``ones`` of single objects is left."""
+        n = self.single_piles  # odd when the big pile is emptied, even when it is cut to one
+        if emptied:
+            text = ngettext(
+                "Besides pile {pile} there is {count:,} pile of one, so empty it: that leaves "
+                "{ones:,} single object, an odd number, and the opponent must take the last. "
+                "Win for the player to move.",
+                "Besides pile {pile} there are {count:,} piles of one, so empty it: that leaves "
+                "{ones:,} single objects, an odd number, and the opponent must take the last. "
+                "Win for the player to move.",
+                n,
+            )
+        elif n == 0:
+            text = _(
+                "Besides pile {pile} there are 0 piles of one, so cut it to one: that leaves 1 "
+                "single object, an odd number, and the opponent must take the last. Win for the "
+                "player to move."
+            )
+        else:
+            text = ngettext(
+                "Besides pile {pile} there is {count:,} pile of one, so cut it to one: that "
+                "leaves {ones:,} single objects, an odd number, and the opponent must take the "
+                "last. Win for the player to move.",
+                "Besides pile {pile} there are {count:,} piles of one, so cut it to one: that "
+                "leaves {ones:,} single objects, an odd number, and the opponent must take the "
+                "last. Win for the player to move.",
+                n,
+            )
+        return text.format(pile=pile + 1, count=n, ones=ones)
 
 
 def explain_nim(game: Nim, position: Position) -> NimExplanation:
@@ -253,20 +306,24 @@ def explain_nim(game: Nim, position: Position) -> NimExplanation:
 
 
 def _parse(text: str, rest: list[str]) -> Game:
-    form = "expected like 'nim:3,5,7' or 'nim:3,5,7:normal'"
+    form = _("expected like 'nim:3,5,7' or 'nim:3,5,7:normal'")
     if len(rest) > 2:
-        raise SpecError(f"{text!r} has too many parts; {form}")
+        raise SpecError(_("{text!r} has too many parts; {form}").format(text=text, form=form))
     if not rest:
         return Nim(piles=(3, 5, 7))
     parts = rest[0].split(",")
     if len(parts) > MAX_PILES:
-        raise SpecError(f"{text[:40]!r}…: {len(parts):,} piles; at most {MAX_PILES} are played")
-    piles = tuple(positive_part(text, p, "each pile", form) for p in parts)
+        raise SpecError(
+            _("{text!r}…: {count:,} piles; at most {most} are played").format(
+                text=text[:40], count=len(parts), most=MAX_PILES
+            )
+        )
+    piles = tuple(positive_part(text, p, _("each pile"), form) for p in parts)
     misere = rule_part(text, rest[1]) if len(rest) == 2 else True
     return Nim(piles=piles, misere=misere)
 
 
-register("nim", _parse, form="nim[:PILES[:misere|normal]] like 'nim:3,5,7'")
+register("nim", _parse, form=gettext_noop("nim[:PILES[:misere|normal]] like 'nim:3,5,7'"))
 
 __all__ = [
     "MAX_MOVES",

@@ -14,6 +14,7 @@ from functools import lru_cache
 from qarena.budget import MAX_HEAP, MAX_SPEC_CHARS
 from qarena.errors import SpecError
 from qarena.games.base import Game
+from qarena.i18n import _
 
 #: ``parse(text, parts)``: the whole spec text (for messages) and the parts after ``name:``.
 Parser = Callable[[str, list[str]], Game]
@@ -33,7 +34,8 @@ _NAMES: dict[str, str] = {}  # name or alias -> name
 
 def register(name: str, parse: Parser, *, aliases: Iterable[str] = (), form: str = "") -> None:
     """Make ``name`` (and ``aliases``) a spec that ``parse`` reads; ``form`` shows the spec's
-    shape in error messages, e.g. ``"nim[:PILES] like 'nim:3,5,7'"``."""
+    shape in error messages, e.g. ``"nim[:PILES] like 'nim:3,5,7'"`` (marked with
+    ``gettext_noop``: it is translated where shown)."""
     entry = Entry(name.lower(), parse, tuple(a.lower() for a in aliases), form or name)
     taken = [n for n in (entry.name, *entry.aliases) if _NAMES.get(n, entry.name) != entry.name]
     if taken:
@@ -60,22 +62,28 @@ def names() -> tuple[str, ...]:
 
 
 def forms() -> str:
-    """Every registered spec form, for error messages."""
-    return ", ".join(e.form for e in _ENTRIES.values())
+    """Every registered spec form, for error messages (in the current language)."""
+    return ", ".join(_(e.form) for e in _ENTRIES.values())
 
 
 @lru_cache(maxsize=64)
 def parse_spec(text: str) -> Game:
     """The game a spec names; raises SpecError with the expected forms otherwise."""
     if not isinstance(text, str) or not text.strip():
-        raise SpecError(f"empty game spec; expected {forms()}")
+        raise SpecError(_("empty game spec; expected {forms}").format(forms=forms()))
     if len(text) > MAX_SPEC_CHARS:
         raise SpecError(
-            f"the game spec is {len(text):,} characters long; at most {MAX_SPEC_CHARS} are read"
+            _("the game spec is {length:,} characters long; at most {most} are read").format(
+                length=len(text), most=MAX_SPEC_CHARS
+            )
         )
     name, *rest = text.strip().lower().split(":")
     if name not in _NAMES:
-        raise SpecError(f"unknown game {name!r} in {text!r}; expected {forms()}")
+        raise SpecError(
+            _("unknown game {name!r} in {text!r}; expected {forms}").format(
+                name=name, text=text, forms=forms()
+            )
+        )
     return _ENTRIES[_NAMES[name]].parse(text, rest)
 
 
@@ -91,13 +99,18 @@ def rule_part(text: str, part: str) -> bool:
         return True
     if part == "normal":
         return False
-    raise SpecError(f"{text!r}: play is 'misere' or 'normal', not {part!r}")
+    raise SpecError(
+        _("{text!r}: play is 'misere' or 'normal', not {part!r}").format(text=text, part=part)
+    )
 
 
 def positive_part(text: str, part: str, what: str, form: str, most: int = MAX_HEAP) -> int:
-    """A whole number 1..most, ASCII digits only."""
+    """A whole number 1..most, ASCII digits only; ``what`` names it ("each pile") and ``form``
+    shows the expected spec, both in words for people."""
     if not INT.fullmatch(part) or not 1 <= int(part) <= most:
         raise SpecError(
-            f"{text!r}: {what} must be a whole number from 1 to {most:,}, not {part!r}; {form}"
+            _(
+                "{text!r}: {what} must be a whole number from 1 to {most:,}, not {part!r}; {form}"
+            ).format(text=text, what=what, most=most, part=part, form=form)
         )
     return int(part)

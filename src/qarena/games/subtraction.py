@@ -10,6 +10,7 @@ from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import LOSS, WIN, Game, Move, Position, TheoryTable
 from qarena.games.heap import HeapGame, HeapTheory, over_sentence, pile_and_take
 from qarena.games.registry import positive_part, register, rule_part
+from qarena.i18n import _, gettext_noop
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,13 @@ class Subtraction(HeapGame):
 
     @property
     def title(self) -> str:
-        rule = "misère" if self.misere else "normal play"
-        return f"Subtraction game, heap {self.heap}, take 1..{self.k} ({rule})"
+        if self.misere:
+            return _("Subtraction game, heap {heap}, take 1..{k} (misère)").format(
+                heap=self.heap, k=self.k
+            )
+        return _("Subtraction game, heap {heap}, take 1..{k} (normal play)").format(
+            heap=self.heap, k=self.k
+        )
 
     def theory(self, position: Position) -> SubtractionExplanation:
         return explain_subtraction(self, position)
@@ -57,18 +63,28 @@ class Subtraction(HeapGame):
     # --- words ----------------------------------------------------------------------
     layout = "heap"
 
-    def _take_rule(self) -> str:
-        return f"Take 1 to {self.k} matches from the heap."
+    def rules_text(self) -> str:
+        if self.misere:
+            return _(
+                "Take 1 to {k} matches from the heap. Whoever takes the last match loses."
+            ).format(k=self.k)
+        return _("Take 1 to {k} matches from the heap. Whoever takes the last match wins.").format(
+            k=self.k
+        )
 
     def move_help(self, position: Position) -> str:
         example = self.format_move(self.legal_moves(position)[0])
-        return f"Moves: how many matches to take, 1 to {self.k}; for example {example}."
+        return _("Moves: how many matches to take, 1 to {k}; for example {example}.").format(
+            k=self.k, example=example
+        )
 
     def move_words(self, move: Move) -> str:
-        return f"takes {self.format_move(move)}"
+        return _("takes {move}").format(move=self.format_move(move))
 
     def illegal_words(self, position: Position, move: Move) -> str:
-        return f"There are only {position[0]} left; take 1 to {min(position[0], self.k)}."
+        return _("There are only {left} left; take 1 to {most}.").format(
+            left=position[0], most=min(position[0], self.k)
+        )
 
     # --- text forms -----------------------------------------------------------------
     def format_position(self, position: Position) -> str:
@@ -77,11 +93,17 @@ class Subtraction(HeapGame):
     def parse_position(self, text: str) -> Position:
         if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text):
             raise PositionError(
-                f"position {text!r} is not a heap size; expected like '{self.heap}'"
+                _("position {text!r} is not a heap size; expected like '{heap}'").format(
+                    text=text, heap=self.heap
+                )
             )
         value = int(text)
         if value > self.heap:
-            raise PositionError(f"position {text!r}: the heap holds at most {self.heap}")
+            raise PositionError(
+                _("position {text!r}: the heap holds at most {heap}").format(
+                    text=text, heap=self.heap
+                )
+            )
         return (value,)
 
     def format_move(self, move: Move) -> str:
@@ -90,11 +112,15 @@ class Subtraction(HeapGame):
     def parse_move(self, text: str) -> Move:
         if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text):
             raise MoveError(
-                f"move {text!r} is not a count; expected a number 1..{self.k}, like '2'"
+                _("move {text!r} is not a count; expected a number 1..{k}, like '2'").format(
+                    text=text, k=self.k
+                )
             )
         take = int(text)
         if not 1 <= take <= self._takes[0]:
-            raise MoveError(f"move {text!r}: a move takes 1..{self._takes[0]}")
+            raise MoveError(
+                _("move {text!r}: a move takes 1..{most}").format(text=text, most=self._takes[0])
+            )
         return self._make_move(0, take)
 
 
@@ -146,8 +172,8 @@ class SubtractionExplanation(HeapTheory):
         return TheoryTable(
             None,
             (
-                ("heap", str(self.heap)),
-                ("a move takes", f"1..{self.k}"),
+                (_("heap"), str(self.heap)),
+                (_("a move takes"), f"1..{self.k}"),
                 ("k + 1", str(self.period)),
                 (f"{self.heap} mod {self.period}", str(self.remainder)),
             ),
@@ -155,29 +181,33 @@ class SubtractionExplanation(HeapTheory):
 
     def sentences(self) -> list[str]:
         if self.over:
-            return [over_sentence(self.game.misere, "The heap is empty")]
+            return [over_sentence(self.game.misere, _("The heap is empty"))]
         n, k, p, r = self.heap, self.k, self.period, self.remainder
         if self.game.misere:
-            rule = (
-                f"Misère play: the player to move loses exactly when the heap is one more than "
-                f"a multiple of {p} (1, {p + 1}, {2 * p + 1}, …): whatever they take, 1 to {k}, "
-                f"the opponent takes the rest of {p}, until only the last object is left for "
-                "them."
-            )
+            rule = _(
+                "Misère play: the player to move loses exactly when the heap is one more than "
+                "a multiple of {p} (1, {p1}, {p2}, …): whatever they take, 1 to {k}, the opponent "
+                "takes the rest of {p}, until only the last object is left for them."
+            ).format(p=p, p1=p + 1, p2=2 * p + 1, k=k)
         else:
-            rule = (
-                f"Normal play: the player to move loses exactly when the heap is a multiple of "
-                f"{p} (0, {p}, {2 * p}, …): whatever they take, 1 to {k}, the opponent takes the "
-                f"rest of {p}, and takes the last object."
-            )
+            rule = _(
+                "Normal play: the player to move loses exactly when the heap is a multiple of "
+                "{p} (0, {p}, {p2}, …): whatever they take, 1 to {k}, the opponent takes the "
+                "rest of {p}, and takes the last object."
+            ).format(p=p, p2=2 * p, k=k)
         if self.value == LOSS:
-            return [rule, f"{n} mod {p} = {r}: loss for the player to move."]
+            return [
+                rule,
+                _("{n} mod {p} = {r}: loss for the player to move.").format(n=n, p=p, r=r),
+            ]
         (move,) = self.winning_moves
         take = pile_and_take(self.game, self.position, move)[1]
         return [
             rule,
-            f"{n} mod {p} = {r}, not {self.losing_remainder}: win for the player to move, by "
-            f"taking {take} to leave {n - take}.",
+            _(
+                "{n} mod {p} = {r}, not {losing}: win for the player to move, by taking {take} "
+                "to leave {left}."
+            ).format(n=n, p=p, r=r, losing=self.losing_remainder, take=take, left=n - take),
         ]
 
 
@@ -200,11 +230,11 @@ def explain_subtraction(game: Subtraction, position: Position) -> SubtractionExp
 
 
 def _parse(text: str, rest: list[str]) -> Game:
-    form = "expected like 'subtraction:12:3' (heap 12, take 1..3) or 'subtraction:12:3:normal'"
+    form = _("expected like 'subtraction:12:3' (heap 12, take 1..3) or 'subtraction:12:3:normal'")
     if len(rest) > 3:
-        raise SpecError(f"{text!r} has too many parts; {form}")
-    heap = positive_part(text, rest[0], "the heap", form) if rest else 12
-    k = positive_part(text, rest[1], "the largest take", form) if len(rest) > 1 else 3
+        raise SpecError(_("{text!r} has too many parts; {form}").format(text=text, form=form))
+    heap = positive_part(text, rest[0], _("the heap"), form) if rest else 12
+    k = positive_part(text, rest[1], _("the largest take"), form) if len(rest) > 1 else 3
     misere = rule_part(text, rest[2]) if len(rest) > 2 else True
     return Subtraction.make(heap, k, misere)
 
@@ -212,5 +242,5 @@ def _parse(text: str, rest: list[str]) -> Game:
 register(
     "subtraction",
     _parse,
-    form="subtraction[:HEAP[:K[:misere|normal]]] like 'subtraction:12:3'",
+    form=gettext_noop("subtraction[:HEAP[:K[:misere|normal]]] like 'subtraction:12:3'"),
 )

@@ -14,6 +14,7 @@ from qarena.budget import MAX_SIDE
 from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import DRAW, LOSS, Game, GameArrays, Move, Position, mixed_radix_arrays
 from qarena.games.registry import positive_part, register
+from qarena.i18n import _, gettext_noop
 
 EMPTY, X, O = 0, 1, 2  # noqa: E741 - the marks people write
 _CHARS = ".xo"
@@ -31,14 +32,21 @@ class TicTacToe(Game):
     def __post_init__(self) -> None:
         if self.rows < 1 or self.cols < 1:
             raise SpecError(
-                f"a board needs at least 1 row and 1 column, not {self.rows}x{self.cols}"
+                _("a board needs at least 1 row and 1 column, not {rows}x{cols}").format(
+                    rows=self.rows, cols=self.cols
+                )
             )
         if self.cols > MAX_COLUMNS:
-            raise SpecError(f"a board has at most {MAX_COLUMNS} columns (a..z), not {self.cols}")
+            raise SpecError(
+                _("a board has at most {most} columns (a..z), not {cols}").format(
+                    most=MAX_COLUMNS, cols=self.cols
+                )
+            )
         if not 1 <= self.k <= max(self.rows, self.cols):
             raise SpecError(
-                f"{self.k} in a row cannot fit on a {self.rows}x{self.cols} board; "
-                f"k must be 1..{max(self.rows, self.cols)}"
+                _("{k} in a row cannot fit on a {rows}x{cols} board; k must be 1..{most}").format(
+                    k=self.k, rows=self.rows, cols=self.cols, most=max(self.rows, self.cols)
+                )
             )
 
     # --- identity -------------------------------------------------------------------
@@ -48,7 +56,9 @@ class TicTacToe(Game):
 
     @property
     def title(self) -> str:
-        return f"Tic-tac-toe {self.rows}×{self.cols}, {self.k} in a row"
+        return _("Tic-tac-toe {rows}×{cols}, {k} in a row").format(
+            rows=self.rows, cols=self.cols, k=self.k
+        )
 
     @property
     def cells(self) -> int:
@@ -119,7 +129,11 @@ class TicTacToe(Game):
 
     def result(self, position: Position) -> int:
         if not self.is_terminal(position):
-            raise PositionError(f"{self.format_position(position)} is not a finished game")
+            raise PositionError(
+                _("{position} is not a finished game").format(
+                    position=self.format_position(position)
+                )
+            )
         # Whoever completed a line moved last, so the player to move has lost.
         return LOSS if self.winner(position) != EMPTY else DRAW
 
@@ -170,7 +184,9 @@ class TicTacToe(Game):
 
     def _move_component(self, move: Move) -> tuple[int, int]:
         if not 0 <= move < self.cells:
-            raise MoveError(f"move id {move} is outside 0..{self.cells - 1}")
+            raise MoveError(
+                _("move id {move} is outside 0..{last}").format(move=move, last=self.cells - 1)
+            )
         return move, 0
 
     def _make_move(self, component: int, detail: int) -> Move:
@@ -200,25 +216,31 @@ class TicTacToe(Game):
         return self.rows, self.cols
 
     def rules_text(self) -> str:
-        return (
-            f"Take turns marking empty cells; x moves first. {self.k} in a row "
-            "(across, down or diagonally) wins."
-        )
+        return _(
+            "Take turns marking empty cells; x moves first. {k} in a row (across, down or "
+            "diagonally) wins."
+        ).format(k=self.k)
 
     def move_help(self, position: Position) -> str:
         example = self.format_move(self.legal_moves(position)[0])
-        text = f"Moves: a column letter and a row number, like {example}; a1 is the top-left cell."
+        text = _(
+            "Moves: a column letter and a row number, like {example}; a1 is the top-left cell."
+        ).format(example=example)
         if self.keypad:
-            text += " Or a digit as on a numeric keypad: 7 8 9 is the top row, 5 the middle."
+            text += " " + _(
+                "Or a digit as on a numeric keypad: 7 8 9 is the top row, 5 the middle."
+            )
         return text
 
     def illegal_words(self, position: Position, move: Move) -> str:
-        return f"{self.format_move(move)} is taken; pick an empty cell."
+        return _("{move} is taken; pick an empty cell.").format(move=self.format_move(move))
 
-    def ending_words(self, position: Position, last_mover: str) -> str:
+    def ending_words(self, position: Position, last_mover: str, addressed: bool = False) -> str:
         if self.winner(position):
-            return f"{last_mover} made {self.k} in a row."
-        return "The board is full."
+            if addressed:
+                return _("You made {k} in a row.").format(k=self.k)
+            return _("{player} made {k} in a row.").format(player=last_mover, k=self.k)
+        return _("The board is full.")
 
     def seat(self, position: Position) -> str:
         return _CHARS[self.to_move(position) + 1]
@@ -227,15 +249,21 @@ class TicTacToe(Game):
         for line in self.lines:
             if _complete(position, line):
                 cells = " ".join(self.cell_name(c) for c in line)
-                return f"{_CHARS[position[line[0]]]} has {self.k} in a row ({cells})"
+                return _("{mark} has {k} in a row ({cells})").format(
+                    mark=_CHARS[position[line[0]]], k=self.k, cells=cells
+                )
         return None
 
+    def winner_mark(self, position: Position) -> str | None:
+        won = self.winner(position)
+        return _CHARS[won] if won else None
+
     def end_words(self, position: Position) -> str:
-        return self.winning_line(position) or "the board is full: draw"
+        return self.winning_line(position) or _("the board is full: draw")
 
     # --- text forms -----------------------------------------------------------------
     def _example(self) -> str:
-        return "/".join("." * self.cols for _ in range(self.rows))
+        return "/".join("." * self.cols for _row in range(self.rows))
 
     def format_position(self, position: Position) -> str:
         return "/".join(
@@ -244,29 +272,42 @@ class TicTacToe(Game):
         )
 
     def parse_position(self, text: str) -> Position:
-        shape = (
-            f"expected {self.rows} rows of {self.cols} cells (x, o or .) joined by '/', "
-            f"like {self._example()!r}"
-        )
+        shape = _(
+            "expected {rows} rows of {cols} cells (x, o or .) joined by '/', like {example!r}"
+        ).format(rows=self.rows, cols=self.cols, example=self._example())
         rows = text.strip().lower().split("/")
         if len(rows) != self.rows or any(len(r) != self.cols for r in rows):
             raise PositionError(
-                f"position {text!r} does not fit the {self.rows}x{self.cols} board: {shape}"
+                _("position {text!r} does not fit the {rows}x{cols} board: {shape}").format(
+                    text=text, rows=self.rows, cols=self.cols, shape=shape
+                )
             )
         if any(ch not in _CHARS for r in rows for ch in r):
-            raise PositionError(f"position {text!r} has a cell that is not x, o or '.': {shape}")
+            raise PositionError(
+                _("position {text!r} has a cell that is not x, o or '.': {shape}").format(
+                    text=text, shape=shape
+                )
+            )
         position = tuple(_CHARS.index(ch) for r in rows for ch in r)
         xs, os_ = position.count(X), position.count(O)
         if xs not in (os_, os_ + 1):
             raise PositionError(
-                f"position {text!r} has {xs} x and {os_} o; x moves first, so x must have "
-                "as many marks as o or one more"
+                _(
+                    "position {text!r} has {xs} x and {os} o; x moves first, so x must have "
+                    "as many marks as o or one more"
+                ).format(text=text, xs=xs, os=os_)
             )
         winners = {position[line[0]] for line in self.lines if _complete(position, line)}
         if winners == {X, O}:
-            raise PositionError(f"position {text!r} has both x and o with {self.k} in a row")
+            raise PositionError(
+                _("position {text!r} has both x and o with {k} in a row").format(
+                    text=text, k=self.k
+                )
+            )
         if (winners == {X} and xs != os_ + 1) or (winners == {O} and xs != os_):
-            raise PositionError(f"position {text!r}: play went on after {self.k} in a row")
+            raise PositionError(
+                _("position {text!r}: play went on after {k} in a row").format(text=text, k=self.k)
+            )
         return position
 
     def cell_name(self, cell: int) -> str:
@@ -274,7 +315,7 @@ class TicTacToe(Game):
         return f"{string.ascii_lowercase[cell % self.cols]}{cell // self.cols + 1}"
 
     def format_move(self, move: Move) -> str:
-        cell, _ = self._move_component(move)
+        cell, _detail = self._move_component(move)
         return self.cell_name(cell)
 
     @property
@@ -294,8 +335,10 @@ class TicTacToe(Game):
         if not (0 <= col < self.cols and 0 <= row < self.rows):
             last = string.ascii_lowercase[self.cols - 1]
             raise MoveError(
-                f"move {text!r} is not a cell of the {self.rows}x{self.cols} board; expected a "
-                f"column letter a-{last} and a row number 1-{self.rows}, like 'a1' (top-left)"
+                _(
+                    "move {text!r} is not a cell of the {rows}x{cols} board; expected a column "
+                    "letter a-{last} and a row number 1-{rows}, like 'a1' (top-left)"
+                ).format(text=text, rows=self.rows, cols=self.cols, last=last)
             )
         return row * self.cols + col
 
@@ -309,19 +352,25 @@ def board_size(text: str, part: str, form: str) -> tuple[int, int]:
     """ROWSxCOLS of a board spec, each 1 to MAX_SIDE."""
     m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", part)
     if not m:
-        raise SpecError(f"{text!r}: the board size {part!r} is not ROWSxCOLS; {form}")
+        raise SpecError(
+            _("{text!r}: the board size {part!r} is not ROWSxCOLS; {form}").format(
+                text=text, part=part, form=form
+            )
+        )
     rows, cols = int(m.group(1)), int(m.group(2))
     if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
         raise SpecError(
-            f"{text!r}: a board has 1 to {MAX_SIDE} rows and columns, not {rows}x{cols}; {form}"
+            _(
+                "{text!r}: a board has 1 to {most} rows and columns, not {rows}x{cols}; {form}"
+            ).format(text=text, most=MAX_SIDE, rows=rows, cols=cols, form=form)
         )
     return rows, cols
 
 
 def _parse(text: str, rest: list[str]) -> Game:
-    form = "expected like 'tictactoe:3x3:3' (rows x columns : k in a row)"
+    form = _("expected like 'tictactoe:3x3:3' (rows x columns : k in a row)")
     if len(rest) > 2:
-        raise SpecError(f"{text!r} has too many parts; {form}")
+        raise SpecError(_("{text!r} has too many parts; {form}").format(text=text, form=form))
     if not rest:
         return TicTacToe()
     rows, cols = board_size(text, rest[0], form)
@@ -338,5 +387,5 @@ register(
     "tictactoe",
     _parse,
     aliases=("tic-tac-toe",),
-    form="tictactoe[:ROWSxCOLS[:K]] like 'tictactoe:4x4:4'",
+    form=gettext_noop("tictactoe[:ROWSxCOLS[:K]] like 'tictactoe:4x4:4'"),
 )

@@ -27,10 +27,12 @@ def illegal(game: Game, position: Position, move: Move) -> str:
     return game.illegal_words(position, move)
 
 
-def ending(game: Game, position: Position, last_mover: str) -> str:
-    """Why the game ended in ``position``, as seen from outside, naming ``last_mover`` ("You",
-    "The AI"): who took the last match, who made a line."""
-    return game.ending_words(position, last_mover)
+def ending(game: Game, position: Position, last_mover: str, *, addressed: bool = False) -> str:
+    """Why the game ended in ``position``, as seen from outside, naming ``last_mover`` ("The AI",
+    "A"): who took the last match, who made a line. With ``addressed`` the last mover is the
+    person the text is for: "You took the last match" (a sentence of its own in each language,
+    since the verb agrees with its subject)."""
+    return game.ending_words(position, last_mover, addressed)
 
 
 def sentence(text: str) -> str:

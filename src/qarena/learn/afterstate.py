@@ -8,8 +8,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from qarena.games.base import Game
+from qarena.i18n import gettext_noop
 from qarena.kernels import learn as k
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner, Text
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -25,7 +26,7 @@ class AfterstateLearner(Learner):
     # TD(0) on afterstates learns the values of the policies being played, so exploration
     # must fade out completely for the values to become those of best play.
     defaults: ClassVar[dict[str, Any]] = {"alpha": 0.5, "epsilon_end": 0.0}
-    title = "afterstate TD(0)"
+    title = Text(gettext_noop("afterstate TD(0)"))
     # A position's value backs up into the mover's previous afterstate, one γ per own move.
     discount_per = "own move"
     episodes_per_pair = (150.0, 100_000)

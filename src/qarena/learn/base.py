@@ -14,6 +14,7 @@ import numpy as np
 from qarena.budget import JUDGE_PER_ENTRY, check_memory
 from qarena.errors import QarenaError
 from qarena.games.base import Game
+from qarena.i18n import _, gettext_noop
 from qarena.kernels import learn as k
 from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
@@ -25,6 +26,18 @@ from qarena.transitions.judge import Optimality, optimality_of_values
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
 START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}
 SEATS = {"first": k.SEAT_FIRST, "second": k.SEAT_SECOND, "both": k.SEAT_BOTH}
+
+
+class Text:
+    """A class's text for people, in the language of whoever reads it: a class attribute
+    such as ``title = Text(gettext_noop("Q-learning"))`` reads as the translated text
+    (``QLearner.title`` is "Q-learning" in English), looked up when it is read."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __get__(self, obj: object, owner: type | None = None) -> str:
+        return _(self.message)
 
 
 @dataclass(frozen=True)
@@ -49,31 +62,53 @@ class LearnConfig:
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha <= 1:
-            raise QarenaError(f"alpha must be in (0, 1], not {self.alpha}")
+            raise QarenaError(_("alpha must be in (0, 1], not {value}").format(value=self.alpha))
         if not 0 <= self.gamma <= 1:
-            raise QarenaError(f"gamma must be in [0, 1], not {self.gamma}")
+            raise QarenaError(_("gamma must be in [0, 1], not {value}").format(value=self.gamma))
         for name in ("epsilon", "epsilon_end"):
             value = getattr(self, name)
             if not 0 <= value <= 1:
-                raise QarenaError(f"{name.replace('_', '-')} must be in [0, 1], not {value}")
+                raise QarenaError(
+                    _("{name} must be in [0, 1], not {value}").format(
+                        name=name.replace("_", "-"), value=value
+                    )
+                )
         if self.schedule not in SCHEDULES:
             raise QarenaError(
-                f"unknown epsilon schedule {self.schedule!r}; expected {', '.join(SCHEDULES)}"
+                _("unknown epsilon schedule {schedule!r}; expected {names}").format(
+                    schedule=self.schedule, names=", ".join(SCHEDULES)
+                )
             )
         if self.schedule == "exp" and (self.epsilon == 0 or self.epsilon_end == 0):
-            raise QarenaError("an exponential epsilon schedule needs epsilon and its end above 0")
+            raise QarenaError(
+                _("an exponential epsilon schedule needs epsilon and its end above 0")
+            )
         if len(self.rewards) != 3 or not all(np.isfinite(self.rewards)):
-            raise QarenaError(f"rewards are three numbers WIN,DRAW,LOSS, not {self.rewards}")
+            raise QarenaError(
+                _("rewards are three numbers WIN,DRAW,LOSS, not {value}").format(value=self.rewards)
+            )
         if not np.isfinite(self.initial):
-            raise QarenaError(f"the initial value must be a finite number, not {self.initial}")
+            raise QarenaError(
+                _("the initial value must be a finite number, not {value}").format(
+                    value=self.initial
+                )
+            )
         if not 0 <= self.starts <= 1:
-            raise QarenaError(f"starts must be a share in [0, 1], not {self.starts}")
+            raise QarenaError(
+                _("starts must be a share in [0, 1], not {value}").format(value=self.starts)
+            )
         if self.start_order not in START_ORDERS:
             raise QarenaError(
-                f"unknown start order {self.start_order!r}; expected {', '.join(START_ORDERS)}"
+                _("unknown start order {order!r}; expected {names}").format(
+                    order=self.start_order, names=", ".join(START_ORDERS)
+                )
             )
         if not 0 <= self.seed < 2**63:
-            raise QarenaError(f"seed must be a whole number from 0 to 2**63 - 1, not {self.seed}")
+            raise QarenaError(
+                _("seed must be a whole number from 0 to 2**63 - 1, not {value}").format(
+                    value=self.seed
+                )
+            )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -113,7 +148,9 @@ class Learner(ABC):
     """A learner's tables, the generator state that continues training, and its counters."""
 
     kind: ClassVar[str]
-    title: ClassVar[str]
+    #: Its name for people ("Q-learning"), in the reader's language; ``kind`` is its name as
+    #: data (files, URLs, the command line).
+    title: ClassVar[Text]
     #: The LearnConfig fields this learner uses (saved with it, accepted on the command line).
     hyperparameters: ClassVar[tuple[str, ...]]
     #: Where this learner's defaults differ from LearnConfig's.
@@ -124,9 +161,10 @@ class Learner(ABC):
     #: from measured runs over a spread of games (tests/test_learners.py, BENCHMARKS.md).
     episodes_per_pair: ClassVar[tuple[float, int]]
     sweeps: ClassVar[int]
-    #: What its values are called in a table's heading, and in a short one ("AI's value").
-    value_label: ClassVar[str] = "learned value"
-    value_heading: ClassVar[str] = "value"
+    #: What its values are called in a table's heading, and in a short one ("AI's value"),
+    #: in the reader's language.
+    value_label: ClassVar[Text] = Text(gettext_noop("learned value"))
+    value_heading: ClassVar[Text] = Text(gettext_noop("value"))
     #: How far off a win is counted, for ``value_legend``: "move" (either player's, as in
     #: negamax Q-learning) or "own move" (the mover's own, as in afterstate learning).
     discount_per: ClassVar[str] = "move"
@@ -180,20 +218,23 @@ class Learner(ABC):
         rewards and the discount ``gamma``."""
         win, draw, loss = (reward_text(r) for r in self.config.rewards)
         gamma = self.config.gamma
-        scale = (
-            f"Values are for the player making the move: {win} a sure win, {draw} a draw, "
-            f"{loss} a sure loss."
-        )
+        scale = _(
+            "Values are for the player making the move: {win} a sure win, {draw} a draw, "
+            "{loss} a sure loss."
+        ).format(win=win, draw=draw, loss=loss)
         if gamma == 1:
-            return f"{scale} There is no discount (γ = 1): a far-off win counts as a near one."
-        if self.discount_per == "move":
-            later = f"a win two moves later (one each) is worth {gamma**2:.3g}"
+            discount = _("There is no discount (γ = 1): a far-off win counts as a near one.")
+        elif self.discount_per == "move":
+            discount = _(
+                "A win further off is worth less, γ = {gamma} per move: a win two moves later "
+                "(one each) is worth {worth}."
+            ).format(gamma=f"{gamma:g}", worth=f"{gamma**2:.3g}")
         else:
-            later = f"a win with the mover's next move is worth {gamma:.3g}"
-        return (
-            f"{scale} A win further off is worth less, γ = {gamma:g} per {self.discount_per}: "
-            f"{later}."
-        )
+            discount = _(
+                "A win further off is worth less, γ = {gamma} per own move: a win with the "
+                "mover's next move is worth {worth}."
+            ).format(gamma=f"{gamma:g}", worth=f"{gamma:.3g}")
+        return f"{scale} {discount}"
 
     @classmethod
     def build_config(cls, given: Mapping[str, Any], base: LearnConfig | None = None) -> LearnConfig:
@@ -204,15 +245,21 @@ class Learner(ABC):
             if value is None:
                 continue
             if name not in ALL_HYPERPARAMETERS:
-                raise QarenaError(f"unknown setting {name!r}")
+                raise QarenaError(_("unknown setting {name!r}").format(name=name))
             if name not in cls.hyperparameters:
                 flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
-                raise QarenaError(f"{flag} does not apply to the {cls.kind} learner")
+                raise QarenaError(
+                    _("{flag} does not apply to the {learner} learner").format(
+                        flag=flag, learner=cls.kind
+                    )
+                )
         chosen = {k: v for k, v in given.items() if v is not None}
         try:
             return replace(base or cls.default_config(), **chosen)
         except TypeError as e:  # a value of the wrong type, from a file or a request
-            raise QarenaError(f"training settings are malformed ({e})") from None
+            raise QarenaError(
+                _("training settings are malformed ({problem})").format(problem=e)
+            ) from None
 
     @classmethod
     def default_config(cls, **overrides: Any) -> LearnConfig:
@@ -271,9 +318,13 @@ class Learner(ABC):
         or restoring), over which the exploration schedule goes from epsilon to its end.
         """
         if episodes <= 0:
-            raise QarenaError(f"episodes must be at least 1, not {episodes}")
+            raise QarenaError(_("episodes must be at least 1, not {count}").format(count=episodes))
         if seat not in SEATS:
-            raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+            raise QarenaError(
+                _("unknown seat {seat!r}; expected {names}").format(
+                    seat=seat, names=", ".join(SEATS)
+                )
+            )
         opp = opponent or Opponent("self")
         mask = opp.mask if opp.mask is not None else np.zeros((1, 1), dtype=np.bool_)
         done = self.episodes - self.run_start

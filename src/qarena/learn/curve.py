@@ -12,6 +12,7 @@ from typing import Any
 
 from qarena.errors import QarenaError
 from qarena.games.base import OUTCOMES
+from qarena.i18n import _
 
 #: The opponents a curve measures against, in the order of its columns.
 CURVE_OPPONENTS = ("random", "perfect")
@@ -88,7 +89,7 @@ class Curve:
     def from_json(cls, data: object) -> Curve:
         """A curve read back from metadata; anything malformed is refused with one line."""
         if not isinstance(data, dict) or data.get("columns") != list(COLUMNS):
-            raise QarenaError("its learning curve is not in a form this qarena reads")
+            raise QarenaError(_("its learning curve is not in a form this qarena reads"))
         every, games, rows = data.get("every"), data.get("games"), data.get("points")
         early = data.get("early", False)
         if (
@@ -97,18 +98,20 @@ class Curve:
             or not isinstance(rows, list)
             or not isinstance(early, bool)
         ):
-            raise QarenaError("its learning curve is malformed")
+            raise QarenaError(_("its learning curve is malformed"))
         if len(rows) > MAX_POINTS:
-            raise QarenaError(f"its learning curve has more than {MAX_POINTS:,} points")
+            raise QarenaError(
+                _("its learning curve has more than {most:,} points").format(most=MAX_POINTS)
+            )
         points: list[CurvePoint] = []
         for row in rows:
             if not (isinstance(row, list) and len(row) == len(COLUMNS)) or not _count(row[0]):
-                raise QarenaError("its learning curve has a malformed point")
+                raise QarenaError(_("its learning curve has a malformed point"))
             shares = row[1:]
             if not all(_share(s) for s in shares):
-                raise QarenaError("its learning curve has a share outside [0, 1]")
+                raise QarenaError(_("its learning curve has a share outside [0, 1]"))
             if points and row[0] <= points[-1].episodes:
-                raise QarenaError("its learning curve's episodes do not increase")
+                raise QarenaError(_("its learning curve's episodes do not increase"))
             matches = {
                 name: (float(shares[1 + 3 * i]), float(shares[2 + 3 * i]), float(shares[3 + 3 * i]))
                 for i, name in enumerate(CURVE_OPPONENTS)

@@ -14,6 +14,7 @@ from qarena.budget import MOST_OPPONENTS, check_memory
 from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.games.spec import parse_spec
+from qarena.i18n import _
 from qarena.learn.afterstate import AfterstateLearner
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
@@ -32,7 +33,9 @@ def learner_class(kind: str) -> type[Learner]:
         return LEARNERS[kind]
     except KeyError:
         raise QarenaError(
-            f"unknown learner {kind!r}; expected one of {', '.join(LEARNERS)}"
+            _("unknown learner {kind!r}; expected one of {names}").format(
+                kind=kind, names=", ".join(LEARNERS)
+            )
         ) from None
 
 
@@ -78,19 +81,23 @@ def learner_bytes(learner: Learner, extra: Mapping[str, Any] | None = None) -> b
 
 def _config(kind: str, hyper: object) -> LearnConfig:
     if not isinstance(hyper, dict) or not set(hyper) <= set(ALL_HYPERPARAMETERS):
-        raise QarenaError(f"its hyperparameters are not those of the {kind} learner")
+        raise QarenaError(
+            _("its hyperparameters are not those of the {learner} learner").format(learner=kind)
+        )
     values = dict(hyper)
     if "rewards" in values:
         rewards = values["rewards"]
         if not isinstance(rewards, list) or not all(
             isinstance(r, int | float) and not isinstance(r, bool) for r in rewards
         ):
-            raise QarenaError("its rewards are not three numbers")
+            raise QarenaError(_("its rewards are not three numbers"))
         values["rewards"] = tuple(float(r) for r in rewards)
     try:
         return LEARNERS[kind].build_config(values)
     except QarenaError as e:
-        raise QarenaError(f"its hyperparameters are malformed ({e})") from None
+        raise QarenaError(
+            _("its hyperparameters are malformed ({problem})").format(problem=e)
+        ) from None
 
 
 def _by_rows(arrays: dict[str, np.ndarray], codes: np.ndarray, rows: int) -> dict[str, np.ndarray]:
@@ -119,22 +126,36 @@ def load_learner(
 
         spec, learner_kind = meta.get("game"), meta.get("learner")
         if not isinstance(spec, str) or learner_kind not in LEARNERS:
-            raise QarenaError(where("its metadata does not name a game and a known learner"))
+            raise QarenaError(where(_("its metadata does not name a game and a known learner")))
         assert isinstance(learner_kind, str)
         try:
             file_game = parse_spec(spec)
         except QarenaError as e:
-            raise QarenaError(where(f"its game is not readable ({e})")) from None
+            raise QarenaError(
+                where(_("its game is not readable ({problem})").format(problem=e))
+            ) from None
         if game is not None and file_game.spec != game.spec:
-            raise QarenaError(where(f"it is a policy for {file_game.spec}, not {game.spec}"))
+            raise QarenaError(
+                where(
+                    _("it is a policy for {game}, not {spec}").format(
+                        game=file_game.spec, spec=game.spec
+                    )
+                )
+            )
         if kind is not None and learner_kind != kind:
             raise QarenaError(
-                where(f"it was trained with --learner {learner_kind}, not --learner {kind}")
+                where(
+                    _("it was trained with --learner {kind}, not --learner {wanted}").format(
+                        kind=learner_kind, wanted=kind
+                    )
+                )
             )
         for key in ("episodes", "steps"):
             value = meta.get(key)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
-                raise QarenaError(where(f"its {key} count is missing or out of range"))
+                raise QarenaError(
+                    where(_("its {key} count is missing or out of range").format(key=key))
+                )
         try:
             config = _config(learner_kind, meta.get("hyperparameters"))
         except QarenaError as e:
@@ -144,7 +165,7 @@ def load_learner(
         # rows their tables have, which the search of the game confirms once it is built.
         rows = file_game.num_positions if meta.get("format_version") == 1 else meta.get("rows")
         if not isinstance(rows, int) or isinstance(rows, bool) or not 1 <= rows < 2**62:
-            raise QarenaError(where("its row count is missing or out of range"))
+            raise QarenaError(where(_("its row count is missing or out of range")))
         # The budget is checked before anything is built: a small file may name a huge game.
         check_memory(
             file_game, "learn", cls, MOST_OPPONENTS, positions=rows, canonical=config.canonical
@@ -160,12 +181,21 @@ def load_learner(
         arrays = _by_rows(arrays, learner.tables.codes, rows)
     elif rows != learner.tables.rows:
         raise QarenaError(
-            f"{os.fspath(path)}: its tables have {rows:,} rows, but {file_game.spec} has "
-            f"{learner.tables.rows:,} positions to learn"
+            _(
+                "{file}: its tables have {rows:,} rows, but {spec} has {positions:,} positions "
+                "to learn"
+            ).format(
+                file=os.fspath(path),
+                rows=rows,
+                spec=file_game.spec,
+                positions=learner.tables.rows,
+            )
         )
     rng = arrays["rng"]
     if not np.all((rng >= 0) & (rng <= 0xFFFFFFFF)) or not rng.any():
-        raise QarenaError(f"{os.fspath(path)}: its generator state is not valid")
+        raise QarenaError(
+            _("{file}: its generator state is not valid").format(file=os.fspath(path))
+        )
     try:
         learner.restore(arrays, int(data.meta["episodes"]), int(data.meta["steps"]))
         if "curve" in data.meta:

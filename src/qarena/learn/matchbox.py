@@ -9,8 +9,9 @@ import numpy as np
 
 from qarena.errors import QarenaError
 from qarena.games.base import Game
+from qarena.i18n import _, gettext_noop
 from qarena.kernels import learn as k
-from qarena.learn.base import LearnConfig, Learner
+from qarena.learn.base import LearnConfig, Learner, Text
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -18,7 +19,7 @@ class MatchboxLearner(Learner):
     """``allowed[row, move]`` and ``alive[row]``, the number of moves still allowed."""
 
     kind = "matchbox"
-    title = "matchbox"
+    title = Text(gettext_noop("matchbox"))
     episodes_per_pair = (80.0, 20_000)
     sweeps = 80
     # Exploring starts do not pay here: a box learns only from lost games, and on long games
@@ -26,8 +27,8 @@ class MatchboxLearner(Learner):
     defaults: ClassVar[dict[str, Any]] = {"starts": 0.0}
     #: A box left empty takes the move that led to it along (the learner's one idea).
     propagate: ClassVar[bool] = True
-    value_label = "allowed"
-    value_heading = "box"
+    value_label = Text(gettext_noop("allowed"))
+    value_heading = Text(gettext_noop("box"))
     hyperparameters = (
         "epsilon",
         "epsilon_end",
@@ -45,15 +46,15 @@ class MatchboxLearner(Learner):
     @classmethod
     def format_value(cls, value: float, compact: bool = False) -> str:
         if compact:
-            return "ok" if value else "✗"
-        return "allowed" if value else "removed"
+            return _("ok") if value else "✗"
+        return _("allowed") if value else _("removed")
 
     @classmethod
     def describe_value(cls, value: float) -> str:
-        return "allowed in its matchbox" if value else "removed from its matchbox"
+        return _("allowed in its matchbox") if value else _("removed from its matchbox")
 
     def value_legend(self) -> str:
-        return (
+        return _(
             "allowed: the move is still in the AI's matchbox for this position, and it picks "
             "among those at random; removed: the move was taken out after it lost a game."
         )
@@ -93,7 +94,7 @@ class MatchboxLearner(Learner):
 
     def _check_state(self) -> None:
         if not np.array_equal(self.alive, self.allowed.sum(axis=1)):
-            raise QarenaError("the matchbox counts do not match its allowed moves")
+            raise QarenaError(_("the matchbox counts do not match its allowed moves"))
 
     def state(self) -> dict[str, np.ndarray]:
         return {"allowed": self.allowed, "alive": self.alive}
@@ -107,5 +108,5 @@ class EliminationLearner(MatchboxLearner):
     1.0 where the matchbox learner is perfect)."""
 
     kind = "elimination"
-    title = "elimination (no propagation)"
+    title = Text(gettext_noop("elimination (no propagation)"))
     propagate = False

@@ -32,6 +32,7 @@ import numpy as np
 
 from qarena.errors import QarenaError
 from qarena.fileio import atomic_open
+from qarena.i18n import _
 
 FORMAT = "qarena-policy"
 #: 2: tables have a row per reachable position (per class, with canonical positions on), in
@@ -121,19 +122,29 @@ def _prepare(
     for name, a in arrays.items():
         if not isinstance(name, str) or not _NAME.fullmatch(name) or name == _META:
             raise QarenaError(
-                f"cannot save policy to {p}: bad array name {name!r} "
-                f"(letters, digits, '_', '.', '-'; not {_META!r})"
+                _(
+                    "cannot save policy to {file}: bad array name {name!r} (letters, digits, "
+                    "'_', '.', '-'; not {meta!r})"
+                ).format(file=p, name=name, meta=_META)
             )
         if not isinstance(a, np.ndarray):
-            raise QarenaError(f"cannot save policy to {p}: {name!r} is not a numpy array")
+            raise QarenaError(
+                _("cannot save policy to {file}: {name!r} is not a numpy array").format(
+                    file=p, name=name
+                )
+            )
         if a.dtype.kind not in _KINDS:
             raise QarenaError(
-                f"cannot save policy to {p}: array {name!r} has dtype {a.dtype}; "
-                "only bool, integer, float and complex arrays can be stored"
+                _(
+                    "cannot save policy to {file}: array {name!r} has dtype {dtype}; only bool, "
+                    "integer, float and complex arrays can be stored"
+                ).format(file=p, name=name, dtype=a.dtype)
             )
         if not _all_finite(a):
             raise QarenaError(
-                f"cannot save policy to {p}: array {name!r} contains NaN or infinite values"
+                _(
+                    "cannot save policy to {file}: array {name!r} contains NaN or infinite values"
+                ).format(file=p, name=name)
             )
         # Native byte order and C order: what a loader on this machine expects, header and hash.
         out[name] = np.asarray(a, dtype=a.dtype.newbyteorder("="), order="C")
@@ -141,7 +152,11 @@ def _prepare(
         # A JSON round trip gives exactly what a loader will see (e.g. tuples become lists).
         clean = json.loads(json.dumps(dict(meta), allow_nan=False))
     except (TypeError, ValueError) as e:
-        raise QarenaError(f"cannot save policy to {p}: metadata is not plain JSON ({e})") from e
+        raise QarenaError(
+            _("cannot save policy to {file}: metadata is not plain JSON ({problem})").format(
+                file=p, problem=e
+            )
+        ) from e
     clean.pop("sha256", None)
     clean["format"] = FORMAT
     clean["format_version"] = FORMAT_VERSION
@@ -149,7 +164,9 @@ def _prepare(
     blob = _canonical(clean)
     if len(blob) > MAX_META_BYTES:
         raise QarenaError(
-            f"cannot save policy to {p}: metadata is {len(blob)} bytes; the limit is 1 MiB"
+            _("cannot save policy to {file}: metadata is {size} bytes; the limit is 1 MiB").format(
+                file=p, size=len(blob)
+            )
         )
     return out, blob
 
@@ -180,7 +197,9 @@ def save_policy(
         with atomic_open(p, inputs) as f:
             _write_npz(f, out, blob)
     except OSError as e:
-        raise QarenaError(f"cannot write policy file {p}: {e.strerror or e}") from e
+        raise QarenaError(
+            _("cannot write policy file {file}: {reason}").format(file=p, reason=e.strerror or e)
+        ) from e
 
 
 def encode_policy(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> bytes:
@@ -206,11 +225,15 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             except Exception as e:
                 if not _damaged(e):
                     raise
-                raise QarenaError(f"{p} is not a qarena policy file (unreadable)") from e
+                raise QarenaError(
+                    _("{file} is not a qarena policy file (unreadable)").format(file=p)
+                ) from e
     except FileNotFoundError as e:
-        raise QarenaError(f"no such policy file: {p}") from e
+        raise QarenaError(_("no such policy file: {file}").format(file=p)) from e
     except OSError as e:
-        raise QarenaError(f"cannot read policy file {p}: {e.strerror or e}") from e
+        raise QarenaError(
+            _("cannot read policy file {file}: {reason}").format(file=p, reason=e.strerror or e)
+        ) from e
 
 
 #: numpy reads npy headers with ast.literal_eval, and CPython 3.11's parser is not safe to run
@@ -246,20 +269,28 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
 def _read_meta(p: str, zf: zipfile.ZipFile, members: Mapping[str, zipfile.ZipInfo]) -> Any:
     info = members.get(_META)
     if info is None:
-        raise QarenaError(f"{p} is not a qarena policy file (it has no metadata)")
+        raise QarenaError(
+            _("{file} is not a qarena policy file (it has no metadata)").format(file=p)
+        )
     if info.file_size > MAX_META_BYTES:
         raise QarenaError(
-            f"{p} is not a qarena policy file (metadata is too large: "
-            f"{info.file_size} bytes, the limit is 1 MiB)"
+            _(
+                "{file} is not a qarena policy file (metadata is too large: {size} bytes, the "
+                "limit is 1 MiB)"
+            ).format(file=p, size=info.file_size)
         )
-    shape, _, dtype, hlen = _header(zf, info)
+    shape, _fortran, dtype, hlen = _header(zf, info)
     if dtype != np.dtype(np.uint8) or len(shape) != 1 or info.file_size != hlen + shape[0]:
-        raise QarenaError(f"{p} is not a qarena policy file (metadata is not a byte array)")
+        raise QarenaError(
+            _("{file} is not a qarena policy file (metadata is not a byte array)").format(file=p)
+        )
     raw = _read_member(zf, info)
     try:
         return json.loads(raw.tobytes().decode("utf-8"), parse_constant=_no_constant)
     except ValueError as e:
-        raise QarenaError(f"{p} is not a qarena policy file (metadata is not JSON)") from e
+        raise QarenaError(
+            _("{file} is not a qarena policy file (metadata is not JSON)").format(file=p)
+        ) from e
 
 
 def _no_constant(name: str) -> Any:
@@ -268,20 +299,32 @@ def _no_constant(name: str) -> Any:
 
 def _check_meta(p: str, meta: Any) -> dict[str, Any]:
     if not isinstance(meta, dict):
-        raise QarenaError(f"{p} is not a qarena policy file (metadata is not a JSON object)")
+        raise QarenaError(
+            _("{file} is not a qarena policy file (metadata is not a JSON object)").format(file=p)
+        )
     if meta.get("format") != FORMAT:
-        raise QarenaError(f"{p} is not a qarena policy file (format is {meta.get('format')!r})")
+        raise QarenaError(
+            _("{file} is not a qarena policy file (format is {format!r})").format(
+                file=p, format=meta.get("format")
+            )
+        )
     version = meta.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise QarenaError(f"{p} has an unknown format version {version!r}")
+        raise QarenaError(
+            _("{file} has an unknown format version {version!r}").format(file=p, version=version)
+        )
     if version > FORMAT_VERSION:
         raise QarenaError(
-            f"{p} was written by a newer qarena (format version {version}); "
-            f"this one reads version {FORMAT_VERSION}"
+            _(
+                "{file} was written by a newer qarena (format version {version}); this one "
+                "reads version {ours}"
+            ).format(file=p, version=version, ours=FORMAT_VERSION)
         )
     sha = meta.get("sha256")
     if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
-        raise QarenaError(f"{p} is not a qarena policy file (it has no valid checksum)")
+        raise QarenaError(
+            _("{file} is not a qarena policy file (it has no valid checksum)").format(file=p)
+        )
     return meta
 
 
@@ -311,21 +354,37 @@ def _check_headers(
     have = set(members) - {_META}
     missing = [n for n in specs if n not in have]
     if missing:
-        raise QarenaError(f"{p} lacks array(s) {_names(missing)}")
+        raise QarenaError(_("{file} lacks array(s) {names}").format(file=p, names=_names(missing)))
     extra = [n for n in have if n not in specs]
     if extra:
-        raise QarenaError(f"{p} has unexpected array(s) {_names(extra)}")
+        raise QarenaError(
+            _("{file} has unexpected array(s) {names}").format(file=p, names=_names(extra))
+        )
     for name, (want_shape, want_dtype) in specs.items():
         info = members[name]
         shape, fortran, dtype, hlen = _header(zf, info)
         if dtype != want_dtype:
-            raise QarenaError(f"{p}: array {name!r} has dtype {dtype}, expected {want_dtype}")
+            raise QarenaError(
+                _("{file}: array {name!r} has dtype {dtype}, expected {expected}").format(
+                    file=p, name=name, dtype=dtype, expected=want_dtype
+                )
+            )
         if shape != want_shape:
-            raise QarenaError(f"{p}: array {name!r} has shape {shape}, expected {want_shape}")
+            raise QarenaError(
+                _("{file}: array {name!r} has shape {shape}, expected {expected}").format(
+                    file=p, name=name, shape=shape, expected=want_shape
+                )
+            )
         if fortran and len(shape) > 1:
-            raise QarenaError(f"{p}: array {name!r} is not stored in C order")
+            raise QarenaError(
+                _("{file}: array {name!r} is not stored in C order").format(file=p, name=name)
+            )
         if info.file_size != hlen + math.prod(shape) * dtype.itemsize:
-            raise QarenaError(f"{p} is corrupted (array {name!r} has the wrong size)")
+            raise QarenaError(
+                _("{file} is corrupted (array {name!r} has the wrong size)").format(
+                    file=p, name=name
+                )
+            )
 
 
 def _open_members(p: str, zf: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
@@ -334,7 +393,9 @@ def _open_members(p: str, zf: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
         base = info.filename.removesuffix(_SUFFIX)
         if info.filename == base or base in members:
             raise QarenaError(
-                f"{p} is not a qarena policy file (unexpected member {info.filename!r})"
+                _("{file} is not a qarena policy file (unexpected member {name!r})").format(
+                    file=p, name=info.filename
+                )
             )
         members[base] = info
     return members
@@ -350,7 +411,9 @@ def load_policy(
     try:
         st = os.stat(p)
         if not stat.S_ISREG(st.st_mode):
-            raise QarenaError(f"no such policy file: {p} (it is not a regular file)")
+            raise QarenaError(
+                _("no such policy file: {file} (it is not a regular file)").format(file=p)
+            )
         with open(p, "rb") as fh:
             try:
                 zf = zipfile.ZipFile(fh)
@@ -358,7 +421,7 @@ def load_policy(
                 if not _damaged(e):
                     raise
                 raise QarenaError(
-                    f"{p} is not a qarena policy file (truncated or not a .npz)"
+                    _("{file} is not a qarena policy file (truncated or not a .npz)").format(file=p)
                 ) from e
             with zf:
                 try:
@@ -367,7 +430,9 @@ def load_policy(
                 except Exception as e:
                     if not _damaged(e):
                         raise
-                    raise QarenaError(f"{p} is corrupted (metadata unreadable)") from e
+                    raise QarenaError(
+                        _("{file} is corrupted (metadata unreadable)").format(file=p)
+                    ) from e
                 specs = _specs(expect(meta))
                 try:
                     _check_headers(p, zf, members, specs)
@@ -375,27 +440,37 @@ def load_policy(
                 except Exception as e:
                     if not _damaged(e):
                         raise
-                    raise QarenaError(f"{p} is corrupted ({_brief(e)})") from e
+                    raise QarenaError(
+                        _("{file} is corrupted ({problem})").format(file=p, problem=_brief(e))
+                    ) from e
     except FileNotFoundError as e:
-        raise QarenaError(f"no such policy file: {p}") from e
+        raise QarenaError(_("no such policy file: {file}").format(file=p)) from e
     except OSError as e:
-        raise QarenaError(f"cannot read policy file {p}: {e.strerror or e}") from e
+        raise QarenaError(
+            _("cannot read policy file {file}: {reason}").format(file=p, reason=e.strerror or e)
+        ) from e
     for name, a in arrays.items():
         if not _all_finite(a):
-            raise QarenaError(f"{p}: array {name!r} contains NaN or infinite values")
+            raise QarenaError(
+                _("{file}: array {name!r} contains NaN or infinite values").format(
+                    file=p, name=name
+                )
+            )
     body = {k: v for k, v in meta.items() if k != "sha256"}
     try:
         ok = _digest(body, arrays) == meta["sha256"]
     except ValueError:  # a JSON number such as 1e999 reads as inf, which has no canonical form
         ok = False
     if not ok:
-        raise QarenaError(f"{p}: checksum does not match: the file was altered or corrupted")
+        raise QarenaError(
+            _("{file}: checksum does not match: the file was altered or corrupted").format(file=p)
+        )
     return PolicyData(meta=meta, arrays=arrays)
 
 
 def _brief(e: BaseException) -> str:
     """A one-line reason from a zipfile/numpy error."""
     if isinstance(e, zipfile.BadZipFile) and "CRC" in str(e):
-        return "bad CRC in an array"
+        return _("bad CRC in an array")
     text = " ".join(str(e).split()) or type(e).__name__
     return text[:120]

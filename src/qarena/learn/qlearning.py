@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from qarena.games.base import Game
+from qarena.i18n import _, gettext_noop
 from qarena.kernels import learn as k
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner, reward_text
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner, Text, reward_text
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -14,7 +15,7 @@ class QLearner(Learner):
     """A Q-table ``q[row, move]``; one table serves both seats."""
 
     kind = "q"
-    title = "Q-learning"
+    title = Text(gettext_noop("Q-learning"))
     episodes_per_pair = (150.0, 20_000)
     # One sweep is enough at every alpha measured (BENCHMARKS.md); the second is a margin.
     sweeps = 2
@@ -49,14 +50,14 @@ class NaiveQLearner(QLearner):
     Q-learning (the target looks past the reply to its own next position)."""
 
     kind = "naive-q"
-    title = "naive Q-learning (no sign flip)"
+    title = Text(gettext_noop("naive Q-learning (no sign flip)"))
     negamax = False
 
     def value_legend(self) -> str:
         win, draw, loss = (reward_text(r) for r in self.config.rewards)
-        return (
-            f"{win} a move that wins at once, {draw} a draw, {loss} a move that loses at once. "
-            "This baseline adds up the next position's value (γ = "
-            f"{self.config.gamma:g} per move) without turning it round for the opponent, who "
-            "moves there: its other values do not say who wins."
-        )
+        return _(
+            "{win} a move that wins at once, {draw} a draw, {loss} a move that loses at once. "
+            "This baseline adds up the next position's value (γ = {gamma} per move) without "
+            "turning it round for the opponent, who moves there: its other values do not say "
+            "who wins."
+        ).format(win=win, draw=draw, loss=loss, gamma=f"{self.config.gamma:g}")

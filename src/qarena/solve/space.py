@@ -17,6 +17,7 @@ import numpy as np
 from qarena.budget import check_memory, estimate_positions, format_count, search_limit
 from qarena.errors import PositionError, QarenaError, TooLargeError
 from qarena.games.base import Game, Move, Position, mixed_radix_arrays
+from qarena.i18n import _
 from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.space import explore, index_space, retrograde
 
@@ -88,8 +89,9 @@ class GameTables:
         row = self.find(position)
         if row < 0:
             raise PositionError(
-                f"{self.game.format_position(position)} cannot be reached from the start "
-                f"of {self.game.spec}"
+                _("{position} cannot be reached from the start of {spec}").format(
+                    position=self.game.format_position(position), spec=self.game.spec
+                )
             )
         return row
 
@@ -144,8 +146,10 @@ def check_fits(game: Game, canonical: bool = True) -> None:
     check_memory(game, "solve", canonical=canonical)
     if game.max_plies > MAX_PLIES:
         raise TooLargeError(
-            f"{game.spec} is too large: games can last {game.max_plies:,} moves; "
-            f"the solver handles at most {MAX_PLIES:,}"
+            _(
+                "{spec} is too large: games can last {plies:,} moves; the solver handles at "
+                "most {most:,}"
+            ).format(spec=game.spec, plies=game.max_plies, most=MAX_PLIES)
         )
 
 
@@ -165,8 +169,10 @@ def game_tables(game: Game, canonical: bool = True) -> GameTables:
     found, complete = explore(ga, canonical, limit, bitmap)
     if not complete:
         raise TooLargeError(
-            f"{game.spec} is too large to search here: more than {format_count(limit)} "
-            "positions reachable, more than this machine's memory holds"
+            _(
+                "{spec} is too large to search here: more than {count} positions reachable, "
+                "more than this machine's memory holds"
+            ).format(spec=game.spec, count=format_count(limit))
         )
     codes = np.sort(found)
     del found

@@ -11,6 +11,7 @@ from typing import Any
 from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.games.base import Game
+from qarena.i18n import _
 from qarena.learn.base import SEATS, Learner, Opponent, default_episodes
 from qarena.learn.curve import (
     CURVE_GAMES,
@@ -65,15 +66,19 @@ def check_versus(self_play: bool, seat: str, given: Mapping[str, Any]) -> None:
     a seat other than both in self-play; exploring starts (``given``'s ``starts`` and
     ``start_order``) against an opponent."""
     if seat not in SEATS:
-        raise QarenaError(f"unknown seat {seat!r}; expected {', '.join(SEATS)}")
+        raise QarenaError(
+            _("unknown seat {seat!r}; expected {names}").format(seat=seat, names=", ".join(SEATS))
+        )
     if self_play and seat != "both":
-        raise QarenaError("--seat applies only against an --opponent; self-play takes both")
+        raise QarenaError(_("--seat applies only against an --opponent; self-play takes both"))
     if not self_play:
         for name in ("starts", "start_order"):
             if given.get(name):  # as the command line reads them: 0 starts fits any run
                 flag = "--" + name.replace("_", "-")
                 raise QarenaError(
-                    f"{flag} applies to self-play; against an --opponent games start anew"
+                    _("{flag} applies to self-play; against an --opponent games start anew").format(
+                        flag=flag
+                    )
                 )
 
 
@@ -97,15 +102,19 @@ def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
     room = MAX_POINTS - len(before) - 1
     if room < 1:
         raise QarenaError(
-            f"its learning curve is full ({MAX_POINTS:,} points); train without --curve"
+            _("its learning curve is full ({most:,} points); train without --curve").format(
+                most=MAX_POINTS
+            )
         )
     start, end = learner.episodes, learner.episodes + total
     extra = sum(start < e <= end for e in early_points(step)) if early else 0
     points = len(before) + end // step - start // step + extra + 1
     if points > MAX_POINTS:
         raise QarenaError(
-            f"--every {step:,} would record {points:,} points; a curve holds at most "
-            f"{MAX_POINTS:,}, so use --every {-(-total // room):,} or more"
+            _(
+                "--every {step:,} would record {points:,} points; a curve holds at most "
+                "{most:,}, so use --every {least:,} or more"
+            ).format(step=step, points=points, most=MAX_POINTS, least=-(-total // room))
         )
     games = old.games if old is not None else CURVE_GAMES
     return Curve(step, games, list(before), early)

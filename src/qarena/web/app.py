@@ -21,6 +21,7 @@ from qarena import __version__
 from qarena.match import TRAIN_SECONDS
 from qarena.web import errors
 from qarena.web.jobs import MAX_QUEUED, MAX_RUNNING
+from qarena.web.language import Language
 from qarena.web.middleware import MAX_BODY, BodyLimit, HeadAsGet, SameOrigin
 from qarena.web.play import IDLE_SECONDS, MAX_GAMES
 from qarena.web.routes import api, pages
@@ -118,6 +119,8 @@ def create_app(
     app.add_middleware(BodyLimit, limit=max_body, streamed={UPLOAD_PATH: max_upload + ENVELOPE})
     app.add_middleware(SameOrigin)
     app.add_middleware(HeadAsGet)
+    # Outermost: every answer, the other middleware's refusals too, in the request's language.
+    app.add_middleware(Language)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     errors.install(app)
     _docs(app)

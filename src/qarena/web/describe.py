@@ -1,5 +1,6 @@
 """Words for the pages about training: what each setting is called, its values in plain form,
-and when something happened."""
+and when something happened. The tables here hold message ids (``gettext_noop``), translated
+where they are shown: the language is each request's own."""
 
 from __future__ import annotations
 
@@ -10,30 +11,73 @@ from typing import Any
 
 from markupsafe import Markup
 
+from qarena.games import value_name
+from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
 
 #: Each training setting's label, on the Train form and in a policy's settings table.
 LABELS = {
-    "alpha": "α learning rate",
-    "gamma": "γ discount",
-    "epsilon": "ε exploration at the start",
-    "epsilon_end": "ε exploration at the end",
-    "schedule": "ε schedule",
-    "rewards": "rewards for win / draw / loss",
-    "initial": "initial value",
-    "canonical": "positions learned",
-    "seed": "seed",
-    "starts": "exploring starts: share",
-    "start_order": "exploring starts: order",
+    "alpha": gettext_noop("α learning rate"),
+    "gamma": gettext_noop("γ discount"),
+    "epsilon": gettext_noop("ε exploration at the start"),
+    "epsilon_end": gettext_noop("ε exploration at the end"),
+    "schedule": gettext_noop("ε schedule"),
+    "rewards": gettext_noop("rewards for win / draw / loss"),
+    "initial": gettext_noop("initial value"),
+    "canonical": gettext_noop("positions learned"),
+    "seed": gettext_noop("seed"),
+    "starts": gettext_noop("exploring starts: share"),
+    "start_order": gettext_noop("exploring starts: order"),
 }
-SCHEDULES = {"linear": "linear", "exp": "exponential", "constant": "constant"}
+SCHEDULES = {
+    "linear": gettext_noop("linear"),
+    "exp": gettext_noop("exponential"),
+    "constant": gettext_noop("constant"),
+}
 START_ORDERS = {
-    "sweep": "sweep (every position and move in turn, those nearest the end first)",
-    "uniform": "uniform (positions drawn at random)",
+    "sweep": gettext_noop("sweep (every position and move in turn, those nearest the end first)"),
+    "uniform": gettext_noop("uniform (positions drawn at random)"),
 }
-CANONICAL = {True: "one per symmetry", False: "every position"}
-SEATS = {"both": "both seats, in turn", "first": "first", "second": "second"}
+CANONICAL = {True: gettext_noop("one per symmetry"), False: gettext_noop("every position")}
+SEATS = {
+    "both": gettext_noop("both seats, in turn"),
+    "first": gettext_noop("first"),
+    "second": gettext_noop("second"),
+}
+#: The solver's value of a position in a sentence ("… from here, a win for the player to
+#: move"), by its name.
+A_VALUE = {
+    "win": gettext_noop("a win"),
+    "draw": gettext_noop("a draw"),
+    "loss": gettext_noop("a loss"),
+}
+#: Months as dates name them, "21 Nov 2026".
+MONTHS = (
+    gettext_noop("Jan"),
+    gettext_noop("Feb"),
+    gettext_noop("Mar"),
+    gettext_noop("Apr"),
+    gettext_noop("May"),
+    gettext_noop("Jun"),
+    gettext_noop("Jul"),
+    gettext_noop("Aug"),
+    gettext_noop("Sep"),
+    gettext_noop("Oct"),
+    gettext_noop("Nov"),
+    gettext_noop("Dec"),
+)
+
+
+def labels() -> dict[str, str]:
+    """:data:`LABELS` in the current language."""
+    return {k: _(v) for k, v in LABELS.items()}
+
+
+def verdict_span(value: int) -> Markup:
+    """The solver's value of a position for a sentence, marked up: ``<span class="verdict">a
+    win</span>``."""
+    return Markup('<span class="verdict">{}</span>').format(_(A_VALUE[value_name(value)]))
 
 
 def capitalized(text: str) -> str:
@@ -47,18 +91,21 @@ def learner_title(kind: str) -> str:
     return kind if cls is None else capitalized(cls.title)
 
 
+#: Opponents by name, in words.
+OPPONENT_WORDS = {
+    "self": gettext_noop("itself (self-play)"),
+    "random": gettext_noop("random play"),
+    "perfect": gettext_noop("perfect play (the solver's)"),
+}
+
+
 def opponent_text(name: str) -> str:
     """Whom a run trained against, in words."""
-    words = {
-        "self": "itself (self-play)",
-        "random": "random play",
-        "perfect": "perfect play (the solver's)",
-    }
-    if name in words:
-        return words[name]
+    if name in OPPONENT_WORDS:
+        return _(OPPONENT_WORDS[name])
     if len(name) == 12 and all(c in "0123456789abcdef" for c in name):
-        return f"stored policy {name}"
-    return f"the {name} player"
+        return _("stored policy {id}").format(id=name)
+    return _("the {name} player").format(name=name)
 
 
 def _number(x: Any) -> str:
@@ -68,15 +115,17 @@ def _number(x: Any) -> str:
 def setting_text(name: str, value: Any) -> str:
     """One setting's value for people."""
     if name == "schedule":
-        return SCHEDULES.get(value, str(value))
+        return _(SCHEDULES[value]) if value in SCHEDULES else str(value)
     if name == "start_order":
-        return START_ORDERS.get(value, str(value))
+        return _(START_ORDERS[value]) if value in START_ORDERS else str(value)
     if name == "canonical":
-        return CANONICAL.get(bool(value), str(value))
+        return _(CANONICAL[bool(value)])
     if name == "rewards" and isinstance(value, list | tuple) and len(value) == 3:
         return " / ".join(reward_text(float(v)) for v in value)
     if name == "starts" and isinstance(value, int | float):
-        return "none" if value == 0 else f"{100 * value:g}% of self-play episodes"
+        if value == 0:
+            return _("none")
+        return _("{percent}% of self-play episodes").format(percent=f"{100 * value:g}")
     return _number(value)
 
 
@@ -88,13 +137,18 @@ def setting_rows(
     rows: list[tuple[str, str]] = []
     if training:
         opponent = str(training.get("opponent", "self"))
-        rows.append(("opponent", opponent_text(opponent)))
+        rows.append((_("opponent"), opponent_text(opponent)))
         if opponent != "self":
-            rows.append(("seat", SEATS.get(str(training.get("seat")), "both seats, in turn")))
-        rows.append(("stop at perfect play", "yes" if training.get("until_perfect") else "no"))
+            seat = SEATS.get(str(training.get("seat")), SEATS["both"])
+            rows.append((_("seat"), _(seat)))
+        rows.append(
+            (_("stop at perfect play"), _("yes") if training.get("until_perfect") else _("no"))
+        )
     # Without exploring starts, their order says nothing.
     skip = {"start_order"} if hyper.get("starts") == 0 else set()
-    rows += [(LABELS[k], setting_text(k, hyper[k])) for k in LABELS if k in hyper and k not in skip]
+    rows += [
+        (_(LABELS[k]), setting_text(k, hyper[k])) for k in LABELS if k in hyper and k not in skip
+    ]
     return rows
 
 
@@ -106,9 +160,18 @@ def _ago(seconds: float) -> str | None:
             if unit == "day" and n >= 7:
                 return None
             if unit == "day" and n == 1:
-                return "yesterday"
-            return f"{n} {unit}{'s' if n > 1 else ''} ago"
-    return "just now"
+                return _("yesterday")
+            if unit == "day":
+                return ngettext("{count} day ago", "{count} days ago", n).format(count=n)
+            if unit == "hour":
+                return ngettext("{count} hour ago", "{count} hours ago", n).format(count=n)
+            return ngettext("{count} minute ago", "{count} minutes ago", n).format(count=n)
+    return _("just now")
+
+
+def _date(t: datetime) -> str:
+    """ "21 Nov 2026"."""
+    return _("{day} {month} {year}").format(day=t.day, month=_(MONTHS[t.month - 1]), year=f"{t:%Y}")
 
 
 def when(iso: str, now: datetime | None = None) -> Markup:
@@ -122,9 +185,95 @@ def when(iso: str, now: datetime | None = None) -> Markup:
         t = t.replace(tzinfo=UTC)
     t = t.astimezone(UTC)
     seconds = ((now or datetime.now(UTC)) - t).total_seconds()
-    full = f"{t.day} {t:%b %Y, %H:%M} UTC"
+    full = _("{date}, {time} UTC").format(date=_date(t), time=f"{t:%H:%M}")
     # A time ahead of ours (a clock put right since) reads as the date.
-    text = (_ago(seconds) if seconds >= -60 else None) or f"{t.day} {t:%b %Y}"
+    text = (_ago(seconds) if seconds >= -60 else None) or _date(t)
     return Markup(
         f'<time datetime="{escape(t.isoformat())}" title="{escape(full)}">{escape(text)}</time>'
+    )
+
+
+# --- texts whose words depend on a count (the templates call these: plurals live in Python,
+# where the catalog finds ngettext's two forms) ---------------------------------------------
+
+
+def _percent(share: float, digits: int) -> str:
+    return f"{100 * share:.{digits}f}"
+
+
+def learner_episodes(learner: str, episodes: int) -> str:
+    """ "Q-learning, 30,000 episodes"."""
+    return ngettext(
+        "{learner}, {count:,} episode", "{learner}, {count:,} episodes", episodes
+    ).format(learner=learner, count=episodes)
+
+
+def policy_option(learner: str, episodes: int, optimality: float, policy: str) -> str:
+    """A stored policy as an opponent to choose: "Q-learning, 2,000 episodes, 97% (…)"."""
+    return ngettext(
+        "{learner}, {count:,} episode, {percent}% ({id})",
+        "{learner}, {count:,} episodes, {percent}% ({id})",
+        episodes,
+    ).format(learner=learner, count=episodes, percent=_percent(optimality, 0), id=policy)
+
+
+def policy_label(learner: str, game: str, episodes: int, policy: str) -> str:
+    """ "Q-learning on nim:3,5,7, 2,000 episodes (1a2b3c4d5e6f)"."""
+    return ngettext(
+        "{learner} on {game}, {count:,} episode ({id})",
+        "{learner} on {game}, {count:,} episodes ({id})",
+        episodes,
+    ).format(learner=learner, game=game, count=episodes, id=policy)
+
+
+def trained_text(episodes: int, optimality: float) -> str:
+    """ "2,000 episodes; it plays the best move in 97.5% of positions."."""
+    return ngettext(
+        "{count:,} episode; it plays the best move in {percent}% of positions.",
+        "{count:,} episodes; it plays the best move in {percent}% of positions.",
+        episodes,
+    ).format(count=episodes, percent=_percent(optimality, 1))
+
+
+def finished_text(stopped: bool, episodes: int, optimality: float) -> str:
+    """How a training run ended: "Done: 2,000 episodes; it plays the best move in …"."""
+    if stopped:
+        text = ngettext(
+            "Stopped: {count:,} episode; it plays the best move in {percent}% of positions.",
+            "Stopped: {count:,} episodes; it plays the best move in {percent}% of positions.",
+            episodes,
+        )
+    else:
+        text = ngettext(
+            "Done: {count:,} episode; it plays the best move in {percent}% of positions.",
+            "Done: {count:,} episodes; it plays the best move in {percent}% of positions.",
+            episodes,
+        )
+    return text.format(count=episodes, percent=_percent(optimality, 1))
+
+
+def added_text(learner: str, game: str, episodes: int, optimality: float) -> str:
+    """What the Policies page says of a policy just uploaded."""
+    return ngettext(
+        "Added: a {learner} policy for {game}, {count:,} episode, best move in {percent}% of "
+        "positions.",
+        "Added: a {learner} policy for {game}, {count:,} episodes, best move in {percent}% of "
+        "positions.",
+        episodes,
+    ).format(learner=learner, game=game, count=episodes, percent=_percent(optimality, 1))
+
+
+def no_curve_text(policies: list[str]) -> Markup:
+    """The Compare page's note on the chosen policies that have no learning curve."""
+    text = ngettext(
+        "No learning curve in {policies}: it was trained without one ({command} records one "
+        "with {flag}).",
+        "No learning curve in {policies}: they were trained without one ({command} records "
+        "one with {flag}).",
+        len(policies),
+    )
+    return Markup(escape(text)).format(
+        policies=", ".join(policies),
+        command=Markup("<code>qarena train</code>"),
+        flag=Markup("<code>--curve</code>"),
     )

@@ -14,7 +14,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from qarena.errors import QarenaError
 from qarena.games.words import sentence
+from qarena.i18n import _, speaking
 from qarena.match import Conflict
+from qarena.web.language import request_language
 from qarena.web.templating import page
 
 __all__ = [
@@ -77,11 +79,13 @@ def _answer(request: Request, status: int, message: str, html: bool) -> Response
 
 
 def validation_text(exc: RequestValidationError | ValidationError) -> str:
+    """The refusal in a line: where, and pydantic's words for what (which are English)."""
     parts = []
     for e in exc.errors():
         where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
-        parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else str(e.get("msg")))
-    return "; ".join(parts) or "invalid request"
+        what = e.get("msg", _("invalid"))
+        parts.append(f"{where}: {what}" if where else str(e.get("msg")))
+    return "; ".join(parts) or _("invalid request")
 
 
 async def _domain_error(request: Request, exc: Exception) -> Response:
@@ -99,11 +103,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     """Unknown URLs and methods: the site's page for a browser, JSON for the API."""
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 404:
-        message = f"there is nothing at {request.url.path}"
+        message = _("there is nothing at {path}").format(path=request.url.path)
     elif exc.status_code == 405:
-        message = f"{request.method} is not allowed at {request.url.path}"
+        message = _("{method} is not allowed at {path}").format(
+            method=request.method, path=request.url.path
+        )
     elif exc.status_code == 400:  # FastAPI could not decode the body (not UTF-8, say)
-        message = "the request body could not be read as JSON"
+        message = _("the request body could not be read as JSON")
     else:
         message = str(exc.detail)
     browser = not is_api(request) and "text/html" in request.headers.get("accept", "")
@@ -114,7 +120,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
-    return JSONResponse({"detail": "internal error; see the server log"}, status_code=500)
+    # Answered outside the language middleware (the error has left it): its language again.
+    with speaking(request_language(request.scope)):
+        detail = _("internal error; see the server log")
+    return JSONResponse({"detail": detail}, status_code=500)
 
 
 def install(app: FastAPI) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from qarena.errors import QarenaError
+from qarena.i18n import _, gettext_noop
 
 _INT = re.compile(r"[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -54,24 +55,26 @@ class TrainForm(BaseModel):
         """The fields as the API's training request takes them, numbers read strictly."""
         if self.canonical not in ("yes", "no"):
             raise QarenaError(
-                f"positions learned are 'yes' (one per symmetry) or 'no', not {self.canonical!r}"
+                _("positions learned are 'yes' (one per symmetry) or 'no', not {value!r}").format(
+                    value=self.canonical
+                )
             )
         return {
             "game": self.game.strip(),
             "learner": self.learner,
-            "episodes": form_number(self.episodes, "episodes", int),
+            "episodes": form_number(self.episodes, _("episodes"), int),
             "opponent": self.opponent,
             "seat": self.seat,
             "until_perfect": bool(self.until_perfect),
-            "alpha": form_number(self.alpha, "alpha", float),
-            "gamma": form_number(self.gamma, "gamma", float),
-            "epsilon": form_number(self.epsilon, "epsilon", float),
-            "epsilon_end": form_number(self.epsilon_end, "epsilon end", float),
+            "alpha": form_number(self.alpha, _("alpha"), float),
+            "gamma": form_number(self.gamma, _("gamma"), float),
+            "epsilon": form_number(self.epsilon, _("epsilon"), float),
+            "epsilon_end": form_number(self.epsilon_end, _("epsilon end"), float),
             "schedule": self.schedule or None,
             "rewards": form_rewards(self.rewards),
-            "initial": form_number(self.initial, "the initial value", float),
-            "seed": form_number(self.seed, "the seed", int),
-            "starts": form_number(self.starts, "the share of exploring starts", float),
+            "initial": form_number(self.initial, _("the initial value"), float),
+            "seed": form_number(self.seed, _("the seed"), int),
+            "starts": form_number(self.starts, _("the share of exploring starts"), float),
             "start_order": self.start_order or None,
             "canonical": self.canonical == "yes",
         }
@@ -81,14 +84,16 @@ HOME_DEFAULTS = HomeForm().model_dump()
 TRAIN_DEFAULTS = TrainForm(game="nim:3,5,7").model_dump()
 
 
+#: A whole number typed wrong: ``what`` is the field in words.
+_WHOLE = gettext_noop("{what} must be a whole number written with the digits 0-9, not {text!r}")
+
+
 def _digits(text: str, what: str) -> str:
     """A whole number typed in a form, checked to be ASCII digits: Python's int() would also
     read "३" (Devanagari three) and other scripts' digits."""
     text = text.strip()
     if not _INT.fullmatch(text):
-        raise QarenaError(
-            f"{what} must be a whole number written with the digits 0-9, not {text!r}"
-        )
+        raise QarenaError(_(_WHOLE).format(what=what, text=text))
     return text
 
 
@@ -96,23 +101,28 @@ def game_spec(form: HomeForm) -> str:
     """The game spec the home form describes."""
     kind, normal = form.kind, form.rule == "normal"
     if form.rule not in ("misere", "normal"):
-        raise QarenaError(f"the rule is 'misere' or 'normal', not {form.rule!r}")
+        raise QarenaError(
+            _("the rule is 'misere' or 'normal', not {rule!r}").format(rule=form.rule)
+        )
     if kind == "nim":
-        piles = [_digits(p, "each pile") for p in form.piles.replace(",", " ").split()]
+        piles = [_digits(p, _("each pile")) for p in form.piles.replace(",", " ").split()]
         if not piles:
-            raise QarenaError("give the piles, e.g. 3,5,7")
+            raise QarenaError(_("give the piles, e.g. 3,5,7"))
         return f"nim:{','.join(piles)}" + (":normal" if normal else "")
     if kind == "subtraction":
-        heap, take = _digits(form.heap, "the heap"), _digits(form.take, "the largest take")
+        heap, take = _digits(form.heap, _("the heap")), _digits(form.take, _("the largest take"))
         return f"subtraction:{heap}:{take}" + (":normal" if normal else "")
     if kind == "tictactoe":
-        rows, cols = _digits(form.rows, "rows"), _digits(form.cols, "columns")
-        return f"tictactoe:{rows}x{cols}:{_digits(form.k, 'in a row to win')}"
+        rows, cols = _digits(form.rows, _("rows")), _digits(form.cols, _("columns"))
+        k = _digits(form.k, _("in a row to win"))
+        return f"tictactoe:{rows}x{cols}:{k}"
     if kind == "spec":  # any registered game, read by the registry like the command line's
         if not form.spec.strip():
-            raise QarenaError("give the game's spec, e.g. nim:3,5,7")
+            raise QarenaError(_("give the game's spec, e.g. nim:3,5,7"))
         return form.spec.strip()
-    raise QarenaError(f"unknown game {kind!r}; expected nim, subtraction, tictactoe or spec")
+    raise QarenaError(
+        _("unknown game {kind!r}; expected nim, subtraction, tictactoe or spec").format(kind=kind)
+    )
 
 
 def form_number(text: str, what: str, kind: type[int] | type[float]) -> Any:
@@ -123,12 +133,12 @@ def form_number(text: str, what: str, kind: type[int] | type[float]) -> Any:
         return None
     if kind is int:
         if len(text) > 20 or not _INT.fullmatch(text):
-            raise QarenaError(
-                f"{what} must be a whole number written with the digits 0-9, not {text!r}"
-            )
+            raise QarenaError(_(_WHOLE).format(what=what, text=text))
         return int(text)
     if len(text) > 40 or not _FLOAT.fullmatch(text):
-        raise QarenaError(f"{what} must be a number such as 0.5, not {text!r}")
+        raise QarenaError(
+            _("{what} must be a number such as 0.5, not {text!r}").format(what=what, text=text)
+        )
     return float(text)
 
 
@@ -141,4 +151,8 @@ def form_rewards(text: str) -> tuple[float, float, float] | None:
     if len(parts) == 3 and all(_FLOAT.fullmatch(p.strip()) for p in parts) and len(text) < 120:
         win, draw, loss = (float(p) for p in parts)
         return win, draw, loss
-    raise QarenaError(f"--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}")
+    raise QarenaError(
+        _("--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}").format(
+            text=text
+        )
+    )

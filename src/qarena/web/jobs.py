@@ -3,6 +3,9 @@
 At most ``max_running`` runs train at once; the others wait in a bounded line and start, in
 order, as runs end. Runs that a person is waiting on to play (``spot`` runs) go ahead of the
 runs waiting in the background.
+
+A run is watched by people speaking different languages, so what it keeps is in English (its
+thread speaks English) and its snapshot translates it for whoever asks.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
 from qarena.games import Game
+from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import make_learner
@@ -46,6 +50,20 @@ def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+#: A run's place in line, by the English ordinal's ending (translated as a whole).
+_IN_LINE = {
+    "st": gettext_noop("{n}st in line"),
+    "nd": gettext_noop("{n}nd in line"),
+    "rd": gettext_noop("{n}rd in line"),
+    "th": gettext_noop("{n}th in line"),
+}
+
+
+def in_line(n: int) -> str:
+    """ "2nd in line", in the current language."""
+    return _(_IN_LINE[ordinal(n)[-2:]]).format(n=n)
 
 
 @dataclass
@@ -89,16 +107,15 @@ class Job:
             "optimality": self.optimality,
             "points": len(self.points),
             "policy": self.policy,
-            "error": self.error,
+            # Kept in English; shown in the language of whoever asks.
+            "error": None if self.error is None else _(self.error),
             "spot": self.spot,
             "first": self.first,
             "seat": self.seat,
             "until_perfect": self.until_perfect,
             "stopped": self.stopped,
             "queue_position": self.queue_position,
-            "waiting": None
-            if self.queue_position is None
-            else f"{ordinal(self.queue_position)} in line",
+            "waiting": None if self.queue_position is None else in_line(self.queue_position),
         }
 
 
@@ -122,7 +139,7 @@ class Jobs:
         with self._lock:
             job = self._jobs.get(job_id)
         if job is None:
-            raise NotFound(f"no training job {job_id!r}")
+            raise NotFound(_("no training job {id!r}").format(id=job_id))
         return job
 
     def spot_job(self, game: Game) -> Job | None:
@@ -155,26 +172,7 @@ class Jobs:
         """Check the settings, then train in the background: at once if a slot is free, else
         after the runs ahead of it in line. Full when the line is full. The opponent is one
         the command line names, or a stored policy of the same game by its id."""
-        fresh = make_learner(learner, game, config)  # checks the learner's name
-        if is_policy_id(opponent_name):
-            self._check_policy_opponent(opponent_name, fresh)
-        else:
-            # Every opponent the command line offers by name (its policy files are stored
-            # policies here: a web request must not name files on the server).
-            named = ("self", "random", "perfect", *game.rule_players)
-            if opponent_name not in named:
-                raise QarenaError(
-                    f"unknown opponent {opponent_name!r} for {game.spec}; expected "
-                    f"{', '.join(named)}, or a stored policy's id"
-                )
-        check_versus(opponent_name == "self", seat, {})
-        if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
-            raise QarenaError(f"episodes must be from 1 to {MAX_EPISODES:,}, not {episodes}")
-        # Unasked, the default run: on-the-spot runs end sooner, at perfect play or at their
-        # time limit, whichever comes first.
-        total = (
-            episodes if episodes is not None else default_episodes(fresh, opponent_name == "self")
-        )
+        fresh, total = self.check(game, learner, episodes, opponent_name, config, seat=seat)
         job = Job(
             secrets.token_hex(6),
             game,
@@ -190,11 +188,13 @@ class Jobs:
         )
         with self._lock:
             if self._closed:
-                raise Full("the server is stopping; start the run again once it is back")
+                raise Full(_("the server is stopping; start the run again once it is back"))
             if self._running() >= self.max_running and len(self._queue) >= self.max_queued:
                 raise Full(
-                    f"{self._running()} training runs are under way and {len(self._queue)} are "
-                    "waiting, the most this server keeps; try again when one has finished"
+                    _(
+                        "{running} training runs are under way and {waiting} are waiting, the "
+                        "most this server keeps; try again when one has finished"
+                    ).format(running=self._running(), waiting=len(self._queue))
                 )
             finished = [j for j in self._jobs.values() if j.state in ("done", "failed")]
             for old in finished[: max(0, len(self._jobs) + 1 - MAX_JOBS)]:
@@ -210,6 +210,46 @@ class Jobs:
             self._dispatch()
         return job
 
+    def check(
+        self,
+        game: Game,
+        learner: str = "q",
+        episodes: int | None = None,
+        opponent_name: str = "self",
+        config: LearnConfig | None = None,
+        *,
+        seat: str = "both",
+    ) -> tuple[Learner, int]:
+        """The checks of :meth:`start`, which start nothing: the fresh learner, and the
+        episodes it will train."""
+        fresh = make_learner(learner, game, config)  # checks the learner's name
+        if is_policy_id(opponent_name):
+            self._check_policy_opponent(opponent_name, fresh)
+        else:
+            # Every opponent the command line offers by name (its policy files are stored
+            # policies here: a web request must not name files on the server).
+            named = ("self", "random", "perfect", *game.rule_players)
+            if opponent_name not in named:
+                raise QarenaError(
+                    _(
+                        "unknown opponent {name!r} for {spec}; expected {names}, or a stored "
+                        "policy's id"
+                    ).format(name=opponent_name, spec=game.spec, names=", ".join(named))
+                )
+        check_versus(opponent_name == "self", seat, {})
+        if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
+            raise QarenaError(
+                _("episodes must be from 1 to {most:,}, not {count}").format(
+                    most=MAX_EPISODES, count=episodes
+                )
+            )
+        # Unasked, the default run: on-the-spot runs end sooner, at perfect play or at their
+        # time limit, whichever comes first.
+        total = (
+            episodes if episodes is not None else default_episodes(fresh, opponent_name == "self")
+        )
+        return fresh, total
+
     def _check_policy_opponent(self, policy_id: str, learner: Learner) -> None:
         """A stored policy to train against: it exists, plays the game, and has tables of the
         same rows (positions one per symmetry, or every one) as the learner's, which its
@@ -218,20 +258,30 @@ class Jobs:
         try:
             row = self.store.get(policy_id)
         except NotFound:
-            raise QarenaError(f"there is no stored policy {policy_id} to train against") from None
+            raise QarenaError(
+                _("there is no stored policy {id} to train against").format(id=policy_id)
+            ) from None
         if row.game != game.spec:
             raise QarenaError(
-                f"policy {policy_id} plays {row.game}, not {game.spec}: train against a policy "
-                "of the same game"
+                _(
+                    "policy {id} plays {game}, not {spec}: train against a policy of the same game"
+                ).format(id=policy_id, game=row.game, spec=game.spec)
             )
         hyper = self.store.meta(policy_id).get("hyperparameters")
         theirs = hyper.get("canonical", True) if isinstance(hyper, dict) else True
         if theirs != learner.config.canonical:
-            learned = "one position per symmetry" if theirs else "every position"
-            raise QarenaError(
-                f"policy {policy_id} learned {learned}; train on the same positions to play "
-                "against it"
+            learned = (
+                _(
+                    "policy {id} learned one position per symmetry; train on the same positions "
+                    "to play against it"
+                )
+                if theirs
+                else _(
+                    "policy {id} learned every position; train on the same positions to play "
+                    "against it"
+                )
             )
+            raise QarenaError(learned.format(id=policy_id))
 
     def _opponent(self, job: Job, learner: Learner) -> Opponent:
         if not is_policy_id(job.opponent):
@@ -248,7 +298,12 @@ class Jobs:
         with self._lock:
             job.cancel = True
             if job.state == "queued":
-                self._drop(job, "it was stopped while waiting in line, before it learned anything")
+                self._drop(
+                    job,
+                    gettext_noop(
+                        "it was stopped while waiting in line, before it learned anything"
+                    ),
+                )
                 self._renumber()
 
     def shutdown(self, timeout: float) -> int:
@@ -259,7 +314,7 @@ class Jobs:
         with self._lock:
             self._closed = True
             for job in [*self._queue]:
-                self._drop(job, "the server stopped before this run started")
+                self._drop(job, gettext_noop("the server stopped before this run started"))
             for job in self._jobs.values():
                 if job.state == "running":
                     job.cancel = True
@@ -275,7 +330,8 @@ class Jobs:
         return sum(j.state == "running" for j in self._jobs.values())
 
     def _drop(self, job: Job, why: str) -> None:
-        """Take a waiting job out of the line (under the lock)."""
+        """Take a waiting job out of the line (under the lock); ``why`` is in English (a
+        message id), translated where it is shown."""
         self._queue.remove(job)
         job.queue_position = None
         job.stopped = True
@@ -302,6 +358,11 @@ class Jobs:
                 job.version += 1
 
     def _run(self, job: Job) -> None:
+        # What the run keeps (its error) is in English, translated for whoever reads it.
+        with speaking(DEFAULT):
+            self._train(job)
+
+    def _train(self, job: Job) -> None:
         try:
             learner = make_learner(job.learner, job.game, job.config)
             opp = self._opponent(job, learner)
@@ -332,7 +393,7 @@ class Jobs:
             job.stopped = result.stopped
             if result.episodes == 0:
                 # Stopped (the server shutting down) before the first chunk: nothing to keep.
-                raise QarenaError("it was stopped before it learned anything")
+                raise QarenaError(_("it was stopped before it learned anything"))
             job.optimality = result.optimality.share
             job.points = [*curve.points]
             # How it was trained, beyond its hyperparameters: the file says so wherever it goes.

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from qarena.i18n import _
 from qarena.web.errors import BodyTooLarge, error_page, is_api
 
 #: The largest request body, in bytes.
@@ -39,13 +40,15 @@ class BodyLimit:
             return
         limit = self.streamed.get(scope["path"], self.limit)
         too_big = JSONResponse(
-            {"detail": f"the request body is over {limit // 1024} KB"}, status_code=413
+            {"detail": _("the request body is over {size} KB").format(size=limit // 1024)},
+            status_code=413,
         )
         declared = 0
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 if not value.isdigit():
-                    await JSONResponse({"detail": "bad Content-Length"}, 400)(scope, receive, send)
+                    bad = JSONResponse({"detail": _("bad Content-Length")}, 400)
+                    await bad(scope, receive, send)
                     return
                 declared = int(value)
                 if declared > limit and scope["path"] not in self.streamed:
@@ -85,12 +88,12 @@ def _counted(receive: Receive, declared: int, limit: int) -> Receive:
     async def counted() -> Message:
         nonlocal seen
         if declared > limit:
-            raise BodyTooLarge(f"the request body is over {limit:,} bytes")
+            raise BodyTooLarge(_("the request body is over {size:,} bytes").format(size=limit))
         message = await receive()
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
             if seen > limit:
-                raise BodyTooLarge(f"the request body is over {limit:,} bytes")
+                raise BodyTooLarge(_("the request body is over {size:,} bytes").format(size=limit))
         return message
 
     return counted
@@ -153,7 +156,7 @@ def cross_site(scope: Scope) -> bool:
 
 def _refusal(scope: Scope) -> Response:
     request = Request(scope)
-    message = (
+    message = _(
         "This request came from another site, so it was refused: only this site's own "
         "pages may change things here"
     )

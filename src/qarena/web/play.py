@@ -18,6 +18,7 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.errors import MoveError, QarenaError
 from qarena.games import Move
 from qarena.games.words import played
+from qarena.i18n import _, gettext_noop
 from qarena.match import Duel, Match, Result
 from qarena.web.errors import NotFound
 
@@ -60,7 +61,11 @@ class Session(Kept, Match):
     def read(self, text: str) -> Move:
         if not text.isascii():
             # Python reads digits of any script ("३:१" as 3:1); a move is typed in ASCII.
-            raise MoveError(f"{text!r} is not a move: write moves with ASCII digits and letters")
+            raise MoveError(
+                _("{text!r} is not a move: write moves with ASCII digits and letters").format(
+                    text=text
+                )
+            )
         return super().read(text)
 
     def play(self, text: str) -> None:
@@ -70,7 +75,9 @@ class Session(Kept, Match):
 
     def ai_text(self) -> str | None:
         reply = self.last_reply
-        return None if reply is None else f"The AI {played(self.game, reply.move)}."
+        if reply is None:
+            return None
+        return _("The AI {move}.").format(move=played(self.game, reply.move))
 
     def state(self) -> dict[str, Any]:
         """The API's view of the game."""
@@ -96,6 +103,8 @@ class Sessions(Generic[S]):
     used one. So old sessions never stop a new one from starting, and memory stays bounded."""
 
     what = "game"
+    #: Why there is no such session (translated where it is raised).
+    missing = gettext_noop("no game {id!r} (a game is forgotten after a while without a move)")
 
     def __init__(self, max_games: int = MAX_GAMES, idle_seconds: float = IDLE_SECONDS) -> None:
         if max_games < 1:
@@ -116,10 +125,7 @@ class Sessions(Generic[S]):
             self._expire(now)
             session = self._games.get(game_id)
             if session is None:
-                raise NotFound(
-                    f"no {self.what} {game_id!r} (a {self.what} is forgotten after a while "
-                    "without a move)"
-                )
+                raise NotFound(_(self.missing).format(id=game_id))
             self._games.move_to_end(game_id)
             session.touched = now
             return session
@@ -155,7 +161,7 @@ class Games(Sessions["Session"]):
     def new(self, agent: Agent, first: str, seed: int | None = None) -> Session:
         """A new game; the AI's opening is played when it moves first."""
         if first not in ("human", "ai"):
-            raise QarenaError(f"first must be 'human' or 'ai', not {first!r}")
+            raise QarenaError(_("first must be 'human' or 'ai', not {first!r}").format(first=first))
         session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
         session.reply()
         return self.add(session)
@@ -283,3 +289,4 @@ class Watches(Sessions[Watch]):
     """Duels being watched."""
 
     what = "duel"
+    missing = gettext_noop("no duel {id!r} (a duel is forgotten after a while without a move)")

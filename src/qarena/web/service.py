@@ -17,6 +17,8 @@ from qarena.agents.strategies import STRATEGIES, make_agent
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
+from qarena.i18n import _
+from qarena.learn.base import LearnConfig
 from qarena.learn.learners import learner_class
 from qarena.match import SPOT_LEARNER, Player
 from qarena.training.run import check_versus
@@ -103,20 +105,21 @@ class Web:
         positions, moves = estimate_positions(game), game.num_moves
         cost = positions * moves
         if positions > self.max_positions:
-            size = f"about {positions:,} positions, over its limit of {self.max_positions:,}"
-        elif cost > self.max_cost:
-            size = (
-                f"about {positions:,} positions × {moves:,} moves = {cost:,}, "
-                f"over its budget of {self.max_cost:,}"
+            size = _("about {positions:,} positions, over its limit of {most:,}").format(
+                positions=positions, most=self.max_positions
             )
+        elif cost > self.max_cost:
+            size = _(
+                "about {positions:,} positions × {moves:,} moves = {cost:,}, over its budget of "
+                "{most:,}"
+            ).format(positions=positions, moves=moves, cost=cost, most=self.max_cost)
         else:
             return None
-        return (
-            f"{game.spec} is too big to train in the web app ({size}), so train it on the "
-            f"command line into this server's policy folder, and it plays here: qarena train "
-            f"{game.spec} --out {self.store.folder / 'NAME.npz'} (NAME: 12 digits 0-9 or "
-            "letters a-f)"
-        )
+        return _(
+            "{spec} is too big to train in the web app ({size}), so train it on the command line "
+            "into this server's policy folder, and it plays here: qarena train {spec} --out "
+            "{file} (NAME: 12 digits 0-9 or letters a-f)"
+        ).format(spec=game.spec, size=size, file=self.store.folder / "NAME.npz")
 
     def game(self, spec: str, stored: bool = False) -> Game:
         """The game a spec names, if it is within the budget: checked before any table is built
@@ -125,7 +128,10 @@ class Web:
         if not spec.isascii():
             # Python reads digits of any script as numbers; specs are typed in ASCII.
             raise QarenaError(
-                f"{spec!r} is not a game spec: write it in ASCII letters and digits, e.g. nim:3,5,7"
+                _(
+                    "{spec!r} is not a game spec: write it in ASCII letters and digits, e.g. "
+                    "nim:3,5,7"
+                ).format(spec=spec)
             )
         game = parse_spec(spec)
         why = self.too_big(game)
@@ -185,9 +191,13 @@ class Web:
             game = None if body.game is None else self.game(body.game, stored=True)
             agent = self.agent(body.policy)
             if game is not None and game.spec != agent.game.spec:
-                raise QarenaError(f"policy {body.policy} plays {agent.game.spec}, not {body.game}")
+                raise QarenaError(
+                    _("policy {id} plays {game}, not {spec}").format(
+                        id=body.policy, game=agent.game.spec, spec=body.game
+                    )
+                )
         elif body.game is None:
-            raise QarenaError("give a game spec, a policy id, or both")
+            raise QarenaError(_("give a game spec, a policy id, or both"))
         else:
             got = self.agent_or_job(self.game(body.game, stored=True), body.first)
             if isinstance(got, Job):
@@ -200,8 +210,12 @@ class Web:
         if job.state == "done" and job.policy is not None:
             return self.games.new(self.agent(job.policy), body.first, body.seed)
         if job.state in ("queued", "running"):
-            raise Full(f"the agent for {job.game.spec} is still training; try again in a minute")
-        raise QarenaError(job.error or "training failed")
+            raise Full(
+                _("the agent for {spec} is still training; try again in a minute").format(
+                    spec=job.game.spec
+                )
+            )
+        raise QarenaError(_(job.error) if job.error else _("training failed"))
 
     def start_watch(self, a: str, b: str, spec: str, delay: float = 1.0) -> Watch:
         """Two players watched against each other: stored policies by id, or built-in players
@@ -209,12 +223,19 @@ class Web:
         overrides."""
         if delay not in DELAYS:
             shown = ", ".join(f"{d:g}" for d in DELAYS)
-            raise QarenaError(f"the pause between moves is one of {shown} seconds, not {delay:g}")
+            raise QarenaError(
+                _("the pause between moves is one of {shown} seconds, not {delay:g}").format(
+                    shown=shown, delay=delay
+                )
+            )
         names = (a.strip(), b.strip())
         agents = {i: self.agent(n) for i, n in enumerate(names) if n not in STRATEGIES}
         games = {x.game.spec for x in agents.values()}
         if len(games) > 1:
-            raise QarenaError(f"the two policies play different games: {' and '.join(games)}")
+            first, second = games
+            raise QarenaError(
+                _("the two policies play different games: {a} and {b}").format(a=first, b=second)
+            )
         game = next(iter(agents.values())).game if agents else self.game(spec)
         players = []
         for i, name in enumerate(names):
@@ -222,20 +243,32 @@ class Web:
                 players.append(Player(name, agent=agents[i]))
             else:
                 if name not in ("random", "perfect", *game.rule_players):
-                    raise QarenaError(f"{name} does not play {game.spec}")
+                    raise QarenaError(
+                        _("{name} does not play {spec}").format(name=name, spec=game.spec)
+                    )
                 players.append(Player(name, strategy=make_agent(name, game, i)))
         watch = Watch(game, players, np.random.default_rng(), delay=delay)
         return self.watches.add(watch)
+
+    def check_training(self, body: TrainIn) -> None:
+        """The checks of :meth:`start_training`, which start nothing (QarenaError when one
+        fails)."""
+        game, config = self._training(body)
+        self.jobs.check(game, body.learner, body.episodes, body.opponent, config, seat=body.seat)
+
+    def _training(self, body: TrainIn) -> tuple[Game, LearnConfig]:
+        game = self.game(body.game)
+        cls = learner_class(body.learner)
+        given = {name: getattr(body, name) for name in SETTINGS}
+        check_versus(body.opponent == "self", body.seat, given)
+        return game, cls.build_config(given, cls.default_config(canonical=body.canonical))
 
     def start_training(self, body: TrainIn) -> Job:
         """A training run with the settings of ``qarena train``, checked as it checks them:
         the game's size here, the seat and exploring starts against whom it plays, then the
         learner's own settings (``Learner.build_config``), then the opponent."""
-        game = self.game(body.game)
+        game, config = self._training(body)
         cls = learner_class(body.learner)
-        given = {name: getattr(body, name) for name in SETTINGS}
-        check_versus(body.opponent == "self", body.seat, given)
-        config = cls.build_config(given, cls.default_config(canonical=body.canonical))
         return self.jobs.start(
             game,
             cls.kind,

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import atomic_open, remove_stale_temps
+from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.policyfile import read_meta
@@ -128,7 +129,11 @@ class PolicyStore:
                 db.execute(_SCHEMA)
         except (OSError, sqlite3.Error) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise QarenaError(f"cannot use the data folder {data_dir}: {reason}") from None
+            raise QarenaError(
+                _("cannot use the data folder {folder}: {reason}").format(
+                    folder=data_dir, reason=reason
+                )
+            ) from None
 
     @contextlib.contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -143,7 +148,7 @@ class PolicyStore:
 
     def path(self, policy_id: str) -> Path:
         if not _ID.fullmatch(policy_id):
-            raise NotFound(f"no policy {policy_id!r}")
+            raise NotFound(_("no policy {id!r}").format(id=policy_id))
         return self.folder / f"{policy_id}.npz"
 
     def add(self, learner: Learner, extra: Mapping[str, Any] | None = None) -> PolicyRow:
@@ -164,7 +169,7 @@ class PolicyStore:
         try:
             return read_meta(path)
         except QarenaError as e:
-            raise QarenaError(str(e).replace(path, f"policy {policy_id}")) from None
+            raise QarenaError(str(e).replace(path, _("policy {id}").format(id=policy_id))) from None
 
     def _index(self, policy_id: str, learner: Learner, created: datetime) -> PolicyRow:
         row = PolicyRow(
@@ -244,7 +249,7 @@ class PolicyStore:
         with self._db() as db:
             found = db.execute("SELECT * FROM policies WHERE id = ?", (policy_id,)).fetchone()
         if found is None:
-            raise NotFound(f"no policy {policy_id!r}")
+            raise NotFound(_("no policy {id!r}").format(id=policy_id))
         return PolicyRow.of(found)
 
     def list(self, game: str | None = None) -> list[PolicyRow]:
@@ -277,7 +282,7 @@ class PolicyStore:
         with self._db() as db:
             gone = db.execute("DELETE FROM policies WHERE id = ?", (policy_id,)).rowcount
         if not gone:
-            raise NotFound(f"no policy {policy_id!r}")
+            raise NotFound(_("no policy {id!r}").format(id=policy_id))
         with contextlib.suppress(FileNotFoundError):
             self.path(policy_id).unlink()
 
@@ -292,7 +297,7 @@ class Receiving:
     def __init__(self, store: PolicyStore) -> None:
         self.store = store
         self.id = secrets.token_hex(6)
-        self.name = "the file"
+        self.name = _("the file")
         self._stack = contextlib.ExitStack()
         self._file: IO[bytes] | None = None
         self._loaded: Learner | None = None
@@ -303,7 +308,9 @@ class Receiving:
                 atomic_open(self.store.path(self.id), verify=self._verify)
             )
         except OSError as e:
-            raise QarenaError(f"cannot store the file: {e.strerror or e}") from None
+            raise QarenaError(
+                _("cannot store the file: {reason}").format(reason=e.strerror or e)
+            ) from None
 
     def write(self, data: bytes) -> None:
         assert self._file is not None, "open() first"
@@ -311,7 +318,9 @@ class Receiving:
             self._file.write(data)
         except OSError as e:
             self.abort()
-            raise QarenaError(f"cannot store the file: {e.strerror or e}") from None
+            raise QarenaError(
+                _("cannot store the file: {reason}").format(reason=e.strerror or e)
+            ) from None
 
     def _verify(self, tmp: str) -> None:
         try:
@@ -326,7 +335,9 @@ class Receiving:
         try:
             self._stack.close()
         except OSError as e:
-            raise QarenaError(f"cannot store {name}: {e.strerror or e}") from None
+            raise QarenaError(
+                _("cannot store {file}: {reason}").format(file=name, reason=e.strerror or e)
+            ) from None
         assert self._loaded is not None
         return self.store._index(self.id, self._loaded, datetime.now(UTC))
 

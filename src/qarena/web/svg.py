@@ -18,6 +18,7 @@ from html import escape
 from typing import Any
 
 from qarena.games import ConnectFour, Game, HeapGame, Position, Subtraction, TicTacToe
+from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.curve import CurvePoint
 
 _CELL = 64
@@ -113,7 +114,11 @@ def _board(
         move = game.format_move(c if drop else cell)
         state = "x" if mark == 1 else "o" if mark == 2 else "empty"
         attrs = _attrs(clickable, move)
-        words = f"drop a piece in column {move}" if drop else f"play {move}"
+        words = (
+            _("drop a piece in column {move}").format(move=move)
+            if drop
+            else _("play {move}").format(move=move)
+        )
         tip = words
         playable = live and (landing.get(c) == cell if drop else not mark)
         if playable:
@@ -123,7 +128,7 @@ def _board(
             attrs += f' data-key="{digit}"'
             if playable:
                 attrs += f' aria-keyshortcuts="{digit}"'
-            tip += f" (key {digit})"
+            tip = _("{action} (key {digit})").format(action=tip, digit=digit)
         last = before is not None and before[cell] != mark
         cls = f"cell {state}" + (" live" if live and not mark else "")
         cls += " last-move" if last else ""
@@ -145,10 +150,27 @@ def _board(
                 f'<circle class="mark-o" cx="{x + _CELL / 2}" cy="{y + _CELL / 2}" '
                 f'r="{_CELL / 2 - m}"/>'
             )
-        title = f"{move}: the last move" if last else tip if live and not mark else move
+        if last:
+            title = _("{move}: the last move").format(move=move)
+        else:
+            title = tip if live and not mark else move
         parts.append(f"<title>{escape(title)}</title></g>")
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _heap_label(one: bool, pile: int, n: int) -> str:
+    """A pile's label beside it: "Pile 2 (5)", or "Heap (5)" where there is one."""
+    if one:
+        return _("Heap ({count})").format(count=n)
+    return _("Pile {pile} ({count})").format(pile=pile + 1, count=n)
+
+
+def _take_words(one: bool, pile: int, take: int) -> str:
+    """What clicking a match does: "take 3 from pile 2", or "take 3" where there is one heap."""
+    if one:
+        return _("take {count}").format(count=take)
+    return _("take {count} from pile {pile}").format(count=take, pile=pile + 1)
 
 
 def _match(x: int, y: int) -> str:
@@ -175,7 +197,7 @@ def _heaps(
     one = isinstance(game, Subtraction)
     for p, n in enumerate(position):
         y = 8 + p * _ROW_H
-        label = f"Heap ({n})" if one else f"Pile {p + 1} ({n})"
+        label = _heap_label(one, p, n)
         parts.append(f'<text class="label" x="4" y="{y + 34}">{escape(label)}</text>')
         parts.append(f'<g class="pile" data-pile="{p + 1}">')
         for i in range(n):
@@ -189,7 +211,7 @@ def _heaps(
                 )
                 continue
             move = str(take) if one else f"{p + 1}:{take}"
-            words = f"take {take}" if one else f"take {take} from pile {p + 1}"
+            words = _take_words(one, p, take)
             attrs = _attrs(clickable, move) + (_control(words) if live else "")
             cls = "match takeable" + (" live" if clickable is not None else "")
             parts.append(
@@ -201,9 +223,10 @@ def _heaps(
         if taken > 0:
             # The matches the last move took, as ghosts where they lay: right of the rest.
             ghosts = "".join(_match(label_w + i * _MATCH_W, y) for i in range(n, n + taken))
+            title = escape(_("{count} just taken").format(count=taken))
             parts.append(
                 f'<g class="ghost last-move" data-taken="{taken}">{ghosts}'
-                f"<title>{taken} just taken</title></g>"
+                f"<title>{title}</title></g>"
             )
         parts.append("</g>")
     parts.append("</svg>")
@@ -212,16 +235,22 @@ def _heaps(
 
 # --- learning curves ------------------------------------------------------------------------
 
-#: (label, css class, share of a point)
+#: (label, css class, share of a point); the labels are translated where they are shown.
 SERIES: list[tuple[str, str, Any]] = [
-    ("optimality", "s-opt", lambda p: p.optimality),
-    ("wins vs random", "s-random", lambda p: p.matches["random"][0]),
+    (gettext_noop("optimality"), "s-opt", lambda p: p.optimality),
+    (gettext_noop("wins vs random"), "s-random", lambda p: p.matches["random"][0]),
     (
-        "wins + draws vs perfect",
+        gettext_noop("wins + draws vs perfect"),
         "s-perfect",
         lambda p: p.matches["perfect"][0] + p.matches["perfect"][1],
     ),
 ]
+
+
+def _curve_label(points: int) -> str:
+    return ngettext(
+        "learning curve, {count} point", "learning curve, {count} points", points
+    ).format(count=points)
 
 
 def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> str:
@@ -241,7 +270,7 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
 
     parts = [
         f'<svg id="{svg_id}" class="curve" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-        f'role="img" aria-label="learning curve, {len(points)} points">'
+        f'role="img" aria-label="{escape(_curve_label(len(points)))}">'
     ]
     for s in (0, 0.25, 0.5, 0.75, 1):
         parts.append(
@@ -257,9 +286,10 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
             f'text-anchor="middle">{decade:,}</text>'
         )
         decade *= 10
+    axis = escape(_("episodes (log scale)"))
     parts.append(
         f'<text class="tick" x="{left + pw / 2:.1f}" y="{top + ph + 30}" '
-        'text-anchor="middle">episodes (log scale)</text>'
+        f'text-anchor="middle">{axis}</text>'
     )
     for i, (label, cls, share) in enumerate(SERIES):
         if points:
@@ -268,12 +298,13 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
         lx = left + i * 160
         parts.append(
             f'<line class="{cls}" x1="{lx}" x2="{lx + 18}" y1="{h - 8}" y2="{h - 8}"/>'
-            f'<text class="tick" x="{lx + 22}" y="{h - 4}">{escape(label)}</text>'
+            f'<text class="tick" x="{lx + 22}" y="{h - 4}">{escape(_(label))}</text>'
         )
     if not points:
+        empty = escape(_("no points yet"))
         parts.append(
             f'<text class="tick" x="{left + pw / 2:.1f}" y="{top + ph / 2:.1f}" '
-            'text-anchor="middle">no points yet</text>'
+            f'text-anchor="middle">{empty}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -283,16 +314,18 @@ def click_help(game: Game) -> str:
     """How to play the drawing with the mouse. Drawings are the one place that knows the games
     by type: each game's picture is its own."""
     if isinstance(game, Subtraction):
-        return f"Click a match to take it and every match to its right (1 to {game.k})."
+        return _("Click a match to take it and every match to its right (1 to {most}).").format(
+            most=game.k
+        )
     if isinstance(game, HeapGame):
-        return "Click a match to take it and every match to its right in that pile."
+        return _("Click a match to take it and every match to its right in that pile.")
     if isinstance(game, ConnectFour):
-        return "Click a column to drop a piece in it."
+        return _("Click a column to drop a piece in it.")
     if isinstance(game, TicTacToe):
         if game.keypad:
-            return "Click an empty cell, or press its digit key."
-        return "Click an empty cell."
-    return "Type a move."
+            return _("Click an empty cell, or press its digit key.")
+        return _("Click an empty cell.")
+    return _("Type a move.")
 
 
 # --- the inspect page: a position to walk through, the agent's values on it -----------------
@@ -377,7 +410,11 @@ def _inspect_board(
                 f'<text class="note" x="{x + _CELL / 2}" y="{y + _CELL / 2 + 5}" '
                 f'text-anchor="middle">{escape(note)}</text>'
             )
-        tip = f"{move}: {note}, then see the position after it" if note else move
+        tip = (
+            _("{move}: {value}, then see the position after it").format(move=move, value=note)
+            if note
+            else move
+        )
         body = (
             f'<g class="cell {state} live" data-move="{escape(move)}">{inner}'
             f"<title>{escape(tip)}</title></g>"
@@ -405,7 +442,7 @@ def _inspect_heaps(
     one = isinstance(game, Subtraction)
     for p, n in enumerate(position):
         y = 8 + p * _ROW_H
-        name = f"Heap ({n})" if one else f"Pile {p + 1} ({n})"
+        name = _heap_label(one, p, n)
         parts.append(f'<text class="label" x="4" y="{y + 34}">{escape(name)}</text>')
         parts.append(f'<g class="pile" data-pile="{p + 1}">')
         for i in range(n):
@@ -416,9 +453,9 @@ def _inspect_heaps(
             if move not in links:  # out of reach: more than a move may take
                 parts.append(f'<g class="match far">{hit}{_match(x, y)}</g>')
                 continue
-            words = f"take {take}" if one else f"take {take} from pile {p + 1}"
+            words = _take_words(one, p, take)
             note = notes.get(move)
-            tip = f"{words}: {note}" if note else words
+            tip = _("{action}: {value}").format(action=words, value=note) if note else words
             body = (
                 f'<g class="match takeable live" data-move="{escape(move)}">{hit}'
                 f"{_match(x, y)}<title>{escape(tip)}</title></g>"
@@ -438,6 +475,14 @@ PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#0
 METRICS = {"optimality": 0, "random": 1, "perfect": 2}
 
 
+def _compare_label(metric: str, count: int) -> str:
+    return ngettext(
+        "{metric} of {count} policy against episodes",
+        "{metric} of {count} policies against episodes",
+        count,
+    ).format(metric=_(metric), count=count)
+
+
 def curves_svg(
     series: list[tuple[str, str, list[CurvePoint]]], metric: str, svg_id: str = "compare-chart"
 ) -> str:
@@ -445,10 +490,10 @@ def curves_svg(
     ``(key, label, points)`` series, in the colours of :data:`PALETTE` in turn (the page
     gives the legend; each line's tooltip names it); episodes on a log axis, as in
     :func:`curve_svg`. It fills the width it is given (a viewBox and no fixed size)."""
-    name, _, share = SERIES[METRICS[metric]]
+    name, _cls, share = SERIES[METRICS[metric]]
     w, h, left, right, top, bottom = 520, 280, 44, 16, 10, 40
     pw, ph = w - left - right, h - top - bottom
-    span = max([10, *(p.episodes for _, _, points in series for p in points)])
+    span = max([10, *(p.episodes for _key, _label, points in series for p in points)])
     top_decade = math.log10(span)
 
     def x(e: float) -> float:
@@ -459,7 +504,7 @@ def curves_svg(
 
     parts = [
         f'<svg id="{svg_id}" class="curve compare" viewBox="0 0 {w} {h}" role="img" '
-        f'aria-label="{escape(name)} of {len(series)} policies against episodes">'
+        f'aria-label="{escape(_compare_label(name, len(series)))}">'
     ]
     for s in (0, 0.25, 0.5, 0.75, 1):
         parts.append(
@@ -475,9 +520,10 @@ def curves_svg(
             f'text-anchor="middle">{decade:,}</text>'
         )
         decade *= 10
+    axis = escape(_("episodes (log scale)"))
     parts.append(
         f'<text class="tick" x="{left + pw / 2:.1f}" y="{top + ph + 34}" '
-        'text-anchor="middle">episodes (log scale)</text>'
+        f'text-anchor="middle">{axis}</text>'
     )
     for i, (key, label, points) in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]

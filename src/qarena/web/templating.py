@@ -1,33 +1,110 @@
-"""The pages' Jinja2 templates."""
+"""The pages' Jinja2 templates. Texts in them go through ``_`` at render time, so each
+request's page is in its own language: ``{{ _("Play") }}``, with named placeholders filled
+after translation, ``{{ _("Agent for {game}").format(game=...) }}``. Texts whose words depend
+on a count are made in Python (``ngettext`` in ``describe.py``), as the catalog takes only
+``_()`` from templates."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 
 from qarena import __version__
 from qarena.agents.opponents import OPPONENTS
 from qarena.games.registry import names
+from qarena.i18n import LANGUAGES, _, language
 from qarena.learn.learners import LEARNERS
-from qarena.web.describe import learner_title, when
+from qarena.web.describe import (
+    added_text,
+    finished_text,
+    learner_episodes,
+    learner_title,
+    no_curve_text,
+    policy_label,
+    policy_option,
+    trained_text,
+    when,
+)
+from qarena.web.language import current_path
 
 HERE = Path(__file__).parent
 
+
+class _Titles(Mapping[str, str]):
+    """Learners by their title ("Q-learning"), as pages name them, in the language of the
+    page being drawn."""
+
+    def __getitem__(self, kind: str) -> str:
+        if kind not in LEARNERS:
+            raise KeyError(kind)
+        return learner_title(kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(LEARNERS)
+
+    def __len__(self) -> int:
+        return len(LEARNERS)
+
+
+def text(message: str) -> Markup:
+    """A template's own text in the current language, as the template would have it: what
+    could be markup in a translation (``&``, ``<``, ``>``, ``"``) is escaped, apostrophes are
+    left as they are. Its ``.format()`` escapes what fills its placeholders."""
+    translated = _(message)
+    for plain, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&#34;")):
+        translated = translated.replace(plain, escaped)
+    return Markup(translated)
+
+
+def fill(text: str, **values: Any) -> Markup:
+    """``text`` (a translated message, plain text) with its placeholders filled by
+    ``values``, which may be markup (``Markup('<span>…</span>')``); everything else escaped."""
+    return Markup(escape(text)).format(**values)
+
+
+def link(href: str, text: str) -> Markup:
+    """A link, for a placeholder of :func:`fill`."""
+    return Markup('<a href="{}">{}</a>').format(href, text)
+
+
 templates = Jinja2Templates(directory=HERE / "templates")
-templates.env.globals["version"] = __version__
+env = templates.env
+env.globals["version"] = __version__
+#: Every text of a page in the language of its request.
+env.globals["_"] = text
+#: Texts whose words depend on a count: their plural forms are in Python (see describe.py).
+for _helper in (
+    added_text,
+    finished_text,
+    learner_episodes,
+    no_curve_text,
+    policy_label,
+    policy_option,
+    trained_text,
+):
+    env.globals[_helper.__name__] = _helper
+env.globals["language"] = language
+env.globals["languages"] = LANGUAGES
+#: This page as the language switcher's way back.
+env.globals["here"] = current_path
+env.filters["fill"] = fill
+env.globals["markup"] = Markup
+env.globals["link"] = link
 #: Training opponents by name: what `qarena train --opponent` takes, but policy files.
-templates.env.globals["opponents"] = list(OPPONENTS)
+env.globals["opponents"] = list(OPPONENTS)
 #: The forms of every registered game's spec, for the home page's "any game" field.
-templates.env.globals["spec_forms"] = lambda: ", ".join(f"{n}[:…]" for n in names())
-templates.env.globals["spec_example"] = "nim:3,5,7"
+env.globals["spec_forms"] = lambda: ", ".join(f"{n}[:…]" for n in names())
+env.globals["spec_example"] = "nim:3,5,7"
 #: Learners by their title ("Q-learning"), as pages name them.
-templates.env.globals["learner_titles"] = {k: learner_title(k) for k in LEARNERS}
+env.globals["learner_titles"] = _Titles()
 #: Stored times as people read them: ``{{ row.created|when }}``.
-templates.env.filters["when"] = when
+env.filters["when"] = when
 
 
 def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:

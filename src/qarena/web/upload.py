@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from qarena.errors import QarenaError
+from qarena.i18n import _, ngettext
 from qarena.web.errors import BodyTooLarge
 from qarena.web.store import PolicyRow, PolicyStore
 
@@ -33,14 +34,16 @@ def size_text(n: int) -> str:
     """A size in binary units as people read them: "64 MB", "195 KB"."""
     if n >= 2**20:
         return f"{n / 2**20:.3g} MB"
-    return f"{n / 2**10:.3g} KB" if n >= 2**10 else f"{n} bytes"
+    if n >= 2**10:
+        return f"{n / 2**10:.3g} KB"
+    return ngettext("{count} byte", "{count} bytes", n).format(count=n)
 
 
 def too_big(limit: int) -> str:
-    return (
-        f"the file is over {size_text(limit)}, the most this server takes; to use a bigger "
-        "one, put it in the server's policy folder"
-    )
+    return _(
+        "the file is over {size}, the most this server takes; to use a bigger one, put it in "
+        "the server's policy folder"
+    ).format(size=size_text(limit))
 
 
 def shown_name(raw: bytes) -> str:
@@ -51,7 +54,7 @@ def shown_name(raw: bytes) -> str:
     text = text.strip()
     if len(text) > _NAME_CHARS:
         text = text[: _NAME_CHARS - 1] + "…"
-    return text or "the uploaded file"
+    return text or _("the uploaded file")
 
 
 class _Form:
@@ -84,11 +87,11 @@ class _Form:
         self._field = self._value = b""
 
     def on_headers_finished(self) -> None:
-        _, options = parse_options_header(self._disposition)
+        _type, options = parse_options_header(self._disposition)
         if options.get(b"name") != FIELD.encode() or b"filename" not in options:
             return
         if self.name is not None:
-            raise QarenaError("send one policy file at a time")
+            raise QarenaError(_("send one policy file at a time"))
         self.name = shown_name(options[b"filename"])
         self._in_file = True
 
@@ -111,7 +114,9 @@ async def receive_policy(request: Request, store: PolicyStore, limit: int) -> Po
     boundary = params.get(b"boundary")
     if kind != b"multipart/form-data" or not boundary:
         raise QarenaError(
-            f"send the policy file as a form upload (multipart/form-data, field {FIELD!r})"
+            _(
+                "send the policy file as a form upload (multipart/form-data, field {field!r})"
+            ).format(field=FIELD)
         )
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit + ENVELOPE:
@@ -139,15 +144,15 @@ async def receive_policy(request: Request, store: PolicyStore, limit: int) -> Po
                     await run_in_threadpool(incoming.write, data)
             parser.finalize()
         except FormParserError:
-            raise QarenaError("the upload is not a well-formed form; send it again") from None
+            raise QarenaError(_("the upload is not a well-formed form; send it again")) from None
         except ClientDisconnect:
-            raise QarenaError("the upload was cut off before its end") from None
+            raise QarenaError(_("the upload was cut off before its end")) from None
         except BodyTooLarge:
             raise BodyTooLarge(too_big(limit)) from None  # in the file's terms, not the body's
         if form.name is None:
-            raise QarenaError("choose a policy file (.npz) to upload")
+            raise QarenaError(_("choose a policy file (.npz) to upload"))
         if form.size == 0:
-            raise QarenaError(f"{form.name} is empty")
+            raise QarenaError(_("{file} is empty").format(file=form.name))
         return await run_in_threadpool(incoming.finish, form.name)
     except BaseException:
         incoming.abort()  # at once, in this thread: a cancelled request must leave nothing

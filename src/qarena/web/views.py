@@ -10,12 +10,21 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from qarena.errors import QarenaError, SpecError, TooLargeError
-from qarena.games import Game, Position, parse_spec, value_name
+from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
+from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class
 from qarena.solve import solve
-from qarena.web.describe import LABELS, capitalized, learner_title, setting_rows
+from qarena.web.describe import (
+    LABELS,
+    capitalized,
+    labels,
+    learner_title,
+    policy_label,
+    setting_rows,
+    verdict_span,
+)
 from qarena.web.forms import TRAIN_DEFAULTS
 from qarena.web.jobs import Job
 from qarena.web.service import Web
@@ -29,7 +38,8 @@ MAX_COMPARED = 8
 
 #: The form's fields in "More options": an error in one of them opens it.
 ADVANCED = (*LABELS, "start_order")
-#: Which field an error is about, by its words (those of the command line and of LearnConfig):
+#: Which field an error is about, by its English words (those of the command line and of
+#: LearnConfig; a refusal in another language is checked again in English to find its field):
 #: the first pattern found wins, so longer flags come before their prefixes.
 _FIELD_WORDS = [
     (r"--epsilon-schedule|epsilon schedule|^schedule\b", "schedule"),
@@ -65,9 +75,9 @@ def opponent_choices(web: Web, spec: str) -> dict[str, Any]:
     """The opponents a game offers, as ``qarena train`` names them (its rule players only
     for it), and its stored policies. An unreadable spec offers those of every game."""
     builtin = [
-        ("self", "itself (self-play)"),
-        ("random", "random play"),
-        ("perfect", "perfect play"),
+        ("self", _("itself (self-play)")),
+        ("random", _("random play")),
+        ("perfect", _("perfect play")),
     ]
     try:
         if not spec.isascii():
@@ -77,7 +87,7 @@ def opponent_choices(web: Web, spec: str) -> dict[str, Any]:
         game = None
     if game is None:
         return {"builtin": builtin, "stored": [], "game": None}
-    builtin += [(name, f"the {name} player") for name in game.rule_players]
+    builtin += [(name, _("the {name} player").format(name=name)) for name in game.rule_players]
     return {"builtin": builtin, "stored": web.store.list(game.spec), "game": game.spec}
 
 
@@ -103,7 +113,7 @@ def train_context(
         "error": error,
         "error_field": field,
         "more_open": more,
-        "labels": LABELS,
+        "labels": labels(),
         "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
     }
 
@@ -147,7 +157,9 @@ def job_form(job: Job) -> dict[str, Any]:
 def _read_position(game: Game, text: str) -> Position:
     if not text.isascii():
         # Python reads digits of any script as numbers; positions are ASCII.
-        raise QarenaError(f"{text!r} is not a position: write it in ASCII letters and digits")
+        raise QarenaError(
+            _("{text!r} is not a position: write it in ASCII letters and digits").format(text=text)
+        )
     pos = game.parse_position(text)
     solve(game).value_of(pos)  # refuses positions play cannot reach
     return pos
@@ -157,11 +169,11 @@ def turn_text(game: Game, position: Position) -> str:
     """Whose turn it is: the side's mark on boards; in impartial games (heaps) both players
     have the same moves, so just the player to move."""
     if game.is_terminal(position):
-        return f"The game is over: {game.end_words(position)}."
+        return _("The game is over: {ending}.").format(ending=game.end_words(position))
     seat = game.seat(position) if game.to_move(position) is not None else None
     if seat is None:
-        return "Turn: the player to move (both players have the same moves)."
-    return f"Turn: {seat}."
+        return _("Turn: the player to move (both players have the same moves).")
+    return _("Turn: {mark}.").format(mark=seat)
 
 
 def inspect_context(
@@ -203,6 +215,7 @@ def inspect_context(
             "value": agent.value_text(pos, m),
             "best": agent.would_play(pos, m),
             "verdict": value_name(verdicts[m]),
+            "verdict_text": value_word(verdicts[m]),
             "href": href,
         }
         moves.append(row_of_move)
@@ -219,6 +232,7 @@ def inspect_context(
         "svg": Markup(inspect_svg(game, pos, links, notes)),
         "walk_help": _walk_help(game),
         "value": value_name(solution.value_of(pos)),
+        "value_span": verdict_span(solution.value_of(pos)),
         "over": game.is_terminal(pos),
         "moves": moves,
         # "←" picks out the agent's choice; when every move ties, it would pick out nothing.
@@ -237,16 +251,16 @@ def inspect_context(
 
 def _walk_help(game: Game) -> str:
     if game.layout == "grid":
-        return (
+        return _(
             "Click a cell to see the position after that move. Each empty cell shows the "
             "agent's value of the move there, as the table does."
         )
     if game.layout in ("piles", "heap"):
-        return (
+        return _(
             "Click a match to see the position after taking it and every match to its right; "
             "hover over it for the agent's value of that move."
         )
-    return "Follow a move's link in the table to see the position after it."
+    return _("Follow a move's link in the table to see the position after it.")
 
 
 def _quote(text: str) -> str:
@@ -255,11 +269,12 @@ def _quote(text: str) -> str:
 
 # --- the Compare page ------------------------------------------------------------------------
 
+#: What the chart can show, by key (message ids: translated where shown).
 METRIC_LABELS = [(key, SERIES[i][0]) for key, i in METRICS.items()]
 
 
 def _label(row: PolicyRow) -> str:
-    return f"{learner_title(row.learner)} on {row.game}, {row.episodes:,} episodes ({row.id})"
+    return policy_label(learner_title(row.learner), row.game, row.episodes, row.id)
 
 
 def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[str, Any]:
@@ -272,10 +287,14 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     chosen = list(dict.fromkeys(ids))  # in order, once each
     problems = []
     if metric not in METRICS:
-        problems.append(f"there is no curve called {metric!r} to show")
+        problems.append(_("there is no curve called {metric!r} to show").format(metric=metric))
         metric = "optimality"
     if len(chosen) > MAX_COMPARED:
-        problems.append(f"compare at most {MAX_COMPARED} policies at once, not {len(chosen)}")
+        problems.append(
+            _("compare at most {most} policies at once, not {count}").format(
+                most=MAX_COMPARED, count=len(chosen)
+            )
+        )
         chosen = chosen[:MAX_COMPARED]
     series, without = [], []
     for policy_id in chosen:
@@ -284,22 +303,30 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
             raw = web.store.meta(policy_id).get("curve")
             curve = Curve.from_json(raw) if raw is not None else None
         except QarenaError as e:
-            problems.append(str(e) if policy_id in str(e) else f"policy {policy_id}: {e}")
+            text = str(e)
+            problems.append(
+                text
+                if policy_id in text
+                else _("policy {id}: {problem}").format(id=policy_id, problem=text)
+            )
             continue
         if curve is None or not curve.points:
             without.append(_label(row))
         else:
             series.append((row.id, _label(row), curve.points))
-    label = dict(METRIC_LABELS)[metric]
-    legend = [(PALETTE[i % len(PALETTE)], text, key) for i, (key, text, _) in enumerate(series)]
+    label = _(dict(METRIC_LABELS)[metric])
+    legend = [
+        (PALETTE[i % len(PALETTE)], text, key) for i, (key, text, _points) in enumerate(series)
+    ]
     return {
         "games": games,
         "game": game,
         "rows": rows,
         "chosen": set(chosen),
         "metric": metric,
-        "metrics": [(k, capitalized(v)) for k, v in METRIC_LABELS],
+        "metrics": [(k, capitalized(_(v))) for k, v in METRIC_LABELS],
         "metric_label": label,
+        "metric_heading": capitalized(label),
         "chart": Markup(curves_svg(series, metric)) if series else None,
         "legend": legend,
         "without": without,

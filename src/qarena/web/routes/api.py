@@ -290,12 +290,14 @@ async def events(request: Request, job_id: str, web: WebDep) -> StreamingRespons
                 if len(job.points) != points:
                     points = len(job.points)
                     yield f"event: curve\ndata: {curve_svg(job.points, job.episodes)}\n\n"
-                if job.state == "done":
+                # The snapshot's state, not the job's: the run may have ended since, and its
+                # end bumps the version, so the next look sends it.
+                if snap["state"] == "done":
                     snap["next"] = f"/train/{job.id}/play" if job.spot else None
-                    snap["play"] = f"/policies/{job.policy}/play"
+                    snap["play"] = f"/policies/{snap['policy']}/play"
                     yield f"event: done\ndata: {json.dumps(snap)}\n\n"
                     return
-                if job.state == "failed":
+                if snap["state"] == "failed":
                     yield f"event: failed\ndata: {json.dumps(snap)}\n\n"
                     return
             else:

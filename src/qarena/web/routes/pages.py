@@ -14,11 +14,13 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from qarena.errors import QarenaError
-from qarena.games import Game, value_name
+from qarena.games import Game, value_name, value_word
 from qarena.games.words import ending, move_help, rules, sentence
+from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match import Conflict
 from qarena.solve import solve
-from qarena.web.errors import NotFound, PageRoute, status_of, validation_text
+from qarena.web.describe import verdict_span
+from qarena.web.errors import Full, NotFound, PageRoute, status_of, validation_text
 from qarena.web.forms import (
     HOME_DEFAULTS,
     TRAIN_DEFAULTS,
@@ -28,6 +30,8 @@ from qarena.web.forms import (
     game_spec,
 )
 from qarena.web.jobs import Job
+from qarena.web.language import COOKIE as LANGUAGE_COOKIE
+from qarena.web.language import COOKIE_SECONDS, local_path
 from qarena.web.models import TrainIn
 from qarena.web.play import DELAYS, Score, Session, Watch
 from qarena.web.service import Web, WebDep
@@ -52,7 +56,7 @@ def htmx(request: Request) -> bool:
 
 def _check_first(first: str) -> None:
     if first not in ("human", "ai"):
-        raise QarenaError(f"who starts is 'human' or 'ai', not {first!r}")
+        raise QarenaError(_("who starts is 'human' or 'ai', not {first!r}").format(first=first))
 
 
 def _to_game(session: Session) -> RedirectResponse:
@@ -67,6 +71,25 @@ def favicon() -> Response:
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request) -> HTMLResponse:
     return page(request, "home.html", {"form": HOME_DEFAULTS, "error": None})
+
+
+@router.get("/language/{code}")
+def choose_language(request: Request, code: str, next: str = "/") -> Response:
+    """The language switcher in every page's header: keep the choice in a cookie (a year; it
+    wins over the browser's Accept-Language) and go back to the page, which ``next`` names
+    (a path on this site only: anything else goes to the start page)."""
+    chosen = check_language(code)
+    response = RedirectResponse(local_path(next), status_code=303)
+    response.set_cookie(
+        LANGUAGE_COOKIE,
+        chosen,
+        max_age=COOKIE_SECONDS,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+    return response
 
 
 @router.post("/play", response_class=HTMLResponse)
@@ -110,7 +133,7 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
     if session.show_hint and legal:
         solution = solve(game)
         verdicts = solution.move_values(position)
-        verdict = value_name(solution.value_of(position))
+        verdict = solution.value_of(position)
     clickable = {
         "hx-post": f"/games/{session.id}/move",
     }
@@ -120,6 +143,7 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
             "value": session.agent.value_text(position, m),
             "best": session.agent.would_play(position, m),
             "verdict": value_name(verdicts[m]) if m in verdicts else None,
+            "verdict_text": value_word(verdicts[m]) if m in verdicts else None,
         }
         for m in legal
     ]
@@ -139,7 +163,8 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
         "best_count": best,
         "mark_best": best == 1 or best < len(rows),
         "legend": session.agent.learner.value_legend(),
-        "verdict": verdict,
+        "verdict": None if verdict is None else value_name(verdict),
+        "verdict_span": None if verdict is None else verdict_span(verdict),
         "error": error,
         "result": session.result_text(),
         "ai_move": session.ai_text(),
@@ -168,6 +193,7 @@ def _ai_values(session: Session) -> dict[str, Any]:
             "value": learner.format_value(v),
             "played": m == reply.move,
             "verdict": value_name(verdicts[m]) if m in verdicts else None,
+            "verdict_text": value_word(verdicts[m]) if m in verdicts else None,
         }
         for m, v in reply.values.items()
     ]
@@ -236,7 +262,7 @@ def game_toggle(request: Request, game_id: str, what: str, web: WebDep) -> Respo
         elif what == "hint":
             s.show_hint = not s.show_hint
         else:
-            raise QarenaError(f"nothing to toggle called {what!r}")
+            raise QarenaError(_("nothing to toggle called {what!r}").format(what=what))
 
     return _act(request, web, game_id, flip)
 
@@ -290,7 +316,7 @@ def watch_form(
 ) -> Response:
     form = _watch_form(a=a, b=b, game=game, delay=delay)
     try:
-        watch = web.start_watch(a, b, game, form_number(delay, "the pause", float))
+        watch = web.start_watch(a, b, game, form_number(delay, _("the pause"), float))
     except QarenaError as e:
         return _watch_page(request, web, form, sentence(str(e)))
     return RedirectResponse(f"/watch/{watch.id}", status_code=303)
@@ -313,12 +339,15 @@ def _watch_panel(w: Watch) -> dict[str, Any]:
                     "value": agent.learner.format_value(v),
                     "played": m == turn.move,
                     "verdict": value_name(turn.verdicts[m]),
+                    "verdict_text": value_word(turn.verdicts[m]),
                 }
                 for m, v in turn.values.items()
             ]
         last = {
             "label": label,
-            "text": f"{label}{f' ({seat})' if seat else ''} played {game.format_move(turn.move)}",
+            "text": (
+                _("{player} ({mark}) played {move}") if seat else _("{player} played {move}")
+            ).format(player=label, mark=seat, move=game.format_move(turn.move)),
             "verdict": turn.verdict,
             "class": value_name(turn.after) if turn.kept else "loss",
             "rows": rows,
@@ -328,8 +357,11 @@ def _watch_panel(w: Watch) -> dict[str, Any]:
         winner = w.winner()
         mover = LABELS[w.turns[-1].mover] if w.turns else LABELS[w.mover()]
         why = ending(game, w.position, mover)
-        result = f"{why} {'Draw.' if winner is None else LABELS[winner] + ' wins.'}"
-    turn_text = "" if w.over else f"{LABELS[w.mover()]} to move."
+        verdict = (
+            _("Draw.") if winner is None else _("{player} wins.").format(player=LABELS[winner])
+        )
+        result = f"{why} {verdict}"
+    turn_text = "" if w.over else _("{player} to move.").format(player=LABELS[w.mover()])
     history = [
         {
             "mover": t.mover,
@@ -391,7 +423,7 @@ def watch_control(request: Request, watch_id: str, action: str, web: WebDep) -> 
         elif action == "restart":
             w.new_game(w.a_first)
         else:
-            raise NotFound(f"nothing to do called {action!r}")
+            raise NotFound(_("nothing to do called {action!r}").format(action=action))
 
     return _watch_act(request, web, watch_id, act)
 
@@ -415,9 +447,25 @@ def train_form(request: Request, web: WebDep, fields: Annotated[TrainForm, Form(
         return page(request, "train.html", context, 422)
     except QarenaError as e:
         text = str(e)
-        context = train_context(web, None, form, sentence(text), error_field(e, text))
+        context = train_context(web, None, form, sentence(text), _field_of(web, fields, e))
         return page(request, "train.html", context, status_of(e))
     return RedirectResponse(f"/train/{job.id}", status_code=303)
+
+
+def _field_of(web: Web, fields: TrainForm, error: QarenaError) -> str | None:
+    """The form field a refusal is about, found by its English words: in another language,
+    the same checks run again in English (they start nothing) for the refusal's English
+    text."""
+    if language() == DEFAULT or isinstance(error, Full):
+        return error_field(error, str(error))
+    with speaking(DEFAULT):
+        try:
+            web.check_training(TrainIn(**fields.body()))
+        except QarenaError as again:
+            return error_field(again, str(again))
+        except ValidationError:
+            return None
+    return None
 
 
 @router.get("/train/opponents", response_class=HTMLResponse)
@@ -450,7 +498,7 @@ def job_stop(job_id: str, web: WebDep) -> Response:
 def job_play(job_id: str, web: WebDep, first: str | None = None) -> Response:
     job = web.jobs.get(job_id)
     if job.policy is None:
-        raise Conflict(job.error or "the agent is still training")
+        raise Conflict(_(job.error) if job.error else _("the agent is still training"))
     who = first if first in ("human", "ai") else job.first
     return _to_game(web.games.new(web.agent(job.policy), who))
 
@@ -540,6 +588,6 @@ def _turn(game: Game, session: Session) -> str:
     if session.over:
         return ""
     if not session.humans_turn():
-        return "The AI's turn."
+        return _("The AI's turn.")
     mark = game.seat(session.position)
-    return f"Your turn: you play {mark}." if mark else "Your turn."
+    return _("Your turn: you play {mark}.").format(mark=mark) if mark else _("Your turn.")

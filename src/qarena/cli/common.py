@@ -118,3 +118,19 @@ EpisodesOpt = Annotated[
     int | None,
     typer.Option(help="Episodes to train (default: scaled to the game's size)."),
 ]
+
+#: The two players of compete and watch: policy files or built-in players, and the game when
+#: neither is a file.
+PlayerA = Annotated[
+    str,
+    typer.Argument(
+        metavar="A",
+        help="A policy file, or a built-in player: random, perfect, or the game's rule "
+        "player (bouton and poles for nim, subtraction for the subtraction game).",
+    ),
+]
+PlayerB = Annotated[str, typer.Argument(metavar="B", help="The other player, likewise.")]
+PlayersGameOpt = Annotated[
+    str | None,
+    typer.Option("--game", help="The game, when neither player is a policy file."),
+]

@@ -16,6 +16,9 @@ from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
     LearnerOpt,
+    PlayerA,
+    PlayerB,
+    PlayersGameOpt,
     SpecArg,
     announce,
     app,
@@ -198,19 +201,9 @@ def eval_command(
 
 @app.command("compete")
 def compete_command(
-    first: Annotated[
-        str,
-        typer.Argument(
-            metavar="A",
-            help="A policy file, or a built-in player: random, perfect, or the game's rule "
-            "player (bouton and poles for nim, subtraction for the subtraction game).",
-        ),
-    ],
-    second: Annotated[str, typer.Argument(metavar="B", help="The other player, likewise.")],
-    spec: Annotated[
-        str | None,
-        typer.Option("--game", help="The game, when neither player is a policy file."),
-    ] = None,
+    first: PlayerA,
+    second: PlayerB,
+    spec: PlayersGameOpt = None,
     games: GamesOpt = 1000,
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,

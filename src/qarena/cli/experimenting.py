@@ -128,7 +128,20 @@ def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
     return table
 
 
-def _check_backend(backend: str, ray_address: str | None) -> None:
+#: Where runs are trained: sweep and report take the same options.
+WorkersOpt = Annotated[
+    int | None, typer.Option(help="Runs at once (default: the number of cores).")
+]
+BackendOpt = Annotated[str, typer.Option(help="local (processes here) or ray.")]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
+]
+
+
+def _check_backend(backend: str, ray_address: str | None, workers: int | None) -> None:
+    if workers is not None:
+        check_count("--workers", workers, MAX_WORKERS)
     if backend not in BACKENDS:
         raise QarenaError(
             _("unknown backend {backend!r}; expected {backends}").format(
@@ -202,14 +215,9 @@ def sweep_command(
         int,
         typer.Option("--games", "-n", help="Games in each seat against random and perfect play."),
     ] = SWEEP_GAMES,
-    workers: Annotated[
-        int | None, typer.Option(help="Runs at once (default: the number of cores).")
-    ] = None,
-    backend: Annotated[str, typer.Option(help="local (processes here) or ray.")] = "local",
-    ray_address: Annotated[
-        str | None,
-        typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
-    ] = None,
+    workers: WorkersOpt = None,
+    backend: BackendOpt = "local",
+    ray_address: RayAddressOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> int:
     """Train one agent for every combination of the settings given as comma-separated lists,
@@ -217,14 +225,12 @@ def sweep_command(
     as policy files under DIR/runs/, one row each in DIR/results.csv; run the same command
     again to resume an interrupted sweep."""
     game = parse_spec(spec)
-    _check_backend(backend, ray_address)
+    _check_backend(backend, ray_address, workers)
     if every is not None and not curve:
         raise QarenaError(_("--every sets how often --curve records a point; add --curve"))
     if every is not None:
         check_count("--every", every, MAX_EPISODES)
     check_count("--games", games, 1_000_000)
-    if workers is not None:
-        check_count("--workers", workers, MAX_WORKERS)
     lists = {
         "alpha": alpha,
         "gamma": gamma,
@@ -350,14 +356,9 @@ def report_command(
             show_default=False,
         ),
     ] = None,
-    workers: Annotated[
-        int | None, typer.Option(help="Runs at once (default: the number of cores).")
-    ] = None,
-    backend: Annotated[str, typer.Option(help="local (processes here) or ray.")] = "local",
-    ray_address: Annotated[
-        str | None,
-        typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
-    ] = None,
+    workers: WorkersOpt = None,
+    backend: BackendOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> int:
     """Run a fixed set of experiments (discounting, whom to learn from, α and ε, tic-tac-toe's
     episodes, the pole-position strategy, the learners compared) and write one self-contained
@@ -365,9 +366,7 @@ def report_command(
     them. The experiments are sweeps, on every core."""
     if out_file.suffix.lower() not in (".html", ".htm"):
         raise QarenaError(_("--out {file} must name an .html file").format(file=out_file))
-    _check_backend(backend, ray_address)
-    if workers is not None:
-        check_count("--workers", workers, MAX_WORKERS)
+    _check_backend(backend, ray_address, workers)
     check_target(out_file)
     folder = runs if runs is not None else out_file.with_name(out_file.stem + "-runs")
     if os.path.lexists(folder) and not is_dir(folder):

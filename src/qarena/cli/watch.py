@@ -13,7 +13,7 @@ from rich import box
 from rich.table import Table
 
 from qarena.budget import check_count, check_seed
-from qarena.cli.common import announce, app, out
+from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, out
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec, value_name, value_word
@@ -50,19 +50,9 @@ def _values_table(game: Game, turn: Turn, label: str, player: Player) -> Table:
 
 @app.command("watch")
 def watch_command(
-    first: Annotated[
-        str,
-        typer.Argument(
-            metavar="A",
-            help="A policy file, or a built-in player: random, perfect, or the game's rule "
-            "player (bouton and poles for nim, subtraction for the subtraction game).",
-        ),
-    ],
-    second: Annotated[str, typer.Argument(metavar="B", help="The other player, likewise.")],
-    spec: Annotated[
-        str | None,
-        typer.Option("--game", help="The game, when neither player is a policy file."),
-    ] = None,
+    first: PlayerA,
+    second: PlayerB,
+    spec: PlayersGameOpt = None,
     games: Annotated[
         int, typer.Option("--games", "-n", help="Games to play; A opens the odd ones.")
     ] = 1,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import string
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -253,6 +254,43 @@ def _curve_label(points: int) -> str:
     ).format(count=points)
 
 
+def _log_grid(
+    w: int,
+    left: int,
+    right: int,
+    top: int,
+    ph: int,
+    span: float,
+    x: Callable[[float], float],
+    y: Callable[[float], float],
+    label_y: float,
+) -> list[str]:
+    """The frame of a chart of shares over episodes on a log axis: a line per quarter, one per
+    decade, and the axis's name at ``label_y``."""
+    parts = []
+    for s in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(
+            f'<line class="grid" x1="{left}" x2="{w - right}" y1="{y(s):.1f}" y2="{y(s):.1f}"/>'
+            f'<text class="tick" x="{left - 6}" y="{y(s) + 4:.1f}" text-anchor="end">'
+            f"{int(s * 100)}%</text>"
+        )
+    decade = 1
+    while decade <= span:
+        parts.append(
+            f'<line class="grid" x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{top}" '
+            f'y2="{top + ph}"/><text class="tick" x="{x(decade):.1f}" y="{top + ph + 16}" '
+            f'text-anchor="middle">{decade:,}</text>'
+        )
+        decade *= 10
+    axis = escape(_("episodes (log scale)"))
+    pw = w - left - right
+    parts.append(
+        f'<text class="tick" x="{left + pw / 2:.1f}" y="{label_y}" '
+        f'text-anchor="middle">{axis}</text>'
+    )
+    return parts
+
+
 def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> str:
     """A learning curve on one line of SVG (it travels in a server-sent event). Episodes are on
     a log axis, as ``qarena plot`` draws them: most learning happens in the first few percent
@@ -272,25 +310,7 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
         f'<svg id="{svg_id}" class="curve" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
         f'role="img" aria-label="{escape(_curve_label(len(points)))}">'
     ]
-    for s in (0, 0.25, 0.5, 0.75, 1):
-        parts.append(
-            f'<line class="grid" x1="{left}" x2="{w - right}" y1="{y(s):.1f}" y2="{y(s):.1f}"/>'
-            f'<text class="tick" x="{left - 6}" y="{y(s) + 4:.1f}" text-anchor="end">'
-            f"{int(s * 100)}%</text>"
-        )
-    decade = 1
-    while decade <= span:
-        parts.append(
-            f'<line class="grid" x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{top}" '
-            f'y2="{top + ph}"/><text class="tick" x="{x(decade):.1f}" y="{top + ph + 16}" '
-            f'text-anchor="middle">{decade:,}</text>'
-        )
-        decade *= 10
-    axis = escape(_("episodes (log scale)"))
-    parts.append(
-        f'<text class="tick" x="{left + pw / 2:.1f}" y="{top + ph + 30}" '
-        f'text-anchor="middle">{axis}</text>'
-    )
+    parts.extend(_log_grid(w, left, right, top, ph, span, x, y, top + ph + 30))
     for i, (label, cls, share) in enumerate(SERIES):
         if points:
             d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
@@ -506,25 +526,7 @@ def curves_svg(
         f'<svg id="{svg_id}" class="curve compare" viewBox="0 0 {w} {h}" role="img" '
         f'aria-label="{escape(_compare_label(name, len(series)))}">'
     ]
-    for s in (0, 0.25, 0.5, 0.75, 1):
-        parts.append(
-            f'<line class="grid" x1="{left}" x2="{w - right}" y1="{y(s):.1f}" y2="{y(s):.1f}"/>'
-            f'<text class="tick" x="{left - 6}" y="{y(s) + 4:.1f}" text-anchor="end">'
-            f"{int(s * 100)}%</text>"
-        )
-    decade = 1
-    while decade <= span:
-        parts.append(
-            f'<line class="grid" x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{top}" '
-            f'y2="{top + ph}"/><text class="tick" x="{x(decade):.1f}" y="{top + ph + 16}" '
-            f'text-anchor="middle">{decade:,}</text>'
-        )
-        decade *= 10
-    axis = escape(_("episodes (log scale)"))
-    parts.append(
-        f'<text class="tick" x="{left + pw / 2:.1f}" y="{top + ph + 34}" '
-        f'text-anchor="middle">{axis}</text>'
-    )
+    parts.extend(_log_grid(w, left, right, top, ph, span, x, y, top + ph + 34))
     for i, (key, label, points) in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
         d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)

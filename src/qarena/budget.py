@@ -249,7 +249,9 @@ def check_memory(
     # Codes must also fit the kernels' 64-bit integers.
     if game.num_positions >= MAX_CODE or need.total > budget:
         purpose = what if what in ("solve", "tables") else "learn"
-        text = _TOO_LARGE[purpose, positions is None]
+        # A count too long to read is already "about 10^N": no second "about".
+        estimate = positions is None and need.positions < 10**15
+        text = _TOO_LARGE[purpose, estimate]
         raise TooLargeError(
             _(text).format(
                 spec=game.spec,

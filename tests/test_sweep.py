@@ -337,3 +337,48 @@ def test_a_second_sweep_into_a_busy_folder_is_refused(
     assert "is in use by another sweep" in err
     assert not (folder / "runs").exists()
     _sweep(capsys, "nim", "--out", str(folder), "--games", "10")  # free again afterwards
+
+
+def test_a_policy_file_opponent_is_the_one_qarena_train_meets(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rival = tmp_path / "rival.npz"
+    assert run(["train", "nim:2,3", "--episodes", "50", "--out", str(rival)]) == 0
+    capsys.readouterr()
+    folder = tmp_path / "sweep"
+    args = ["nim:2,3", "--opponent", str(rival), "--episodes", "200", "--games", "20"]
+    record = _sweep(capsys, *args, "--out", str(folder), "--workers", "1")
+    (row,) = record["rows"]
+    assert row["opponent"].startswith("rival-")
+    trained = tmp_path / "trained.npz"
+    command = ["train", "nim:2,3", "--opponent", str(rival), "--episodes", "200", "--seed", "0"]
+    assert run([*command, "--out", str(trained)]) == 0
+    mine = load_learner(folder / "runs" / f"{row['run']}.npz")
+    for name, array in load_learner(trained).arrays().items():
+        np.testing.assert_array_equal(mine.arrays()[name], array)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--out", "report.txt"], "must name an .html file"),
+        (["--runs", "{file}"], "is not a folder"),
+        (["--backend", "slurm"], "unknown backend 'slurm'"),
+        (["--ray-address", "x:1"], "--ray-address applies to --backend ray"),
+        (["--workers", "0"], "--workers must be at least 1"),
+    ],
+)
+def test_bad_reports_are_one_line_and_run_nothing(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    says: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("mine")
+    argv = [a.replace("{file}", str(tmp_path / "file")) for a in args]
+    code, out, err = _run(capsys, "report", *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and says in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from qarena.env.common import RENDER_MODES, game_of, move_id, render_mode_of
+from qarena.env.common import RENDER_MODES, game_of, move_id, render, render_mode_of
 from qarena.env.encoding import action_mask, observation, observation_bounds
 from qarena.games.base import Game
 
@@ -135,13 +134,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has no type inform
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "render() was called without a render_mode; make the environment with "
-                "render_mode='ansi' to get the position's text form"
-            )
-            return None
-        return self.game.format_position(self.position)
+        return render(self.game, self.position, self.render_mode)
 
     def close(self) -> None:
         pass

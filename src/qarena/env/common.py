@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from qarena.errors import QarenaError
-from qarena.games.base import Game, Move
+from qarena.games.base import Game, Move, Position
 from qarena.games.spec import parse_spec
 from qarena.i18n import _
 
@@ -22,6 +22,20 @@ def render_mode_of(mode: str | None) -> str | None:
     if mode is not None and mode not in RENDER_MODES:
         raise QarenaError(_("render_mode is 'ansi' or None, not {mode!r}").format(mode=mode))
     return mode
+
+
+def render(game: Game, position: Position, mode: str | None) -> str | None:
+    """What ``render()`` gives in both environments: the position's text form, or a warning
+    and None without a render mode (as Gymnasium's own environments do)."""
+    if mode is None:
+        import gymnasium  # loaded already by whichever environment asks
+
+        gymnasium.logger.warn(
+            "render() was called without a render_mode; make the environment with "
+            "render_mode='ansi' to get the position's text form"
+        )
+        return None
+    return game.format_position(position)
 
 
 def move_id(action: object, game: Game) -> Move:

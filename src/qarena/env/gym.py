@@ -29,7 +29,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from qarena.env.common import RENDER_MODES, game_of, move_id, render_mode_of
+from qarena.env.common import RENDER_MODES, game_of, move_id, render, render_mode_of
 from qarena.env.encoding import action_mask, observation, observation_bounds
 from qarena.env.players import opening_can_end, opponent_chooser
 from qarena.errors import QarenaError
@@ -146,13 +146,7 @@ class GameEnv(gymnasium.Env[np.ndarray, Action]):
         return self._observation(), reward, self.over, False, info
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "render() was called without a render_mode; make the environment with "
-                "render_mode='ansi' to get the position's text form"
-            )
-            return None
-        return self.game.format_position(self.position)
+        return render(self.game, self.position, self.render_mode)
 
     def close(self) -> None:
         pass

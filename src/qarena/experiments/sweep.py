@@ -40,7 +40,7 @@ from qarena.evaluate.report import record_against, strategy_masks
 from qarena.fileio import folder_lock, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, speaking
-from qarena.learn.base import SEATS, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, Learner
 from qarena.learn.learners import learner_bytes, learner_class
 from qarena.learn.policyfile import read_meta
 from qarena.training.run import default_episodes, new_curve, new_learner, train_run
@@ -53,18 +53,9 @@ SWEEP_GAMES = 1_000
 EVAL_SEED = 0
 #: The opponents each run is measured against.
 MEASURED = ("random", "perfect")
-#: The hyperparameter axes, in the order they appear in names and columns.
-HYPER_AXES = (
-    "alpha",
-    "gamma",
-    "epsilon",
-    "epsilon_end",
-    "schedule",
-    "rewards",
-    "initial",
-    "starts",
-    "start_order",
-)
+#: The hyperparameter axes, in the order they appear in names and columns (the seed is an
+#: axis of its own; canonical or not, what every run of a folder shares).
+HYPER_AXES = tuple(n for n in ALL_HYPERPARAMETERS if n not in ("canonical", "seed"))
 #: Settings only self-play uses: against an opponent, games start anew.
 SELF_PLAY_ONLY = ("starts", "start_order")
 #: The columns of results.csv.
@@ -491,9 +482,9 @@ def _run_task(task: Task) -> RunOutput:
     with tempfile.TemporaryDirectory(prefix="qarena-sweep-") as tmp:
         name = setting.opponent
         if task.opponent_file is not None:
+            # The file travels as bytes (a Ray node may not see this disk); loading takes a path.
             name = os.path.join(tmp, os.path.basename(setting.opponent))
-            with open(name, "wb") as f:
-                f.write(task.opponent_file)
+            write_atomic(name, task.opponent_file)
         opp = opponent(learner.tables, name)
     total = setting.episodes or default_episodes(learner, opp.self_play)
     curve = new_curve(learner, total, task.every) if task.curve else None

@@ -11,6 +11,7 @@ array's C-order bytes.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import io
@@ -24,7 +25,7 @@ import threading
 import tokenize
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -211,31 +212,6 @@ def encode_policy(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> 
     return buffer.getvalue()
 
 
-def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A policy file's metadata alone, its format checked but not its arrays or checksum: for
-    listing many files cheaply. Whatever is then loaded goes through :func:`load_policy`."""
-    p = os.fspath(path)
-    try:
-        with open(p, "rb") as fh:
-            try:
-                with zipfile.ZipFile(fh) as zf:
-                    return _check_meta(p, _read_meta(p, zf, _open_members(p, zf)))
-            except QarenaError:
-                raise
-            except Exception as e:
-                if not _damaged(e):
-                    raise
-                raise QarenaError(
-                    _("{file} is not a qarena policy file (unreadable)").format(file=p)
-                ) from e
-    except FileNotFoundError as e:
-        raise QarenaError(_("no such policy file: {file}").format(file=p)) from e
-    except OSError as e:
-        raise QarenaError(
-            _("cannot read policy file {file}: {reason}").format(file=p, reason=e.strerror or e)
-        ) from e
-
-
 #: numpy reads npy headers with ast.literal_eval, and CPython 3.11's parser is not safe to run
 #: in several threads at once ("AST constructor recursion depth mismatch"): the web app loads
 #: policies in worker threads, so header reads take turns.
@@ -401,13 +377,10 @@ def _open_members(p: str, zf: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
     return members
 
 
-def load_policy(
-    path: str | os.PathLike[str], expect: Callable[[dict[str, Any]], Mapping[str, ArraySpec]]
-) -> PolicyData:
-    """Read and verify a policy file. ``expect(meta)`` names the arrays the file must hold,
-    with exact shapes and dtypes (it may raise QarenaError, e.g. for another game). Any
-    problem with the file raises QarenaError with one line naming the file."""
-    p = os.fspath(path)
+@contextlib.contextmanager
+def _opened(p: str) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo], dict[str, Any]]]:
+    """The policy file's zip, its members and its checked metadata, while the block runs. Any
+    problem opening it or reading it, in the block too, is one line naming the file."""
     try:
         st = os.stat(p)
         if not stat.S_ISREG(st.st_mode):
@@ -433,22 +406,40 @@ def load_policy(
                     raise QarenaError(
                         _("{file} is corrupted (metadata unreadable)").format(file=p)
                     ) from e
-                specs = _specs(expect(meta))
-                try:
-                    _check_headers(p, zf, members, specs)
-                    arrays = {name: _read_member(zf, members[name]) for name in specs}
-                except Exception as e:
-                    if not _damaged(e):
-                        raise
-                    raise QarenaError(
-                        _("{file} is corrupted ({problem})").format(file=p, problem=_brief(e))
-                    ) from e
+                yield zf, members, meta
     except FileNotFoundError as e:
         raise QarenaError(_("no such policy file: {file}").format(file=p)) from e
     except OSError as e:
         raise QarenaError(
             _("cannot read policy file {file}: {reason}").format(file=p, reason=e.strerror or e)
         ) from e
+
+
+def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A policy file's metadata alone, its format checked but not its arrays or checksum: for
+    listing many files cheaply. Whatever is then loaded goes through :func:`load_policy`."""
+    with _opened(os.fspath(path)) as (_zf, _members, meta):
+        return meta
+
+
+def load_policy(
+    path: str | os.PathLike[str], expect: Callable[[dict[str, Any]], Mapping[str, ArraySpec]]
+) -> PolicyData:
+    """Read and verify a policy file. ``expect(meta)`` names the arrays the file must hold,
+    with exact shapes and dtypes (it may raise QarenaError, e.g. for another game). Any
+    problem with the file raises QarenaError with one line naming the file."""
+    p = os.fspath(path)
+    with _opened(p) as (zf, members, meta):
+        specs = _specs(expect(meta))
+        try:
+            _check_headers(p, zf, members, specs)
+            arrays = {name: _read_member(zf, members[name]) for name in specs}
+        except Exception as e:
+            if not _damaged(e):
+                raise
+            raise QarenaError(
+                _("{file} is corrupted ({problem})").format(file=p, problem=_brief(e))
+            ) from e
     for name, a in arrays.items():
         if not _all_finite(a):
             raise QarenaError(

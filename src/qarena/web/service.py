@@ -18,7 +18,7 @@ from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
-from qarena.learn.base import LearnConfig
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
 from qarena.learn.learners import learner_class
 from qarena.match import SPOT_LEARNER, Player
 from qarena.training.run import check_versus
@@ -44,19 +44,8 @@ MAX_COST = 2_000_000
 #: Loaded agents kept in memory.
 AGENT_CACHE = 16
 #: The training settings a request may give, as ``qarena train`` takes them (None: the
-#: learner's default).
-SETTINGS = (
-    "alpha",
-    "gamma",
-    "epsilon",
-    "epsilon_end",
-    "schedule",
-    "rewards",
-    "initial",
-    "seed",
-    "starts",
-    "start_order",
-)
+#: learner's default); canonical or not is its own field of the request.
+SETTINGS = tuple(name for name in ALL_HYPERPARAMETERS if name != "canonical")
 
 
 class Web:

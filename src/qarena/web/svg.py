@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import string
-from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -254,63 +254,75 @@ def _curve_label(points: int) -> str:
     ).format(count=points)
 
 
-def _log_grid(
-    w: int,
-    left: int,
-    right: int,
-    top: int,
-    ph: int,
-    span: float,
-    x: Callable[[float], float],
-    y: Callable[[float], float],
-    label_y: float,
-) -> list[str]:
-    """The frame of a chart of shares over episodes on a log axis: a line per quarter, one per
-    decade, and the axis's name at ``label_y``."""
-    parts = []
-    for s in (0, 0.25, 0.5, 0.75, 1):
+@dataclass(frozen=True)
+class _LogChart:
+    """A chart of shares (0 to 1, up) over episodes (a log axis, across) in a ``w`` × ``h``
+    box with margins: where a point goes, and the frame both curve charts draw."""
+
+    w: int
+    h: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    span: float  # the most episodes the axis reaches
+
+    @property
+    def pw(self) -> int:
+        return self.w - self.left - self.right
+
+    @property
+    def ph(self) -> int:
+        return self.h - self.top - self.bottom
+
+    def x(self, episodes: float) -> float:
+        return self.left + self.pw * math.log10(max(episodes, 1)) / math.log10(self.span)
+
+    def y(self, share: float) -> float:
+        return self.top + self.ph * (1 - share)
+
+    def frame(self, label_gap: int) -> list[str]:
+        """A line per quarter, one per decade, and the axis's name ``label_gap`` below."""
+        x, y, top, ph = self.x, self.y, self.top, self.ph
+        parts = []
+        for s in (0, 0.25, 0.5, 0.75, 1):
+            parts.append(
+                f'<line class="grid" x1="{self.left}" x2="{self.w - self.right}" '
+                f'y1="{y(s):.1f}" y2="{y(s):.1f}"/>'
+                f'<text class="tick" x="{self.left - 6}" y="{y(s) + 4:.1f}" text-anchor="end">'
+                f"{int(s * 100)}%</text>"
+            )
+        decade = 1
+        while decade <= self.span:
+            parts.append(
+                f'<line class="grid" x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{top}" '
+                f'y2="{top + ph}"/><text class="tick" x="{x(decade):.1f}" y="{top + ph + 16}" '
+                f'text-anchor="middle">{decade:,}</text>'
+            )
+            decade *= 10
+        axis = escape(_("episodes (log scale)"))
         parts.append(
-            f'<line class="grid" x1="{left}" x2="{w - right}" y1="{y(s):.1f}" y2="{y(s):.1f}"/>'
-            f'<text class="tick" x="{left - 6}" y="{y(s) + 4:.1f}" text-anchor="end">'
-            f"{int(s * 100)}%</text>"
+            f'<text class="tick" x="{self.left + self.pw / 2:.1f}" y="{top + ph + label_gap}" '
+            f'text-anchor="middle">{axis}</text>'
         )
-    decade = 1
-    while decade <= span:
-        parts.append(
-            f'<line class="grid" x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{top}" '
-            f'y2="{top + ph}"/><text class="tick" x="{x(decade):.1f}" y="{top + ph + 16}" '
-            f'text-anchor="middle">{decade:,}</text>'
-        )
-        decade *= 10
-    axis = escape(_("episodes (log scale)"))
-    pw = w - left - right
-    parts.append(
-        f'<text class="tick" x="{left + pw / 2:.1f}" y="{label_y}" '
-        f'text-anchor="middle">{axis}</text>'
-    )
-    return parts
+        return parts
 
 
 def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> str:
     """A learning curve on one line of SVG (it travels in a server-sent event). Episodes are on
     a log axis, as ``qarena plot`` draws them: most learning happens in the first few percent
     of a run, which a linear axis squeezes against the left edge."""
-    w, h, left, right, top, bottom = 560, 260, 44, 28, 12, 56
-    pw, ph = w - left - right, h - top - bottom
-    span = max(total, points[-1].episodes if points else 1, 10)
-    top_decade = math.log10(span)
-
-    def x(e: float) -> float:
-        return left + pw * math.log10(max(e, 1)) / top_decade
-
-    def y(s: float) -> float:
-        return top + ph * (1 - s)
-
+    chart = _LogChart(
+        560, 260, 44, 28, 12, 56, max(total, points[-1].episodes if points else 1, 10)
+    )
+    w, h, left, top, pw, ph, x, y = (
+        chart.w, chart.h, chart.left, chart.top, chart.pw, chart.ph, chart.x, chart.y
+    )  # fmt: skip
     parts = [
         f'<svg id="{svg_id}" class="curve" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
         f'role="img" aria-label="{escape(_curve_label(len(points)))}">'
     ]
-    parts.extend(_log_grid(w, left, right, top, ph, span, x, y, top + ph + 30))
+    parts.extend(chart.frame(30))
     for i, (label, cls, share) in enumerate(SERIES):
         if points:
             d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
@@ -511,22 +523,14 @@ def curves_svg(
     gives the legend; each line's tooltip names it); episodes on a log axis, as in
     :func:`curve_svg`. It fills the width it is given (a viewBox and no fixed size)."""
     name, _cls, share = SERIES[METRICS[metric]]
-    w, h, left, right, top, bottom = 520, 280, 44, 16, 10, 40
-    pw, ph = w - left - right, h - top - bottom
     span = max([10, *(p.episodes for _key, _label, points in series for p in points)])
-    top_decade = math.log10(span)
-
-    def x(e: float) -> float:
-        return left + pw * math.log10(max(e, 1)) / top_decade
-
-    def y(s: float) -> float:
-        return top + ph * (1 - s)
-
+    chart = _LogChart(520, 280, 44, 16, 10, 40, span)
+    w, h, x, y = chart.w, chart.h, chart.x, chart.y
     parts = [
         f'<svg id="{svg_id}" class="curve compare" viewBox="0 0 {w} {h}" role="img" '
         f'aria-label="{escape(_compare_label(name, len(series)))}">'
     ]
-    parts.extend(_log_grid(w, left, right, top, ph, span, x, y, top + ph + 34))
+    parts.extend(chart.frame(34))
     for i, (key, label, points) in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
         d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)

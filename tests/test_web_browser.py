@@ -94,6 +94,13 @@ def show_values(page: Any) -> None:
     expect(values).to_be_visible()
 
 
+def flip(page: Any, toggle: str) -> None:
+    """Click a toggle and wait for the panel its answer brings (its tick changes at once)."""
+    with page.expect_response(lambda r: "/toggle/" in r.url):
+        page.locator(toggle).click()
+    page.wait_for_load_state()
+
+
 def test_home_page_offers_every_game(page: Any) -> None:
     page.goto("/")
     form = page.locator("#new-game")
@@ -175,7 +182,7 @@ def test_ai_values_toggle_shows_the_values_where_the_ai_moved(page: Any) -> None
     ai_values = page.locator("#ai-values")
     toggle = page.locator("#toggle-values")
     if toggle.is_checked():
-        toggle.click()
+        flip(page, "#toggle-values")
     expect(toggle).not_to_be_checked()
     click_move(page, "2:1")
     # Piles 1,1: the AI takes one of them; with its values off, no table says what it saw.
@@ -193,6 +200,44 @@ def test_ai_values_toggle_shows_the_values_where_the_ai_moved(page: Any) -> None
     expect(page.locator("#ai-values + .note")).to_contain_text("at random")
     toggle.click()
     expect(ai_values).to_have_count(0)
+
+
+def test_a_move_clicked_while_a_toggle_is_answered_is_not_lost_from_sight(page: Any) -> None:
+    """A move clicked while a toggle's answer is on its way: whatever the page shows after
+    both answers must be the game the server has, never the position before a move it made."""
+    start_game(page, "nim", piles="1,2", rule="misere")
+    held: dict[str, Any] = {}
+
+    def hold(route: Any) -> None:
+        held[route.request.url.rsplit("/", 1)[-1]] = (route, route.fetch())
+
+    def wait_for(name: str) -> bool:
+        for _ in range(25):
+            if name in held:
+                return True
+            page.wait_for_timeout(20)
+        return False
+
+    page.route("**/toggle/hint", hold)
+    page.route("**/move", hold)
+    page.locator("#toggle-hint").click()
+    assert wait_for("hint"), "the toggle's request never left"
+    click_move(page, "2:1")
+    wait_for("move")  # sent at once, or held back until the toggle is answered
+    for name in ("hint", "move"):
+        if name in held:
+            route, answer = held.pop(name)
+            route.fulfill(response=answer)
+    wait_for("move")
+    if "move" in held:
+        route, answer = held.pop("move")
+        route.fulfill(response=answer)
+    page.wait_for_timeout(200)
+    page.unroute("**/toggle/hint")
+    page.unroute("**/move")
+    shown = " ".join((page.locator("#history").text_content() or "").split())
+    page.reload()
+    expect(page.locator("#history")).to_have_text(shown)
 
 
 def test_hint_toggle_shows_verdicts(page: Any) -> None:

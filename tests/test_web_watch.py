@@ -4,6 +4,7 @@ ply it was asked at (so two tabs never play two), and the solver judges every mo
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -75,6 +76,22 @@ def test_playing_asks_for_the_next_move_and_pausing_stops(client: TestClient) ->
     assert 'id="pause"' in playing.text
     paused = client.post(f"{url}/pause", headers=HX)
     assert 'id="ticker"' not in paused.text
+
+
+def test_the_timers_step_after_a_pause_plays_nothing(client: TestClient) -> None:
+    url = _start(client, a="random", b="random", game="nim", delay="0.5")
+    playing = client.post(f"{url}/play", headers=HX)
+    ticker = re.search(r"<div id=\"ticker\"[^>]*hx-vals='([^']*)'", playing.text)
+    assert ticker is not None
+    asked = json.loads(ticker.group(1))
+    assert asked == {"at": 0, "auto": 1}
+    # The Pause overtakes the timer's step: the step then plays nothing, and says paused.
+    client.post(f"{url}/pause", headers=HX)
+    late = client.post(f"{url}/step", data={k: str(v) for k, v in asked.items()}, headers=HX)
+    assert _history(late.text) == [] and 'id="play"' in late.text
+    # The Step button still plays a move on a paused duel.
+    stepped = client.post(f"{url}/step", data={"at": "0"}, headers=HX)
+    assert len(_history(stepped.text)) == 1
 
 
 def test_a_trained_agent_shows_its_values(client: TestClient, tmp_path: Path) -> None:

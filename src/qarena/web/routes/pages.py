@@ -408,9 +408,18 @@ def watch_game(request: Request, watch_id: str, web: WebDep) -> Response:
 
 
 @router.post("/watch/{watch_id}/step", response_class=HTMLResponse)
-def watch_step(request: Request, watch_id: str, web: WebDep, at: str = Form("")) -> Response:
+def watch_step(
+    request: Request, watch_id: str, web: WebDep, at: str = Form(""), auto: str = Form("")
+) -> Response:
+    """One move at ply ``at``. A step the page's timer asks for (``auto``) plays only while
+    the duel is running, so a Pause that crossed it on the way is kept to."""
     ply = int(at) if at.isascii() and at.isdigit() and len(at) < 8 else -1
-    return _watch_act(request, web, watch_id, lambda w: w.advance(ply))
+
+    def step(w: Watch) -> None:
+        if not auto or w.running:
+            w.advance(ply)
+
+    return _watch_act(request, web, watch_id, step)
 
 
 @router.post("/watch/{watch_id}/{action}", response_class=HTMLResponse)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -36,6 +37,7 @@ __all__ = [
     "Player",
     "Reply",
     "Result",
+    "Score",
     "Side",
     "Training",
     "Turn",
@@ -58,6 +60,22 @@ VERDICTS: dict[Result, str] = {
     "ai": gettext_noop("The AI wins."),
     "draw": gettext_noop("Draw."),
 }
+
+
+class Score(NamedTuple):
+    """A running score, for the person: games you won, the AI won, drawn."""
+
+    you: int = 0
+    ai: int = 0
+    draws: int = 0
+
+    @classmethod
+    def of(cls, results: Counter[Result]) -> Score:
+        return cls(results["human"], results["ai"], results["draw"])
+
+    @property
+    def games(self) -> int:
+        return self.you + self.ai + self.draws
 
 
 class Conflict(QarenaError):

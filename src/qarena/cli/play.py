@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -23,7 +24,7 @@ from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
-from qarena.match import SPOT_LEARNER, Match, Reply, Result, train_on_the_spot
+from qarena.match import SPOT_LEARNER, Match, Reply, Result, Score, train_on_the_spot
 from qarena.solve import Solution, solve
 
 FIRST = ("human", "ai", "random")
@@ -42,32 +43,14 @@ SOLVER_SAYS = {
 }
 
 
+def _score_words(score: Score) -> str:
+    return _("you {you} – AI {ai} – draws {draws}").format(
+        you=score.you, ai=score.ai, draws=score.draws
+    )
+
+
 class _Quit(Exception):
     """The person asked to stop (q, end of input)."""
-
-
-@dataclass
-class _Score:
-    you: int = 0
-    ai: int = 0
-    draws: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.you + self.ai + self.draws
-
-    def add(self, result: Result) -> None:
-        if result == "human":
-            self.you += 1
-        elif result == "ai":
-            self.ai += 1
-        else:
-            self.draws += 1
-
-    def __str__(self) -> str:
-        return _("you {you} – AI {ai} – draws {draws}").format(
-            you=self.you, ai=self.ai, draws=self.draws
-        )
 
 
 def _seconds(s: float) -> str:
@@ -181,7 +164,7 @@ class _Session:
     ai_values: bool
     rng: np.random.Generator
     solution: Solution | None
-    score: _Score = field(default_factory=_Score)
+    results: Counter[Result] = field(default_factory=Counter)
     playing: bool = False  # a game is under way (the score was not just shown)
 
     def _seat(self) -> int:
@@ -342,11 +325,11 @@ class _Session:
     def _finish(self, match: Match) -> None:
         result = match.result()
         assert result is not None
-        self.score.add(result)
+        self.results[result] += 1
         out.print()
         out.print(draw(self.game, match.position))
         out.print(match.result_text())
-        out.print(_("Score: {score}").format(score=self.score))
+        out.print(_("Score: {score}").format(score=_score_words(Score.of(self.results))))
         self.playing = False
 
     def run(self) -> None:
@@ -430,8 +413,9 @@ def play_command(
     except (_Quit, KeyboardInterrupt) as e:
         if isinstance(e, KeyboardInterrupt):
             out.print()
-        if session.playing and session.score.games:
-            out.print(_("Final score: {score}").format(score=session.score))
+        if session.playing and session.results:
+            score = _score_words(Score.of(session.results))
+            out.print(_("Final score: {score}").format(score=score))
         out.print(_("Goodbye."))
         return told_stop() if isinstance(e, KeyboardInterrupt) else 0
     return 0

@@ -10,7 +10,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from qarena.errors import MoveError, QarenaError
 from qarena.games import Move
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
-from qarena.match import Duel, Match, Result
+from qarena.match import Duel, Match, Result, Score
 from qarena.web.errors import NotFound
 
 #: Games kept in memory at once; a new one pushes out the least recently used.
@@ -177,18 +177,6 @@ MAX_SPECS = 50
 RECENT_GAMES = 200
 
 
-class Score(NamedTuple):
-    """A browser's score in one game: games you won, the AI won, drawn."""
-
-    you: int = 0
-    ai: int = 0
-    draws: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.you + self.ai + self.draws
-
-
 @dataclass
 class _Tally:
     """Results by game id, so a game counts once however often (and in however many tabs) its
@@ -199,8 +187,7 @@ class _Tally:
     recent: OrderedDict[str, Result] = field(default_factory=OrderedDict)
 
     def score(self) -> Score:
-        n = self.old + Counter(self.recent.values())
-        return Score(n["human"], n["ai"], n["draw"])
+        return Score.of(self.old + Counter(self.recent.values()))
 
 
 class Scores:

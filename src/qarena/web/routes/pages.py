@@ -17,7 +17,7 @@ from qarena.errors import QarenaError
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import ending, move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
-from qarena.match import Conflict
+from qarena.match import Conflict, Score
 from qarena.solve import solve
 from qarena.web.describe import verdict_span
 from qarena.web.errors import Full, NotFound, PageRoute, status_of, validation_text
@@ -33,7 +33,7 @@ from qarena.web.jobs import Job
 from qarena.web.language import COOKIE as LANGUAGE_COOKIE
 from qarena.web.language import COOKIE_SECONDS, local_path
 from qarena.web.models import TrainIn
-from qarena.web.play import DELAYS, Score, Session, Watch
+from qarena.web.play import DELAYS, Session, Watch
 from qarena.web.service import Web, WebDep
 from qarena.web.svg import click_help, position_svg
 from qarena.web.templating import page

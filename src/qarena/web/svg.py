@@ -66,6 +66,11 @@ def position_svg(
         return _board(game, position, clickable, svg_id, before)
     if isinstance(game, HeapGame):
         return _heaps(game, position, clickable, svg_id, before)
+    return _text_svg(game, position, svg_id)
+
+
+def _text_svg(game: Game, position: Position, svg_id: str) -> str:
+    """A game without a drawing of its own: its position's text form."""
     text = escape(game.format_position(position))
     return (
         f'<svg id="{svg_id}" viewBox="0 0 300 40" width="300" height="40" role="img" '
@@ -79,6 +84,47 @@ def keypad_digit(cell: int) -> str:
     return str((2 - r) * 3 + c + 1)
 
 
+_PAD = 24
+
+
+def _board_frame(game: TicTacToe, svg_id: str, cls: str, label: str, live: bool) -> list[str]:
+    """A board's opening: the ``<svg>`` and the column letters and row numbers around it."""
+    w, h = _PAD + game.cols * _CELL + 4, _PAD + game.rows * _CELL + 4
+    parts = [_open_svg(svg_id, cls, w, h, label, live)]
+    for c in range(game.cols):
+        x = _PAD + c * _CELL + _CELL // 2
+        parts.append(f'<text class="label" x="{x}" y="16">{string.ascii_lowercase[c]}</text>')
+    for r in range(game.rows):
+        y = _PAD + r * _CELL + _CELL // 2 + 5
+        parts.append(f'<text class="label" x="10" y="{y}">{r + 1}</text>')
+    return parts
+
+
+def _cell_xy(game: TicTacToe, cell: int) -> tuple[int, int]:
+    r, c = divmod(cell, game.cols)
+    return _PAD + c * _CELL, _PAD + r * _CELL
+
+
+def _mark(x: int, y: int, mark: int) -> str:
+    """X (player 1) or O (player 2) in the cell at ``x, y``; nothing on an empty cell."""
+    m = 14
+    if mark == 1:
+        return (
+            f'<path class="mark-x" d="M{x + m},{y + m}L{x + _CELL - m},{y + _CELL - m}'
+            f'M{x + _CELL - m},{y + m}L{x + m},{y + _CELL - m}"/>'
+        )
+    if mark == 2:
+        return (
+            f'<circle class="mark-o" cx="{x + _CELL / 2}" cy="{y + _CELL / 2}" '
+            f'r="{_CELL / 2 - m}"/>'
+        )
+    return ""
+
+
+def _cell_state(mark: int) -> str:
+    return "x" if mark == 1 else "o" if mark == 2 else "empty"
+
+
 def _board(
     game: TicTacToe,
     position: Position,
@@ -86,10 +132,7 @@ def _board(
     svg_id: str,
     before: Position | None,
 ) -> str:
-    pad = 24
-    w, h = pad + game.cols * _CELL + 4, pad + game.rows * _CELL + 4
-    over = game.is_terminal(position)
-    live = clickable is not None and not over
+    live = clickable is not None and not game.is_terminal(position)
     drop = isinstance(game, ConnectFour)
     # Connect Four: one keyboard stop per column, on the cell its piece would land in.
     landing = {}
@@ -97,23 +140,17 @@ def _board(
         for cell, mark in enumerate(position):
             if not mark:
                 landing[cell % game.cols] = cell
-    parts = [_open_svg(svg_id, "board", w, h, game.format_position(position), live)]
-    for c in range(game.cols):
-        x = pad + c * _CELL + _CELL // 2
-        parts.append(f'<text class="label" x="{x}" y="16">{string.ascii_lowercase[c]}</text>')
-    for r in range(game.rows):
-        y = pad + r * _CELL + _CELL // 2 + 5
-        parts.append(f'<text class="label" x="10" y="{y}">{r + 1}</text>')
+    parts = _board_frame(game, svg_id, "board", game.format_position(position), live)
     # Connect Four: drawn column by column, so that Tab goes from column to column.
     cells = range(len(position))
     order = sorted(cells, key=lambda i: (i % game.cols, i)) if drop else cells
     for cell in order:
         mark = position[cell]
-        r, c = divmod(cell, game.cols)
-        x, y = pad + c * _CELL, pad + r * _CELL
+        c = cell % game.cols
+        x, y = _cell_xy(game, cell)
         # Connect Four: a click anywhere in a column drops a piece there.
         move = game.format_move(c if drop else cell)
-        state = "x" if mark == 1 else "o" if mark == 2 else "empty"
+        state = _cell_state(mark)
         attrs = _attrs(clickable, move)
         words = (
             _("drop a piece in column {move}").format(move=move)
@@ -135,22 +172,12 @@ def _board(
         cls += " last-move" if last else ""
         parts.append(f'<g class="{cls}" data-move="{escape(move)}"{attrs}>')
         parts.append(f'<rect x="{x}" y="{y}" width="{_CELL}" height="{_CELL}"/>')
-        m = 14
         if last:
             parts.append(
                 f'<rect class="ring" x="{x + 5}" y="{y + 5}" width="{_CELL - 10}" '
                 f'height="{_CELL - 10}" rx="10"/>'
             )
-        if mark == 1:
-            parts.append(
-                f'<path class="mark-x" d="M{x + m},{y + m}L{x + _CELL - m},{y + _CELL - m}'
-                f'M{x + _CELL - m},{y + m}L{x + m},{y + _CELL - m}"/>'
-            )
-        elif mark == 2:
-            parts.append(
-                f'<circle class="mark-o" cx="{x + _CELL / 2}" cy="{y + _CELL / 2}" '
-                f'r="{_CELL / 2 - m}"/>'
-            )
+        parts.append(_mark(x, y, mark))
         if last:
             title = _("{move}: the last move").format(move=move)
         else:
@@ -174,6 +201,38 @@ def _take_words(one: bool, pile: int, take: int) -> str:
     return _("take {count} from pile {pile}").format(count=take, pile=pile + 1)
 
 
+_LABEL_W = 90
+
+
+def _heaps_frame(
+    game: HeapGame, position: Position, svg_id: str, cls: str, live: bool
+) -> list[str]:
+    """Heaps' opening ``<svg>``, as wide as the largest pile."""
+    w = _LABEL_W + max(game.piles) * _MATCH_W + 10
+    h = len(position) * _ROW_H + 8
+    return [_open_svg(svg_id, cls, w, h, game.format_position(position), live)]
+
+
+def _pile_start(one: bool, pile: int, n: int) -> tuple[int, str]:
+    """A pile's row: its top ``y`` and the opening of its group, with its label."""
+    y = 8 + pile * _ROW_H
+    label = escape(_heap_label(one, pile, n))
+    return y, (
+        f'<text class="label" x="4" y="{y + 34}">{label}</text>'
+        f'<g class="pile" data-pile="{pile + 1}">'
+    )
+
+
+def _hit(x: int, y: int) -> str:
+    """A match's whole column, what a click or a touch lands on."""
+    return f'<rect class="hit" x="{x}" y="{y}" width="{_MATCH_W}" height="{_ROW_H - 8}"/>'
+
+
+def _take_move(one: bool, pile: int, take: int) -> str:
+    """The move that takes ``take`` from the pile: "3", or "2:3" where there are several."""
+    return str(take) if one else f"{pile + 1}:{take}"
+
+
 def _match(x: int, y: int) -> str:
     """A match's drawing, in its column at ``x``."""
     return (
@@ -189,41 +248,31 @@ def _heaps(
     svg_id: str,
     before: Position | None,
 ) -> str:
-    label_w = 90
-    most = max(game.piles)
-    w = label_w + most * _MATCH_W + 10
-    h = len(position) * _ROW_H + 8
     live = clickable is not None and not game.is_terminal(position)
-    parts = [_open_svg(svg_id, "heaps", w, h, game.format_position(position), live)]
+    parts = _heaps_frame(game, position, svg_id, "heaps", live)
     one = isinstance(game, Subtraction)
     for p, n in enumerate(position):
-        y = 8 + p * _ROW_H
-        label = _heap_label(one, p, n)
-        parts.append(f'<text class="label" x="4" y="{y + 34}">{escape(label)}</text>')
-        parts.append(f'<g class="pile" data-pile="{p + 1}">')
+        y, start = _pile_start(one, p, n)
+        parts.append(start)
         for i in range(n):
             take = n - i
-            x = label_w + i * _MATCH_W
+            x = _LABEL_W + i * _MATCH_W
             if game.max_take is not None and take > game.max_take:
                 # Out of reach: a click here would take more than a move may.
-                parts.append(
-                    f'<g class="match far"><rect class="hit" x="{x}" y="{y}" '
-                    f'width="{_MATCH_W}" height="{_ROW_H - 8}"/>{_match(x, y)}</g>'
-                )
+                parts.append(f'<g class="match far">{_hit(x, y)}{_match(x, y)}</g>')
                 continue
-            move = str(take) if one else f"{p + 1}:{take}"
+            move = _take_move(one, p, take)
             words = _take_words(one, p, take)
             attrs = _attrs(clickable, move) + (_control(words) if live else "")
             cls = "match takeable" + (" live" if clickable is not None else "")
             parts.append(
-                f'<g class="{cls}" data-move="{escape(move)}"{attrs}>'
-                f'<rect class="hit" x="{x}" y="{y}" width="{_MATCH_W}" height="{_ROW_H - 8}"/>'
+                f'<g class="{cls}" data-move="{escape(move)}"{attrs}>{_hit(x, y)}'
                 f"{_match(x, y)}<title>{escape(words)}</title></g>"
             )
         taken = 0 if before is None else before[p] - n
         if taken > 0:
             # The matches the last move took, as ghosts where they lay: right of the rest.
-            ghosts = "".join(_match(label_w + i * _MATCH_W, y) for i in range(n, n + taken))
+            ghosts = "".join(_match(_LABEL_W + i * _MATCH_W, y) for i in range(n, n + taken))
             title = escape(_("{count} just taken").format(count=taken))
             parts.append(
                 f'<g class="ghost last-move" data-taken="{taken}">{ghosts}'
@@ -383,11 +432,7 @@ def inspect_svg(
         return _inspect_board(game, position, links, notes, svg_id)
     if isinstance(game, HeapGame):
         return _inspect_heaps(game, position, links, notes, svg_id)
-    text = escape(game.format_position(position))
-    return (
-        f'<svg id="{svg_id}" viewBox="0 0 300 40" width="300" height="40" role="img" '
-        f'aria-label="{text}"><text x="4" y="24">{text}</text></svg>'
-    )
+    return _text_svg(game, position, svg_id)
 
 
 def _inspect_board(
@@ -397,42 +442,18 @@ def _inspect_board(
     notes: dict[str, str],
     svg_id: str,
 ) -> str:
-    pad = 24
-    w, h = pad + game.cols * _CELL + 4, pad + game.rows * _CELL + 4
     # The cell each move fills (Connect Four: where the piece lands in its column).
     fills = {}
     for m in game.legal_moves(position):
         after = game.apply(position, m)
         cell = next(i for i, (a, b) in enumerate(zip(position, after, strict=True)) if a != b)
         fills[cell] = game.format_move(m)
-    label = escape(game.format_position(position))
-    parts = [
-        f'<svg id="{svg_id}" class="board inspect" viewBox="0 0 {w} {h}" width="{w}" '
-        f'height="{h}" role="group" aria-label="{label}">'
-    ]
-    for c in range(game.cols):
-        x = pad + c * _CELL + _CELL // 2
-        parts.append(f'<text class="label" x="{x}" y="16">{string.ascii_lowercase[c]}</text>')
-    for r in range(game.rows):
-        y = pad + r * _CELL + _CELL // 2 + 5
-        parts.append(f'<text class="label" x="10" y="{y}">{r + 1}</text>')
-    m = 14
+    parts = _board_frame(game, svg_id, "board inspect", game.format_position(position), True)
     for cell, mark in enumerate(position):
-        r, c = divmod(cell, game.cols)
-        x, y = pad + c * _CELL, pad + r * _CELL
+        x, y = _cell_xy(game, cell)
         move = fills.get(cell)
-        state = "x" if mark == 1 else "o" if mark == 2 else "empty"
-        inner = f'<rect x="{x}" y="{y}" width="{_CELL}" height="{_CELL}"/>'
-        if mark == 1:
-            inner += (
-                f'<path class="mark-x" d="M{x + m},{y + m}L{x + _CELL - m},{y + _CELL - m}'
-                f'M{x + _CELL - m},{y + m}L{x + m},{y + _CELL - m}"/>'
-            )
-        elif mark == 2:
-            inner += (
-                f'<circle class="mark-o" cx="{x + _CELL / 2}" cy="{y + _CELL / 2}" '
-                f'r="{_CELL / 2 - m}"/>'
-            )
+        state = _cell_state(mark)
+        inner = f'<rect x="{x}" y="{y}" width="{_CELL}" height="{_CELL}"/>{_mark(x, y, mark)}'
         if move is None:
             parts.append(f'<g class="cell {state}">{inner}</g>')
             continue
@@ -463,25 +484,16 @@ def _inspect_heaps(
     notes: dict[str, str],
     svg_id: str,
 ) -> str:
-    label_w = 90
-    w = label_w + max(game.piles) * _MATCH_W + 10
-    h = len(position) * _ROW_H + 8
-    label = escape(game.format_position(position))
-    parts = [
-        f'<svg id="{svg_id}" class="heaps inspect" viewBox="0 0 {w} {h}" width="{w}" '
-        f'height="{h}" role="group" aria-label="{label}">'
-    ]
+    parts = _heaps_frame(game, position, svg_id, "heaps inspect", True)
     one = isinstance(game, Subtraction)
     for p, n in enumerate(position):
-        y = 8 + p * _ROW_H
-        name = _heap_label(one, p, n)
-        parts.append(f'<text class="label" x="4" y="{y + 34}">{escape(name)}</text>')
-        parts.append(f'<g class="pile" data-pile="{p + 1}">')
+        y, start = _pile_start(one, p, n)
+        parts.append(start)
         for i in range(n):
             take = n - i
-            x = label_w + i * _MATCH_W
-            hit = f'<rect class="hit" x="{x}" y="{y}" width="{_MATCH_W}" height="{_ROW_H - 8}"/>'
-            move = str(take) if one else f"{p + 1}:{take}"
+            x = _LABEL_W + i * _MATCH_W
+            hit = _hit(x, y)
+            move = _take_move(one, p, take)
             if move not in links:  # out of reach: more than a move may take
                 parts.append(f'<g class="match far">{hit}{_match(x, y)}</g>')
                 continue

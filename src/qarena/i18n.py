@@ -45,12 +45,6 @@ def language() -> str:
     return _current.get()
 
 
-def set_language(code: str) -> None:
-    """Speak ``code`` from now on (in this context); an unknown code is refused by
-    :func:`check_language` first."""
-    _current.set(check_language(code))
-
-
 @contextlib.contextmanager
 def speaking(code: str) -> Iterator[None]:
     """Speak ``code`` while the block runs."""

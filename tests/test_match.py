@@ -10,8 +10,9 @@ from qarena import match
 from qarena.agents.greedy import GreedyAgent
 from qarena.errors import IllegalMoveError, MoveError
 from qarena.games import parse_spec
+from qarena.learn.learners import make_learner
 from qarena.match import Conflict, Match, train_on_the_spot
-from qarena.training.run import Progress
+from qarena.training.run import Progress, train_run
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +103,24 @@ def test_training_on_the_spot_reports_progress_and_stops_in_time(
     assert late.result.stopped and late.result.episodes == 0
     stopped = train_on_the_spot(parse_spec("nim:2,3"), seconds=60, should_stop=lambda: True)
     assert stopped.result.stopped and stopped.learner.episodes == 0
+
+
+def test_all_moves_values_agree_with_each_moves_value_under_symmetry() -> None:
+    """Tic-tac-toe's tables keep one row per symmetry class, so a move's value is read through
+    the position's frame: the values of all moves at once must be those read one by one, and
+    the moves it picks among those of the best value (greedy on its own values)."""
+    learner = make_learner("q", parse_spec("tictactoe"))
+    train_run(learner, 20_000)
+    agent = GreedyAgent(learner)
+    game, rng = agent.game, np.random.default_rng(5)
+    position, seen = game.start(), 0
+    while not game.is_terminal(position):
+        values = agent.move_values(position)
+        assert list(values) == game.legal_moves(position)
+        assert values == {m: agent.value(position, m) for m in values}
+        best = max(values.values())
+        assert agent.best_at(position) == tuple(m for m, v in values.items() if v == best)
+        assert all(agent.would_play(position, m) for m in agent.best_at(position))
+        position = game.apply(position, agent.pick(position, rng))
+        seen += 1
+    assert seen >= 5

@@ -141,8 +141,7 @@ class Match:
 
     def values(self, position: Position | None = None) -> dict[Move, float]:
         """The AI's value of each legal move in ``position`` (default: now)."""
-        position = self.position if position is None else position
-        return {m: self.agent.value(position, m) for m in self.game.legal_moves(position)}
+        return self.agent.move_values(self.position if position is None else position)
 
     def read(self, text: str) -> Move:
         """A move as the person typed it (MoveError when it cannot be read)."""
@@ -170,10 +169,7 @@ class Match:
         return reply
 
     def _reply_at(self, position: Position, move: Move) -> Reply:
-        best = tuple(
-            m for m in self.game.legal_moves(position) if self.agent.would_play(position, m)
-        )
-        return Reply(move, self.values(position), position, best)
+        return Reply(move, self.values(position), position, self.agent.best_at(position))
 
     def _apply(self, move: Move) -> None:
         self.positions.append(self.game.apply(self.position, move))
@@ -323,7 +319,7 @@ class Player:
         """Its own value of each legal move, when it has values (a trained agent)."""
         if self.agent is None:
             return None
-        return {m: self.agent.value(position, m) for m in self.agent.game.legal_moves(position)}
+        return self.agent.move_values(position)
 
 
 def load_players(

@@ -40,6 +40,21 @@ class GreedyAgent:
         row, frame = self._frame(position)
         return float(self.values[row, frame[move]]) if move in frame else float("nan")
 
+    def move_values(self, position: Position) -> dict[Move, float]:
+        """:meth:`value` of each legal move, in the game's order of moves."""
+        row, frame = self._frame(position)
+        return {
+            m: float(self.values[row, frame[m]]) if m in frame else float("nan")
+            for m in self.game.legal_moves(position)
+        }
+
+    def best_at(self, position: Position) -> tuple[Move, ...]:
+        """The greedy moves it picks among here (:meth:`would_play`), in the game's order."""
+        row, frame = self._frame(position)
+        return tuple(
+            m for m in self.game.legal_moves(position) if m in frame and self.best[row, frame[m]]
+        )
+
     def value_text(self, position: Position, move: Move) -> str:
         return self.learner.format_value(self.value(position, move))
 

@@ -28,6 +28,7 @@ from qarena.solve import solve
 from qarena.training.run import Progress, RunResult, default_episodes, train_run
 
 __all__ = [
+    "LABELS",
     "SPOT_LEARNER",
     "TRAIN_SECONDS",
     "VERDICTS",
@@ -53,6 +54,8 @@ TRAIN_SECONDS = 10.0
 SPOT_LEARNER = "q"
 
 Side = Literal["human", "ai"]
+#: The two players of a duel, as they are named to people.
+LABELS = ("A", "B")
 Result = Literal["human", "ai", "draw"]
 #: Who won, for the person (translated where shown: ``_(VERDICTS[result])``).
 VERDICTS: dict[Result, str] = {
@@ -371,7 +374,11 @@ class Turn:
     move: Move
     values: dict[Move, float] | None  # the mover's own values, when it has them
     verdicts: dict[Move, int]  # the solver's value of each move for the mover
-    before: int  # the solver's value of the position for the mover
+
+    @property
+    def before(self) -> int:
+        """The solver's value of the position for the mover: that of its best move."""
+        return max(self.verdicts.values())
 
     @property
     def after(self) -> int:
@@ -422,10 +429,9 @@ class Duel:
     def over(self) -> bool:
         return self.game.is_terminal(self.position)
 
-    def mover(self, plies: int | None = None) -> int:
-        """The player (0: A, 1: B) to move after ``plies`` moves (default: now)."""
-        n = len(self.turns) if plies is None else plies
-        return (n + (0 if self.a_first else 1)) % 2
+    def mover(self) -> int:
+        """The player (0: A, 1: B) to move now."""
+        return (len(self.turns) + (0 if self.a_first else 1)) % 2
 
     def step(self) -> Turn | None:
         """The next move; None once the game is over."""
@@ -440,7 +446,6 @@ class Duel:
             move,
             player.values(position),
             self.solution.move_values(position),
-            self.solution.value_of(position),
         )
         self.turns.append(turn)
         self.positions.append(self.game.apply(position, move))
@@ -456,3 +461,11 @@ class Duel:
         if result == -WIN:
             return 1 - self.mover()
         return None
+
+    def result_text(self) -> str:
+        """How the finished game ended and who won: "A took the last match. A wins." """
+        winner = self.winner()
+        last = LABELS[self.turns[-1].mover] if self.turns else LABELS[self.mover()]
+        why = ending(self.game, self.position, last)
+        won = _("Draw.") if winner is None else _("{player} wins.").format(player=LABELS[winner])
+        return f"{why} {won}"

@@ -17,9 +17,8 @@ from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, o
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec, value_name, value_word
-from qarena.games.words import ending
 from qarena.i18n import _, ngettext
-from qarena.match import Duel, Player, Turn, load_players
+from qarena.match import LABELS, Duel, Player, Turn, load_players
 
 #: Most games one watch plays (each is shown move by move).
 MAX_WATCH_GAMES = 10_000
@@ -27,8 +26,6 @@ MAX_WATCH_GAMES = 10_000
 MAX_DELAY = 60.0
 #: The pause between moves when watching in a terminal; piped output does not wait.
 DEFAULT_DELAY = 1.0
-
-LABELS = ("A", "B")
 
 
 def _values_table(game: Game, turn: Turn, label: str, player: Player) -> Table:
@@ -141,14 +138,11 @@ def watch_command(
         for i in range(2):
             outcome = "draw" if winner is None else "win" if winner == i else "loss"
             tally[i][outcome] += 1
-        last = LABELS[duel.turns[-1].mover] if duel.turns else LABELS[duel.mover()]
-        why = ending(game, duel.position, last)
-        result = _("Draw.") if winner is None else _("{player} wins.").format(player=LABELS[winner])
         record.append(
             {"first": opener, "moves": moves, "winner": None if winner is None else LABELS[winner]}
         )
         if not as_json:
-            out.print(f"{why} {result}")
+            out.print(duel.result_text())
     if as_json:
         out.print(
             json.dumps(

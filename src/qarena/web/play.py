@@ -102,7 +102,6 @@ class Sessions(Generic[S]):
     ``idle_seconds`` is forgotten; at ``max_games``, a new one pushes out the least recently
     used one. So old sessions never stop a new one from starting, and memory stays bounded."""
 
-    what = "game"
     #: Why there is no such session (translated where it is raised).
     missing = gettext_noop("no game {id!r} (a game is forgotten after a while without a move)")
 
@@ -250,8 +249,12 @@ class Watch(Kept, Duel):
 
     delay: float = 1.0
     running: bool = False
-    games: int = 0  # finished games
     score: list[int] = field(default_factory=lambda: [0, 0, 0])  # A wins, draws, B wins
+
+    @property
+    def games(self) -> int:
+        """Games finished."""
+        return sum(self.score)
 
     @property
     def plies(self) -> int:
@@ -267,7 +270,6 @@ class Watch(Kept, Duel):
             return
         self.step()
         if self.over:
-            self.games += 1
             winner = self.winner()
             self.score[1 if winner is None else 0 if winner == 0 else 2] += 1
 
@@ -275,5 +277,4 @@ class Watch(Kept, Duel):
 class Watches(Sessions[Watch]):
     """Duels being watched."""
 
-    what = "duel"
     missing = gettext_noop("no duel {id!r} (a duel is forgotten after a while without a move)")

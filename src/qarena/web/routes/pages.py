@@ -15,9 +15,9 @@ from pydantic import ValidationError
 
 from qarena.errors import QarenaError
 from qarena.games import Game, value_name, value_word
-from qarena.games.words import ending, move_help, rules, sentence
+from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
-from qarena.match import Conflict, Score
+from qarena.match import LABELS, Conflict, Score
 from qarena.solve import solve
 from qarena.web.describe import verdict_span
 from qarena.web.errors import Full, NotFound, PageRoute, status_of, validation_text
@@ -281,8 +281,6 @@ def game_again(game_id: str, web: WebDep, first: str | None = None) -> Response:
 
 # --- watching two agents ------------------------------------------------------------------
 
-LABELS = ("A", "B")
-
 
 def _watch_form(**given: str) -> dict[str, str]:
     return {"a": "perfect", "b": "random", "game": "nim:3,5,7", "delay": "1.0", **given}
@@ -352,15 +350,7 @@ def _watch_panel(w: Watch) -> dict[str, Any]:
             "class": value_name(turn.after) if turn.kept else "loss",
             "rows": rows,
         }
-    result = None
-    if w.over:
-        winner = w.winner()
-        mover = LABELS[w.turns[-1].mover] if w.turns else LABELS[w.mover()]
-        why = ending(game, w.position, mover)
-        verdict = (
-            _("Draw.") if winner is None else _("{player} wins.").format(player=LABELS[winner])
-        )
-        result = f"{why} {verdict}"
+    result = w.result_text() if w.over else None
     turn_text = "" if w.over else _("{player} to move.").format(player=LABELS[w.mover()])
     history = [
         {

@@ -178,10 +178,12 @@ def main() -> int:
         for text in missing:
             print(f"  {text!r}")
         return 0
+    from qarena.fileio import write_atomic  # the project's one safe writer
+
     PO.parent.mkdir(parents=True, exist_ok=True)
-    PO.write_bytes(po_bytes(catalog))
+    write_atomic(PO, po_bytes(catalog))
     compiled = _read(PO)  # the catalog as a reader of the file sees it
-    MO.write_bytes(mo_bytes(compiled))
+    write_atomic(MO, mo_bytes(compiled))
     missing = untranslated(compiled)
     total = sum(1 for m in compiled if m.id)
     print(

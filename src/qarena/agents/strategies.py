@@ -140,6 +140,11 @@ __all__ = [
 STRATEGIES = ("random", "perfect", "bouton", "subtraction", "poles")
 
 
+def players_of(game: Game) -> tuple[str, ...]:
+    """The built-in players of ``game``: random and perfect play, and its rule players."""
+    return ("random", "perfect", *game.rule_players)
+
+
 def make_agent(
     name: str, game: Game, seed: int | None = None
 ) -> RandomAgent | PerfectAgent | RuleAgent:

@@ -14,9 +14,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from qarena.budget import footprint, format_bytes, format_count, memory_budget
+from qarena.env.common import game_of
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import Game, Move, Position
-from qarena.games.spec import parse_spec
 from qarena.i18n import _
 from qarena.solve.space import game_tables
 from qarena.transitions.judge import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
@@ -42,7 +42,7 @@ def judge_policy(game: Game | str, policy: Policy) -> Optimality:
     illegal moves are ignored. A move that is not legal, or a value that is not a finite
     number, is refused with one line.
     """
-    game = parse_spec(game) if isinstance(game, str) else game
+    game = game_of(game)
     ask = _asker(policy)
     tables = game_tables(game, False)
     m = game.num_moves

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import STRATEGIES, make_agent
+from qarena.agents.strategies import STRATEGIES, make_agent, players_of
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
@@ -45,7 +45,7 @@ def opponent_chooser(game: Game, opponent: str | os.PathLike[str]) -> tuple[str,
     if os.path.exists(name) or name.endswith(".npz"):
         agent = GreedyAgent(load_learner(name, game))
         return os.path.basename(name), agent.pick
-    choices = ", ".join(("random", "perfect", *game.rule_players))
+    choices = ", ".join(players_of(game))
     raise QarenaError(
         _("unknown opponent {name!r} for {spec}; expected {choices}, or a policy file").format(
             name=name, spec=game.spec, choices=choices

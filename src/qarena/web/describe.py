@@ -101,9 +101,11 @@ OPPONENT_WORDS = {
 
 def opponent_text(name: str) -> str:
     """Whom a run trained against, in words."""
+    from qarena.web.store import is_policy_id  # here: the store's errors import these words
+
     if name in OPPONENT_WORDS:
         return _(OPPONENT_WORDS[name])
-    if len(name) == 12 and all(c in "0123456789abcdef" for c in name):
+    if is_policy_id(name):
         return _("stored policy {id}").format(id=name)
     return _("the {name} player").format(name=name)
 

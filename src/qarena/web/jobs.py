@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qarena.agents.opponents import opponent
+from qarena.agents.strategies import players_of
 from qarena.errors import QarenaError
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
@@ -228,7 +229,7 @@ class Jobs:
         else:
             # Every opponent the command line offers by name (its policy files are stored
             # policies here: a web request must not name files on the server).
-            named = ("self", "random", "perfect", *game.rule_players)
+            named = ("self", *players_of(game))
             if opponent_name not in named:
                 raise QarenaError(
                     _(

@@ -13,7 +13,7 @@ from typing import Annotated
 import numpy as np
 from fastapi import Depends, Request
 
-from qarena.agents.strategies import STRATEGIES, make_agent
+from qarena.agents.strategies import STRATEGIES, make_agent, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
@@ -231,7 +231,7 @@ class Web:
             if i in agents:
                 players.append(Player(name, agent=agents[i]))
             else:
-                if name not in ("random", "perfect", *game.rule_players):
+                if name not in players_of(game):
                     raise QarenaError(
                         _("{name} does not play {spec}").format(name=name, spec=game.spec)
                     )

@@ -147,7 +147,7 @@ class PolicyStore:
                 db.close()
 
     def path(self, policy_id: str) -> Path:
-        if not _ID.fullmatch(policy_id):
+        if not is_policy_id(policy_id):
             raise NotFound(_("no policy {id!r}").format(id=policy_id))
         return self.folder / f"{policy_id}.npz"
 

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 from pydantic import ValidationError
 
+from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
@@ -290,7 +291,7 @@ def _watch_page(request: Request, web: Web, form: dict[str, str], error: str | N
     context = {
         "form": form,
         "error": error,
-        "builtins": ["random", "perfect", "bouton", "poles", "subtraction"],
+        "builtins": list(STRATEGIES),
         "policies": web.store.list(),
         "delays": list(DELAYS),
     }

@@ -18,6 +18,14 @@ from qarena.web.errors import BodyTooLarge, error_page, is_api
 MAX_BODY = 16 * 1024
 
 
+def _too_big(limit: int) -> JSONResponse:
+    """The answer to a body over ``limit`` bytes (built only when one is)."""
+    return JSONResponse(
+        {"detail": _("the request body is over {size} KB").format(size=limit // 1024)},
+        status_code=413,
+    )
+
+
 class BodyLimit:
     """Refuse a request whose body is over ``limit`` bytes with 413: by its Content-Length, and
     by what actually arrives (a chunked or lying client).
@@ -39,10 +47,6 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         limit = self.streamed.get(scope["path"], self.limit)
-        too_big = JSONResponse(
-            {"detail": _("the request body is over {size} KB").format(size=limit // 1024)},
-            status_code=413,
-        )
         declared = 0
         for name, value in scope.get("headers", []):
             if name == b"content-length":
@@ -52,7 +56,7 @@ class BodyLimit:
                     return
                 declared = int(value)
                 if declared > limit and scope["path"] not in self.streamed:
-                    await too_big(scope, receive, send)
+                    await _too_big(limit)(scope, receive, send)
                     return
         if scope["path"] in self.streamed:
             await self.app(scope, _counted(receive, declared, limit), send)
@@ -66,7 +70,7 @@ class BodyLimit:
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > limit:
-                await too_big(scope, receive, send)
+                await _too_big(limit)(scope, receive, send)
                 return
         sent = False
 

@@ -42,9 +42,11 @@ class Kept:
 
 @dataclass
 class Agent(GreedyAgent):
-    """A stored policy's agent: the greedy agent and the policy id it was loaded from."""
+    """A stored policy's agent: the greedy agent, the policy id it was loaded from and how
+    it was trained here (``store.training_of``; None for a file trained elsewhere)."""
 
     policy: str = ""
+    training: dict[str, Any] | None = None
 
 
 @dataclass

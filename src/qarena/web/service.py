@@ -26,7 +26,7 @@ from qarena.web.errors import Full
 from qarena.web.jobs import Job, Jobs
 from qarena.web.models import NewGame, TrainIn
 from qarena.web.play import DELAYS, Agent, Games, Scores, Session, Watch, Watches
-from qarena.web.store import PolicyRow, PolicyStore
+from qarena.web.store import PolicyRow, PolicyStore, training_of
 from qarena.web.upload import MAX_UPLOAD
 
 log = logging.getLogger("qarena.web")
@@ -142,7 +142,9 @@ class Web:
             if agent is not None:
                 self._agents.move_to_end(policy_id)
                 return agent
-        agent = Agent(self.store.load(policy_id), policy=policy_id)
+        # Read once here, not on every page that shows how the agent was trained.
+        training = training_of(self.store.meta(policy_id))
+        agent = Agent(self.store.load(policy_id), policy=policy_id, training=training)
         with self._lock:
             self._agents[policy_id] = agent
             while len(self._agents) > AGENT_CACHE:

@@ -367,10 +367,7 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
     w, h, left, top, pw, ph, x, y = (
         chart.w, chart.h, chart.left, chart.top, chart.pw, chart.ph, chart.x, chart.y
     )  # fmt: skip
-    parts = [
-        f'<svg id="{svg_id}" class="curve" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-        f'role="img" aria-label="{escape(_curve_label(len(points)))}">'
-    ]
+    parts = [_open_svg(svg_id, "curve", w, h, _curve_label(len(points)), False)]
     parts.extend(chart.frame(30))
     for i, (label, cls, share) in enumerate(SERIES):
         if points:

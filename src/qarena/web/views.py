@@ -28,7 +28,7 @@ from qarena.web.describe import (
 from qarena.web.forms import TRAIN_DEFAULTS
 from qarena.web.jobs import Job
 from qarena.web.service import Web
-from qarena.web.store import PolicyRow, training_of
+from qarena.web.store import PolicyRow
 from qarena.web.svg import METRICS, PALETTE, SERIES, curve_svg, curves_svg, inspect_svg
 
 #: Policies one comparison draws at most: each needs a colour told apart from the others'.
@@ -37,7 +37,7 @@ MAX_COMPARED = 8
 # --- the Train page --------------------------------------------------------------------------
 
 #: The form's fields in "More options": an error in one of them opens it.
-ADVANCED = (*LABELS, "start_order")
+ADVANCED = tuple(LABELS)
 #: Which field an error is about, by its English words (those of the command line and of
 #: LearnConfig; a refusal in another language is checked again in English to find its field):
 #: the first pattern found wins, so longer flags come before their prefixes.
@@ -219,7 +219,7 @@ def inspect_context(
             "href": href,
         }
         moves.append(row_of_move)
-    training = training_of(web.store.meta(policy_id))
+    training = agent.training
     curve = learner.curve
     return {
         "row": row,
@@ -231,7 +231,6 @@ def inspect_context(
         "previous": previous,
         "svg": Markup(inspect_svg(game, pos, links, notes)),
         "walk_help": _walk_help(game),
-        "value": value_name(solution.value_of(pos)),
         "value_span": verdict_span(solution.value_of(pos)),
         "over": game.is_terminal(pos),
         "moves": moves,
@@ -325,7 +324,6 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
         "chosen": set(chosen),
         "metric": metric,
         "metrics": [(k, capitalized(_(v))) for k, v in METRIC_LABELS],
-        "metric_label": label,
         "metric_heading": capitalized(label),
         "chart": Markup(curves_svg(series, metric)) if series else None,
         "legend": legend,

@@ -9,7 +9,8 @@ import typer
 from rich.console import Console
 
 from qarena import __version__
-from qarena.budget import estimate_positions, footprint, format_bytes
+from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
+from qarena.errors import QarenaError
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.base import Learner
@@ -96,6 +97,14 @@ def announce(game: Game) -> None:
                 spec=game.spec, count=positions, need=format_bytes(footprint(game, "solve").total)
             )
         )
+
+
+def check_curve_every(every: int | None, curve: bool) -> None:
+    """Refuse --every without --curve, or out of range."""
+    if every is not None and not curve:
+        raise QarenaError(_("--every sets how often --curve records a point; add --curve"))
+    if every is not None:
+        check_count("--every", every, MAX_EPISODES)
 
 
 def title(learner: Learner | type[Learner]) -> str:

@@ -14,13 +14,15 @@ from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from qarena.agents.strategies import players_of
 from qarena.budget import (
     MAX_EPISODES,
     check_count,
 )
-from qarena.cli.common import SpecArg, announce, app, err, out, told_stop
+from qarena.cli.common import SpecArg, announce, app, check_curve_every, err, out, told_stop
 from qarena.errors import QarenaError
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
+from qarena.experiments.plots import varying
 from qarena.experiments.report import Lab, build_report, render_html
 from qarena.experiments.sweep import (
     MEASURED,
@@ -82,7 +84,7 @@ def _grid(
 
 def _opponent_file(game: Game, name: str) -> bytes | None:
     """A policy file opponent's bytes, to send to each run; checked to be of this game."""
-    if name == "self" or not is_file(name) or name in ("random", "perfect", *game.rule_players):
+    if name == "self" or not is_file(name) or name in players_of(game):
         return None
     meta = read_meta(name)
     if meta.get("game") != game.spec:
@@ -102,9 +104,9 @@ def _opponent_file(game: Game, name: str) -> bytes | None:
 def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
     """The runs by what tells them apart (the columns that vary), with their results."""
     # Blank cells are settings a run's learner lacks: they tell no runs apart.
-    varying = [c for c in SETTING_COLUMNS if len({r[c] for r in rows if r[c]}) > 1] or ["learner"]
+    columns = varying(rows, SETTING_COLUMNS) or ["learner"]
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for column in varying:
+    for column in columns:
         table.add_column(column.replace("_", " "), no_wrap=True)
     table.add_column(_("episodes"), justify="right")
     table.add_column(_("optimality"), justify="right")
@@ -113,7 +115,7 @@ def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
     for name in MEASURED:
         table.add_column(_("{opponent} w/d/l").format(opponent=name), justify="right", no_wrap=True)
     for row in rows[:SHOWN_ROWS]:
-        cells = [row[c] for c in varying]
+        cells = [row[c] for c in columns]
         cells += [
             f"{int(row['episodes']):,}",
             f"{float(row['optimality']):.4f}",
@@ -226,10 +228,7 @@ def sweep_command(
     again to resume an interrupted sweep."""
     game = parse_spec(spec)
     _check_backend(backend, ray_address, workers)
-    if every is not None and not curve:
-        raise QarenaError(_("--every sets how often --curve records a point; add --curve"))
-    if every is not None:
-        check_count("--every", every, MAX_EPISODES)
+    check_curve_every(every, curve)
     check_count("--games", games, 1_000_000)
     lists = {
         "alpha": alpha,
@@ -285,7 +284,7 @@ def sweep_command(
                 total=len(settings),
                 completed=skipped,
             )
-            interrupted = run_plan(plan, backend, ray_address, lambda _run: progress.advance(bar))
+            interrupted = run_plan(plan, lambda _run: progress.advance(bar))
     ours = plan.rows()
     trained = len(ours) - skipped
     if as_json:

@@ -117,9 +117,7 @@ def _plot_sweep(
     if (x is None) != (y is None):
         raise QarenaError(_("a heatmap takes two axes: give both --x and --y"))
     chosen = _where(where)
-    folder, all_rows = sweep_rows(root)
-    fixed = folder.fixed()
-    assert fixed is not None
+    folder, fixed, all_rows = sweep_rows(root)
     rows = select(all_rows, chosen) if chosen else all_rows
     game = parse_spec(fixed.game)
     scope = "".join(f", {k}={v}" for k, v in chosen.items())
@@ -134,8 +132,8 @@ def _plot_sweep(
         data = render_heatmap(xs, ys, grid, (x, y), title, fmt)
     else:
         target, fmt = _output([root], out_file or root / "optimality.png")
-        series, xlabel = optimality_series(folder, rows)
+        series = optimality_series(folder, rows)
         title = _("Optimality on {game}  {spec}").format(game=game.title, spec=game.spec + scope)
-        data = render_optimality(series, title, xlabel, fmt)
+        data = render_optimality(series, title, fmt)
     write_atomic(target, data)
     err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)

@@ -20,6 +20,7 @@ from qarena.cli.common import (
     SpecArg,
     announce,
     app,
+    check_curve_every,
     err,
     out,
     told_stop,
@@ -168,10 +169,7 @@ def train_command(
         check_count("--episodes", episodes, MAX_EPISODES)
     if check_every is not None:
         check_count("--check-every", check_every, MAX_EPISODES)
-    if every is not None and not curve:
-        raise QarenaError(_("--every sets how often --curve records a point; add --curve"))
-    if every is not None:
-        check_count("--every", every, MAX_EPISODES)
+    check_curve_every(every, curve)
     if seed is not None:
         check_seed(seed)
     check_versus(opponent_name == "self", seat, {"starts": starts, "start_order": start_order})

@@ -120,14 +120,15 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None, on_done: O
 @dataclass
 class Plan:
     """A sweep ready to run: its folder (made, or checked to hold the same sweep), its runs in
-    grid order, those still to train, and how many at once."""
+    grid order, those still to train, and where and how many at once."""
 
     folder: SweepFolder
-    fixed: Fixed
     settings: list[Setting]
     tasks: list[Task]
     finished: dict[str, dict[str, str]]
     workers: int
+    backend: str = "local"
+    ray_address: str | None = None
     note: str | None = None  # why fewer workers than asked for
 
     @property
@@ -198,15 +199,10 @@ def plan_sweep(
         )
         for s in todo
     ]
-    return Plan(folder, fixed, settings, tasks, finished, asked, note)
+    return Plan(folder, settings, tasks, finished, asked, backend, ray_address, note)
 
 
-def run_plan(
-    plan: Plan,
-    backend: str = "local",
-    ray_address: str | None = None,
-    on_run: Callable[[RunOutput], None] | None = None,
-) -> bool:
+def run_plan(plan: Plan, on_run: Callable[[RunOutput], None] | None = None) -> bool:
     """Train the plan's runs, saving each as it finishes and the results table as they come
     in and at the end. Returns whether Ctrl-C stopped it (the finished runs are kept)."""
     folder, finished = plan.folder, plan.finished
@@ -225,8 +221,8 @@ def run_plan(
             write_results()
 
     try:
-        if backend == "ray":
-            run_ray(plan.tasks, plan.workers, ray_address, done)
+        if plan.backend == "ray":
+            run_ray(plan.tasks, plan.workers, plan.ray_address, done)
         else:
             run_local(plan.tasks, plan.workers, done)
     except KeyboardInterrupt:

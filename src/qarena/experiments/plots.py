@@ -12,7 +12,7 @@ from pathlib import Path
 
 from qarena.errors import QarenaError
 from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reproducible
-from qarena.experiments.sweep import SETTING_COLUMNS, SweepFolder, read_results
+from qarena.experiments.sweep import SETTING_COLUMNS, Fixed, SweepFolder, read_results
 from qarena.i18n import _, ngettext
 from qarena.learn.curve import Curve
 from qarena.learn.policyfile import read_meta
@@ -74,9 +74,9 @@ def _label(row: Row, columns: Sequence[str]) -> str:
     return ", ".join(f"{c}={row[c]}" for c in columns if row[c]) or row["learner"]
 
 
-def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> tuple[list[Series], str]:
+def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> list[Series]:
     """One series per setting (the seeds pooled): the runs' learning curves when they have
-    them, else the final optimality at each episode count of the sweep. Also the x label."""
+    them, else the final optimality at each episode count of the sweep."""
     metas = {r["run"]: read_meta(folder.path(r["run"])) for r in rows}
     curves = all("curve" in m for m in metas.values())
     group_by = [c for c in varying(rows, SETTING_COLUMNS) if c != "seed"]
@@ -113,7 +113,7 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> tuple[list[Se
         most = max(len(v) for v in by_x.values())
         xs = sorted(x for x, v in by_x.items() if len(v) == most)
         series.append(Series(label, xs, [by_x[x] for x in xs]))
-    return series, _("episodes (log scale)")
+    return series
 
 
 def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> Curve:
@@ -125,7 +125,7 @@ def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> Curve:
         ) from None
 
 
-def render_optimality(series: Sequence[Series], title: str, xlabel: str, fmt: str) -> bytes:
+def render_optimality(series: Sequence[Series], title: str, fmt: str) -> bytes:
     """Mean optimality over seeds against episodes, one line per setting, shaded from the
     lowest to the highest seed."""
     from matplotlib.ticker import FuncFormatter
@@ -160,7 +160,7 @@ def render_optimality(series: Sequence[Series], title: str, xlabel: str, fmt: st
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel(xlabel)
+        ax.set_xlabel(_("episodes (log scale)"))
         ax.set_ylabel(_("optimality (mean; band: lowest to highest seed)"))
         ax.grid(True, which="major", alpha=0.5)
         fig.suptitle(_plain(title), fontsize=12)
@@ -295,8 +295,6 @@ def render_bars(
 ) -> bytes:
     """Grouped bars: for each category, one bar per series at the mean of its values, with
     each value (a seed) drawn as a dot on it; an optional horizontal reference line."""
-    import statistics as stats
-
     with reproducible():
         fig = new_figure(*PIXELS)
         ax = fig.add_subplot()
@@ -304,7 +302,7 @@ def render_bars(
         width = 0.8 / n
         for k, (label, values) in enumerate(series.items()):
             offsets = [i - 0.4 + width * (k + 0.5) for i in range(len(categories))]
-            means = [stats.fmean(v) if v else math.nan for v in values]
+            means = [statistics.fmean(v) if v else math.nan for v in values]
             bars = ax.bar(offsets, means, width * 0.9, color=f"C{k % 10}", label=_plain(label))
             for i, bar in enumerate(bars):
                 bar.set_gid(f"bars-{k}-{i}")
@@ -337,10 +335,11 @@ def _plain(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def sweep_rows(root: Path) -> tuple[SweepFolder, list[dict[str, str]]]:
-    """A sweep folder and its results table."""
+def sweep_rows(root: Path) -> tuple[SweepFolder, Fixed, list[dict[str, str]]]:
+    """A sweep folder, its fixed settings and its results table."""
     folder = SweepFolder(root)
-    if folder.fixed() is None:
+    fixed = folder.fixed()
+    if fixed is None:
         raise QarenaError(
             _("{root} is not a sweep folder (it has no sweep.json); see qarena sweep").format(
                 root=root
@@ -349,4 +348,4 @@ def sweep_rows(root: Path) -> tuple[SweepFolder, list[dict[str, str]]]:
     rows = read_results(folder.results)
     if not rows:
         raise QarenaError(_("{file} has no runs yet").format(file=folder.results))
-    return folder, rows
+    return folder, fixed, rows

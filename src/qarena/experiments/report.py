@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from qarena import __version__
-from qarena.agents.strategies import make_agent
+from qarena.agents.strategies import make_agent, players_of
 from qarena.evaluate.matches import both_seats, evaluation_opponents, play_series
 from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
 from qarena.experiments.backends import cores, plan_sweep, run_plan
@@ -130,7 +130,7 @@ class Lab:
                         sweep=name, count=len(plan.tasks), total=len(settings)
                     )
                 )
-            if run_plan(plan, self.backend, self.ray_address):
+            if run_plan(plan):
                 raise KeyboardInterrupt
         return folder, plan.rows(), sweep_command(grid, fixed, self.out(name))
 
@@ -260,7 +260,7 @@ def whom_to_learn_from(lab: Lab) -> Section:
     rows_out: list[tuple[str, ...]] = []
     for spec, name in cases:
         game = parse_spec(spec)
-        trainers = ("self", "random", "perfect", *game.rule_players)
+        trainers = ("self", *players_of(game))
         grid = Grid(learners, {}, opponents=trainers, seeds=lab.seeds(3))
         folder, rows, command = lab.sweep(name, spec, grid)
         section.commands.append(command)
@@ -394,7 +394,7 @@ def alpha_epsilon(lab: Lab) -> Section:
         )
     )
     middle = select(rows, {"alpha": "0.5"})
-    series, xlabel = optimality_series(folder, middle)
+    series = optimality_series(folder, middle)
     section.figures.append(
         Figure(
             _("Optimality against episodes for each ε at α = 0.5"),
@@ -403,7 +403,6 @@ def alpha_epsilon(lab: Lab) -> Section:
                 _("Optimality on {game}  {spec}, alpha=0.5").format(
                     game=game.title, spec=game.spec
                 ),
-                xlabel,
                 "png",
             ),
             f"qarena plot {lab.out('alpha-epsilon')} --where alpha=0.5",
@@ -478,14 +477,13 @@ def tictactoe(lab: Lab) -> Section:
         d.setdefault("first_loss", []).append(r.first.shares()["loss"])
         d.setdefault("second_loss", []).append(r.second.shares()["loss"])
         d.setdefault("not_lost", []).append(1 - p.total.shares()["loss"])
-    series, xlabel = optimality_series(folder, rows)
+    series = optimality_series(folder, rows)
     section.figures.append(
         Figure(
             _("Optimality of the afterstate learner against episodes"),
             render_optimality(
                 series,
                 _("Optimality on {game}  {spec}").format(game=game.title, spec=game.spec),
-                xlabel,
                 "png",
             ),
             f"qarena plot {lab.out('tictactoe')}",

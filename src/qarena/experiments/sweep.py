@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from qarena.agents.opponents import opponent
-from qarena.agents.strategies import STRATEGIES
+from qarena.agents.strategies import STRATEGIES, players_of
 from qarena.budget import check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
@@ -291,7 +291,7 @@ class Grid:
                 )
         named = ("self", *STRATEGIES, *game.rule_players)
         for name in self.opponents:
-            if name in STRATEGIES and name not in ("random", "perfect", *game.rule_players):
+            if name in STRATEGIES and name not in players_of(game):
                 raise QarenaError(
                     _("--opponent {name} does not play {spec}").format(name=name, spec=game.spec)
                 )

@@ -279,6 +279,10 @@ CASES: list[Case] = [
     _c("train-rewards-nan", "train", "nim", "-o", "out.npz", "--rewards", "1,0,nan"),
     _c("train-rewards-inf", "train", "nim", "-o", "out.npz", "--rewards", "1,0,-inf"),
     _c("train-rewards-empty", "train", "nim", "-o", "out.npz", "--rewards", ""),
+    # Only ASCII digits are numbers: Python's float() would read these.
+    _c("train-rewards-arabic", "train", "nim", "-o", "out.npz", "--rewards", "\u0661,0,-1"),
+    _c("train-rewards-underscore", "train", "nim", "-o", "out.npz", "--rewards", "1_0,0,-1"),
+    _c("train-rewards-overflow", "train", "nim", "-o", "out.npz", "--rewards", "1e400,0,-1"),
     _c("train-initial-nan", "train", "nim", "-o", "out.npz", "--initial", "nan"),
     _c("train-initial-inf", "train", "nim", "-o", "out.npz", "--initial", "inf"),
     _c("train-seed-negative", "train", "nim", "-o", "out.npz", "--seed", "-1"),

@@ -171,6 +171,7 @@ def test_a_sweep_resumes_and_workers_do_not_change_the_table(
         (["--opponent", "random", "--starts", "0.5"], "--starts applies to self-play"),
         (["--seat", "first"], "--seat applies only against an --opponent"),
         (["--rewards", "1,0"], "--rewards takes triples"),
+        (["--rewards", "1,0,-1;\u0661,0,-1"], "--rewards takes triples"),
         (["--episodes", "0"], "--episodes must be at least 1"),
         (["--ray-address", "x:1"], "--ray-address applies to --backend ray"),
         (["--backend", "slurm"], "unknown backend 'slurm'"),

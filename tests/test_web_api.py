@@ -775,6 +775,7 @@ def test_the_train_form_takes_every_option_and_shows_refusals_at_their_field(
     for change, field in (
         ({"alpha": "0.5"}, "alpha"),
         ({"rewards": "1,0"}, "rewards"),
+        ({"rewards": "1e400,0,-1"}, "rewards"),  # a number, but not a finite one
         ({"opponent": "self"}, "seat"),
         ({"starts": "0.5"}, "starts"),
         ({"seed": "-1"}, "seed"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import signal
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,6 +28,7 @@ from qarena.errors import QarenaError
 from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
 from qarena.i18n import _, ngettext
+from qarena.learn.base import read_rewards
 from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.training.run import Progress as RunProgress
 from qarena.training.run import (
@@ -46,18 +46,14 @@ LONG_RUN_EPISODES = 100_000_000
 
 
 def _rewards(text: str) -> tuple[float, float, float]:
-    parts = text.split(",")
-    try:
-        values = tuple(float(p) for p in parts)
-    except ValueError:
-        values = ()
-    if len(values) != 3 or not all(math.isfinite(v) for v in values):
+    rewards = read_rewards(text)
+    if rewards is None:
         raise QarenaError(
             _("--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}").format(
                 text=text
             )
         )
-    return values[0], values[1], values[2]
+    return rewards
 
 
 class _StopFlag:

@@ -40,7 +40,7 @@ from qarena.evaluate.report import record_against, strategy_masks
 from qarena.fileio import folder_lock, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, speaking
-from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, Learner
+from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, Learner, read_rewards
 from qarena.learn.learners import learner_bytes, learner_class
 from qarena.learn.policyfile import read_meta
 from qarena.training.run import default_episodes, new_curve, new_learner, train_run
@@ -403,18 +403,15 @@ def parse_rewards(texts: Sequence[str]) -> tuple[tuple[float, float, float], ...
     triples = []
     for text in texts:
         for part in text.split(";"):
-            try:
-                values = tuple(float(t) for t in part.split(","))
-            except ValueError:
-                values = ()
-            if len(values) != 3 or not all(math.isfinite(v) for v in values):
+            values = read_rewards(part)
+            if values is None:
                 raise QarenaError(
                     _(
                         "--rewards takes triples WIN,DRAW,LOSS like 1,0,-1 (several separated "
                         "by ';' or given as more --rewards), not {part!r}"
                     ).format(part=part)
                 )
-            triples.append((values[0], values[1], values[2]))
+            triples.append(values)
     return _distinct(triples)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
@@ -114,6 +115,22 @@ class LearnConfig:
         d = asdict(self)
         d["rewards"] = list(self.rewards)
         return d
+
+
+#: A number as people type one, in ASCII digits: ``1``, ``-0.5``, ``.5``, ``1e3``.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def read_rewards(text: str) -> tuple[float, float, float] | None:
+    """Rewards written WIN,DRAW,LOSS (``1,0,-1``): three finite numbers, or None when
+    ``text`` is not that (each caller refuses it in its own words)."""
+    parts = text.split(",")
+    if len(parts) != 3 or len(text) > 120 or not all(NUMBER.fullmatch(p.strip()) for p in parts):
+        return None
+    win, draw, loss = (float(p) for p in parts)
+    if not all(math.isfinite(v) for v in (win, draw, loss)):
+        return None
+    return win, draw, loss
 
 
 def reward_text(x: float) -> str:

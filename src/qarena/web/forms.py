@@ -9,9 +9,9 @@ from pydantic import BaseModel
 
 from qarena.errors import QarenaError
 from qarena.i18n import _, gettext_noop
+from qarena.learn.base import NUMBER, read_rewards
 
 _INT = re.compile(r"[0-9]+")
-_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class HomeForm(BaseModel):
@@ -135,7 +135,7 @@ def form_number(text: str, what: str, kind: type[int] | type[float]) -> Any:
         if len(text) > 20 or not _INT.fullmatch(text):
             raise QarenaError(_(_WHOLE).format(what=what, text=text))
         return int(text)
-    if len(text) > 40 or not _FLOAT.fullmatch(text):
+    if len(text) > 40 or not NUMBER.fullmatch(text):
         raise QarenaError(
             _("{what} must be a number such as 0.5, not {text!r}").format(what=what, text=text)
         )
@@ -147,10 +147,9 @@ def form_rewards(text: str) -> tuple[float, float, float] | None:
     and refused in its words."""
     if not text.strip():
         return None
-    parts = text.split(",")
-    if len(parts) == 3 and all(_FLOAT.fullmatch(p.strip()) for p in parts) and len(text) < 120:
-        win, draw, loss = (float(p) for p in parts)
-        return win, draw, loss
+    rewards = read_rewards(text)
+    if rewards is not None:
+        return rewards
     raise QarenaError(
         _("--rewards must be three numbers WIN,DRAW,LOSS like 1,0,-1, not {text!r}").format(
             text=text

@@ -60,19 +60,11 @@ def _help_texts() -> Iterator[str]:
     """The help of every command and option, as typer builds it."""
     import typer.main
 
-    from qarena.cli.app import app
+    from qarena.cli.app import app, commands, help_slots
 
-    def walk(command: Any) -> Iterator[str]:
-        for text in (command.help, command.short_help):
-            if text:
-                yield text
-        for param in command.params:
-            if getattr(param, "help", None):
-                yield param.help
-        for sub in getattr(command, "commands", {}).values():
-            yield from walk(sub)
-
-    yield from walk(typer.main.get_command(app))
+    for command in commands(typer.main.get_command(app)):
+        for holder, attr in help_slots(command):
+            yield getattr(holder, attr)
 
 
 def _library() -> Iterator[str | tuple[str, ...]]:

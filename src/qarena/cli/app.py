@@ -72,20 +72,31 @@ HELP_OPTION_HELP = gettext_noop("Show this message and exit.")
 USAGE = gettext_noop("Usage: ")
 
 
-def _translate_help(command: Any) -> None:
+def commands(root: Any) -> Iterator[Any]:
+    """``root`` and every command below it, each before its own commands."""
+    yield root
+    for sub in getattr(root, "commands", {}).values():  # a group's commands
+        yield from commands(sub)
+
+
+def help_slots(command: Any) -> Iterator[tuple[Any, str]]:
+    """Where a command keeps its help texts, as (holder, attribute): the command's help and
+    short help, and each parameter's help. What the catalog extracts and a run translates."""
+    for attr in ("help", "short_help"):
+        if getattr(command, attr):
+            yield command, attr
+    for param in command.params:
+        if getattr(param, "help", None):
+            yield param, "help"
+
+
+def _translate_help(root: Any) -> None:
     """Every help text of the command tree in the current language (typer builds the tree
     afresh for each run, so this changes nothing another run sees)."""
-    if command.help:
-        command.help = _(command.help)
-    if command.short_help:
-        command.short_help = _(command.short_help)
-    for param in command.params:
-        text = getattr(param, "help", None)
-        if text:
-            param.help = _(text)
-    _translate_own_words(command)
-    for sub in getattr(command, "commands", {}).values():  # a group's commands
-        _translate_help(sub)
+    for command in commands(root):
+        for holder, attr in help_slots(command):
+            setattr(holder, attr, _(getattr(holder, attr)))
+        _translate_own_words(command)
 
 
 #: typer's help panel titles and fixed help words: its rich_utils module reads them through

@@ -184,21 +184,7 @@ def plan_sweep(
         asked, note = fitting_workers(fixed, todo or settings, asked)
     threads = max(1, cores() // asked) if backend == "local" else 1
     files = opponent_files or {}
-    tasks = [
-        Task(
-            fixed.game,
-            fixed.canonical,
-            s,
-            fixed.curve,
-            fixed.every,
-            fixed.games,
-            fixed.until_perfect,
-            threads,
-            files.get(s.opponent),
-            language(),
-        )
-        for s in todo
-    ]
+    tasks = [Task(fixed, s, threads, files.get(s.opponent), language()) for s in todo]
     return Plan(folder, settings, tasks, finished, asked, backend, ray_address, note)
 
 

@@ -441,13 +441,8 @@ class Task:
     """What a worker needs for one run: plain data, so it crosses to another process or
     machine. A policy file opponent travels as its bytes."""
 
-    spec: str
-    canonical: bool
+    fixed: Fixed
     setting: Setting
-    curve: bool
-    every: int | None
-    games: int
-    until_perfect: bool = False
     threads: int = 0  # compiled loops' threads in the worker (0: numba's default)
     opponent_file: bytes | None = None
     language: str = "en"  # the language of the worker's messages: the sweep's own
@@ -474,8 +469,9 @@ def _run_task(task: Task) -> RunOutput:
         most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
         numba.set_num_threads(min(task.threads, most))
     setting = task.setting
-    game = parse_spec(task.spec)
-    learner = new_learner(game, setting.learner, setting.given, task.canonical)
+    fixed = task.fixed
+    game = parse_spec(fixed.game)
+    learner = new_learner(game, setting.learner, setting.given, fixed.canonical)
     with tempfile.TemporaryDirectory(prefix="qarena-sweep-") as tmp:
         name = setting.opponent
         if task.opponent_file is not None:
@@ -484,12 +480,12 @@ def _run_task(task: Task) -> RunOutput:
             write_atomic(name, task.opponent_file)
         opp = opponent(learner.tables, name)
     total = setting.episodes or default_episodes(learner, opp.self_play)
-    curve = new_curve(learner, total, task.every) if task.curve else None
+    curve = new_curve(learner, total, fixed.every) if fixed.curve else None
     result = train_run(
-        learner, total, opp, setting.seat, until_perfect=task.until_perfect, curve=curve
+        learner, total, opp, setting.seat, until_perfect=fixed.until_perfect, curve=curve
     )
     records = record_against(
-        learner, strategy_masks(learner.tables, MEASURED), task.games, EVAL_SEED
+        learner, strategy_masks(learner.tables, MEASURED), fixed.games, EVAL_SEED
     )
     perfect_at = result.perfect_at
     if curve is not None and perfect_at is None:
@@ -508,13 +504,13 @@ def _row(
     learner: Learner, setting: Setting, task: Task, episodes: int, seconds: float, steps: int
 ) -> dict[str, str]:
     config = learner.config.to_dict()
-    row = {"run": setting.name, "game": task.spec, "learner": setting.learner}
+    row = {"run": setting.name, "game": task.fixed.game, "learner": setting.learner}
     for axis in HYPER_AXES:
         used = axis in learner.hyperparameters
         if axis in SELF_PLAY_ONLY and setting.opponent != "self":
             used = False
         row[axis] = cell(config[axis]) if used else ""
-    row["canonical"] = cell(task.canonical)
+    row["canonical"] = cell(task.fixed.canonical)
     row["opponent"] = _opponent_label(setting.opponent)
     row["seat"] = "" if setting.opponent == "self" else setting.seat
     row["seed"] = str(setting.seed)

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install dev run test lint docs catalogs browser clean
+.PHONY: install dev run test test-slow test-all lint docs catalogs browser clean
 
 install: $(VENV)/.installed
 
@@ -27,7 +27,16 @@ lint: dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The default suite leaves out the checks marked slow (whole-game counts through the Python
+# interface, README's examples end to end, Ctrl-C and server-stop timing, schemathesis);
+# `make test-slow` runs those, and CI runs both.
 test: lint browser
+	$(BIN)/python -m pytest -m "not slow"
+
+test-slow: dev browser
+	$(BIN)/python -m pytest -m slow
+
+test-all: lint browser
 	$(BIN)/python -m pytest
 
 # The German catalog in step with the source (extracted with Babel), and compiled.

@@ -6,6 +6,7 @@ Each command lives in its own module, which registers it on the shared typer app
 from __future__ import annotations
 
 import contextlib
+import errno
 import gettext
 import os
 import re
@@ -43,6 +44,9 @@ from qarena.i18n import (
 )
 
 __all__ = ["app", "main", "run"]
+
+#: Exit code when the output cannot be written (a full disk, a closed pipe).
+OUTPUT_LOST = 1
 
 
 def _language(args: list[str]) -> str:
@@ -308,6 +312,8 @@ def _run(args: list[str]) -> int:
     _typer_words()
     try:
         result = command.main(args=args, prog_name="qarena", standalone_mode=False)
+        if sys.stdout is not None:  # None: started with stdout closed
+            sys.stdout.flush()  # output still buffered fails here, where it is caught
     except QarenaError as e:
         err.print(_("error: {message}").format(message=e), markup=False, soft_wrap=True)
         return 2
@@ -329,9 +335,45 @@ def _run(args: list[str]) -> int:
     except (typer.Abort, KeyboardInterrupt):
         err.print(_("stopped."))
         return STOPPED
+    except SystemError as e:
+        if not interrupted(e):
+            raise
+        err.print(_("stopped."))
+        return STOPPED
+    except OSError as e:
+        return _output_lost(e)
     if result == STOPPED and not stop_was_told():
         err.print(_("stopped."))  # Ctrl-C, which typer turned into exit code 130 silently
     return result if isinstance(result, int) else 0
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C: a KeyboardInterrupt, or one that reached Python inside a
+    compiled (numba) call, which reports it as a SystemError caused by the KeyboardInterrupt."""
+    seen: BaseException | None = error
+    for _depth in range(10):  # a chain of causes is short; never follow a loop forever
+        if seen is None:
+            return False
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _output_lost(error: OSError) -> int:
+    """The output could not be written (a full disk, a closed pipe): files qarena writes turn
+    their own errors into one-line QarenaErrors, so an OSError that gets here is the output's.
+    One line says so, unless the reader has gone (a closed pipe, as in ``| head``); code 1."""
+    if error.errno != errno.EPIPE:
+        reason = error.strerror or str(error)
+        with contextlib.suppress(OSError):  # stderr may be just as full
+            err.print(
+                _("error: {message}").format(
+                    message=_("cannot write the output ({reason})").format(reason=reason)
+                ),
+                soft_wrap=True,
+            )
+    return OUTPUT_LOST
 
 
 def main() -> None:

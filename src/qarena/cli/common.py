@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from qarena import __version__
 from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
@@ -24,8 +26,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+#: Both consoles print text as it is: a path, a spec, a position or a player's name is never read
+#: as rich markup (``[/x].npz`` would not print) or emoji codes. The few headings that style
+#: their words go through ``styled``.
+out = Console(highlight=False, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, markup=False, emoji=False)
+
+
+def styled(template: str, /, **fields: object) -> Text:
+    """``template``, styled with rich markup (``[bold]{game}[/]``), filled with ``fields``, whose
+    text is shown as it is: only the template's own markup styles. Numbers keep their format
+    specifications (``{count:,}``)."""
+    safe = {
+        name: value
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else escape(str(value))
+        for name, value in fields.items()
+    }
+    return Text.from_markup(template.format(**safe), emoji=False)
+
 
 #: Games above this many encoded positions take long enough to say so before solving.
 ANNOUNCE_POSITIONS = 1_000_000

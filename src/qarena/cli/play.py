@@ -72,7 +72,7 @@ def _trained(game: Game) -> Learner:
     training = train_on_the_spot(game)
     result, took = training.result, _seconds(training.seconds)
     n = result.episodes
-    if result.perfect_at is not None:
+    if training.perfect:
         done = ngettext(
             "perfect play after {count:,} episodes ({took}).",
             "perfect play after {count:,} episodes ({took}).",

@@ -32,6 +32,7 @@ from qarena.cli import (  # noqa: F401
 )
 from qarena.cli.common import STOPPED, app, err, stop_was_told
 from qarena.errors import QarenaError
+from qarena.games.registry import forms
 from qarena.i18n import (
     DEFAULT,
     DOMAIN,
@@ -42,6 +43,7 @@ from qarena.i18n import (
     gettext_noop,
     speaking,
 )
+from qarena.learn.learners import LEARNERS
 
 __all__ = ["app", "main", "run"]
 
@@ -94,13 +96,42 @@ def help_slots(command: Any) -> Iterator[tuple[Any, str]]:
             yield param, "help"
 
 
+def _help_fields() -> dict[str, str]:
+    """Placeholders of help texts, filled from the registries in the current language, so the
+    help names every game and learner there is."""
+    return {"{games}": forms(), "{learners}": ", ".join(LEARNERS)}
+
+
+def help_text(text: str, fields: dict[str, str] | None = None) -> str:
+    """A help text as shown: in the current language, its placeholders filled (``fields``:
+    ``_help_fields()``), each paragraph on one line. typer keeps the source's line breaks,
+    which rich then wraps again: ragged lines at every width but the source's."""
+    shown = _(text)
+    for name, value in (fields or _help_fields()).items():
+        shown = shown.replace(name, value)
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in shown.split("\n\n"))
+
+
 def _translate_help(root: Any) -> None:
-    """Every help text of the command tree in the current language (typer builds the tree
-    afresh for each run, so this changes nothing another run sees)."""
+    """Every help text of the command tree as shown in the current language (typer builds the
+    tree afresh for each run, so this changes nothing another run sees)."""
+    fields = _help_fields()
     for command in commands(root):
         for holder, attr in help_slots(command):
-            setattr(holder, attr, _(getattr(holder, attr)))
+            setattr(holder, attr, help_text(getattr(holder, attr), fields))
+        for param in command.params:
+            _no_flag_value(param)
         _translate_own_words(command)
+
+
+def _no_flag_value(param: Any) -> None:
+    """A flag's help shows no value type: typer shows ``<bool>`` as if it took a value."""
+    if getattr(param, "is_flag", False):
+        param.metavar = ""
+
+
+#: A required argument in typer's usage line, ``{SPEC}``; click's convention is ``SPEC``.
+_REQUIRED_ARGUMENT = re.compile(r"\{([^{}]+)\}")
 
 
 #: typer's help panel titles and fixed help words: its rich_utils module reads them through
@@ -138,10 +169,12 @@ def _translate_own_words(command: Any) -> None:
         option = make_help_option(ctx)
         if option is not None and option.help == HELP_OPTION_HELP:
             option.help = _(HELP_OPTION_HELP)
+        if option is not None:
+            _no_flag_value(option)
         return option
 
     def format_usage(ctx: Any, formatter: Any) -> None:
-        pieces = command.collect_usage_pieces(ctx)
+        pieces = [_REQUIRED_ARGUMENT.sub(r"\1", p) for p in command.collect_usage_pieces(ctx)]
         formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=_(USAGE))
 
     command.get_help_option = get_help_option

@@ -22,7 +22,7 @@ app = typer.Typer(
     name="qarena",
     help="Teach machines, and people, to play small combinatorial games.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 
@@ -53,7 +53,7 @@ SpecArg = Annotated[
     str,
     typer.Argument(
         metavar="SPEC",
-        help="Game spec: nim[:3,5,7[:normal]], subtraction[:12:3[:normal]], tictactoe[:4x4:4].",
+        help="Game spec: {games}.",
     ),
 ]
 
@@ -140,7 +140,7 @@ PositionOpt = Annotated[
 
 PolicyArg = Annotated[Path, typer.Argument(metavar="FILE", help="A policy file from qarena train.")]
 
-LearnerOpt = Annotated[str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")]
+LearnerOpt = Annotated[str, typer.Option("--learner", "-l", help="The learner: {learners}.")]
 
 EpisodesOpt = Annotated[
     int | None,

@@ -176,7 +176,7 @@ def sweep_command(
         ),
     ],
     learners: Annotated[
-        str, typer.Option("--learner", "-l", help="Learners, e.g. q,afterstate,matchbox.")
+        str, typer.Option("--learner", "-l", help="Learners, comma-separated, of {learners}.")
     ] = "q",
     alpha: ListOpt = None,
     gamma: ListOpt = None,

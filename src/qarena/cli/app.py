@@ -49,6 +49,9 @@ __all__ = ["app", "main", "run"]
 
 #: Exit code when the output cannot be written (a full disk, a closed pipe).
 OUTPUT_LOST = 1
+#: What writing the output meets: a closed pipe, a full disk or quota, a file grown too large, a
+#: failing device or terminal.
+OUTPUT_ERRORS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def _language(args: list[str]) -> str:
@@ -374,6 +377,8 @@ def _run(args: list[str]) -> int:
         err.print(_("stopped."))
         return STOPPED
     except OSError as e:
+        if e.errno not in OUTPUT_ERRORS:
+            raise
         return _output_lost(e)
     if result == STOPPED and not stop_was_told():
         err.print(_("stopped."))  # Ctrl-C, which typer turned into exit code 130 silently

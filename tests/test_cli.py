@@ -204,6 +204,10 @@ def test_names_are_printed_as_they_are(
     assert "Q-learning  nim:1,2, " in shown("table", policy)
     assert "Q-learning on Nim 1-2 (misère)  nim:1,2, " in shown("eval", policy, "--games", "10")
     assert f"wrote {name}.png" in shown("plot", policy)
+    explained = json.loads(shown("explain", "nim:1,2", "--policy", policy, "--json"))
+    assert explained["policy"]["file"] == policy
+    assert "Q-learning" in shown("explain", "nim:1,2", "--policy", policy)
+    assert f" rows to {name}.csv\n" in shown("table", policy, "--csv", f"{name}.csv")
     folder = f"sweep {name}"
     text = shown("sweep", "nim:1,2", "-o", folder, "--alpha", "0.5,1", "--episodes", "100")
     assert f"results: {folder}/results.csv" in text

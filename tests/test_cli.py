@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from qarena.cli import run, solving
+from qarena.cli.common import styled
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -274,3 +275,14 @@ def test_play_with_standard_input_closed_is_one_line_and_exit_2() -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == "error: play reads your moves from standard input, which is closed\n"
+
+
+def test_styled_headings_style_their_own_words_only() -> None:
+    text = styled(
+        "[bold]{name}[/] {count:,} [dim]{share:.1%}[/]", name="[/x] [b]", count=12345, share=0.5
+    )
+    assert text.plain == "[/x] [b] 12,345 50.0%"
+    assert [(s.start, s.end, str(s.style)) for s in text.spans] == [
+        (0, 8, "bold"),
+        (15, 20, "dim"),
+    ]

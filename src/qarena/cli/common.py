@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 from typing import Annotated
 
@@ -39,7 +40,7 @@ def styled(template: str, /, **fields: object) -> Text:
     specifications (``{count:,}``)."""
     safe = {
         name: value
-        if isinstance(value, int | float) and not isinstance(value, bool)
+        if isinstance(value, numbers.Number) and not isinstance(value, bool)
         else escape(str(value))
         for name, value in fields.items()
     }

@@ -284,5 +284,5 @@ def test_styled_headings_style_their_own_words_only() -> None:
     assert text.plain == "[/x] [b] 12,345 50.0%"
     assert [(s.start, s.end, str(s.style)) for s in text.spans] == [
         (0, 8, "bold"),
-        (15, 20, "dim"),
+        (16, 21, "dim"),
     ]

@@ -1,9 +1,12 @@
 """Seconds from Ctrl-C (a real SIGINT) to exit, for the long commands.
 
     .venv/bin/python benchmarks/interrupt.py [--repeat 5]
+    .venv/bin/python benchmarks/interrupt.py --search [--repeat 16]
 
 Each command is started in a fresh process on work that would take minutes, interrupted after
-a few seconds, and timed from the signal to its exit. Prints a markdown table.
+a few seconds, and timed from the signal to its exit. Prints a markdown table. With --search:
+commands are interrupted during the search of a game's positions (one compiled call), at
+moments 0.05 s apart from the start of the search, and the ends are counted.
 """
 
 from __future__ import annotations
@@ -32,11 +35,53 @@ def _once(argv: list[str], cwd: str, wait: float) -> tuple[float, int, str]:
     return time.monotonic() - t0, proc.returncode, stderr.strip().splitlines()[-1]
 
 
+def _during_search(argv: list[str], cwd: str, delay: float) -> tuple[int, str]:
+    """Interrupt ``argv`` ``delay`` seconds after it says it is searching: (exit code, stderr)."""
+    proc = subprocess.Popen(
+        [*QARENA, *argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    return proc.returncode, first + stderr
+
+
+def search(repeat: int) -> None:
+    commands = {
+        "solve tictactoe:4x4:4": ["solve", "tictactoe:4x4:4"],
+        "train tictactoe:4x4:4": ["train", "tictactoe:4x4:4", "-o", "t.npz"],
+    }
+    print(f"`.venv/bin/python benchmarks/interrupt.py {' '.join(sys.argv[1:])}`".strip())
+    print()
+    print("| command | signals | stopped (130, `stopped.`) | done before the signal | tracebacks |")
+    print("|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, argv in commands.items():
+            ends = [_during_search(argv, tmp, 0.05 * (i % 16)) for i in range(repeat)]
+            stopped = sum(c == 130 and e.strip().endswith("stopped.") for c, e in ends)
+            done = sum(c == 0 for c, _e in ends)
+            tracebacks = sum("Traceback" in e for _c, e in ends)
+            print(f"| {name} | {repeat} | {stopped} | {done} | {tracebacks} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--wait", type=float, default=8.0, help="seconds before the signal")
+    parser.add_argument(
+        "--search", action="store_true", help="interrupt during the search of a game"
+    )
     args = parser.parse_args()
+    if args.search:
+        search(args.repeat)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         policy = str(Path(tmp) / "nim.npz")
         subprocess.run([*QARENA, "train", "nim:2,6,7,8", "-o", policy], check=True)

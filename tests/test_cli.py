@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from qarena.cli import run
+from qarena.cli import run, solving
+from qarena.cli.common import styled
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -162,3 +165,124 @@ def test_bad_memory_limit_is_one_line(
     assert err.strip() == (
         "error: QARENA_MEMORY_LIMIT='lots' is not a number of bytes, like 2000000000"
     )
+
+
+# --- names that rich would read as markup ----------------------------------------------------
+
+#: File and folder names rich would read as markup or emoji codes: a closing tag matching
+#: nothing (a MarkupError), a tag it would swallow ("nim .npz"), an emoji code.
+MARKUP_NAMES = ("[/x]", "nim [draft]", "[bold]b:smile:")
+
+
+@pytest.mark.parametrize("name", MARKUP_NAMES)
+def test_names_are_printed_as_they_are(
+    name: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "[").mkdir()  # so that "[/x].npz" is a file x].npz in a folder [
+    policy = f"{name}.npz"
+
+    def shown(*args: str, stdin: str = "") -> str:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        code, out, err = _run(capsys, *args)
+        assert code == 0, err
+        assert "Traceback" not in out + err and "MarkupError" not in out + err
+        return out + err
+
+    assert f"│ {policy} " in shown("train", "nim:1,2", "-o", policy, "--curve")
+    assert f"from {policy} (" in shown("play", policy, "--seed", "1", stdin="q\n")
+    for command in ("compete", "watch"):
+        text = shown(command, policy, "random", "--games", "1")
+        assert f"A: {policy} (q," in text
+        assert "B: random (built-in player)" in text
+    assert "nim:1,2, 1,000 games in each order" in shown(
+        "compete", "random", "random", "--game", "nim:1,2"
+    )
+    assert "Q-learning  nim:1,2, " in shown("table", policy)
+    assert "Q-learning on Nim 1-2 (misère)  nim:1,2, " in shown("eval", policy, "--games", "10")
+    assert f"wrote {name}.png" in shown("plot", policy)
+    explained = json.loads(shown("explain", "nim:1,2", "--policy", policy, "--json"))
+    assert explained["policy"]["file"] == policy
+    assert "Q-learning" in shown("explain", "nim:1,2", "--policy", policy)
+    assert f" rows to {name}.csv\n" in shown("table", policy, "--csv", f"{name}.csv")
+    folder = f"sweep {name}"
+    text = shown("sweep", "nim:1,2", "-o", folder, "--alpha", "0.5,1", "--episodes", "100")
+    assert f"results: {folder}/results.csv" in text
+    assert "Sweep of Nim 1-2 (misère)  nim:1,2: 2 runs, 2 trained now" in text
+
+
+# --- ends that are not bad input: Ctrl-C inside compiled code, output that cannot be written ---
+
+
+def test_ctrl_c_inside_a_compiled_call_is_stopped_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What numba raises when Ctrl-C reaches Python inside one of its compiled calls.
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise SystemError(
+            "CPUDispatcher(<function explore>) returned a result with an exception set"
+        ) from KeyboardInterrupt()
+
+    monkeypatch.setattr(solving, "solve", interrupted)
+    code, out, err = _run(capsys, "solve", "nim")
+    assert (code, out, err) == (130, "", "stopped.\n")
+
+
+def test_other_system_errors_are_not_taken_for_ctrl_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise SystemError("a real bug")
+
+    monkeypatch.setattr(solving, "solve", broken)
+    with pytest.raises(SystemError, match="a real bug"):
+        run(["solve", "nim"])
+
+
+FULL = Path("/dev/full")
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "args", [["solve", "nim"], ["solve", "nim", "--json"], ["--help"], ["play", "nim:1"]]
+)
+def test_output_to_a_full_device_is_one_line_and_exit_1(args: list[str]) -> None:
+    with FULL.open("w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "qarena", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert proc.returncode == 1
+    assert (
+        proc.stderr.splitlines()[-1] == "error: cannot write the output (No space left on device)"
+    )
+    assert "Traceback" not in proc.stderr
+
+
+def test_play_with_standard_input_closed_is_one_line_and_exit_2() -> None:
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$0" "$@" <&-', sys.executable, "-m", "qarena", "play", "nim:1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == "error: play reads your moves from standard input, which is closed\n"
+
+
+def test_styled_headings_style_their_own_words_only() -> None:
+    text = styled(
+        "[bold]{name}[/] {count:,} [dim]{share:.1%}[/]", name="[/x] [b]", count=12345, share=0.5
+    )
+    assert text.plain == "[/x] [b] 12,345 50.0%"
+    assert [(s.start, s.end, str(s.style)) for s in text.spans] == [
+        (0, 8, "bold"),
+        (16, 21, "dim"),
+    ]

@@ -3,14 +3,17 @@ result, and training on the spot."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from qarena import match
 from qarena.agents.greedy import GreedyAgent
+from qarena.cli import run
 from qarena.errors import IllegalMoveError, MoveError
 from qarena.games import parse_spec
-from qarena.learn.learners import make_learner
+from qarena.learn.learners import load_learner, make_learner
 from qarena.match import Conflict, Match, train_on_the_spot
 from qarena.training.run import Progress, train_run
 
@@ -19,7 +22,7 @@ from qarena.training.run import Progress, train_run
 def agent() -> GreedyAgent:
     """A perfect agent for misère nim 1-2."""
     training = train_on_the_spot(parse_spec("nim:1,2"))
-    assert training.result.perfect_at is not None
+    assert training.perfect
     return GreedyAgent(training.learner)
 
 
@@ -96,13 +99,31 @@ def test_training_on_the_spot_reports_progress_and_stops_in_time(
     training = train_on_the_spot(parse_spec("nim:2,3"), on_progress=seen.append)
     assert training.learner.kind == match.SPOT_LEARNER
     assert seen and seen[-1].episodes == training.result.episodes
-    assert training.result.perfect_at is not None and training.seconds >= 0
+    assert training.perfect and training.seconds >= 0
 
     monkeypatch.setattr(match, "TRAIN_SECONDS", -1.0)
     late = train_on_the_spot(parse_spec("nim:2,3"))
     assert late.result.stopped and late.result.episodes == 0
     stopped = train_on_the_spot(parse_spec("nim:2,3"), seconds=60, should_stop=lambda: True)
     assert stopped.result.stopped and stopped.learner.episodes == 0
+
+
+def test_on_the_spot_trains_the_agent_qarena_train_trains(tmp_path: Path) -> None:
+    """``qarena play SPEC`` and the web app train the agent ``qarena train SPEC`` does, with
+    the learner's defaults, exploring starts and episode count: the same tables, so the same
+    optimality by the solver."""
+    spec = "tictactoe:3x4:3"
+    policy = tmp_path / "trained.npz"
+    assert run(["train", spec, "--out", str(policy)]) == 0
+    trained = load_learner(policy)
+    spot = train_on_the_spot(parse_spec(spec), seconds=600)  # time is no limit here
+    assert not spot.result.stopped
+    assert spot.learner.episodes == trained.episodes
+    assert spot.learner.config == trained.config
+    assert spot.result.optimality == trained.optimality()
+    assert spot.perfect == (trained.optimality().share == 1.0)
+    for name, array in trained.state().items():
+        np.testing.assert_array_equal(spot.learner.state()[name], array, err_msg=name)
 
 
 def test_all_moves_values_agree_with_each_moves_value_under_symmetry() -> None:

@@ -6,6 +6,7 @@ Each command lives in its own module, which registers it on the shared typer app
 from __future__ import annotations
 
 import contextlib
+import errno
 import gettext
 import os
 import re
@@ -31,6 +32,7 @@ from qarena.cli import (  # noqa: F401
 )
 from qarena.cli.common import STOPPED, app, err, stop_was_told
 from qarena.errors import QarenaError
+from qarena.games.registry import forms
 from qarena.i18n import (
     DEFAULT,
     DOMAIN,
@@ -41,8 +43,15 @@ from qarena.i18n import (
     gettext_noop,
     speaking,
 )
+from qarena.learn.learners import LEARNERS
 
 __all__ = ["app", "main", "run"]
+
+#: Exit code when the output cannot be written (a full disk, a closed pipe).
+OUTPUT_LOST = 1
+#: What writing the output meets: a closed pipe, a full disk or quota, a file grown too large, a
+#: failing device or terminal.
+OUTPUT_ERRORS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def _language(args: list[str]) -> str:
@@ -90,13 +99,42 @@ def help_slots(command: Any) -> Iterator[tuple[Any, str]]:
             yield param, "help"
 
 
+def _help_fields() -> dict[str, str]:
+    """Placeholders of help texts, filled from the registries in the current language, so the
+    help names every game and learner there is."""
+    return {"{games}": forms(), "{learners}": ", ".join(LEARNERS)}
+
+
+def help_text(text: str, fields: dict[str, str] | None = None) -> str:
+    """A help text as shown: in the current language, its placeholders filled (``fields``:
+    ``_help_fields()``), each paragraph on one line. typer keeps the source's line breaks,
+    which rich then wraps again: ragged lines at every width but the source's."""
+    shown = _(text)
+    for name, value in (fields or _help_fields()).items():
+        shown = shown.replace(name, value)
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in shown.split("\n\n"))
+
+
 def _translate_help(root: Any) -> None:
-    """Every help text of the command tree in the current language (typer builds the tree
-    afresh for each run, so this changes nothing another run sees)."""
+    """Every help text of the command tree as shown in the current language (typer builds the
+    tree afresh for each run, so this changes nothing another run sees)."""
+    fields = _help_fields()
     for command in commands(root):
         for holder, attr in help_slots(command):
-            setattr(holder, attr, _(getattr(holder, attr)))
+            setattr(holder, attr, help_text(getattr(holder, attr), fields))
+        for param in command.params:
+            _no_flag_value(param)
         _translate_own_words(command)
+
+
+def _no_flag_value(param: Any) -> None:
+    """A flag's help shows no value type: typer shows ``<bool>`` as if it took a value."""
+    if getattr(param, "is_flag", False):
+        param.metavar = ""
+
+
+#: A required argument in typer's usage line, ``{SPEC}``; click's convention is ``SPEC``.
+_REQUIRED_ARGUMENT = re.compile(r"\{([^{}]+)\}")
 
 
 #: typer's help panel titles and fixed help words: its rich_utils module reads them through
@@ -134,10 +172,12 @@ def _translate_own_words(command: Any) -> None:
         option = make_help_option(ctx)
         if option is not None and option.help == HELP_OPTION_HELP:
             option.help = _(HELP_OPTION_HELP)
+        if option is not None:
+            _no_flag_value(option)
         return option
 
     def format_usage(ctx: Any, formatter: Any) -> None:
-        pieces = command.collect_usage_pieces(ctx)
+        pieces = [_REQUIRED_ARGUMENT.sub(r"\1", p) for p in command.collect_usage_pieces(ctx)]
         formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=_(USAGE))
 
     command.get_help_option = get_help_option
@@ -308,6 +348,8 @@ def _run(args: list[str]) -> int:
     _typer_words()
     try:
         result = command.main(args=args, prog_name="qarena", standalone_mode=False)
+        if sys.stdout is not None:  # None: started with stdout closed
+            sys.stdout.flush()  # output still buffered fails here, where it is caught
     except QarenaError as e:
         err.print(_("error: {message}").format(message=e), markup=False, soft_wrap=True)
         return 2
@@ -329,9 +371,47 @@ def _run(args: list[str]) -> int:
     except (typer.Abort, KeyboardInterrupt):
         err.print(_("stopped."))
         return STOPPED
+    except SystemError as e:
+        if not interrupted(e):
+            raise
+        err.print(_("stopped."))
+        return STOPPED
+    except OSError as e:
+        if e.errno not in OUTPUT_ERRORS:
+            raise
+        return _output_lost(e)
     if result == STOPPED and not stop_was_told():
         err.print(_("stopped."))  # Ctrl-C, which typer turned into exit code 130 silently
     return result if isinstance(result, int) else 0
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C: a KeyboardInterrupt, or one that reached Python inside a
+    compiled (numba) call, which reports it as a SystemError caused by the KeyboardInterrupt."""
+    seen: BaseException | None = error
+    for _depth in range(10):  # a chain of causes is short; never follow a loop forever
+        if seen is None:
+            return False
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _output_lost(error: OSError) -> int:
+    """The output could not be written (a full disk, a closed pipe): files qarena writes turn
+    their own errors into one-line QarenaErrors, so an OSError that gets here is the output's.
+    One line says so, unless the reader has gone (a closed pipe, as in ``| head``); code 1."""
+    if error.errno != errno.EPIPE:
+        reason = error.strerror or str(error)
+        with contextlib.suppress(OSError):  # stderr may be just as full
+            err.print(
+                _("error: {message}").format(
+                    message=_("cannot write the output ({reason})").format(reason=reason)
+                ),
+                soft_wrap=True,
+            )
+    return OUTPUT_LOST
 
 
 def main() -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from qarena import __version__
 from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
@@ -20,12 +23,29 @@ app = typer.Typer(
     name="qarena",
     help="Teach machines, and people, to play small combinatorial games.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+#: Both consoles print text as it is: a path, a spec, a position or a player's name is never read
+#: as rich markup (``[/x].npz`` would not print) or emoji codes. The few headings that style
+#: their words go through ``styled``.
+out = Console(highlight=False, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, markup=False, emoji=False)
+
+
+def styled(template: str, /, **fields: object) -> Text:
+    """``template``, styled with rich markup (``[bold]{game}[/]``), filled with ``fields``, whose
+    text is shown as it is: only the template's own markup styles. Numbers keep their format
+    specifications (``{count:,}``)."""
+    safe = {
+        name: value
+        if isinstance(value, numbers.Number) and not isinstance(value, bool)
+        else escape(str(value))
+        for name, value in fields.items()
+    }
+    return Text.from_markup(template.format(**safe), emoji=False)
+
 
 #: Games above this many encoded positions take long enough to say so before solving.
 ANNOUNCE_POSITIONS = 1_000_000
@@ -34,7 +54,7 @@ SpecArg = Annotated[
     str,
     typer.Argument(
         metavar="SPEC",
-        help="Game spec: nim[:3,5,7[:normal]], subtraction[:12:3[:normal]], tictactoe[:4x4:4].",
+        help="Game spec: {games}.",
     ),
 ]
 
@@ -121,7 +141,7 @@ PositionOpt = Annotated[
 
 PolicyArg = Annotated[Path, typer.Argument(metavar="FILE", help="A policy file from qarena train.")]
 
-LearnerOpt = Annotated[str, typer.Option("--learner", "-l", help="q, afterstate or matchbox.")]
+LearnerOpt = Annotated[str, typer.Option("--learner", "-l", help="The learner: {learners}.")]
 
 EpisodesOpt = Annotated[
     int | None,

@@ -24,6 +24,7 @@ from qarena.cli.common import (
     app,
     err,
     out,
+    styled,
     title,
 )
 from qarena.errors import QarenaError
@@ -165,18 +166,27 @@ def eval_command(
         announce(game)
         tables = game_tables(game)
         result = evaluate_moves(tables, strategy_mask(tables, policy), games, seed, lengths)
-        heading = _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]").format(
-            player=policy, game=game.title, spec=game.spec
+        heading = styled(
+            _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]"),
+            player=policy,
+            game=game.title,
+            spec=game.spec,
         )
     else:
         learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
         result = evaluate(learner, games, seed, lengths)
         game = learner.game
-        heading = ngettext(
-            "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
-            "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
-            learner.episodes,
-        ).format(learner=title(learner), game=game.title, spec=game.spec, count=learner.episodes)
+        heading = styled(
+            ngettext(
+                "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
+                "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
+                learner.episodes,
+            ),
+            learner=title(learner),
+            game=game.title,
+            spec=game.spec,
+            count=learner.episodes,
+        )
     if as_json:
         _print(result.to_json())
         return
@@ -270,11 +280,16 @@ def compete_command(
     for name, r in orders:
         table.add_row(name, f"{r.win:,}", f"{r.draw:,}", f"{r.loss:,}")
     out.print(
-        ngettext(
-            "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
-            "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
-            games,
-        ).format(game=game.title, spec=game.spec, games=games)
+        styled(
+            ngettext(
+                "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
+                "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
+                games,
+            ),
+            game=game.title,
+            spec=game.spec,
+            games=games,
+        )
     )
     out.print(f"A: {first} ({who(0)})")
     out.print(f"B: {second} ({who(1)})")
@@ -333,11 +348,12 @@ def matrix_command(
         return
     counts = sorted({n for n, _share, _records in rows.values()})
     out.print(
-        ngettext(
-            "[bold]{learner}[/] on {game}  [dim]{spec}, {counts} episodes each[/]",
-            "[bold]{learner}[/] on {game}  [dim]{spec}, {counts} episodes each[/]",
-            counts[-1],
-        ).format(
+        styled(
+            ngettext(
+                "[bold]{learner}[/] on {game}  [dim]{spec}, {counts} episodes each[/]",
+                "[bold]{learner}[/] on {game}  [dim]{spec}, {counts} episodes each[/]",
+                counts[-1],
+            ),
             learner=title(cls),
             game=game.title,
             spec=game.spec,

@@ -19,7 +19,16 @@ from qarena.budget import (
     MAX_EPISODES,
     check_count,
 )
-from qarena.cli.common import SpecArg, announce, app, check_curve_every, err, out, told_stop
+from qarena.cli.common import (
+    SpecArg,
+    announce,
+    app,
+    check_curve_every,
+    err,
+    out,
+    styled,
+    told_stop,
+)
 from qarena.errors import QarenaError
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
 from qarena.experiments.plots import varying
@@ -167,7 +176,7 @@ def sweep_command(
         ),
     ],
     learners: Annotated[
-        str, typer.Option("--learner", "-l", help="Learners, e.g. q,afterstate,matchbox.")
+        str, typer.Option("--learner", "-l", help="Learners, comma-separated, of {learners}.")
     ] = "q",
     alpha: ListOpt = None,
     gamma: ListOpt = None,
@@ -269,7 +278,7 @@ def sweep_command(
             )
 
         progress = Progress(
-            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.description}", style="bold", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn(_("runs")),
@@ -302,11 +311,19 @@ def sweep_command(
         out.print(json.dumps(record), soft_wrap=True)
     else:
         out.print(
-            ngettext(
-                "[bold]Sweep of {game}[/]  [dim]{spec}: {count:,} runs, {trained:,} trained now[/]",
-                "[bold]Sweep of {game}[/]  [dim]{spec}: {count:,} runs, {trained:,} trained now[/]",
-                len(settings),
-            ).format(game=game.title, spec=game.spec, count=len(settings), trained=trained)
+            styled(
+                ngettext(
+                    "[bold]Sweep of {game}[/]  [dim]{spec}: {count:,} runs, {trained:,} trained "
+                    "now[/]",
+                    "[bold]Sweep of {game}[/]  [dim]{spec}: {count:,} runs, {trained:,} trained "
+                    "now[/]",
+                    len(settings),
+                ),
+                game=game.title,
+                spec=game.spec,
+                count=len(settings),
+                trained=trained,
+            )
         )
         out.print(_summary(ours, curve))
         if len(ours) > SHOWN_ROWS:

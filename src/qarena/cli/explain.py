@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena.budget import MAX_LISTED, check_count
-from qarena.cli.common import PositionOpt, SpecArg, announce, app, out
+from qarena.cli.common import PositionOpt, SpecArg, announce, app, out, styled
 from qarena.errors import QarenaError
 from qarena.evaluate.explain import (
     Explanation,
@@ -333,7 +333,7 @@ def _print_losing(found: LosingPositions, limit: int) -> None:
         losing_classes=found.losing_rows,
         classes=t.rows,
     )
-    out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
+    out.print(styled("[bold]{title}[/]  [dim]{spec}[/]", title=game.title, spec=game.spec))
     out.print(Text(count))
     if found.rows:
         table = Table()
@@ -493,7 +493,7 @@ def explain_command(
         return
 
     sentences = _sentences(e)
-    out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
+    out.print(styled("[bold]{title}[/]  [dim]{spec}[/]", title=game.title, spec=game.spec))
     if isinstance(e, SearchExplanation):
         _print_search(e)
     else:

@@ -12,9 +12,10 @@ from typing import Annotated
 import numpy as np
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from qarena.budget import check_count
-from qarena.cli.common import PolicyArg, app, err, out, title
+from qarena.cli.common import PolicyArg, app, err, out, styled, title
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, write_atomic
@@ -116,13 +117,18 @@ def table_command(
     _position_table(learner, position)
 
 
-def _heading(learner: Learner) -> str:
+def _heading(learner: Learner) -> Text:
     game = learner.game
-    return ngettext(
-        "{learner}  [dim]{spec}, {count:,} episodes[/]",
-        "{learner}  [dim]{spec}, {count:,} episodes[/]",
-        learner.episodes,
-    ).format(learner=title(learner), spec=game.spec, count=learner.episodes)
+    return styled(
+        ngettext(
+            "{learner}  [dim]{spec}, {count:,} episodes[/]",
+            "{learner}  [dim]{spec}, {count:,} episodes[/]",
+            learner.episodes,
+        ),
+        learner=title(learner),
+        spec=game.spec,
+        count=learner.episodes,
+    )
 
 
 def _position_table(learner: Learner, position: str | None) -> None:

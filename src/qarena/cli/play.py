@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from rich.table import Table
 
 from qarena.agents.greedy import GreedyAgent
 from qarena.budget import check_seed
-from qarena.cli.common import announce, app, err, out, told_stop
+from qarena.cli.common import announce, app, err, out, styled, told_stop
 from qarena.cli.render import draw
 from qarena.errors import QarenaError, SpecError
 from qarena.fileio import is_dir, is_file
@@ -71,7 +72,7 @@ def _trained(game: Game) -> Learner:
     training = train_on_the_spot(game)
     result, took = training.result, _seconds(training.seconds)
     n = result.episodes
-    if result.perfect_at is not None:
+    if training.perfect:
         done = ngettext(
             "perfect play after {count:,} episodes ({took}).",
             "perfect play after {count:,} episodes ({took}).",
@@ -334,7 +335,7 @@ class _Session:
 
     def run(self) -> None:
         game = self.game
-        out.print(f"[bold]{game.title}[/]  [dim]{game.spec}[/]")
+        out.print(styled("[bold]{title}[/]  [dim]{spec}[/]", title=game.title, spec=game.spec))
         out.print(rules(game))
         out.print(
             _("{moves} Type ? for help, u to undo, q to quit.").format(
@@ -392,6 +393,8 @@ def play_command(
         )
     if seed is not None:
         check_seed(seed)
+    if sys.stdin is None or sys.stdin.closed:  # started with <&-: no one can type a move
+        raise QarenaError(_("play reads your moves from standard input, which is closed"))
     learner = _agent(target)
     game = learner.game
     solution = None

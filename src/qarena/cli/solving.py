@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from qarena.cli.common import PositionOpt, SpecArg, announce, app, out
+from qarena.cli.common import PositionOpt, SpecArg, announce, app, out, styled
 from qarena.games import DRAW, parse_spec, value_name, value_word
 from qarena.i18n import _, ngettext
 from qarena.solve import solve
@@ -38,7 +38,9 @@ def solve_command(
         out.print(json.dumps(record), soft_wrap=True)
         return
     table = Table(
-        title=f"{game.title}  [dim]{game.spec}[/]", show_header=False, title_justify="left"
+        title=styled("{title}  [dim]{spec}[/]", title=game.title, spec=game.spec),
+        show_header=False,
+        title_justify="left",
     )
     table.add_column(style="bold")
     table.add_column()

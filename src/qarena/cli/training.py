@@ -22,6 +22,7 @@ from qarena.cli.common import (
     check_curve_every,
     err,
     out,
+    styled,
     told_stop,
 )
 from qarena.errors import QarenaError
@@ -213,7 +214,7 @@ def train_command(
     run_curve = new_curve(learner, total, every) if curve else None
 
     progress = Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"),
@@ -273,8 +274,11 @@ def train_command(
         out.print(json.dumps(record), soft_wrap=True)
     else:
         table = Table(
-            title=_("{learner} on {game}  [dim]{spec}[/]").format(
-                learner=cls.title, game=game.title, spec=game.spec
+            title=styled(
+                _("{learner} on {game}  [dim]{spec}[/]"),
+                learner=cls.title,
+                game=game.title,
+                spec=game.spec,
             ),
             show_header=False,
             title_justify="left",

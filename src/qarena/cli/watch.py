@@ -13,7 +13,7 @@ from rich import box
 from rich.table import Table
 
 from qarena.budget import check_count, check_seed
-from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, out
+from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, out, styled
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec, value_name, value_word
@@ -127,8 +127,12 @@ def watch_command(
             else:
                 plays = _("[bold]{player}[/] plays [bold]{move}[/]: {verdict}")
             out.print(
-                plays.format(
-                    player=label, mark=seat, move=game.format_move(turn.move), verdict=turn.verdict
+                styled(
+                    plays,
+                    player=label,
+                    mark=seat,
+                    move=game.format_move(turn.move),
+                    verdict=turn.verdict,
                 )
             )
             if turn.values is not None:

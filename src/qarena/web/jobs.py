@@ -244,8 +244,7 @@ class Jobs:
                     most=MAX_EPISODES, count=episodes
                 )
             )
-        # Unasked, the default run: on-the-spot runs end sooner, at perfect play or at their
-        # time limit, whichever comes first.
+        # Unasked, the default run (on-the-spot runs too, within their time limit).
         total = (
             episodes if episodes is not None else default_episodes(fresh, opponent_name == "self")
         )
@@ -385,7 +384,10 @@ class Jobs:
                 None if opp.self_play else opp,
                 job.seat,
                 seconds=job.seconds,
-                until_perfect=job.spot or job.until_perfect,
+                # An on-the-spot run is `qarena train`'s default run, as `qarena play`'s is:
+                # checking for perfect play every 1% of the run cost mid-size games most of
+                # their time limit.
+                until_perfect=job.until_perfect,
                 curve=curve,
                 on_progress=on_progress,
                 should_stop=lambda: job.cancel,
@@ -401,7 +403,7 @@ class Jobs:
             training = {
                 "opponent": job.opponent,
                 "seat": job.seat,
-                "until_perfect": job.until_perfect or job.spot,  # spot runs stop there too
+                "until_perfect": job.until_perfect,
             }
             job.policy = self.store.add(learner, {"training": training}).id
             job.state = "done"

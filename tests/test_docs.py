@@ -1,5 +1,6 @@
 """The documentation site: the tutorial's code runs as written, and the site builds with no
-warning (``mkdocs build --strict``, what ``make docs`` runs).
+warning (``mkdocs build --strict``, what ``make docs`` runs) into pages whose every link opens
+a file from disk.
 
 The tutorial's ``python`` blocks run in order in one namespace, in a fresh working folder (the
 files they write land there). Each block is compiled under the page's own name and line
@@ -15,7 +16,9 @@ import os
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -77,5 +80,47 @@ def test_site_builds_without_warnings(tmp_path: Path) -> None:
     log = done.stdout + done.stderr
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{log}"
     assert "WARNING" not in log, log
-    for page in ("index.html", "tutorial/index.html", "reference/games/index.html"):
+    for page in ("index.html", "tutorial.html", "cli.html", "web.html", "reference/games.html"):
         assert (site / page).is_file(), f"{page} was not built"
+    assert broken_links(site) == []
+
+
+class _Links(HTMLParser):
+    """Every ``href`` and ``src`` of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found += [v for k, v in attrs if k in ("href", "src") and v]
+
+
+def broken_links(site: Path) -> list[tuple[str, str]]:
+    """Links of the built pages that do not open a file from disk (``file://``): a link to a
+    folder opens a directory listing there. ``404.html`` is left out: only a web server shows
+    it, and its links are absolute, from the server's root."""
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        if page.name == "404.html":
+            continue
+        links = _Links()
+        links.feed(page.read_text(encoding="utf-8"))
+        for link in links.found:
+            url = urlsplit(link)
+            if url.scheme or url.netloc or not url.path:  # elsewhere, or on the same page
+                continue
+            if not (page.parent / unquote(url.path)).is_file():
+                broken.append((str(page.relative_to(site)), link))
+    return broken
+
+
+def test_broken_links_are_found(tmp_path: Path) -> None:
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "a.html").write_text(
+        '<a href="b.html#x">b</a> <a href="guide/">folder</a> <img src="gone.png">'
+        '<a href="https://example.org/">out</a> <a href="#top">here</a>',
+        encoding="utf-8",
+    )
+    (tmp_path / "b.html").write_text("<p>b</p>", encoding="utf-8")
+    assert broken_links(tmp_path) == [("a.html", "guide/"), ("a.html", "gone.png")]

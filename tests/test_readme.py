@@ -1,4 +1,5 @@
-"""Every deterministic example in README.md prints what the README shows.
+"""Every deterministic example in README.md, and in the command-line guide (docs/cli.md), prints
+what the page shows.
 
 The ```console blocks are run in order in one folder, as a reader would type them (later
 examples use files earlier ones wrote). Interactive ones (``play``, ``serve``) and blocks that
@@ -16,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: Each page with console examples, and how many of its examples at least are compared.
+PAGES = {README: 15, ROOT / "docs" / "cli.md": 6}
 
 pytestmark = pytest.mark.slow
 
@@ -31,10 +35,10 @@ MASKS = [
 STDERR_STARTS = ("error:", "Searching", "Solving", "wrote")
 
 
-def _blocks() -> list[list[tuple[str, list[str]]]]:
-    """Each console block as its commands, each with the output lines the README shows."""
+def _blocks(page: Path) -> list[list[tuple[str, list[str]]]]:
+    """Each console block as its commands, each with the output lines the page shows."""
     blocks = []
-    for body in re.findall(r"```console\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S):
+    for body in re.findall(r"```console\n(.*?)\n```", page.read_text(encoding="utf-8"), re.S):
         commands: list[tuple[str, list[str]]] = []
         for line in body.splitlines():
             if line.startswith("$ "):
@@ -53,12 +57,13 @@ def _mask(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
 
 
-def test_readme_examples_print_what_the_readme_shows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", list(PAGES), ids=lambda page: page.name)
+def test_examples_print_what_the_page_shows(page: Path, tmp_path: Path) -> None:
     qarena = f"{sys.executable} -m qarena"
     env = {k: v for k, v in os.environ.items() if k != "QARENA_MEMORY_LIMIT"}
     env["COLUMNS"] = "80"
     checked = 0
-    for block in _blocks():
+    for block in _blocks(page):
         elided = any(line == "…" for _, shown in block for line in shown)
         for command, shown in block:
             interactive = command.startswith(("qarena play", "qarena serve"))
@@ -86,4 +91,4 @@ def test_readme_examples_print_what_the_readme_shows(tmp_path: Path) -> None:
             got = (result.stderr if from_stderr else "") + result.stdout
             assert _mask(got) == _mask("\n".join(shown)), command
             checked += 1
-    assert checked >= 15
+    assert checked >= PAGES[page]

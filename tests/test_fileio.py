@@ -144,7 +144,15 @@ def test_a_killed_writers_temp_file_is_reclaimed(tmp_path: Path) -> None:
 
 
 def test_the_cleaner_ignores_what_is_not_ours(tmp_path: Path) -> None:
-    names = [".notes.tmp", "data.qarena-tmp", ".x.0123.qarena-tmp", ".y.0123456789abcdef.txt"]
+    names = [
+        ".notes.tmp",
+        "data.qarena-tmp",
+        ".x.0123.qarena-tmp",
+        ".y.0123456789abcdef.txt",
+        # Other programs' temp files under a pattern qarena once used: never ours to remove.
+        ".notes.0123456789abcdef.tmp",
+        ".report.pdf.fedcba9876543210.tmp",
+    ]
     for name in names:
         (tmp_path / name).write_bytes(b"keep")
     # A named pipe under our pattern must not hang the cleaner, nor be removed.

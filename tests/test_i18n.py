@@ -75,3 +75,27 @@ def test_every_message_has_its_german_text() -> None:
     compiled = catalogs._read(catalogs.PO)  # type: ignore[attr-defined]
     assert catalogs.untranslated(compiled) == []  # type: ignore[attr-defined]
     assert sum(1 for m in compiled if m.id) > 1000
+
+
+def test_numbers_are_written_as_the_language_writes_them() -> None:
+    """Babel's German symbols: a dot between thousands, a comma before decimals, a space
+    before the percent sign; English is Python's format as it is; text stays text."""
+    from qarena.i18n import _, number, speaking
+
+    cases = [(3000, ","), (0.881, ".1%"), (0.5, ""), (1234567.25, ",.2f"), (12, "")]
+    assert [number(v, s) for v, s in cases] == ["3,000", "88.1%", "0.5", "1,234,567.25", "12"]
+    with speaking("de"):
+        assert [number(v, s) for v, s in cases] == [
+            "3.000",
+            "88,1\xa0%",
+            "0,5",
+            "1.234.567,25",
+            "12",
+        ]
+        assert number("nim:3,5,7") == "nim:3,5,7"
+        assert number(True) == "True"
+        # A translated text's format writes its numbers so, and leaves its text alone.
+        shown = _("episodes must be from 1 to {most:,}, not {count}").format(
+            most=10_000, count="1,5"
+        )
+        assert "10.000" in shown and "1,5" in shown

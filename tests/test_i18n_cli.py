@@ -112,8 +112,12 @@ def test_train_table_speaks_german(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "Gegner self" in text
     assert "Episoden" in text and "Züge/s" in text
     assert "Entscheidungsstellungen" in text
-    assert re.search(r"perfektes Spiel nach [\d,]+ Episoden", text)
-    assert re.search(r"Lernkurve [\d,]+ Punkte, einer je [\d,]+ Episoden", text)
+    assert re.search(r"perfektes Spiel nach \d{1,3}(\.\d{3})* Episoden", text)
+    assert re.search(r"Lernkurve [\d.]+ Punkte, einer je [\d.]+ Episoden", text)
+    # Numbers as German writes them: a comma before the decimals, a dot between thousands.
+    assert re.search(r"Optimalität 1,0000 \(164 von 164", text)
+    assert re.search(r"Episoden \d{1,3}\.\d{3}\b", text)
+    assert "nim:3,5,7" in text  # the spec stays as it is typed
     assert "gespeichert in " in text  # the path itself may be cut by the table
     _absent(text, "opponent", "episodes", "moves/s", "decision positions", "saved to", " on Nim")
 
@@ -122,8 +126,8 @@ def test_eval_speaks_german(policy: Path, capsys: pytest.CaptureFixture[str]) ->
     code, out, _ = _run(capsys, "--lang", "de", "eval", str(policy), "--games", "50", "--lengths")
     assert code == 0
     text = _flat(out)
-    assert "3,000 Episoden" in text
-    assert "Optimalität 1.0000: hält den Wert in 164 von 164 Entscheidungsstellungen" in text
+    assert "3.000 Episoden" in text
+    assert "Optimalität 1,0000: hält den Wert in 164 von 164 Entscheidungsstellungen" in text
     assert "Sieg/Remis/Niederlage über 50 Spiele auf jedem Platz" in text
     assert "Gegner Agent zieht zuerst Agent zieht als Zweiter" in text
     assert "Spiele nach Länge in Halbzügen, beide Plätze" in text
@@ -132,7 +136,7 @@ def test_eval_speaks_german(policy: Path, capsys: pytest.CaptureFixture[str]) ->
     _absent(text, "win/draw/loss", "agent moves first", "games by length", "shortest")
     code, out, _ = _run(capsys, "--lang", "de", "eval", "poles", "--game", "nim", "--games", "10")
     assert code == 0
-    assert "Der Spieler poles auf Nim 3-5-7 (Misère)" in _flat(out)
+    assert "Der Spieler „poles“ auf Nim 3-5-7 (Misère)" in _flat(out)
 
 
 def test_table_and_compete_speak_german(policy: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -296,7 +300,7 @@ def test_words_of_games_and_figures_follow_the_language(policy: Path) -> None:
         with pytest.raises(SpecError, match="unbekanntes Spiel 'schach'"):
             parse_spec("schach")
         texts = describe([PlotRun("nim", load_learner(policy))])
-        assert "3,000 Episoden" in texts.subtitle
+        assert "3.000 Episoden" in texts.subtitle
         assert " auf Nim 3-5-7 (Misère)" in texts.title
     assert value_word(WIN) == "win"
 

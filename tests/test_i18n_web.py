@@ -77,7 +77,7 @@ def test_a_nim_game_in_german(client: TestClient) -> None:
     assert legend, "no value legend"
     assert legend.group(1).startswith(
         "Die Werte gelten für den Spieler, der den Zug macht: +1 ein sicherer Sieg, 0 ein Remis, "
-        "−1 eine sichere Niederlage. Ein fernerer Sieg ist weniger wert, γ = 0.9 pro Zug"
+        "−1 eine sichere Niederlage. Ein fernerer Sieg ist weniger wert, γ = 0,9 pro Zug"
     )
     assert "Stand:" in page and "Agent:" in page
     # A refused move is said in German, in the htmx panel too.
@@ -118,7 +118,7 @@ def test_an_error_page_in_german(client: TestClient) -> None:
     r = client.post("/train", data={"game": "nim:2,3", "learner": "q", "alpha": "2"}, headers=DE)
     assert r.status_code == 422
     assert re.search(r'<input name="alpha"[^>]*aria-invalid="true"', r.text)
-    assert "Alpha muss in (0, 1] liegen, nicht 2.0." in r.text
+    assert "Alpha muss in (0, 1] liegen, nicht 2,0." in r.text
     assert "α Lernrate" in r.text and "Weitere Optionen" in r.text
 
 
@@ -194,7 +194,7 @@ def test_the_api_keeps_its_keys_and_words_its_errors(client: TestClient) -> None
     assert r.status_code == 404 and r.json()["detail"].startswith("kein Spiel 'nope'")
     r = client.post("/api/train", json={"game": "nim:2,3", "alpha": 2}, headers=DE)
     assert r.status_code == 422
-    assert r.json() == {"detail": "alpha muss in (0, 1] liegen, nicht 2.0"}
+    assert r.json() == {"detail": "alpha muss in (0, 1] liegen, nicht 2,0"}
 
 
 def test_a_runs_texts_are_in_the_language_of_whoever_asks(

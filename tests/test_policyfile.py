@@ -190,13 +190,14 @@ def test_stray_temp_files_are_removed(tmp_path: Path) -> None:
     path = tmp_path / "agent.policy"
     (tmp_path / ".agent.policy.0123456789abcdef.qarena-tmp").write_bytes(b"half a file")
     (tmp_path / ".other.policy.0123456789abcdef.qarena-tmp").write_bytes(b"another target's")
-    (tmp_path / ".old.policy.0123456789abcdef.tmp").write_bytes(b"qarena 0.1's")
+    (tmp_path / ".notes.0123456789abcdef.tmp").write_bytes(b"another program's")
     (tmp_path / ".notes.abc.tmp").write_bytes(b"not ours")
     live = tmp_path / ".busy.policy.fedcba9876543210.qarena-tmp"
     with open(live, "wb") as held:
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
         save_policy(path, ARRAYS, META)
-        assert sorted(os.listdir(tmp_path)) == sorted([".notes.abc.tmp", live.name, path.name])
+        kept = [".notes.0123456789abcdef.tmp", ".notes.abc.tmp", live.name, path.name]
+        assert sorted(os.listdir(tmp_path)) == sorted(kept)
 
 
 # --- refusals on load ------------------------------------------------------------------------

@@ -259,12 +259,12 @@ def test_startup_tidies_what_killed_writers_left(
             "INSERT INTO policies VALUES ('0123456789ab', 'nim:1,2', 'q', 5, 1.0, '2024-01-01')"
         )
     (folder / "abcdefabcdef.npz").write_bytes(b"half a zip file")  # not a policy
-    temps = [
-        folder / f".{secrets.token_hex(6)}.npz.{secrets.token_hex(8)}.qarena-tmp",
-        folder / f".{secrets.token_hex(6)}.npz.{secrets.token_hex(8)}.tmp",
-    ]
+    temps = [folder / f".{secrets.token_hex(6)}.npz.{secrets.token_hex(8)}.qarena-tmp"]
     for temp in temps:
         temp.write_bytes(b"partial")
+    # Another program's temp file, under a name qarena's writer once used: not ours.
+    other = folder / f".{secrets.token_hex(6)}.npz.{secrets.token_hex(8)}.tmp"
+    other.write_bytes(b"partial")
     (folder / "notes.txt").write_text("not ours")
 
     caplog.set_level(logging.INFO, logger="qarena.web")
@@ -278,19 +278,23 @@ def test_startup_tidies_what_killed_writers_left(
     for pid in (orphan, copy):
         for key in ("game", "learner", "episodes", "optimality"):
             assert listed[pid][key] == rows[orphan][key], key
+        # A file that does not load is left as it is, and the Policies page says why.
+        shown = client.get("/policies").text
     assert not any(t.exists() for t in temps)
-    assert not (folder / "abcdefabcdef.npz").exists()
+    assert (folder / "abcdefabcdef.npz").read_bytes() == b"half a zip file"
+    assert other.exists()
+    assert 'id="unreadable"' in shown and "abcdefabcdef.npz" in shown
     assert (folder / f"{big}.npz").exists() and (folder / "notes.txt").exists()
     message = next(r.getMessage() for r in caplog.records if "policy store" in r.getMessage())
-    assert "removed 2 temp files" in message and "indexed 2 policy files" in message
-    assert "removed 1 invalid" in message and "left 1 too big" in message
+    assert "removed 1 temp files" in message and "indexed 2 policy files" in message
+    assert "1 that do not load and 1 too big to load" in message
     assert "dropped 1 rows" in message
 
     # Tidy now: a second start finds nothing to do (but the big file, still too big).
     caplog.clear()
     create_app(tmp_path)
     message = next(r.getMessage() for r in caplog.records if "policy store" in r.getMessage())
-    assert "indexed 0" in message and "left 1 too big" in message and "dropped 0" in message
+    assert "indexed 0" in message and "1 too big to load" in message and "dropped 0" in message
     # With room for it, it is indexed.
     monkeypatch.delenv("QARENA_MEMORY_LIMIT")
     with TestClient(create_app(tmp_path)) as client:

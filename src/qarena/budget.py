@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from qarena.errors import QarenaError, TooLargeError
-from qarena.i18n import _, gettext_noop
+from qarena.i18n import _, gettext_noop, number
 
 if TYPE_CHECKING:
     from qarena.games.base import Game
@@ -57,7 +57,7 @@ def check_count(flag: str, value: int, most: int, least: int = 1) -> None:
             )
         )
     if value > most:
-        shown = f"{value:,}" if value < 10**30 else _("a number that large")
+        shown = number(value, ",") if value < 10**30 else _("a number that large")
         raise QarenaError(
             _("{flag} must be at most {most:,}, not {value}").format(
                 flag=flag, most=most, value=shown
@@ -191,18 +191,20 @@ def memory_budget() -> int:
 def format_bytes(n: int) -> str:
     """``1.2 GB`` style, decimal units; any size, however large."""
     if n >= 10**18:
-        return f"{n / 10**18:.1f} EB" if n < 10**21 else _("more than 1,000 EB")
+        return number(n / 10**18, ".1f") + " EB" if n < 10**21 else _("more than 1,000 EB")
     value = float(n)
     for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
         if value < 1000 or unit == "PB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+            return number(value, ".0f" if unit == "B" else ".1f") + f" {unit}"
         value /= 1000
     raise AssertionError("unreachable")
 
 
 def format_count(n: int) -> str:
     """``1,234,567``, or a power of ten for numbers too long to read."""
-    return f"{n:,}" if n < 10**15 else _("about 10^{exponent}").format(exponent=len(str(n)) - 1)
+    return (
+        number(n, ",") if n < 10**15 else _("about 10^{exponent}").format(exponent=len(str(n)) - 1)
+    )
 
 
 #: Why a game does not fit, by what was asked ("solve", "tables", "learn") and whether the

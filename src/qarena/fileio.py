@@ -39,11 +39,10 @@ except ImportError:  # pragma: no cover - Windows
 
 PathLike = str | os.PathLike[str]
 
-#: Temp files end with this, so the cleaner never touches anything that is not ours.
+#: Temp files end with this, so the cleaner never touches anything that is not ours: a name
+#: like ``.notes.0123456789abcdef.tmp`` is some other program's, whoever wrote it.
 TEMP_SUFFIX = ".qarena-tmp"
 _TEMP = re.compile(r"\..*\.[0-9a-f]{16}" + re.escape(TEMP_SUFFIX), re.DOTALL)
-# Temp files of qarena 0.1 (``.<name>.<16 hex>.tmp``), removed the same way.
-_OLD_TEMP = re.compile(r"\..*\.[0-9a-f]{16}\.tmp", re.DOTALL)
 #: Without flock (Windows), a temp file this old is taken as abandoned.
 _STALE_SECONDS = 3600.0
 #: Longest part of the target's name kept in a temp file's name (names are at most 255 bytes).
@@ -230,7 +229,7 @@ def remove_stale_temps(folder: PathLike) -> int:
         return 0
     removed = 0
     for entry in entries:
-        if (_TEMP.fullmatch(entry) or _OLD_TEMP.fullmatch(entry)) and _abandoned(f, entry):
+        if _TEMP.fullmatch(entry) and _abandoned(f, entry):
             removed += 1
     return removed
 

@@ -7,7 +7,11 @@ gettext ``.po`` files under ``locale/`` (extracted with Babel: ``make catalogs``
 (and each thread) can speak its own while the command line sets one for the whole run.
 
 Texts are written with named placeholders and formatted after translation, so a translator
-can reorder them: ``_("{spec} is too large").format(spec=...)``.
+can reorder them: ``_("{spec} is too large").format(spec=...)``. In a language other than
+English, a translated text's ``format`` writes the numbers it is given as that language does
+(Babel's symbols: ``3.000`` and ``88,1 %`` in German), whatever their format specification
+says; :func:`number` does the same for a number shown on its own. Text given as text — a spec
+``nim:3,5,7``, a move, a position, a file name — is never changed, nor is anything in English.
 """
 
 from __future__ import annotations
@@ -15,10 +19,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gettext
+import numbers
 import os
+import string
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from babel import Locale
+from babel.numbers import get_decimal_symbol, get_group_symbol
 
 #: The catalogs: ``locale/<language>/LC_MESSAGES/qarena.mo``.
 LOCALES = Path(__file__).parent / "locale"
@@ -96,12 +106,79 @@ def best_match(accept_language: str | None) -> str:
 
 def _(message: str) -> str:
     """``message`` in the current language."""
-    return translations(_current.get()).gettext(message)
+    language = _current.get()
+    return _localized(translations(language).gettext(message), language)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """``singular`` or ``plural`` for ``n``, in the current language."""
-    return translations(_current.get()).ngettext(singular, plural, n)
+    language = _current.get()
+    return _localized(translations(language).ngettext(singular, plural, n), language)
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def _symbols(language: str) -> tuple[dict[int, str], str]:
+    """How ``language`` writes what English writes ``,`` and ``.`` in a number, and what it
+    puts for a ``%`` sign after one (from Babel's locale data)."""
+    swap = {ord(","): get_group_symbol(language), ord("."): get_decimal_symbol(language)}
+    pattern = Locale.parse(language).percent_formats[None].pattern
+    percent = pattern[pattern.rindex("0") + 1 :] or "%"
+    return swap, percent
+
+
+def number(value: Any, spec: str = "") -> str:
+    """``format(value, spec)`` as the current language writes numbers: ``number(3000, ",")``
+    is ``3,000`` in English and ``3.000`` in German, ``number(0.881, ".1%")`` ``88.1%`` and
+    ``88,1 %``. Anything but a number is formatted as it is."""
+    text = format(value, spec)
+    language = _current.get()
+    if language == DEFAULT or not is_number(value):
+        return text
+    return _localize_digits(text, language)
+
+
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a number :func:`number` writes in the current language (not a
+    bool)."""
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
+def _localize_digits(text: str, language: str) -> str:
+    swap, percent = _symbols(language)
+    stripped = text.rstrip()
+    if stripped.endswith("%"):
+        return stripped[:-1].translate(swap) + percent + text[len(stripped) :]
+    return text.translate(swap)
+
+
+class _NumberFormatter(string.Formatter):
+    """``str.format`` that writes numbers as the current language does."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return number(value, format_spec)
+
+
+_FORMATTER = _NumberFormatter()
+
+
+class Localized(str):
+    """A text in a language other than English: its ``format`` writes numbers as that language
+    does (see :func:`number`)."""
+
+    __slots__ = ()
+
+    def format(self, /, *args: object, **kwargs: object) -> str:
+        return _FORMATTER.vformat(self, args, kwargs)
+
+
+def _localized(text: str, language: str) -> str:
+    return text if language == DEFAULT else Localized(text)
+
+
+def localized(text: str) -> str:
+    """``text`` (already in the current language, or no words at all, like ``"{:,}"``) whose
+    ``format`` writes numbers as the current language does."""
+    return _localized(text, _current.get())
 
 
 def gettext_noop(message: str) -> str:

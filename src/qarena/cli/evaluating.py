@@ -38,7 +38,7 @@ from qarena.evaluate.report import (
     strategy_masks,
 )
 from qarena.games import parse_spec
-from qarena.i18n import _, ngettext
+from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import is_builtin
@@ -79,7 +79,7 @@ def _wdl_title(games: int) -> str:
 
 def _wdl(record: Record) -> str:
     s = record.shares()
-    return f"{s['win']:.3f}/{s['draw']:.3f}/{s['loss']:.3f}"
+    return "/".join(number(s[k], ".3f") for k in ("win", "draw", "loss"))
 
 
 def _print(record: dict[str, Any]) -> None:
@@ -109,14 +109,14 @@ def _lengths_table(result: Evaluation, games: int) -> Table:
 
     def count(lengths: Lengths, a: int, b: int) -> str:
         n = sum(lengths.counts[a : b + 1])
-        return f"{n:,}" if n else "·"
+        return number(n, ",") if n else "·"
 
     for a, b in _length_bins(lo, hi):
         table.add_row(str(a) if a == b else f"{a}–{b}", *(count(t, a, b) for t in totals.values()))
     table.add_section()
-    table.add_row(_("mean"), *(f"{t.mean:.2f}" for t in totals.values()))
-    table.add_row("  " + _("agent first"), *(f"{s.first.mean:.2f}" for s in seats.values()))
-    table.add_row("  " + _("agent second"), *(f"{s.second.mean:.2f}" for s in seats.values()))
+    table.add_row(_("mean"), *(number(t.mean, ".2f") for t in totals.values()))
+    table.add_row("  " + _("agent first"), *(number(s.first.mean, ".2f") for s in seats.values()))
+    table.add_row("  " + _("agent second"), *(number(s.second.mean, ".2f") for s in seats.values()))
     table.add_row(_("shortest"), *(str(t.shortest) for t in totals.values()))
     table.add_row(_("longest"), *(str(t.longest) for t in totals.values()))
     return table
@@ -278,7 +278,7 @@ def compete_command(
     table.add_column(_("B wins"), justify="right")
     orders = ((_("A first"), a_first), (_("B first"), b_first), (_("both"), a_first + b_first))
     for name, r in orders:
-        table.add_row(name, f"{r.win:,}", f"{r.draw:,}", f"{r.loss:,}")
+        table.add_row(name, *(number(n, ",") for n in (r.win, r.draw, r.loss)))
     out.print(
         styled(
             ngettext(
@@ -357,7 +357,7 @@ def matrix_command(
             learner=title(cls),
             game=game.title,
             spec=game.spec,
-            counts=" / ".join(f"{n:,}" for n in counts),
+            counts=" / ".join(number(n, ",") for n in counts),
         )
     )
     table = Table(
@@ -373,7 +373,7 @@ def matrix_command(
     for name, (_n, share, records) in rows.items():
         for i, opp_name in enumerate(MATRIX_EVALUATION):
             seats = records[opp_name]
-            lead = [name, f"{share:.4f}"] if i == 0 else ["", ""]
+            lead = [name, number(share, ".4f")] if i == 0 else ["", ""]
             table.add_row(*lead, opp_name, _wdl(seats.first), _wdl(seats.second))
         table.add_section()
     out.print(table)

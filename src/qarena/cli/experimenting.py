@@ -48,7 +48,7 @@ from qarena.experiments.sweep import (
 )
 from qarena.fileio import check_target, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
-from qarena.i18n import _, ngettext
+from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
 from qarena.learn.policyfile import read_meta
@@ -126,11 +126,11 @@ def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
     for row in rows[:SHOWN_ROWS]:
         cells = [row[c] for c in columns]
         cells += [
-            f"{int(row['episodes']):,}",
-            f"{float(row['optimality']):.4f}",
+            number(int(row["episodes"]), ","),
+            number(float(row["optimality"]), ".4f"),
         ]
         if curve:
-            cells.append(f"{int(row['perfect_at']):,}" if row["perfect_at"] else "-")
+            cells.append(number(int(row["perfect_at"]), ",") if row["perfect_at"] else "-")
         for name in MEASURED:
             cells.append(
                 "/".join(f"{float(row[f'{name}_{o}']):.2f}" for o in ("win", "draw", "loss"))

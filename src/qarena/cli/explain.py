@@ -27,7 +27,7 @@ from qarena.evaluate.explain import (
 )
 from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
-from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, speaking
+from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.solve import Solution, game_tables, solve
@@ -350,7 +350,7 @@ def _print_losing(found: LosingPositions, limit: int) -> None:
                 cells.append(_side(game, pos) or "")
             cells.append(_lost_in(int(t.depth[row])))
             if classes:
-                cells.append(f"{int(t.orbit[row]):,}")
+                cells.append(number(int(t.orbit[row]), ","))
             table.add_row(*(Text(c) for c in cells))
         out.print(table)
     if found.more:

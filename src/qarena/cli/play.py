@@ -22,7 +22,7 @@ from qarena.errors import QarenaError, SpecError
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec, value_word
 from qarena.games.words import move_help, played, rules, sentence
-from qarena.i18n import _, gettext_noop, ngettext
+from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import SPOT_LEARNER, Match, Reply, Result, Score, train_on_the_spot
@@ -55,7 +55,7 @@ class _Quit(Exception):
 
 
 def _seconds(s: float) -> str:
-    return f"{s:.2f} s" if s < 10 else f"{s:.0f} s"
+    return number(s, ".2f" if s < 10 else ".0f") + " s"
 
 
 def _trained(game: Game) -> Learner:

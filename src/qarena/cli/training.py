@@ -28,7 +28,7 @@ from qarena.cli.common import (
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
-from qarena.i18n import _, ngettext
+from qarena.i18n import _, ngettext, number
 from qarena.learn.base import read_rewards
 from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.training.run import Progress as RunProgress
@@ -291,7 +291,7 @@ def train_command(
             if opp.self_play
             else _("{opponent}, learner's seat: {seat}").format(opponent=opp.name, seat=seat),
         )
-        episodes_text = f"{result.episodes:,}"
+        episodes_text = number(result.episodes, ",")
         if learner.episodes != result.episodes:
             episodes_text = _("{count:,} ({total:,} in all)").format(
                 count=result.episodes, total=learner.episodes

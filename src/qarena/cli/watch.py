@@ -17,7 +17,7 @@ from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, o
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec, value_name, value_word
-from qarena.i18n import _, ngettext
+from qarena.i18n import _, ngettext, number
 from qarena.match import LABELS, Duel, Player, Turn, load_players
 
 #: Most games one watch plays (each is shown move by move).
@@ -170,13 +170,17 @@ def watch_command(
     for column in (_("wins"), _("draws"), _("losses"), _("moves"), _("kept the value")):
         table.add_column(column, justify="right")
     for label, p, t in zip(LABELS, players, tally, strict=True):
-        kept = f"{t['kept']:,} ({t['kept'] / t['moves']:.0%})" if t["moves"] else "-"
+        kept = (
+            f"{number(t['kept'], ',')} ({number(t['kept'] / t['moves'], '.0%')})"
+            if t["moves"]
+            else "-"
+        )
         table.add_row(
             f"{label}: {p.name}",
-            f"{t['win']:,}",
-            f"{t['draw']:,}",
-            f"{t['loss']:,}",
-            f"{t['moves']:,}",
+            number(t["win"], ","),
+            number(t["draw"], ","),
+            number(t["loss"], ","),
+            number(t["moves"], ","),
             kept,
         )
     out.print(table)

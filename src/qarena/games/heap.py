@@ -12,7 +12,7 @@ import numpy as np
 from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import LOSS, WIN, Game, GameArrays, Move, Position, Theory
 from qarena.games.base import mixed_radix_arrays as _mixed_radix_arrays
-from qarena.i18n import _, ngettext
+from qarena.i18n import _, ngettext, number
 
 # A move id table with more entries than this is no game a table learner can hold.
 MAX_MOVES = 1_000_000
@@ -279,7 +279,7 @@ class HeapGame(Game):
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
+    return f"{number(n, ',')} {word if n == 1 else many or word + 's'}"
 
 
 def pile_and_take(game: Game, position: Position, move: Move) -> tuple[int, int]:

@@ -15,7 +15,7 @@ import numpy as np
 from qarena.budget import JUDGE_PER_ENTRY, check_memory
 from qarena.errors import QarenaError
 from qarena.games.base import Game
-from qarena.i18n import _, gettext_noop
+from qarena.i18n import _, gettext_noop, number
 from qarena.kernels import learn as k
 from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
@@ -245,12 +245,12 @@ class Learner(ABC):
             discount = _(
                 "A win further off is worth less, γ = {gamma} per move: a win two moves later "
                 "(one each) is worth {worth}."
-            ).format(gamma=f"{gamma:g}", worth=f"{gamma**2:.3g}")
+            ).format(gamma=number(gamma, "g"), worth=number(gamma**2, ".3g"))
         else:
             discount = _(
                 "A win further off is worth less, γ = {gamma} per own move: a win with the "
                 "mover's next move is worth {worth}."
-            ).format(gamma=f"{gamma:g}", worth=f"{gamma:.3g}")
+            ).format(gamma=number(gamma, "g"), worth=number(gamma, ".3g"))
         return f"{scale} {discount}"
 
     @classmethod

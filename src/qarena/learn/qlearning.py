@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from qarena.games.base import Game
-from qarena.i18n import _, gettext_noop
+from qarena.i18n import _, gettext_noop, number
 from qarena.kernels import learn as k
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner, Text, reward_text
 from qarena.learn.policyfile import ArraySpec
@@ -60,4 +60,4 @@ class NaiveQLearner(QLearner):
             "This baseline adds up the next position's value (γ = {gamma} per move) without "
             "turning it round for the opponent, who moves there: its other values do not say "
             "who wins."
-        ).format(win=win, draw=draw, loss=loss, gamma=f"{self.config.gamma:g}")
+        ).format(win=win, draw=draw, loss=loss, gamma=number(self.config.gamma, "g"))

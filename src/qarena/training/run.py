@@ -112,8 +112,8 @@ def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
     if points > MAX_POINTS:
         raise QarenaError(
             _(
-                "--every {step:,} would record {points:,} points; a curve holds at most "
-                "{most:,}, so use --every {least:,} or more"
+                "--every {step} would record {points:,} points; a curve holds at most "
+                "{most:,}, so use --every {least} or more"
             ).format(step=step, points=points, most=MAX_POINTS, least=-(-total // room))
         )
     games = old.games if old is not None else CURVE_GAMES

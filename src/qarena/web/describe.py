@@ -12,7 +12,7 @@ from typing import Any
 from markupsafe import Markup
 
 from qarena.games import value_name
-from qarena.i18n import _, gettext_noop, ngettext
+from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
 
@@ -111,7 +111,7 @@ def opponent_text(name: str) -> str:
 
 
 def _number(x: Any) -> str:
-    return f"{x:g}" if isinstance(x, float) else str(x)
+    return number(x, "g") if isinstance(x, float) else str(x)
 
 
 def setting_text(name: str, value: Any) -> str:
@@ -127,7 +127,7 @@ def setting_text(name: str, value: Any) -> str:
     if name == "starts" and isinstance(value, int | float):
         if value == 0:
             return _("none")
-        return _("{percent}% of self-play episodes").format(percent=f"{100 * value:g}")
+        return _("{percent}% of self-play episodes").format(percent=number(100 * value, "g"))
     return _number(value)
 
 
@@ -200,7 +200,7 @@ def when(iso: str, now: datetime | None = None) -> Markup:
 
 
 def _percent(share: float, digits: int) -> str:
-    return f"{100 * share:.{digits}f}"
+    return number(100 * share, f".{digits}f")
 
 
 def learner_episodes(learner: str, episodes: int) -> str:

@@ -71,9 +71,9 @@ class Web:
         tidied = self.store.tidy()
         (log.warning if tidied else log.info)(
             "policy store %s: removed %d temp files of dead writers, indexed %d policy files "
-            "without a row, removed %d invalid ones, left %d too big to load, dropped %d rows "
-            "without a file",
-            data_dir, tidied.temps, tidied.indexed, tidied.removed, tidied.skipped,
+            "without a row, left alone %d that do not load and %d too big to load, dropped %d "
+            "rows without a file",
+            data_dir, tidied.temps, tidied.indexed, tidied.unreadable, tidied.skipped,
             tidied.dropped,
         )  # fmt: skip
         self.games = Games(max_games, idle_seconds)

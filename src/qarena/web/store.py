@@ -3,7 +3,9 @@
 A policy file is written first (atomically, by ``save_learner``) and its index row inserted
 after; a delete removes the row first and the file after. So the index never names a missing
 file for long, and a crash leaves at worst an unlisted file (or a writer's temp file), which
-:meth:`PolicyStore.tidy` puts right when the web app starts.
+:meth:`PolicyStore.tidy` puts right when the web app starts. A policy file the store cannot read
+(written by a newer qarena, unreadable to this user, damaged) is never removed: only qarena's
+own temp files are. It is listed as unreadable, with the reason, until it changes.
 """
 
 from __future__ import annotations
@@ -79,12 +81,12 @@ class Tidied:
 
     temps: int = 0  # temp files of dead writers removed
     indexed: int = 0  # policy files without a row, indexed
-    removed: int = 0  # files without a row that are not valid policies, removed
+    unreadable: int = 0  # files without a row that do not load as policies, left alone
     skipped: int = 0  # files without a row for games too big to load here, left alone
     dropped: int = 0  # rows whose file is missing, deleted
 
     def __bool__(self) -> bool:
-        return any((self.temps, self.indexed, self.removed, self.skipped, self.dropped))
+        return any((self.temps, self.indexed, self.unreadable, self.skipped, self.dropped))
 
 
 class PolicyRow(BaseModel):
@@ -119,6 +121,9 @@ class PolicyStore:
         self.folder = data_dir / "policies"
         self.index = data_dir / "index.sqlite3"
         self._lock = threading.Lock()
+        #: Files of the folder that do not load as policies: by id, the file's size and time
+        #: when it was tried (so it is tried again only once it changes), and why.
+        self._unreadable: dict[str, tuple[tuple[int, int], str]] = {}
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             # Can we create files there? An anonymous temp file answers without leaving one.
@@ -200,8 +205,8 @@ class PolicyStore:
         if gone:
             with self._db() as db:
                 db.executemany("DELETE FROM policies WHERE id = ?", [(i,) for i in gone])
-        indexed, removed, skipped = self._index_new(files)
-        return Tidied(temps, indexed, removed, skipped, len(gone))
+        indexed, unreadable, skipped = self._index_new(files)
+        return Tidied(temps, indexed, unreadable, skipped, len(gone))
 
     def refresh(self) -> int:
         """Index policy files put in the folder since (trained on the command line with
@@ -218,31 +223,49 @@ class PolicyStore:
         return files
 
     def _index_new(self, files: set[str] | None = None) -> tuple[int, int, int]:
-        """Index the policy files (``files``, else the folder's) that have no row, if they load,
-        or remove them, if they are not valid policies; leave alone those too big to load here.
-        Returns the counts."""
+        """Index the policy files (``files``, else the folder's) that have no row, if they load;
+        leave the others alone: those that do not load are listed by :meth:`unreadable` (and
+        tried again once they change), those too big to load here are skipped. Returns the
+        counts: indexed, unreadable, skipped."""
         with self._db() as db:
             rows = {r[0] for r in db.execute("SELECT id FROM policies")}
-        indexed = removed = skipped = 0
+        indexed = unreadable = skipped = 0
         for policy_id in sorted((self._files() if files is None else files) - rows):
             path = self.path(policy_id)
             try:
+                info = path.stat()
+            except OSError:
+                continue  # gone since the folder was listed
+            key = (info.st_size, info.st_mtime_ns)
+            known = self._unreadable.get(policy_id)
+            if known is not None and known[0] == key:
+                unreadable += 1
+                continue
+            try:
                 learner = load_learner(path)
-                modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+                modified = datetime.fromtimestamp(info.st_mtime, UTC)
                 self._index(policy_id, learner, modified)
+                self._unreadable.pop(policy_id, None)
                 indexed += 1
             except TooLargeError as e:
                 log.warning("left %s alone: %s", path, e)
                 skipped += 1
             except QarenaError as e:
-                log.warning("removed %s: it is not a valid policy file (%s)", path, e)
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-                removed += 1
+                # Not ours to delete: a newer qarena's file, one this user may not read.
+                log.warning("left %s alone: it cannot be read as a policy file (%s)", path, e)
+                self._unreadable[policy_id] = (key, str(e))
+                unreadable += 1
             except Exception:  # not the file's fault, as far as we know: keep it
                 log.exception("could not check %s; left it alone", path)
                 skipped += 1
-        return indexed, removed, skipped
+        return indexed, unreadable, skipped
+
+    def unreadable(self) -> list[tuple[str, str]]:
+        """The files of the folder that did not load as policies, and why, by file name."""
+        files = self._files()
+        return sorted(
+            (f"{i}.npz", reason) for i, (_key, reason) in self._unreadable.items() if i in files
+        )
 
     def get(self, policy_id: str) -> PolicyRow:
         """The row; NotFound when there is none."""

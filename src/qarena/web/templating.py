@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
-from markupsafe import Markup, escape
+from markupsafe import EscapeFormatter, Markup, escape
 
 from qarena import __version__
 from qarena.agents.opponents import OPPONENTS
 from qarena.games.registry import names
-from qarena.i18n import LANGUAGES, _, language
+from qarena.i18n import DEFAULT, LANGUAGES, _, is_number, language, number
 from qarena.learn.learners import LEARNERS
 from qarena.web.describe import (
     added_text,
@@ -52,20 +52,45 @@ class _Titles(Mapping[str, str]):
         return len(LEARNERS)
 
 
+class _NumberEscapeFormatter(EscapeFormatter):
+    """Markup's formatter, writing numbers as the current language does."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if is_number(value):
+            return str(self.escape(number(value, format_spec)))
+        return str(super().format_field(value, format_spec))
+
+
+class _LocalMarkup(Markup):
+    """Markup in a language other than English: its ``format`` escapes what fills its
+    placeholders, as Markup's does, and writes numbers as the language does."""
+
+    __slots__ = ()
+
+    def format(self, *args: Any, **kwargs: Any) -> Self:
+        return self.__class__(_NumberEscapeFormatter(self.escape).vformat(self, args, kwargs))
+
+
+def _markup(text: str) -> Markup:
+    return Markup(text) if language() == DEFAULT else _LocalMarkup(text)
+
+
 def text(message: str) -> Markup:
     """A template's own text in the current language, as the template would have it: what
     could be markup in a translation (``&``, ``<``, ``>``, ``"``) is escaped, apostrophes are
-    left as they are. Its ``.format()`` escapes what fills its placeholders."""
+    left as they are. Its ``.format()`` escapes what fills its placeholders and writes numbers
+    as the language does."""
     translated = _(message)
     for plain, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&#34;")):
         translated = translated.replace(plain, escaped)
-    return Markup(translated)
+    return _markup(translated)
 
 
 def fill(text: str, **values: Any) -> Markup:
     """``text`` (a translated message, plain text) with its placeholders filled by
-    ``values``, which may be markup (``Markup('<span>…</span>')``); everything else escaped."""
-    return Markup(escape(text)).format(**values)
+    ``values``, which may be markup (``Markup('<span>…</span>')``); everything else escaped,
+    numbers written as the current language does."""
+    return _markup(escape(text)).format(**values)
 
 
 def link(href: str, text: str) -> Markup:
@@ -95,6 +120,8 @@ env.globals["languages"] = LANGUAGES
 env.globals["here"] = current_path
 env.filters["fill"] = fill
 env.globals["markup"] = Markup
+#: A number as the page's language writes it: ``{{ number(r.episodes, ",") }}``.
+env.globals["number"] = number
 env.globals["link"] = link
 #: Training opponents by name: what `qarena train --opponent` takes, but policy files.
 env.globals["opponents"] = list(OPPONENTS)

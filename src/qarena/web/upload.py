@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from qarena.errors import QarenaError
-from qarena.i18n import _, ngettext
+from qarena.i18n import _, ngettext, number
 from qarena.web.errors import BodyTooLarge
 from qarena.web.store import PolicyRow, PolicyStore
 
@@ -33,9 +33,9 @@ _NAME_CHARS = 80
 def size_text(n: int) -> str:
     """A size in binary units as people read them: "64 MB", "195 KB"."""
     if n >= 2**20:
-        return f"{n / 2**20:.3g} MB"
+        return number(n / 2**20, ".3g") + " MB"
     if n >= 2**10:
-        return f"{n / 2**10:.3g} KB"
+        return number(n / 2**10, ".3g") + " KB"
     return ngettext("{count} byte", "{count} bytes", n).format(count=n)
 
 

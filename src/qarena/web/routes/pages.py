@@ -520,6 +520,7 @@ def _policies_page(
         "added": next((r for r in rows if r.id == added), None),
         "upload_error": upload_error,
         "max_upload": size_text(web.max_upload),
+        "unreadable": web.store.unreadable(),
     }
     return page(request, "policies.html", context, status)
 

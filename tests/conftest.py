@@ -32,6 +32,14 @@ def at(tables: Any, table: Any, position: tuple[int, ...]) -> dict[int, float]:
     return {m: float(table[row, f]) for m, f in frame.items()}
 
 
+@pytest.fixture(autouse=True)
+def _test_client_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FastAPI's TestClient sends ``Host: testserver``: the apps the tests build answer to
+    that name too, as ``qarena serve --allow-host testserver`` would (the middleware is
+    tested with other names in tests/test_web_hardening.py)."""
+    monkeypatch.setattr("qarena.web.middleware.LOCAL_NAMES", ("localhost", "testserver"))
+
+
 SPECS = [
     "nim",
     "nim:1",

@@ -41,6 +41,46 @@ def one_sentence(text: str) -> bool:
     return "\n" not in text and text.count(". ") == 0
 
 
+# --- DNS rebinding: the hosts the server answers to ------------------------------------
+
+
+def test_a_page_that_rebinds_its_name_to_this_machine_is_refused(tmp_path: Path) -> None:
+    """A page at evil.example whose name now resolves to 127.0.0.1 sends its requests with
+    ``Host: evil.example`` and its own Origin: same-origin to the browser, so only the Host
+    header tells. It can neither train, nor download, nor delete."""
+    with TestClient(create_app(tmp_path), base_url="http://127.0.0.1:8000") as local:
+        job = local.post("/api/train", json={"game": "nim:1,2"}).json()["job"]
+        policy = wait_job(local, job)["policy"]
+        rebound = {"Host": "evil.example:8000", "Origin": "http://evil.example:8000"}
+        r = local.post("/api/train", json={"game": "nim:1,2"}, headers=rebound)
+        assert r.status_code == 400 and "evil.example" in r.json()["detail"]
+        assert one_sentence(r.json()["detail"].rstrip("."))
+        assert local.get(f"/policies/{policy}/download", headers=rebound).status_code == 400
+        assert local.delete(f"/api/policies/{policy}", headers=rebound).status_code == 400
+        page = local.get("/", headers={**rebound, "Accept": "text/html"})
+        assert page.status_code == 400 and 'id="error"' in page.text
+        # The policy is still there, for the machine's own pages.
+        assert local.get(f"/api/policies/{policy}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["127.0.0.1:8000", "localhost:8000", "[::1]:8000", "192.168.1.5:8000", "app.localhost"],
+)
+def test_addresses_and_localhost_are_answered(tmp_path: Path, host: str) -> None:
+    with TestClient(create_app(tmp_path)) as c:
+        assert c.get("/api/policies", headers={"Host": host}).status_code == 200
+
+
+def test_names_the_server_is_told_of_are_answered(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, allowed_hosts=["Box.lan"])) as c:
+        assert c.get("/api/policies", headers={"Host": "box.lan:8000"}).status_code == 200
+        assert c.get("/api/policies", headers={"Host": "other.lan"}).status_code == 400
+        assert c.get("/api/policies", headers={"Host": ""}).status_code == 400
+    with TestClient(create_app(tmp_path, allowed_hosts=["*"])) as c:
+        assert c.get("/api/policies", headers={"Host": "other.lan"}).status_code == 200
+
+
 # --- cross-site requests ----------------------------------------------------------------
 
 

@@ -56,6 +56,16 @@ def serve_command(
             "else ~/.local/share/qarena).",
         ),
     ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            metavar="NAME",
+            help="Also answer requests to this host name (repeatable; '*': any). IP addresses "
+            "and localhost are always answered; other names are refused, so that no web page "
+            "can reach the app by rebinding its own name to this machine.",
+        ),
+    ] = None,
 ) -> int:
     """Serve the web app: play against agents and watch them learn, in a browser."""
     import uvicorn
@@ -64,7 +74,15 @@ def serve_command(
     from qarena.web.store import default_data_dir
 
     _check_port(host, port)  # first: a bad port must not create the data folder
-    web = create_app(data_dir if data_dir is not None else default_data_dir())
+    names = [*(allow_host or []), host]  # the name it listens on, when --host names one
+    for name in names:
+        if not name.strip() or len(name) > 253 or any(c.isspace() for c in name):
+            raise QarenaError(
+                _("--allow-host takes a host name like example.local, not {name!r}").format(
+                    name=name
+                )
+            )
+    web = create_app(data_dir if data_dir is not None else default_data_dir(), allowed_hosts=names)
     shown = f"[{host}]" if ":" in host else host
     out.print(
         _("qarena is serving at {url} — open it in a browser; Ctrl-C stops.").format(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -22,7 +22,7 @@ from qarena.match import TRAIN_SECONDS
 from qarena.web import errors
 from qarena.web.jobs import MAX_QUEUED, MAX_RUNNING
 from qarena.web.language import Language
-from qarena.web.middleware import MAX_BODY, BodyLimit, HeadAsGet, SameOrigin
+from qarena.web.middleware import MAX_BODY, AllowedHosts, BodyLimit, HeadAsGet, SameOrigin
 from qarena.web.play import IDLE_SECONDS, MAX_GAMES
 from qarena.web.routes import api, pages
 from qarena.web.service import MAX_COST, MAX_POSITIONS, Web
@@ -77,12 +77,15 @@ def create_app(
     max_queued: int = MAX_QUEUED,
     shutdown_seconds: float = SHUTDOWN_SECONDS,
     max_upload: int = MAX_UPLOAD,
+    allowed_hosts: Iterable[str] = (),
 ) -> FastAPI:
     """The app, with its policy store under ``data_dir`` (made if missing, and tidied: see
     ``PolicyStore.tidy``; QarenaError when it cannot be written). ``max_cost`` is the budget of
     positions × moves a game may have here (see ``MAX_COST``); ``max_upload`` the largest
     policy file the Policies page takes, in bytes (every other request body is at most
-    ``max_body``)."""
+    ``max_body``). Requests are answered when their Host header is an IP address, localhost,
+    or one of ``allowed_hosts`` (``"*"``: any), so a page that rebinds its own name to this
+    machine cannot reach the app (see ``AllowedHosts``)."""
     web = Web(
         Path(data_dir),
         max_games=max_games,
@@ -119,6 +122,7 @@ def create_app(
     app.add_middleware(BodyLimit, limit=max_body, streamed={UPLOAD_PATH: max_upload + ENVELOPE})
     app.add_middleware(SameOrigin)
     app.add_middleware(HeadAsGet)
+    app.add_middleware(AllowedHosts, names=tuple(allowed_hosts))
     # Outermost: every answer, the other middleware's refusals too, in the request's language.
     app.add_middleware(Language)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

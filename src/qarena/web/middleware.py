@@ -1,8 +1,10 @@
-"""The app's ASGI middleware: a body size limit, refusing other sites' requests, and HEAD."""
+"""The app's ASGI middleware: the hosts it answers to, a body size limit, refusing other sites'
+requests, and HEAD."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ipaddress
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 import anyio
@@ -182,6 +184,65 @@ class SameOrigin:
             await _refusal(scope)(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+#: Names that are this machine wherever the server runs; any IP address is allowed too.
+LOCAL_NAMES = ("localhost",)
+
+
+def host_name(host: str) -> str | None:
+    """The name or address of a Host header, lowercased, without its port or brackets; None
+    when it is not a host at all."""
+    parts = _origin(f"http://{host.strip()}")
+    return parts[1] if parts is not None else None
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class AllowedHosts:
+    """Answer only requests whose Host header names this server: an IP address, ``localhost``,
+    or a name in ``names`` (``qarena serve --host NAME`` and ``--allow-host NAME``).
+
+    DNS rebinding: another site's page can make its own name resolve to 127.0.0.1 and then
+    call this server as that site, with its own name in Host — same-origin to the browser, so
+    the same-site check passes. An address in Host is never such a name, so addresses pass;
+    ``*`` in ``names`` turns the check off (behind a proxy that checks hosts itself)."""
+
+    def __init__(self, app: ASGIApp, names: Iterable[str] = ()) -> None:
+        self.app = app
+        self.names = {n.strip().lower().strip("[]") for n in (*LOCAL_NAMES, *names)}
+
+    def allows(self, host: str | None) -> bool:
+        if "*" in self.names:
+            return True
+        if not host:
+            return False
+        name = host_name(host)
+        if name is None:
+            return False
+        return _is_address(name) or name in self.names or name.endswith(".localhost")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.allows(Headers(scope=scope).get("host")):
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        message = _(
+            "This server does not answer to the host {host!r}: open it by its address, such as "
+            "127.0.0.1, or as localhost, or start it with --allow-host NAME"
+        ).format(host=Headers(scope=scope).get("host", "")[:100])
+        answer = (
+            JSONResponse({"detail": message}, status_code=400)
+            if is_api(request)
+            else error_page(request, 400, message)
+        )
+        await answer(scope, receive, send)
 
 
 class HeadAsGet:

@@ -462,3 +462,50 @@ def test_check_writable_read_only_folder(tmp_path: Path) -> None:
             check_target(folder / "a.policy")
     finally:
         folder.chmod(0o700)
+
+
+# --- hostile files: refused before anything large is read ------------------------------
+
+
+def _peak_bytes(path: Path) -> tuple[str, int]:
+    """The refusal of loading ``path``, and the most memory Python allocated on the way."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(QarenaError) as info:
+            load_policy(path, expect_all)
+        return str(info.value), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_huge_npy_header_is_refused_before_it_is_read(saved: Path, tmp_path: Path) -> None:
+    """A version-2 npy header may claim up to 4 GB; numpy reads all of it before its own
+    limit of 10,000 bytes applies. Here a table's member of a valid policy file claims a 64 MB
+    header and holds it (64 MB of spaces deflate to a few hundred KB on disk)."""
+    length = 64 * 2**20
+    member = b"\x93NUMPY\x02\x00" + length.to_bytes(4, "little") + b" " * length
+    path = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info in src.infolist():
+            zf.writestr(info.filename, member if info.filename == "q.npy" else src.read(info))
+    assert path.stat().st_size < 2**20
+    del member
+    message, peak = _peak_bytes(path)
+    assert str(path) in message and "\n" not in message
+    assert peak < 2**20  # the header's 64 MB were never read
+
+
+def test_a_zip_of_many_members_is_refused_before_its_directory_is_parsed(
+    tmp_path: Path,
+) -> None:
+    """zipfile parses a file's whole directory when it opens it: 20,000 members cost a
+    ZipInfo each. The end record says how many there are, and that is enough to refuse."""
+    path = tmp_path / "many.npz"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for i in range(20_000):
+            zf.writestr(f"{i}.npy", b"")
+    message, peak = _peak_bytes(path)
+    assert "20,000 members" in message and str(path) in message
+    assert peak < 2**20

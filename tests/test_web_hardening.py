@@ -437,3 +437,20 @@ def test_numbers_are_ascii_digits_only(client: TestClient) -> None:
     assert client.get(f"/api/games/{state['id']}").json() == state
     r = client.get(f"/policies/{state['policy']}/inspect", params={"position": "३ ५ ७"})
     assert r.status_code == 422 and "ASCII" in r.text
+
+
+def test_a_policy_whose_file_vanished_is_not_found(tmp_path: Path) -> None:
+    """Another process (a second server, a person) removed a stored policy's file: its
+    download is a 404, not a server error, and its row goes."""
+    with TestClient(create_app(tmp_path), raise_server_exceptions=False) as c:
+        policy = wait_job(c, c.post("/api/train", json={"game": "nim:1,2"}).json()["job"])[
+            "policy"
+        ]
+        whole = c.get(f"/policies/{policy}/download")
+        assert whole.status_code == 200 and whole.content[:2] == b"PK"
+        assert whole.headers["content-length"] == str(len(whole.content))
+        assert f'filename="nim-1-2-q-{policy}.npz"' in whole.headers["content-disposition"]
+        (tmp_path / "policies" / f"{policy}.npz").unlink()
+        r = c.get(f"/policies/{policy}/download")
+        assert r.status_code == 404 and policy in r.json()["detail"]
+        assert c.get(f"/api/policies/{policy}").status_code == 404

@@ -98,3 +98,27 @@ def test_stopping_the_server_saves_running_training(
     assert (tmp_path / "policies" / f"{policy}.npz").is_file()
     assert not list((tmp_path / "policies").glob(".*"))  # no temp files left
     assert queued["state"] in ("queued", "running")
+
+
+def test_a_second_server_on_the_same_data_folder_is_refused(tmp_path: Path) -> None:
+    """Two servers on one folder each kept the index in step with the files as they saw them:
+    rows without files, a 500 on download. The second is refused at start, in one line; the
+    first goes on serving, and once it has stopped the folder is free again."""
+    proc, base = serve(tmp_path)
+    try:
+        second = subprocess.run(
+            [*qarena_command(), "serve", "--data-dir", str(tmp_path), "--port", str(free_port())],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert second.returncode == 2
+        assert second.stderr.count("\n") == 1 and "in use by another qarena serve" in second.stderr
+        assert call(base, "GET", "/api/policies") == []
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    again, _base = serve(tmp_path)
+    again.send_signal(signal.SIGTERM)
+    assert again.wait(timeout=30) == 0

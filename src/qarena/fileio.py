@@ -192,10 +192,11 @@ LOCK_NAME = ".qarena-lock"
 
 
 @contextlib.contextmanager
-def folder_lock(folder: PathLike, holder: str) -> Iterator[None]:
+def folder_lock(folder: PathLike, holder: str, advice: str | None = None) -> Iterator[None]:
     """Hold ``folder``'s lock while the block runs, so that a second ``holder`` (say, "sweep")
-    started on the same folder is refused with one line instead of working beside the first.
-    The lock goes with the process: a killed command leaves nothing locked."""
+    started on the same folder is refused with one line instead of working beside the first;
+    ``advice`` says what to do then (default: wait for the first to finish). The lock goes
+    with the process: a killed command leaves nothing locked."""
     f = os.fspath(folder)
     path = os.path.join(f, LOCK_NAME)
     try:
@@ -211,8 +212,8 @@ def folder_lock(folder: PathLike, holder: str) -> Iterator[None]:
             )
         if not _lock(fd, blocking=False):
             raise QarenaError(
-                _("{folder} is in use by another {holder}; wait for it to finish").format(
-                    folder=f, holder=holder
+                _("{folder} is in use by another {holder}; {advice}").format(
+                    folder=f, holder=holder, advice=advice or _("wait for it to finish")
                 )
             )
         yield

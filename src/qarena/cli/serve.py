@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import signal
 import socket
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from qarena.cli.common import app, out
 from qarena.errors import QarenaError
+from qarena.fileio import folder_lock
 from qarena.i18n import _
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
 def _check_port(host: str, port: int) -> None:
@@ -68,8 +73,6 @@ def serve_command(
     ] = None,
 ) -> int:
     """Serve the web app: play against agents and watch them learn, in a browser."""
-    import uvicorn
-
     from qarena.web import create_app
     from qarena.web.store import default_data_dir
 
@@ -82,7 +85,25 @@ def serve_command(
                     name=name
                 )
             )
-    web = create_app(data_dir if data_dir is not None else default_data_dir(), allowed_hosts=names)
+    folder = data_dir if data_dir is not None else default_data_dir()
+    with contextlib.suppress(OSError):  # else create_app says what is wrong with it
+        folder.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as held:
+        if folder.is_dir():
+            # One server per data folder: two would each keep the index in step with the
+            # files as they saw them, and undo each other's work.
+            held.enter_context(
+                folder_lock(
+                    folder, "qarena serve", _("stop it first, or give this one another --data-dir")
+                )
+            )
+        return _serve(create_app(folder, allowed_hosts=names), host, port)
+
+
+def _serve(web: FastAPI, host: str, port: int) -> int:
+    """Run ``web`` until SIGTERM or Ctrl-C."""
+    import uvicorn
+
     shown = f"[{host}]" if ":" in host else host
     out.print(
         _("qarena is serving at {url} — open it in a browser; Ctrl-C stops.").format(

@@ -44,6 +44,16 @@ FORMAT_VERSION = 2
 #: inflate an arbitrary amount of JSON.
 MAX_META_BYTES = 1 << 20
 
+#: Longest npy header a loader reads: qarena writes about 128 bytes. numpy refuses headers
+#: over 10,000 bytes, but only once it has read them, and a version-2 header may claim 4 GB
+#: (a small deflated member can inflate to that much).
+MAX_HEADER_BYTES = 4096
+#: Most members a policy file may have (metadata and a few tables), and the largest zip
+#: directory a loader parses: zipfile reads the whole directory when it opens a file, so a
+#: hostile one of a million entries costs hundreds of MB before any check.
+MAX_MEMBERS = 64
+MAX_DIRECTORY_BYTES = 64 * 1024
+
 #: Expected shape and dtype of one array.
 ArraySpec = tuple[tuple[int, ...], np.dtype[Any]]
 
@@ -221,16 +231,41 @@ _HEADER_LOCK = threading.Lock()
 def _header(
     zf: zipfile.ZipFile, info: zipfile.ZipInfo
 ) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
-    """Shape, Fortran order, dtype and header length of a member, reading only its header."""
+    """Shape, Fortran order, dtype and header length of a member, reading only its header,
+    whose length is checked before any of it is read."""
     with _HEADER_LOCK, zf.open(info) as m:
         version = np.lib.format.read_magic(m)
         if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(m)
+            length_format, read_header = "<H", np.lib.format.read_array_header_1_0
         elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(m)
+            length_format, read_header = "<I", np.lib.format.read_array_header_2_0
         else:
             raise ValueError(f"unsupported npy version {version}")
+        raw = m.read(struct.calcsize(length_format))
+        if len(raw) != struct.calcsize(length_format):
+            raise ValueError("truncated npy header")
+        (length,) = struct.unpack(length_format, raw)
+        if length > MAX_HEADER_BYTES:
+            raise ValueError(f"an npy header of {length} bytes")
+        shape, fortran, dtype = read_header(io.BytesIO(raw + m.read(length)))
         return shape, fortran, dtype, m.tell()
+
+
+def _check_directory(p: str, fh: IO[bytes]) -> None:
+    """Refuse a zip whose directory is larger than a policy file's could be, from its end
+    record alone, before zipfile parses the directory."""
+    end = zipfile._EndRecData(fh)  # type: ignore[attr-defined]  # reads the end record only
+    if end is None:
+        raise zipfile.BadZipFile("no end of central directory")
+    entries, size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+    if entries > MAX_MEMBERS or size > MAX_DIRECTORY_BYTES:
+        raise QarenaError(
+            _(
+                "{file} is not a qarena policy file (its zip directory lists {count:,} members "
+                "in {size:,} bytes; a policy file has at most {most})"
+            ).format(file=p, count=entries, size=size, most=MAX_MEMBERS)
+        )
+    fh.seek(0)
 
 
 def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
@@ -389,7 +424,10 @@ def _opened(p: str) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo
             )
         with open(p, "rb") as fh:
             try:
+                _check_directory(p, fh)
                 zf = zipfile.ZipFile(fh)
+            except QarenaError:
+                raise
             except Exception as e:
                 if not _damaged(e):
                     raise

@@ -296,6 +296,17 @@ class PolicyStore:
             ).fetchone()
         return PolicyRow.of(found) if found else None
 
+    def open(self, policy_id: str) -> tuple[PolicyRow, IO[bytes]]:
+        """The row and its file, opened for reading; NotFound when there is no such policy, or
+        when its file is gone (its row is then dropped: the index named a missing file)."""
+        row = self.get(policy_id)
+        try:
+            return row, self.path(policy_id).open("rb")
+        except FileNotFoundError:
+            with self._db() as db:
+                db.execute("DELETE FROM policies WHERE id = ?", (policy_id,))
+            raise NotFound(_("no policy {id!r}").format(id=policy_id)) from None
+
     def load(self, policy_id: str) -> Learner:
         self.get(policy_id)
         return load_learner(self.path(policy_id))

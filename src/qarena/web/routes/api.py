@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -247,12 +248,23 @@ def api_delete(policy_id: str, web: WebDep) -> Response:
         **_errors(404, 422),
     },
 )
-def download(policy_id: str, web: WebDep) -> FileResponse:
-    row = web.store.get(policy_id)
-    return FileResponse(
-        web.store.path(policy_id),
+def download(policy_id: str, web: WebDep) -> StreamingResponse:
+    # The file is opened here, so a file that vanished is a 404 and one deleted while it is
+    # sent is still sent whole.
+    row, f = web.store.open(policy_id)
+    size = os.fstat(f.fileno()).st_size
+
+    def chunks() -> Iterator[bytes]:
+        with f:
+            yield from iter(lambda: f.read(1 << 16), b"")
+
+    return StreamingResponse(
+        chunks(),
         media_type="application/octet-stream",
-        filename=row.filename,
+        headers={
+            "Content-Disposition": f'attachment; filename="{row.filename}"',
+            "Content-Length": str(size),
+        },
     )
 
 

@@ -443,9 +443,7 @@ def test_a_policy_whose_file_vanished_is_not_found(tmp_path: Path) -> None:
     """Another process (a second server, a person) removed a stored policy's file: its
     download is a 404, not a server error, and its row goes."""
     with TestClient(create_app(tmp_path), raise_server_exceptions=False) as c:
-        policy = wait_job(c, c.post("/api/train", json={"game": "nim:1,2"}).json()["job"])[
-            "policy"
-        ]
+        policy = wait_job(c, c.post("/api/train", json={"game": "nim:1,2"}).json()["job"])["policy"]
         whole = c.get(f"/policies/{policy}/download")
         assert whole.status_code == 200 and whole.content[:2] == b"PK"
         assert whole.headers["content-length"] == str(len(whole.content))

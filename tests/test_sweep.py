@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from qarena.cli import run
+from qarena.errors import QarenaError
 from qarena.experiments.sweep import COLUMNS, Grid, Setting
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
@@ -198,6 +199,49 @@ def test_out_must_be_a_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path
     code, _, err = _run(capsys, "sweep", "nim", "--out", str(target))
     assert code == 2 and "is not a folder" in err
     assert target.read_text() == "mine"
+
+
+def test_a_folder_of_someone_elses_files_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A folder without sweep.json is not a sweep's: its results.csv is someone's own, which
+    the sweep used to write over. Refused before anything is written; an empty folder is
+    taken."""
+    mine = tmp_path / "results.csv"
+    mine.write_text("my,own\n1,2\n")
+    code, out, err = _run(capsys, "sweep", "nim:1,2", "--out", str(tmp_path), "--episodes", "10")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "holds files but no sweep (results.csv)" in err
+    assert mine.read_text() == "my,own\n1,2\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["results.csv"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _run(capsys, "sweep", "nim:1,2", "--out", str(empty), "--episodes", "10")[0] == 0
+
+
+def test_a_refused_backend_leaves_no_folder_behind(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep refused after its folder was made (here: Ray cannot start) removes the folder
+    it made; one refused before (Ray not installed) never makes it."""
+    from qarena.experiments import backends
+
+    def no_ray(*args: object, **kwargs: object) -> None:
+        raise QarenaError("cannot start a local Ray instance: no room")
+
+    monkeypatch.setattr(backends, "run_ray", no_ray)
+    folder = tmp_path / "new" / "sweep"
+    code, _, err = _run(
+        capsys, "sweep", "nim:1,2", "--out", str(folder), "--episodes", "10", "--backend", "ray"
+    )
+    assert code == 2 and "cannot start a local Ray instance" in err
+    assert not folder.exists()
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)
+    code, _, err = _run(
+        capsys, "sweep", "nim:1,2", "--out", str(folder), "--episodes", "10", "--backend", "ray"
+    )
+    assert code == 2 and "needs Ray" in err
+    assert not folder.exists()
 
 
 @pytest.mark.slow

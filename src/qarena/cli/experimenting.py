@@ -3,6 +3,7 @@ every core or a Ray cluster, with one table of results; and the report built fro
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import time
@@ -161,6 +162,9 @@ def _check_backend(backend: str, ray_address: str | None, workers: int | None) -
         )
     if ray_address is not None and backend != "ray":
         raise QarenaError(_("--ray-address applies to --backend ray"))
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        # Refused before the folder is made, not once the sweep has started.
+        raise QarenaError(_("--backend ray needs Ray; install it with: pip install 'qarena[ray]'"))
 
 
 @app.command("sweep")

@@ -37,7 +37,7 @@ from qarena.agents.strategies import STRATEGIES, players_of
 from qarena.budget import check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
-from qarena.fileio import folder_lock, is_dir, is_file, write_atomic
+from qarena.fileio import LOCK_NAME, folder_lock, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, speaking
 from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, Learner, read_rewards
@@ -577,6 +577,8 @@ class SweepFolder:
         """Make the folder for ``fixed``, or check that the sweep in it shares them."""
         root = str(self.root)
         old = self.fixed()
+        if old is None:
+            self._check_no_other_files()
         if old is not None and old != fixed:
             diffs = [
                 _("{setting} {old!r}, not {new!r}").format(
@@ -605,13 +607,38 @@ class SweepFolder:
             text = json.dumps(fixed.to_json(), indent=2) + "\n"
             write_atomic(self.settings_file, text.encode())
 
+    def _check_no_other_files(self) -> None:
+        """A folder with no sweep in it yet must hold nothing of anyone else's: the sweep
+        writes results.csv and sweep.json there, over whatever has those names."""
+        try:
+            entries = sorted(os.listdir(self.root))
+        except FileNotFoundError:
+            return
+        others = [e for e in entries if e != LOCK_NAME and not (e == "runs" and self._empty_runs())]
+        if others:
+            names = ", ".join(others[:3]) + ("…" if len(others) > 3 else "")
+            raise QarenaError(
+                _(
+                    "{folder} holds files but no sweep ({names}); give --out a new or empty "
+                    "folder, or the folder of a sweep to resume"
+                ).format(folder=self.root, names=names)
+            )
+
+    def _empty_runs(self) -> bool:
+        return is_dir(str(self.runs)) and not any(os.scandir(self.runs))
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """The folder (made if new) held by this sweep while the block runs: a second sweep
-        into it is refused until this one ends."""
+        into it is refused until this one ends. A folder this sweep made is removed again if
+        the sweep fails before a run is finished (a refused backend, say), so a refusal leaves
+        nothing behind."""
         root = str(self.root)
         if os.path.lexists(root) and not is_dir(root):
             raise QarenaError(_("--out {folder} is not a folder").format(folder=root))
+        made = not os.path.lexists(root)
+        if not made and not self.settings_file.exists():
+            self._check_no_other_files()  # before the lock file, too, is put there
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -620,8 +647,25 @@ class SweepFolder:
                     folder=root, problem=e.strerror or e
                 )
             ) from None
-        with folder_lock(root, "sweep"):
-            yield
+        try:
+            with folder_lock(root, "sweep"):
+                yield
+        except BaseException:
+            if made:
+                self._unmake()
+            raise
+
+    def _unmake(self) -> None:
+        """Remove the folder this sweep made, if it holds no finished run: only the files a
+        sweep writes, and only empty folders."""
+        if self.runs.is_dir() and any(self.runs.iterdir()):
+            return
+        for path in (self.settings_file, self.results, self.root / LOCK_NAME):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        for folder in (self.runs, self.root):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
     def path(self, name: str) -> Path:
         return self.runs / f"{name}.npz"

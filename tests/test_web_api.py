@@ -838,6 +838,25 @@ def test_uploading_a_policy_file_stores_it_checked(tmp_path: Path) -> None:
         assert [p["id"] for p in client.get("/api/policies").json()] == [pid]
 
 
+def test_an_upload_of_a_game_over_the_budget_is_refused(tmp_path: Path) -> None:
+    """A small file of a big game (a 1.36 MB Connect Four 5×5 policy cost the server 56 s and
+    5 GB) is held to the budget the web app's own training is held to, read from its
+    metadata before the game's tables are built; nothing is stored."""
+    from qarena.cli import run
+
+    made = tmp_path / "made.npz"
+    assert run(["train", "tictactoe:3x4:3", "--out", str(made)]) == 0
+    data_dir = tmp_path / "data"
+    # tictactoe:3x4:3 has about 34,000 classes × 12 moves: over a budget of 100,000.
+    with TestClient(create_app(data_dir, max_cost=100_000)) as client:
+        r = upload(client, "t34.npz", made.read_bytes())
+        assert r.status_code == 422, r.text[-300:]
+        assert "tictactoe:3x4:3 is too big for the web app to check an upload" in r.text
+        assert store_files(data_dir) == []
+    with TestClient(create_app(data_dir)) as client:  # within the default budget: taken
+        assert upload(client, "t34.npz", made.read_bytes()).status_code == 303
+
+
 def test_upload_limits_by_content_length_and_by_what_arrives(tmp_path: Path) -> None:
     with TestClient(create_app(tmp_path, max_upload=50_000)) as client:
         # A Content-Length over the limit is refused before any of the body is read.

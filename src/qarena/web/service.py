@@ -91,6 +91,29 @@ class Web:
         """Why the web app will not train ``game`` (None if it will). Cheap: it reads the
         game's sizes (its estimated positions: classes, for canonical learning) and builds
         nothing."""
+        size = self._over_budget(game)
+        if size is None:
+            return None
+        return _(
+            "{spec} is too big to train in the web app ({size}), so train it on the command line "
+            "into this server's policy folder, and it plays here: qarena train {spec} --out "
+            "{file} (NAME: 12 digits 0-9 or letters a-f)"
+        ).format(spec=game.spec, size=size, file=self.store.folder / "NAME.npz")
+
+    def too_big_to_upload(self, game: Game) -> str | None:
+        """Why the web app will not take an upload of a policy for ``game`` (None if it will):
+        checking one builds the game's tables, as training here does, so the same budget."""
+        size = self._over_budget(game)
+        if size is None:
+            return None
+        return _(
+            "{spec} is too big for the web app to check an upload of ({size}); copy the file "
+            "into this server's policy folder instead, as {file} (NAME: 12 digits 0-9 or letters "
+            "a-f), and it plays here"
+        ).format(spec=game.spec, size=size, file=self.store.folder / "NAME.npz")
+
+    def _over_budget(self, game: Game) -> str | None:
+        """How ``game`` is over the web app's budget, in words; None when it is within."""
         positions, moves = estimate_positions(game), game.num_moves
         cost = positions * moves
         if positions > self.max_positions:
@@ -104,11 +127,7 @@ class Web:
             ).format(positions=positions, moves=moves, cost=cost, most=self.max_cost)
         else:
             return None
-        return _(
-            "{spec} is too big to train in the web app ({size}), so train it on the command line "
-            "into this server's policy folder, and it plays here: qarena train {spec} --out "
-            "{file} (NAME: 12 digits 0-9 or letters a-f)"
-        ).format(spec=game.spec, size=size, file=self.store.folder / "NAME.npz")
+        return size
 
     def game(self, spec: str, stored: bool = False) -> Game:
         """The game a spec names, if it is within the budget: checked before any table is built

@@ -18,7 +18,7 @@ import secrets
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import atomic_open, remove_stale_temps
+from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
@@ -162,9 +163,11 @@ class PolicyStore:
         save_learner(self.path(policy_id), learner, extra=extra)
         return self._index(policy_id, learner, datetime.now(UTC))
 
-    def receive(self) -> Receiving:
-        """A policy file to receive from elsewhere (an upload), written as it arrives."""
-        return Receiving(self)
+    def receive(self, refuse: Callable[[Game], str | None] | None = None) -> Receiving:
+        """A policy file to receive from elsewhere (an upload), written as it arrives;
+        ``refuse`` says why its game is not taken (None: it is), checked from its metadata
+        before any table is built."""
+        return Receiving(self, refuse)
 
     def meta(self, policy_id: str) -> dict[str, Any]:
         """A stored policy's metadata, read without its tables (NotFound when there is none;
@@ -328,8 +331,11 @@ class Receiving:
     indexed; or dropped, leaving nothing behind. The parts may come from different threads
     (an upload's are written as they reach the server), never two at once."""
 
-    def __init__(self, store: PolicyStore) -> None:
+    def __init__(
+        self, store: PolicyStore, refuse: Callable[[Game], str | None] | None = None
+    ) -> None:
         self.store = store
+        self.refuse = refuse
         self.id = secrets.token_hex(6)
         self.name = _("the file")
         self._stack = contextlib.ExitStack()
@@ -358,6 +364,12 @@ class Receiving:
 
     def _verify(self, tmp: str) -> None:
         try:
+            if self.refuse is not None:
+                # The game first, from the metadata alone: checking the tables builds the
+                # game's, which for a big game takes what training it would.
+                why = self.refuse(parse_spec(str(read_meta(tmp).get("game"))))
+                if why is not None:
+                    raise QarenaError(why)
             self._loaded = load_learner(tmp)
         except QarenaError as e:
             # Named as the person named it: the server's paths are not theirs to see.

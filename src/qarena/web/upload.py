@@ -5,6 +5,7 @@ no upload is ever held whole in memory or written anywhere but the store's folde
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 from fastapi import Request
 from python_multipart.exceptions import FormParserError
@@ -13,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from qarena.errors import QarenaError
+from qarena.games import Game
 from qarena.i18n import _, ngettext, number
 from qarena.web.errors import BodyTooLarge
 from qarena.web.store import PolicyRow, PolicyStore
@@ -104,12 +106,18 @@ class _Form:
         self.data += data[start:end]
 
 
-async def receive_policy(request: Request, store: PolicyStore, limit: int) -> PolicyRow:
+async def receive_policy(
+    request: Request,
+    store: PolicyStore,
+    limit: int,
+    refuse: Callable[[Game], str | None] | None = None,
+) -> PolicyRow:
     """Store the policy file a form posts (field ``file``), checked in full as any policy
     file is; QarenaError with one line when it is refused (BodyTooLarge over ``limit``
     bytes, by the request's Content-Length before any of it is read), leaving the store as
-    it was. The body is read here, in the event loop, as it arrives; only writing and the
-    check take a worker thread, so slow uploads hold none while they wait."""
+    it was; ``refuse`` says why a game is not taken (see ``PolicyStore.receive``). The body is
+    read here, in the event loop, as it arrives; only writing and the check take a worker
+    thread, so slow uploads hold none while they wait."""
     kind, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if kind != b"multipart/form-data" or not boundary:
@@ -133,7 +141,7 @@ async def receive_policy(request: Request, store: PolicyStore, limit: int) -> Po
             "on_part_data": form.on_part_data,
         },
     )
-    incoming = store.receive()
+    incoming = store.receive(refuse)
     await run_in_threadpool(incoming.open)
     try:
         try:

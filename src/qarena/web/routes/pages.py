@@ -535,7 +535,7 @@ async def policy_upload(request: Request, web: WebDep) -> Response:
     """A policy file from the person's computer, into the store: refused in a line on the
     page (nothing stored) when it is too big or not a valid policy file."""
     try:
-        row = await receive_policy(request, web.store, web.max_upload)
+        row = await receive_policy(request, web.store, web.max_upload, web.too_big_to_upload)
     except QarenaError as e:
         return _policies_page(request, web, None, sentence(str(e)), status_of(e))
     return RedirectResponse(f"/policies?added={row.id}", status_code=303)

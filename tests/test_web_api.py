@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from qarena.budget import MAX_SIDE
+from qarena.errors import SpecError
 from qarena.games import WIN, parse_spec, value_name
 from qarena.learn.learners import load_learner
 from qarena.solve import solve
@@ -397,10 +399,17 @@ def test_home_page_and_playing_through_the_form(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200
     has_ids(r.text, "new-game", "play")
-    for name in ("kind", "piles", "heap", "take", "rows", "cols", "k", "rule", "first"):
+    names = ("kind", "piles", "heap", "take", "rows", "cols", "k", "c4_rows", "c4_cols", "c4_k")
+    for name in (*names, "rule", "first"):
         assert f'name="{name}"' in r.text, name
-    for value in ("nim", "subtraction", "tictactoe", "misere", "normal", "human", "ai"):
+    for value in ("nim", "subtraction", "tictactoe", "connect4", "misere", "normal", "human", "ai"):
         assert f'value="{value}"' in r.text, value
+    # A board's sides are bounded as the games bound them (README: 12), in every field.
+    for name in ("rows", "cols", "c4_rows", "c4_cols"):
+        field = re.search(rf'<input name="{name}"[^>]*>', r.text)
+        assert field is not None and f'max="{MAX_SIDE}"' in field.group(0), name
+    with pytest.raises(SpecError):
+        parse_spec(f"connect4:{MAX_SIDE + 1}x4")
 
     form = {"kind": "tictactoe", "rows": "3", "cols": "3", "k": "3", "first": "human",
             "piles": "3,5,7", "heap": "12", "take": "3", "rule": "misere"}  # fmt: skip
@@ -424,6 +433,36 @@ def test_home_page_and_playing_through_the_form(client: TestClient) -> None:
     r = client.post("/play", data={**form, "kind": "nim", "piles": "3,x"})
     assert r.status_code == 422
     has_ids(r.text, "error", "new-game")
+
+
+def test_connect_four_from_the_home_form(client: TestClient) -> None:
+    form = {"kind": "connect4", "c4_rows": "3", "c4_cols": "4", "c4_k": "3", "first": "ai"}
+    r = client.post("/play", data=form, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/train/")
+    job = wait_job(client, r.headers["location"].split("/")[-1].split("?")[0])
+    assert job["state"] == "done" and job["game"] == "connect4:3x4:3"
+    r = client.post("/play", data={**form, "c4_rows": "13"})
+    assert r.status_code == 422 and "1 to 12 rows and columns" in r.text
+
+
+def test_the_form_plays_a_game_trained_on_the_command_line(tmp_path: Path) -> None:
+    """A game over the web app's budget, trained on the command line into the server's
+    policy folder (what the refusal says to do), plays from the home page's form as it
+    does from the API; without such a policy the form says how to train it."""
+    from qarena.cli import run
+
+    data_dir = tmp_path / "data"
+    form = {"kind": "spec", "spec": "tictactoe:3x4:3", "first": "human"}
+    # tictactoe:3x4:3 has about 34,000 classes × 12 moves: over a budget of 100,000.
+    with TestClient(create_app(data_dir, max_cost=100_000)) as client:
+        refused = client.post("/play", data=form, follow_redirects=False)
+        assert refused.status_code == 422 and "qarena train tictactoe:3x4:3 --out" in refused.text
+        policy = data_dir / "policies" / "0123456789ab.npz"
+        assert run(["train", "tictactoe:3x4:3", "--out", str(policy)]) == 0
+        r = client.post("/play", data=form, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"].startswith("/games/"), r.text
+        game = client.get(r.headers["location"].replace("/games/", "/api/games/")).json()
+        assert game["policy"] == "0123456789ab" and game["game"] == "tictactoe:3x4:3"
 
 
 def test_game_page_contract(client: TestClient) -> None:

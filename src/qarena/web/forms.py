@@ -24,6 +24,9 @@ class HomeForm(BaseModel):
     rows: str = "3"
     cols: str = "3"
     k: str = "3"
+    c4_rows: str = "4"
+    c4_cols: str = "4"
+    c4_k: str = "4"
     rule: str = "misere"
     spec: str = ""
     first: str = "human"
@@ -116,12 +119,18 @@ def game_spec(form: HomeForm) -> str:
         rows, cols = _digits(form.rows, _("rows")), _digits(form.cols, _("columns"))
         k = _digits(form.k, _("in a row to win"))
         return f"tictactoe:{rows}x{cols}:{k}"
+    if kind == "connect4":
+        rows, cols = _digits(form.c4_rows, _("rows")), _digits(form.c4_cols, _("columns"))
+        k = _digits(form.c4_k, _("in a row to win"))
+        return f"connect4:{rows}x{cols}:{k}"
     if kind == "spec":  # any registered game, read by the registry like the command line's
         if not form.spec.strip():
             raise QarenaError(_("give the game's spec, e.g. nim:3,5,7"))
         return form.spec.strip()
     raise QarenaError(
-        _("unknown game {kind!r}; expected nim, subtraction, tictactoe or spec").format(kind=kind)
+        _("unknown game {kind!r}; expected nim, subtraction, tictactoe, connect4 or spec").format(
+            kind=kind
+        )
     )
 
 

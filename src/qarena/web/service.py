@@ -176,6 +176,13 @@ class Web:
         with self._lock:
             self._agents.pop(policy_id, None)
 
+    def opponent_for(self, spec: str, first: str) -> Agent | Job:
+        """Whom a person asking to play ``spec`` meets, for the home page's form and the API
+        alike: the game's best stored agent (a game too big to train here plays when one was
+        trained on the command line into the folder); else, within the budget, the
+        on-the-spot run training one; else the refusal, saying how to train it."""
+        return self.agent_or_job(self.game(spec, stored=True), first)
+
     def agent_or_job(self, game: Game, first: str) -> Agent | Job:
         """The game's best stored agent; else the on-the-spot run training one, shared by
         everyone who asks meanwhile (started if there is none)."""
@@ -209,7 +216,7 @@ class Web:
         elif body.game is None:
             raise QarenaError(_("give a game spec, a policy id, or both"))
         else:
-            got = self.agent_or_job(self.game(body.game, stored=True), body.first)
+            got = self.opponent_for(body.game, body.first)
             if isinstance(got, Job):
                 return got
             agent = got

@@ -17,6 +17,7 @@ from markupsafe import EscapeFormatter, Markup, escape
 
 from qarena import __version__
 from qarena.agents.opponents import OPPONENTS
+from qarena.budget import MAX_SIDE
 from qarena.games.registry import names
 from qarena.i18n import DEFAULT, LANGUAGES, _, is_number, language, number
 from qarena.learn.learners import LEARNERS
@@ -128,6 +129,8 @@ env.globals["opponents"] = list(OPPONENTS)
 #: The forms of every registered game's spec, for the home page's "any game" field.
 env.globals["spec_forms"] = lambda: ", ".join(f"{n}[:…]" for n in names())
 env.globals["spec_example"] = "nim:3,5,7"
+#: The most rows and columns a board may have: the forms' bounds are the games' own.
+env.globals["max_side"] = MAX_SIDE
 #: Learners by their title ("Q-learning"), as pages name them.
 env.globals["learner_titles"] = _Titles()
 #: Stored times as people read them: ``{{ row.created|when }}``.

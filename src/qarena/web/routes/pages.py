@@ -98,7 +98,7 @@ def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]
     first = fields.first
     try:
         _check_first(first)
-        got = web.agent_or_job(web.game(game_spec(fields)), first)
+        got = web.opponent_for(game_spec(fields), first)
         if isinstance(got, Job):
             # The run may be shared with someone who chose another opener: say ours.
             mine = "" if first == got.first else f"?first={first}"

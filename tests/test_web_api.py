@@ -945,3 +945,15 @@ def test_compare_draws_the_curves_of_the_chosen_policies(client: TestClient) -> 
     assert r.status_code == 422 and "No policy" in r.text and "0123456789ab" in r.text
     r = client.get("/compare", params={"id": [a] * 3 + [f"{i:012x}" for i in range(9)]})
     assert r.status_code == 422 and "at most 8" in r.text
+
+
+def test_readme_and_the_guide_state_the_web_apps_budget() -> None:
+    """README and the web app's guide give the budget the code holds games to (the page's
+    refusals name it from the same constants)."""
+    from qarena.web.service import MAX_COST, MAX_POSITIONS
+
+    root = Path(__file__).resolve().parents[1]
+    for page in (root / "README.md", root / "docs" / "web.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert f"at most {MAX_POSITIONS:,} positions" in text, page.name
+        assert f"{MAX_COST:,} positions × moves" in text, page.name

@@ -32,12 +32,15 @@ def at(tables: Any, table: Any, position: tuple[int, ...]) -> dict[int, float]:
     return {m: float(table[row, f]) for m, f in frame.items()}
 
 
-@pytest.fixture(autouse=True)
-def _test_client_host(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, scope="session")
+def _test_client_host() -> Iterator[None]:
     """FastAPI's TestClient sends ``Host: testserver``: the apps the tests build answer to
     that name too, as ``qarena serve --allow-host testserver`` would (the middleware is
-    tested with other names in tests/test_web_hardening.py)."""
-    monkeypatch.setattr("qarena.web.middleware.LOCAL_NAMES", ("localhost", "testserver"))
+    tested with other names in tests/test_web_hardening.py). Session-wide, so apps that
+    module fixtures build answer to it too."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("qarena.web.middleware.LOCAL_NAMES", ("localhost", "testserver"))
+        yield
 
 
 SPECS = [

@@ -327,7 +327,7 @@ def test_play_speaks_german() -> None:
     child.expect(r"Haufen 1 \(1\)  \|\r\n")
     child.expect(r"Haufen 2 \(2\)  \| \|\r\n")
     child.expect("Sie sind am Zug.")
-    child.expect(r"2:2\s+\+\d\.\d+\s+← das würde die KI spielen")
+    child.expect(r"2:2\s+\+\d,\d+\s+← das würde die KI spielen")  # German: decimal comma
     child.expect(move)
     for typed, answer in [
         ("hallo", r"Zug 'hallo' hat nicht die Form HAUFEN:ANZAHL"),

@@ -502,6 +502,46 @@ def test_no_page_is_wider_than_a_phone(page: Any, live_server: str) -> None:
         assert lines and max(lines) < 1.5, f"a value cell of {path} wraps"
 
 
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_side_panels_tables_show_whole_on_a_desktop(
+    page: Any, live_server: str, language: str
+) -> None:
+    """The AI's values where it moved, with the solver's verdicts (its widest table; German
+    words are longer): no column clipped behind a scroll box at 1280 px."""
+    game = call_api(live_server, "POST", "/api/games", {"game": "tictactoe", "first": "ai"})
+    page.set_viewport_size(DESKTOP)
+    page.context.add_cookies([{"name": "qarena_lang", "value": language, "url": live_server}])
+    page.goto(f"/games/{game['id']}")
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    page.locator("#toggle-hint").check()
+    expect(page.locator("#ai-values td.verdict").first).to_be_visible()
+    sizes = page.evaluate(
+        """() => [...document.querySelectorAll('aside table')].map(t => {
+            const aside = t.closest('aside');
+            return [t.id, t.getBoundingClientRect().right, aside.getBoundingClientRect().right,
+                    aside.scrollWidth, aside.clientWidth];
+        })"""
+    )
+    assert {s[0] for s in sizes} >= {"ai-values", "values"}
+    for table, right, aside_right, scroll, client in sizes:
+        assert right <= aside_right + 0.5 and scroll <= client, (table, sizes)
+
+
+def test_the_policies_actions_are_in_reach_on_a_phone(page: Any, live_server: str) -> None:
+    """On a phone every stored policy's actions are inside the screen, not in a table scrolled
+    out of sight."""
+    policy = _trained(live_server, {"game": "nim:1,2", "episodes": 500})
+    page.set_viewport_size(PHONE)
+    page.goto("/policies")
+    row = page.locator(f'tr[data-policy="{policy}"]')
+    for action in ("a.play", "a.inspect", "a.watch", "a.download", "button.delete"):
+        box = row.locator(action).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (
+            action,
+            box,
+        )
+
+
 def test_board_cells_are_played_with_the_keyboard(page: Any) -> None:
     start_game(page, "tictactoe", rows="3", cols="3", k="3")
     cells = page.locator("#position [data-move][tabindex='0']")

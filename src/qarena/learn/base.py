@@ -223,7 +223,7 @@ class Learner(ABC):
     def format_value(cls, value: float, compact: bool = False) -> str:
         """One learned value for people, in the one number format of every view: ``+0.8100``;
         ``compact`` where room is short (a board cell): ``+0.81``."""
-        return f"{value:+.2f}" if compact else f"{value:+.4f}"
+        return number(value, "+.2f" if compact else "+.4f")
 
     @classmethod
     def describe_value(cls, value: float) -> str:

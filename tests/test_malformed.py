@@ -484,6 +484,15 @@ CASES: list[Case] = [
     _c("serve-host-not-local", "serve", "--host", "192.0.2.1", "--port", "8765", sub=True),
     _c("serve-data-dir-is-file", "serve", "--data-dir", "notes.txt", "--port", "{free}", sub=True),
     _c(
+        "serve-memory-limit-not-a-number",
+        "serve",
+        "--port",
+        "{free}",
+        sub=True,
+        env={"QARENA_MEMORY_LIMIT": "abc"},
+    ),
+    _c("serve-allow-host-blank", "serve", "--port", "{free}", "--allow-host", " ", sub=True),
+    _c(
         "serve-data-dir-in-missing-folder",
         "serve",
         "--data-dir",

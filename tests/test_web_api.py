@@ -957,3 +957,25 @@ def test_readme_and_the_guide_state_the_web_apps_budget() -> None:
         text = " ".join(page.read_text(encoding="utf-8").split())
         assert f"at most {MAX_POSITIONS:,} positions" in text, page.name
         assert f"{MAX_COST:,} positions × moves" in text, page.name
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"episodes": True},
+        {"episodes": "100"},
+        {"alpha": True},
+        {"seed": False},
+        {"until_perfect": 1},
+        {"canonical": "no"},
+        {"rewards": [True, 0, -1]},
+    ],
+)
+def test_json_numbers_and_booleans_are_what_they_say(
+    client: TestClient, body: dict[str, Any]
+) -> None:
+    """JSON's true is not the number 1, and "100" is not 100: refused, not taken as
+    something else (``{"episodes": true}`` used to train one episode)."""
+    r = client.post("/api/train", json={"game": "nim:1,2", **body})
+    assert r.status_code == 422, r.text
+    assert client.post("/api/games", json={"game": "nim:1,2", "seed": True}).status_code == 422

@@ -452,3 +452,34 @@ def test_a_policy_whose_file_vanished_is_not_found(tmp_path: Path) -> None:
         r = c.get(f"/policies/{policy}/download")
         assert r.status_code == 404 and policy in r.json()["detail"]
         assert c.get(f"/api/policies/{policy}").status_code == 404
+
+
+def test_405_names_every_method_the_path_answers(client: TestClient) -> None:
+    """The router named only the first route matching a path: PUT on a policy said ``Allow:
+    GET``, though DELETE works there too."""
+    r = client.put("/api/policies/0123456789ab")
+    assert r.status_code == 405 and r.headers["allow"] == "DELETE, GET, HEAD"
+    assert client.put("/api/train/abc").headers["allow"] == "DELETE, GET, HEAD"
+    assert client.get("/api/games/abc/moves").headers["allow"] == "POST"
+
+
+def test_a_broken_form_is_said_to_be_a_broken_form(client: TestClient) -> None:
+    r = client.post(
+        "/play",
+        content=b"\xff\xfe--x--",
+        headers={"content-type": "multipart/form-data; boundary=x", "accept": "application/json"},
+    )
+    assert r.status_code == 400
+    assert (
+        r.json()["detail"] == "the request body could not be read as a form (multipart/form-data)"
+    )
+
+
+def test_stopping_a_run_that_has_ended_is_a_conflict(client: TestClient) -> None:
+    job = client.post("/api/train", json={"game": "nim:1,2", "episodes": 100}).json()["job"]
+    assert wait_job(client, job)["state"] == "done"
+    r = client.delete(f"/api/train/{job}")
+    assert r.status_code == 409 and "already ended (done)" in r.json()["detail"]
+    # The page's stop button on an ended run just shows the run.
+    page = client.post(f"/train/{job}/stop", follow_redirects=False)
+    assert page.status_code == 303

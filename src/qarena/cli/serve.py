@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from qarena.budget import memory_budget
 from qarena.cli.common import app, out
 from qarena.errors import QarenaError
 from qarena.fileio import folder_lock
@@ -77,6 +78,7 @@ def serve_command(
     from qarena.web.store import default_data_dir
 
     _check_port(host, port)  # first: a bad port must not create the data folder
+    memory_budget()  # a QARENA_MEMORY_LIMIT that is no number is refused now, not per request
     names = [*(allow_host or []), host]  # the name it listens on, when --host names one
     for name in names:
         if not name.strip() or len(name) > 253 or any(c.isspace() for c in name):

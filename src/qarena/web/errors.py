@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match
 
 from qarena.errors import QarenaError
 from qarena.games.words import sentence
@@ -109,13 +110,37 @@ async def _http_error(request: Request, exc: Exception) -> Response:
             method=request.method, path=request.url.path
         )
     elif exc.status_code == 400:  # FastAPI could not decode the body (not UTF-8, say)
-        message = _("the request body could not be read as JSON")
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind in ("multipart/form-data", "application/x-www-form-urlencoded"):
+            message = _("the request body could not be read as a form ({kind})").format(kind=kind)
+        else:
+            message = _("the request body could not be read as JSON")
     else:
         message = str(exc.detail)
     browser = not is_api(request) and "text/html" in request.headers.get("accept", "")
     response = _answer(request, exc.status_code, message, browser)
     response.headers.update(exc.headers or {})
+    if exc.status_code == 405:
+        response.headers["Allow"] = ", ".join(_allowed(request))
     return response
+
+
+def _allowed(request: Request) -> list[str]:
+    """Every method some route answers at the request's path (HEAD wherever GET is): the
+    router names only the first route that matches the path, which left DELETE out."""
+    routes: list[BaseRoute] = list(request.app.routes)
+    allowed = [
+        method
+        for method in _METHODS
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
+    if "GET" in allowed:
+        allowed.append("HEAD")
+    return sorted(allowed)
+
+
+#: Methods a route may answer (HEAD is answered wherever GET is).
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:

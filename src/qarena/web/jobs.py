@@ -292,10 +292,12 @@ class Jobs:
         # As a policy file opponent on the command line: uniformly among its best moves.
         return Opponent(f"policy {job.opponent}", other.best_moves())
 
-    def cancel(self, job: Job) -> None:
+    def cancel(self, job: Job) -> bool:
         """Stop a job: a running one between chunks (what it learned is saved); a waiting one
-        leaves the line at once, having learned nothing."""
+        leaves the line at once, having learned nothing. False when it had already ended."""
         with self._lock:
+            if job.state not in ("queued", "running"):
+                return False
             job.cancel = True
             if job.state == "queued":
                 self._drop(
@@ -305,6 +307,7 @@ class Jobs:
                     ),
                 )
                 self._renumber()
+            return True
 
     def shutdown(self, timeout: float) -> int:
         """Drop the waiting runs, stop the running ones and wait up to ``timeout`` seconds for

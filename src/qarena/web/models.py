@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from qarena.budget import MAX_EPISODES
 from qarena.web.store import PolicyRow
+
+#: A number in a JSON body: ``true`` is not 1, nor ``"5"`` 5.
+_Number = Annotated[float, Field(strict=True)]
 
 #: Seeds fit the kernels' 64-bit generator.
 MAX_SEED = 2**63 - 1
@@ -20,7 +24,11 @@ class NewGame(BaseModel):
     first: Literal["human", "ai"] = "human"
     policy: str | None = Field(default=None, max_length=64, description="A policy id")
     seed: int | None = Field(
-        default=None, ge=0, le=MAX_SEED, description="Seed for the AI's choice among ties"
+        default=None,
+        ge=0,
+        le=MAX_SEED,
+        strict=True,
+        description="Seed for the AI's choice among ties",
     )
 
 
@@ -38,29 +46,38 @@ class TrainIn(BaseModel):
 
     game: str = Field(max_length=200, description="Game spec", examples=["nim:2,3"])
     learner: str = Field(
-        default="q", max_length=32, description="q, afterstate, matchbox, naive or elimination"
+        default="q",
+        max_length=32,
+        description="The learner: q, afterstate, matchbox, naive-q or elimination",
     )
-    episodes: int | None = Field(default=None, ge=1, examples=[2000])
-    alpha: float | None = Field(default=None, allow_inf_nan=False, description="Learning rate")
-    gamma: float | None = Field(default=None, allow_inf_nan=False, description="Discount")
+    episodes: int | None = Field(default=None, ge=1, le=MAX_EPISODES, strict=True, examples=[2000])
+    alpha: float | None = Field(
+        default=None, strict=True, allow_inf_nan=False, description="Learning rate"
+    )
+    gamma: float | None = Field(
+        default=None, strict=True, allow_inf_nan=False, description="Discount"
+    )
     epsilon: float | None = Field(
-        default=None, allow_inf_nan=False, description="Exploration rate at the start"
+        default=None, strict=True, allow_inf_nan=False, description="Exploration rate at the start"
     )
     epsilon_end: float | None = Field(
-        default=None, allow_inf_nan=False, description="Exploration rate at the end"
+        default=None, strict=True, allow_inf_nan=False, description="Exploration rate at the end"
     )
     schedule: str | None = Field(
         default=None,
         max_length=32,
         description="How ε goes from start to end: constant, linear or exp",
     )
-    rewards: tuple[float, float, float] | None = Field(
+    rewards: tuple[_Number, _Number, _Number] | None = Field(
         default=None, description="Rewards for a win, a draw and a loss", examples=[[1, 0, -1]]
     )
     initial: float | None = Field(
-        default=None, allow_inf_nan=False, description="Initial value of every table entry"
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description="Initial value of every table entry",
     )
-    seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED, strict=True)
     starts: float | None = Field(
         default=None,
         allow_inf_nan=False,
@@ -71,7 +88,9 @@ class TrainIn(BaseModel):
         default=None, max_length=32, description="Exploring starts: sweep or uniform"
     )
     canonical: bool = Field(
-        default=True, description="Learn one position per symmetry (false: every position)"
+        default=True,
+        strict=True,
+        description="Learn one position per symmetry (false: every position)",
     )
     opponent: str = Field(
         default="self",
@@ -85,7 +104,7 @@ class TrainIn(BaseModel):
         description="Against an opponent: the learner plays first, second, or both (alternating)",
     )
     until_perfect: bool = Field(
-        default=False, description="Stop as soon as the solver finds the play perfect"
+        default=False, strict=True, description="Stop as soon as the solver finds the play perfect"
     )
 
     @field_validator("rewards")

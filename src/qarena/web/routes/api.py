@@ -14,6 +14,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from qarena.i18n import _
+from qarena.match import Conflict
 from qarena.web.jobs import Job
 from qarena.web.models import (
     Detail,
@@ -185,13 +187,18 @@ def api_job(job_id: str, web: WebDep) -> dict[str, Any]:
     operation_id="stop_training",
     status_code=202,
     response_model=JobOut,
-    responses=_errors(403, 404, 422),
+    responses=_errors(403, 404, 409, 422),
 )
 def api_stop_job(job_id: str, web: WebDep) -> dict[str, Any]:
     """Stop a run between chunks; what it learned so far is saved as a policy. A queued run
-    leaves the line."""
+    leaves the line. A run that has already ended is 409: there is nothing left to stop."""
     job = web.jobs.get(job_id)
-    web.jobs.cancel(job)
+    if not web.jobs.cancel(job):
+        raise Conflict(
+            _("training run {id} has already ended ({state}); there is nothing to stop").format(
+                id=job.id, state=job.state
+            )
+        )
     return job.snapshot()
 
 

@@ -483,3 +483,56 @@ def test_stopping_a_run_that_has_ended_is_a_conflict(client: TestClient) -> None
     # The page's stop button on an ended run just shows the run.
     page = client.post(f"/train/{job}/stop", follow_redirects=False)
     assert page.status_code == 303
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [("/api/games", b"application/json"), ("/policies/upload", b"multipart/form-data; boundary=x")],
+)
+def test_a_body_that_stops_arriving_is_let_go(
+    tmp_path: Path, path: str, content_type: bytes
+) -> None:
+    """A client that promises a body and stops sending was held open for ever (1,000 such
+    uploads held 1,252 descriptors, and one held up SIGTERM): answered 408 once no part of the
+    body has come for the idle limit."""
+    import anyio
+
+    app = create_app(tmp_path, body_idle_seconds=0.3)
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"content-type", content_type),
+            (b"content-length", b"1000"),
+        ],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000),
+    }
+    sent: list[dict[str, Any]] = []
+    first = True
+
+    async def receive() -> dict[str, Any]:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": b"--x\r\n", "more_body": True}
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def call() -> None:
+        with anyio.fail_after(10):
+            await app(scope, receive, send)
+
+    anyio.run(call)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 408

@@ -20,6 +20,10 @@ from qarena.i18n import _
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+#: Connections served at once; more are answered 503 (a descriptor each: the system's limit is
+#: often 1,024).
+MAX_CONNECTIONS = 500
+
 
 def _check_port(host: str, port: int) -> None:
     """Refuse, with one line, a port that is taken or a host that cannot be bound."""
@@ -106,6 +110,8 @@ def _serve(web: FastAPI, host: str, port: int) -> int:
     """Run ``web`` until SIGTERM or Ctrl-C."""
     import uvicorn
 
+    from qarena.web.app import SHUTDOWN_SECONDS
+
     shown = f"[{host}]" if ":" in host else host
     out.print(
         _("qarena is serving at {url} — open it in a browser; Ctrl-C stops.").format(
@@ -114,7 +120,20 @@ def _serve(web: FastAPI, host: str, port: int) -> int:
         soft_wrap=True,
         markup=False,
     )
-    server = uvicorn.Server(uvicorn.Config(web, host=host, port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            web,
+            host=host,
+            port=port,
+            log_level="warning",
+            # Bounded: idle connections close after 5 s, at most 500 at once (more are answered
+            # 503), and a stop waits at most this long for open connections (a slow upload)
+            # once running training has saved.
+            timeout_keep_alive=5,
+            limit_concurrency=MAX_CONNECTIONS,
+            timeout_graceful_shutdown=int(SHUTDOWN_SECONDS) + 5,
+        )
+    )
     # Open progress streams end as soon as the server is asked to stop.
     web.state.web.stopping = lambda: bool(server.should_exit)
     # On SIGTERM uvicorn shuts down (the app's shutdown saves running training) and then raises

@@ -22,7 +22,14 @@ from qarena.match import TRAIN_SECONDS
 from qarena.web import errors
 from qarena.web.jobs import MAX_QUEUED, MAX_RUNNING
 from qarena.web.language import Language
-from qarena.web.middleware import MAX_BODY, AllowedHosts, BodyLimit, HeadAsGet, SameOrigin
+from qarena.web.middleware import (
+    BODY_IDLE_SECONDS,
+    MAX_BODY,
+    AllowedHosts,
+    BodyLimit,
+    HeadAsGet,
+    SameOrigin,
+)
 from qarena.web.play import IDLE_SECONDS, MAX_GAMES
 from qarena.web.routes import api, pages
 from qarena.web.service import MAX_COST, MAX_POSITIONS, Web
@@ -78,6 +85,7 @@ def create_app(
     shutdown_seconds: float = SHUTDOWN_SECONDS,
     max_upload: int = MAX_UPLOAD,
     allowed_hosts: Iterable[str] = (),
+    body_idle_seconds: float = BODY_IDLE_SECONDS,
 ) -> FastAPI:
     """The app, with its policy store under ``data_dir`` (made if missing, and tidied: see
     ``PolicyStore.tidy``; QarenaError when it cannot be written). ``max_cost`` is the budget of
@@ -85,7 +93,8 @@ def create_app(
     policy file the Policies page takes, in bytes (every other request body is at most
     ``max_body``). Requests are answered when their Host header is an IP address, localhost,
     or one of ``allowed_hosts`` (``"*"``: any), so a page that rebinds its own name to this
-    machine cannot reach the app (see ``AllowedHosts``)."""
+    machine cannot reach the app (see ``AllowedHosts``). A request body that stops arriving for
+    ``body_idle_seconds`` is answered 408."""
     web = Web(
         Path(data_dir),
         max_games=max_games,
@@ -119,7 +128,12 @@ def create_app(
     )
     app.state.web = web
     # The one large body is an uploaded policy file, which its route reads as it arrives.
-    app.add_middleware(BodyLimit, limit=max_body, streamed={UPLOAD_PATH: max_upload + ENVELOPE})
+    app.add_middleware(
+        BodyLimit,
+        limit=max_body,
+        streamed={UPLOAD_PATH: max_upload + ENVELOPE},
+        idle_seconds=body_idle_seconds,
+    )
     app.add_middleware(SameOrigin)
     app.add_middleware(HeadAsGet)
     app.add_middleware(AllowedHosts, names=tuple(allowed_hosts))

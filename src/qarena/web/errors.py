@@ -21,6 +21,7 @@ from qarena.web.language import request_language
 from qarena.web.templating import page
 
 __all__ = [
+    "BodyStalled",
     "BodyTooLarge",
     "Conflict",
     "Full",
@@ -34,6 +35,10 @@ __all__ = [
 ]
 
 log = logging.getLogger("qarena.web")
+
+
+class BodyStalled(QarenaError):
+    """A request body that stopped arriving (408)."""
 
 
 class NotFound(QarenaError):
@@ -58,6 +63,8 @@ def status_of(exc: QarenaError) -> int:
         return 503
     if isinstance(exc, BodyTooLarge):
         return 413
+    if isinstance(exc, BodyStalled):
+        return 408
     return 422
 
 

@@ -14,10 +14,19 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from qarena.i18n import _
-from qarena.web.errors import BodyTooLarge, error_page, is_api
+from qarena.web.errors import BodyStalled, BodyTooLarge, error_page, is_api
 
 #: The largest request body, in bytes.
 MAX_BODY = 16 * 1024
+#: Longest wait for the next part of a request body: a client that stops sending (a
+#: Content-Length it never delivers) is answered 408 and let go, not held open for ever.
+BODY_IDLE_SECONDS = 30.0
+
+
+def _stalled() -> JSONResponse:
+    return JSONResponse(
+        {"detail": _("the request body stopped arriving; send it again")}, status_code=408
+    )
 
 
 def _too_big(limit: int) -> JSONResponse:
@@ -38,11 +47,16 @@ class BodyLimit:
     :class:`BodyTooLarge`, which the route answers in its own way."""
 
     def __init__(
-        self, app: ASGIApp, limit: int = MAX_BODY, streamed: Mapping[str, int] | None = None
+        self,
+        app: ASGIApp,
+        limit: int = MAX_BODY,
+        streamed: Mapping[str, int] | None = None,
+        idle_seconds: float = BODY_IDLE_SECONDS,
     ) -> None:
         self.app = app
         self.limit = limit
         self.streamed = dict(streamed or {})
+        self.idle_seconds = idle_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -61,12 +75,17 @@ class BodyLimit:
                     await _too_big(limit)(scope, receive, send)
                     return
         if scope["path"] in self.streamed:
-            await self.app(scope, _counted(receive, declared, limit), send)
+            await self.app(scope, _counted(receive, declared, limit, self.idle_seconds), send)
             return
         body = b""
         more = True
         while more:
-            message = await receive()
+            try:
+                with anyio.fail_after(self.idle_seconds):
+                    message = await receive()
+            except TimeoutError:
+                await _stalled()(scope, receive, send)
+                return
             if message["type"] != "http.request":
                 return  # the client went away
             body += message.get("body", b"")
@@ -86,16 +105,21 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
-def _counted(receive: Receive, declared: int, limit: int) -> Receive:
+def _counted(receive: Receive, declared: int, limit: int, idle_seconds: float) -> Receive:
     """``receive`` for a streamed body: it raises BodyTooLarge once the body is known to be
-    over ``limit`` bytes, by its Content-Length (``declared``) or by what has arrived."""
+    over ``limit`` bytes, by its Content-Length (``declared``) or by what has arrived, and
+    BodyStalled when no part of it comes for ``idle_seconds``."""
     seen = 0
 
     async def counted() -> Message:
         nonlocal seen
         if declared > limit:
             raise BodyTooLarge(_("the request body is over {size:,} bytes").format(size=limit))
-        message = await receive()
+        try:
+            with anyio.fail_after(idle_seconds):
+                message = await receive()
+        except TimeoutError:
+            raise BodyStalled(_("the request body stopped arriving; send it again")) from None
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
             if seen > limit:

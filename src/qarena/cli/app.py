@@ -422,4 +422,8 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
+    if "multiprocessing.synchronize" in sys.modules:
+        # A process pool ran (sweep, report): its semaphores are released by multiprocessing's
+        # exit handlers, which os._exit skips; its resource tracker would then warn of leaks.
+        sys.exit(code)
     os._exit(code)

@@ -28,6 +28,7 @@ from qarena.cli import (  # noqa: F401
     serve,
     solving,
     training,
+    warm,
     watch,
 )
 from qarena.cli.common import STOPPED, app, err, stop_was_told

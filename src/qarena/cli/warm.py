@@ -1,0 +1,42 @@
+"""qarena warm-up: compile the kernels once, so the first game after an install starts at once."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import tempfile
+import time
+from pathlib import Path
+
+from qarena.cli.common import app, err
+from qarena.i18n import _, number
+
+#: One game of each kind of rules the kernels are compiled for (a heap, a board, gravity).
+WARM_SPECS = ("nim:1,2", "subtraction:5:2", "tictactoe:2x2:2", "connect4:2x3:2")
+
+
+@app.command("warm-up", hidden=True)
+def warm_up_command() -> int:
+    """Compile qarena's kernels now (numba keeps them on disk), so that the first game,
+    training or solve after an install does not wait for them. make install runs this."""
+    from qarena.cli.app import run
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="qarena-warm-") as folder:
+        for spec in WARM_SPECS:
+            policy = str(Path(folder) / "p.npz")
+            # What a first game does: search, train with a curve (matches), judge, then eval.
+            for argv in (
+                ["train", spec, "--out", policy, "--until-perfect", "--curve", "--json"],
+                ["eval", policy, "--games", "10", "--json"],
+            ):
+                with contextlib.redirect_stdout(io.StringIO()):
+                    code = run(argv)
+                if code:
+                    return code
+    err.print(
+        _("qarena's kernels are compiled ({seconds} s)").format(
+            seconds=number(time.perf_counter() - t0, ".1f")
+        )
+    )
+    return 0

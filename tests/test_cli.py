@@ -286,3 +286,12 @@ def test_styled_headings_style_their_own_words_only() -> None:
         (0, 8, "bold"),
         (16, 21, "dim"),
     ]
+
+
+@pytest.mark.slow
+def test_warm_up_compiles_what_a_first_game_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    """What make install runs: it trains and judges one game of each kind of rules, quietly,
+    and says it is done (benchmarks/first_game.py measures what it saves)."""
+    assert run(["warm-up"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "kernels are compiled" in captured.err

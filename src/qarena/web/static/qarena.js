@@ -1,4 +1,5 @@
-/* qarena: playing from the keyboard. Plain script, no build step; htmx makes the requests.
+/* qarena: playing from the keyboard, and the Train page's opponent menu. Plain script, no
+   build step; htmx makes the requests.
    - Enter or Space on a focused move (a board cell, a match) does what a click does.
    - On 3x3 boards the digit keys 1-9 play the cell laid out as on a numeric keypad (each
      cell carries its digit in data-key), except while typing in a field.
@@ -26,6 +27,25 @@
         e.preventDefault();
         play(cell);
       }
+    }
+  });
+
+  // The Train page's opponent menu follows the game typed: a new list arrives a moment after
+  // the game field changes. A choice made while it was on its way is kept, when the new list
+  // still has it, instead of the one the request carried.
+  var chosenOpponent = null;
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var t = e.detail.target;
+    if (t && t.id === "opponent") chosenOpponent = t.value;
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (chosenOpponent === null) return;
+    var menu = document.getElementById("opponent");
+    var kept = chosenOpponent;
+    chosenOpponent = null;
+    if (!menu) return;
+    for (var i = 0; i < menu.options.length; i++) {
+      if (menu.options[i].value === kept) { menu.value = kept; return; }
     }
   });
 

@@ -7,11 +7,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from qarena.budget import MAX_EPISODES
+from qarena.learn.learners import LEARNERS
+from qarena.web.jobs import MAX_EPISODES
 from qarena.web.store import PolicyRow
 
 #: A number in a JSON body: ``true`` is not 1, nor ``"5"`` 5.
 _Number = Annotated[float, Field(strict=True)]
+
+#: A share: 0 to 1.
+_SHARE: dict[str, Any] = {"minimum": 0, "maximum": 1}
 
 #: Seeds fit the kernels' 64-bit generator.
 MAX_SEED = 2**63 - 1
@@ -49,24 +53,50 @@ class TrainIn(BaseModel):
         default="q",
         max_length=32,
         description="The learner: q, afterstate, matchbox, naive-q or elimination",
+        json_schema_extra={"enum": list(LEARNERS)},
     )
-    episodes: int | None = Field(default=None, ge=1, le=MAX_EPISODES, strict=True, examples=[2000])
+    episodes: int | None = Field(
+        default=None,
+        ge=1,
+        strict=True,
+        examples=[2000],
+        json_schema_extra={"maximum": MAX_EPISODES},
+    )
+    # The bounds are stated for clients (and the fuzzer); the learner's own check refuses a
+    # value outside them, in the command line's words.
     alpha: float | None = Field(
-        default=None, strict=True, allow_inf_nan=False, description="Learning rate"
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description="Learning rate, in (0, 1]",
+        json_schema_extra=_SHARE | {"exclusiveMinimum": 0},
     )
     gamma: float | None = Field(
-        default=None, strict=True, allow_inf_nan=False, description="Discount"
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description="Discount, in [0, 1]",
+        json_schema_extra=_SHARE,
     )
     epsilon: float | None = Field(
-        default=None, strict=True, allow_inf_nan=False, description="Exploration rate at the start"
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description="Exploration rate at the start, in [0, 1]",
+        json_schema_extra=_SHARE,
     )
     epsilon_end: float | None = Field(
-        default=None, strict=True, allow_inf_nan=False, description="Exploration rate at the end"
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description="Exploration rate at the end, in [0, 1]",
+        json_schema_extra=_SHARE,
     )
     schedule: str | None = Field(
         default=None,
         max_length=32,
         description="How ε goes from start to end: constant, linear or exp",
+        json_schema_extra={"enum": ["constant", "linear", "exp"]},
     )
     rewards: tuple[_Number, _Number, _Number] | None = Field(
         default=None, description="Rewards for a win, a draw and a loss", examples=[[1, 0, -1]]
@@ -80,12 +110,17 @@ class TrainIn(BaseModel):
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED, strict=True)
     starts: float | None = Field(
         default=None,
+        strict=True,
         allow_inf_nan=False,
         description="Self-play only: the share of episodes that begin at a position the "
-        "learner plays on (exploring starts)",
+        "learner plays on (exploring starts), in [0, 1]",
+        json_schema_extra=_SHARE,
     )
     start_order: str | None = Field(
-        default=None, max_length=32, description="Exploring starts: sweep or uniform"
+        default=None,
+        max_length=32,
+        description="Exploring starts: sweep or uniform",
+        json_schema_extra={"enum": ["sweep", "uniform"]},
     )
     canonical: bool = Field(
         default=True,
@@ -102,6 +137,7 @@ class TrainIn(BaseModel):
         default="both",
         max_length=16,
         description="Against an opponent: the learner plays first, second, or both (alternating)",
+        json_schema_extra={"enum": ["first", "second", "both"]},
     )
     until_perfect: bool = Field(
         default=False, strict=True, description="Stop as soon as the solver finds the play perfect"

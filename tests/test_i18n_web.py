@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -229,3 +230,29 @@ def test_a_runs_texts_are_in_the_language_of_whoever_asks(
         assert "event: failed" in events and "Warteschlange gestoppt" in events
         page = c.get(f"/train/{job['job']}", headers=DE).text
         assert "Training fehlgeschlagen: der Lauf wurde in der Warteschlange gestoppt" in page
+
+
+def test_the_api_document_speaks_the_readers_language(tmp_path: Path) -> None:
+    """/openapi.json, which /docs and /redoc show, in German for a German reader: its
+    summaries and descriptions translated, its paths, names, schemas and enums as they are."""
+    from qarena.web.app import OPENAPI_TEXTS
+
+    def without_texts(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: without_texts(v) for k, v in node.items() if k not in OPENAPI_TEXTS}
+        if isinstance(node, list):
+            return [without_texts(v) for v in node]
+        return node
+
+    with TestClient(create_app(tmp_path)) as client:
+        english = client.get("/openapi.json").json()
+        german = client.get("/openapi.json", headers={"Accept-Language": "de"}).json()
+        client.cookies.set("qarena_lang", "de")
+        again = client.get("/openapi.json").json()
+    assert german == again
+    assert without_texts(german) == without_texts(english)
+    stop = german["paths"]["/api/train/{job_id}"]["delete"]
+    assert stop["summary"] == "Trainingslauf stoppen"
+    assert stop["description"].startswith("Einen Lauf zwischen zwei Abschnitten stoppen")
+    assert english["paths"]["/api/train/{job_id}"]["delete"]["summary"] == "Api Stop Job"
+    assert german["info"]["description"].startswith("Kleine kombinatorische Spiele")

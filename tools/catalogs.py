@@ -6,7 +6,8 @@ step with them, and compile it.
 Texts come from three places: the source (calls of ``_``, ``ngettext`` and ``gettext_noop``
 in ``src/qarena``, and ``_()`` in the web templates), the command line's help (the command and
 option help texts typer builds, read from the built command tree), and typer's own words
-("Usage", "Options", its error lines). The German catalog ``locale/de/LC_MESSAGES/qarena.po``
+("Usage", "Options", its error lines), and the summaries and descriptions of the web API's
+OpenAPI document. The German catalog ``locale/de/LC_MESSAGES/qarena.po``
 is rewritten with exactly those message ids, sorted, keeping the translations it has;
 ``--fill`` adds translations from JSON files of ``{"English": "Deutsch"}``. Then it is compiled
 to ``qarena.mo`` beside it. ``tests/test_i18n.py`` checks the committed catalogs are what this
@@ -67,6 +68,17 @@ def _help_texts() -> Iterator[str]:
             yield getattr(holder, attr)
 
 
+def _openapi() -> Iterator[str]:
+    """The API document's texts for people (its summaries and descriptions), as the app
+    builds it."""
+    import tempfile
+
+    from qarena.web.app import create_app, openapi_texts
+
+    with tempfile.TemporaryDirectory() as data:
+        yield from openapi_texts(create_app(Path(data)).openapi())
+
+
 def _library() -> Iterator[str | tuple[str, ...]]:
     """typer's own words, which it asks gettext for."""
     import typer
@@ -83,6 +95,7 @@ def messages() -> list[str | tuple[str, ...]]:
         found.update(_python(path))
     found.update(_templates())
     found.update(_help_texts())
+    found.update(_openapi())
     found.update(_library())
     found.discard("")
     return sorted(found, key=lambda m: (m if isinstance(m, str) else m[0], str(m)))

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
@@ -18,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from qarena import __version__
+from qarena.i18n import DEFAULT, _, language
 from qarena.match import TRAIN_SECONDS
 from qarena.web import errors
 from qarena.web.jobs import MAX_QUEUED, MAX_RUNNING
@@ -69,6 +71,51 @@ def _docs(app: FastAPI) -> None:
             redoc_favicon_url="/favicon.ico",
             with_google_fonts=False,
         )
+
+
+#: The OpenAPI document's texts for people: translated; everything else (paths, names,
+#: schemas, enums) is what programs read, and stays as it is.
+OPENAPI_TEXTS = ("summary", "description")
+
+
+def openapi_texts(node: Any) -> Iterator[str]:
+    """Every text for people in an OpenAPI document (for the catalog)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in OPENAPI_TEXTS and isinstance(value, str):
+                yield value
+            else:
+                yield from openapi_texts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from openapi_texts(value)
+
+
+def _translated(node: Any) -> Any:
+    """A copy of an OpenAPI document with its texts for people in the current language."""
+    if isinstance(node, dict):
+        return {
+            k: _(v) if k in OPENAPI_TEXTS and isinstance(v, str) else _translated(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_translated(v) for v in node]
+    return node
+
+
+def _openapi_in_every_language(app: FastAPI) -> None:
+    """``/openapi.json`` (and so /docs and /redoc) in the request's language, built once per
+    language from FastAPI's own document."""
+    english = app.openapi
+    documents: dict[str, dict[str, Any]] = {}
+
+    def openapi() -> dict[str, Any]:
+        spoken = language()
+        if spoken not in documents:
+            documents[spoken] = english() if spoken == DEFAULT else _translated(english())
+        return documents[spoken]
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_app(
@@ -142,6 +189,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     errors.install(app)
     _docs(app)
+    _openapi_in_every_language(app)
     app.include_router(api.router)
     app.include_router(pages.router)
     return app

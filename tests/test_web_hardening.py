@@ -4,6 +4,7 @@ unknown URLs and digits of other scripts. Each test has its own data folder."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import secrets
 import shutil
@@ -534,5 +535,7 @@ def test_a_body_that_stops_arriving_is_let_go(
         with anyio.fail_after(10):
             await app(scope, receive, send)
 
-    anyio.run(call)
+    # Its own thread: the browser tests' Playwright keeps an event loop in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(anyio.run, call).result()
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 408

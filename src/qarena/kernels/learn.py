@@ -124,7 +124,7 @@ def sweep_pairs(order: np.ndarray, moves: np.ndarray, nmoves: np.ndarray) -> np.
 class Rates(NamedTuple):
     """Learning rate, discount, the rewards for win, draw and loss, and whether Q-learning's
     self-play target flips the sign of the next position's value (``negamax``; without, the
-    course-style baseline that adds the opponent's best value as if it were its own)."""
+    baseline that adds the opponent's best value as if it were its own)."""
 
     alpha: float
     gamma: float

@@ -44,9 +44,10 @@ class QLearner(Learner):
 class NaiveQLearner(QLearner):
     """A baseline, not a way to learn: one-step Q-learning that adds the best value of the
     next position as it is, without the two-player sign flip (a mistake kept to show why the
-    flip matters; none of the write-ups qarena grew from made it). In self-play the next position is the opponent's, so it learns to
-    steer into positions that are good for whoever moves there, the opponent: on 3-5-7 nim it
-    stays far from perfect play however long it trains. Against a fixed opponent it is
+    flip matters; none of the write-ups qarena grew from made it). In self-play the next
+    position is the opponent's, so it learns to steer into positions that are good for whoever
+    moves there, the opponent: on 3-5-7 nim it stays far from perfect play however long it
+    trains. Against a fixed opponent it is
     Q-learning (the target looks past the reply to its own next position)."""
 
     kind = "naive-q"

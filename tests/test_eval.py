@@ -127,7 +127,7 @@ def test_eval_of_an_under_trained_agent(
     assert (record["decisions"], record["optimal_decisions"]) == (decisions, optimal)
     assert record["optimality"] == optimal / decisions
     expected = {"random", "perfect"}
-    expected |= {"bouton", "poles"} if spec.startswith("nim") else set()
+    expected |= {"bouton", "poles", "poles-strict"} if spec.startswith("nim") else set()
     expected |= {"subtraction"} if spec.startswith("subtraction") else set()
     matches = record["matches"]
     assert isinstance(matches, dict) and set(matches) == expected
@@ -543,10 +543,11 @@ def test_eval_lengths_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     rows = []
     for line in added.splitlines():
         cells = [c.strip() for c in line.strip("│").split("│")]
-        if len(cells) == 5 and cells[0].isdigit():
+        if len(cells) == 6 and cells[0].isdigit():
             plies = cells[0]
             rows.append(int(plies))
-            for name, cell in zip(("random", "perfect", "bouton", "poles"), cells[1:], strict=True):
+            names = ("random", "perfect", "bouton", "poles", "poles-strict")
+            for name, cell in zip(names, cells[1:], strict=True):
                 n = sum(lengths[name][seat].get(plies, 0) for seat in ("first", "second"))
                 assert cell == (f"{n:,}" if n else "·"), (plies, name)
     # Every length from the shortest game to the longest has its row.
@@ -570,8 +571,11 @@ def test_a_built_in_player_is_judged_like_an_agent(capsys: pytest.CaptureFixture
     assert run(["eval", "bouton", "--game", "nim:3,5,7:normal", "--json"]) == 0
     # Bouton's rule is perfect play in normal Nim.
     assert json.loads(capsys.readouterr().out)["optimality"] == 1.0
-    assert run(["eval", "poles", "--game", "nim:3,5,7", "--json"]) == 0
-    # The pole-position strategy leaves 1-1-0, a win for the player who faces it in misère.
+    assert run(["eval", "poles-strict", "--game", "nim:3,5,7", "--json"]) == 0
+    # The strict pole-position rule leaves 1-1-0, a win for the player who faces it in misère.
     assert json.loads(capsys.readouterr().out)["optimality"] < 1.0
+    assert run(["eval", "poles", "--game", "nim:3,5,7", "--json"]) == 0
+    # Watching the endgame as the term paper says, the strategy is perfect on 3-5-7.
+    assert json.loads(capsys.readouterr().out)["optimality"] == 1.0
     assert run(["eval", "poles"]) == 2
     assert "name the game with --game" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from operator import xor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qarena.agents import BoutonAgent, PerfectAgent, PolesAgent, SubtractionRuleAgent
+from qarena.agents import BoutonAgent, PerfectAgent, PolesAgent, SubtractionRuleAgent, make_agent
 from qarena.games import LOSS, WIN, Nim, Subtraction, parse_spec
 from qarena.solve import solve
 
@@ -100,9 +100,9 @@ def test_pole_positions_are_lost_for_the_mover_except_one_one() -> None:
     del game
 
 
-def test_poles_agent_is_imperfect_but_follows_its_rule() -> None:
+def test_strict_poles_rule_is_imperfect_but_follows_its_rule() -> None:
     game = parse_spec("nim")
-    solution, agent = solve(game), PolesAgent(game)
+    solution, agent = solve(game), make_agent("poles-strict", game)
     misses = 0
     for p in _all_positions(game):
         move = agent.act(p)
@@ -116,3 +116,18 @@ def test_poles_agent_is_imperfect_but_follows_its_rule() -> None:
         # Otherwise it takes exactly one match.
         assert reached_pole or sum(p) - sum(after) == 1
     assert misses > 0
+    # The term paper's example of a win the strict rule misses: from 0 0 5, leave 0 0 1.
+    assert game.apply((0, 0, 5), agent.act((0, 0, 5))) == (0, 0, 4)
+
+
+def test_poles_as_the_paper_means_it_is_perfect_on_3_5_7() -> None:
+    """Watching the endgame (take a win that is there, never leave 1-1-0) makes the
+    pole-position strategy perfect play on misère 3-5-7, judged position by position by the
+    solver; the strict rule is not."""
+    game = parse_spec("nim")
+    solution, agent = solve(game), PolesAgent(game)
+    for p in _all_positions(game):
+        if solution.value_of(p) == WIN:
+            assert agent.act(p) in solution.optimal_moves(p), p
+    assert game.apply((0, 0, 5), agent.act((0, 0, 5))) == (0, 0, 1)
+    assert game.apply((1, 1, 2), agent.act((1, 1, 2))) == (1, 1, 1)

@@ -70,7 +70,7 @@ def _check_rule(game: Game, name: str, what: str) -> None:
         )
 
 
-_PLAYS = {"bouton": "nim", "poles": "nim", "subtraction": "subtraction"}
+_PLAYS = {"bouton": "nim", "poles": "nim", "poles-strict": "nim", "subtraction": "subtraction"}
 
 
 @dataclass
@@ -115,8 +115,10 @@ class SubtractionRuleAgent(RuleAgent):
 
 @dataclass
 class PolesAgent(RuleAgent):
-    """The human "pole positions" heuristic: leave a pole position when possible, otherwise take
-    a single match (from the largest pile). A known imperfect strategy, kept to measure against."""
+    """The term paper's "pole positions" strategy as a person plays it: take a win that is there
+    at once, else leave a pole position (in misère play never two piles of one), else take a
+    single match from the largest pile. ``poles-strict`` is the rule without watching the
+    endgame (``Nim._poles``)."""
 
     name: str = "poles"
 
@@ -137,7 +139,7 @@ __all__ = [
     "make_agent",
 ]
 
-STRATEGIES = ("random", "perfect", "bouton", "subtraction", "poles")
+STRATEGIES = ("random", "perfect", "bouton", "subtraction", "poles", "poles-strict")
 
 
 def players_of(game: Game) -> tuple[str, ...]:

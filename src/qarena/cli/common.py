@@ -155,7 +155,8 @@ PlayerA = Annotated[
     typer.Argument(
         metavar="A",
         help="A policy file, or a built-in player: random, perfect, or the game's rule "
-        "player (bouton and poles for nim, subtraction for the subtraction game).",
+        "player (bouton, poles and poles-strict for nim, subtraction for the subtraction "
+        "game).",
     ),
 ]
 PlayerB = Annotated[str, typer.Argument(metavar="B", help="The other player, likewise.")]

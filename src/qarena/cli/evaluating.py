@@ -129,7 +129,7 @@ def eval_command(
         typer.Argument(
             metavar="FILE",
             help="A policy file, or a built-in player (random, perfect, bouton, poles, "
-            "subtraction) with --game.",
+            "poles-strict, subtraction) with --game.",
         ),
     ],
     spec: Annotated[

@@ -93,7 +93,8 @@ def train_command(
         str,
         typer.Option(
             "--opponent",
-            help="self, random, perfect, bouton, subtraction, poles, or a policy file.",
+            help="self, random, perfect, bouton, subtraction, poles, poles-strict, or a policy "
+            "file.",
         ),
     ] = "self",
     seat: Annotated[

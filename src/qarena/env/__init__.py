@@ -71,9 +71,9 @@ def gym_env(
 ) -> gymnasium.Env[np.ndarray, Action]:
     """The game ``spec`` as a Gymnasium environment (``gymnasium.make("qarena/Game-v0", …)``)
     where the agent plays against ``opponent``: ``random``, ``perfect``, a rule player of the
-    game (``bouton``, ``poles``, ``subtraction``) or a policy file; ``seat`` is ``first``,
-    ``second`` or ``random`` (drawn each episode). Only ``perfect`` and a policy file build
-    the game's tables, after checking them against the memory budget."""
+    game (``bouton``, ``poles``, ``poles-strict``, ``subtraction``) or a policy file; ``seat``
+    is ``first``, ``second`` or ``random`` (drawn each episode). Only ``perfect`` and a policy
+    file build the game's tables, after checking them against the memory budget."""
     _need("gymnasium")
     from qarena.env.gym import make_gym_env
 

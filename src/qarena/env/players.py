@@ -29,7 +29,8 @@ def _uniform(moves: list[Move], rng: np.random.Generator) -> Move:
 
 def opponent_chooser(game: Game, opponent: str | os.PathLike[str]) -> tuple[str, Chooser]:
     """The opponent by name: ``random``, ``perfect`` (uniform among the solver's moves that
-    keep the value), one of the game's rule players (``bouton``, ``poles``, ``subtraction``),
+    keep the value), one of the game's rule players (``bouton``, ``poles``, ``poles-strict``,
+    ``subtraction``),
     or a policy file, which plays its greedy moves (ties at random). Returns its name and its
     chooser. Only ``perfect`` and a policy file need the game's tables; both check them
     against the memory budget before building anything."""

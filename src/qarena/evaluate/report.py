@@ -37,7 +37,8 @@ class Evaluation:
 
 
 def strategy_mask(tables: GameTables, name: str) -> np.ndarray:
-    """The moves the named strategy (random, perfect, bouton, poles, subtraction) picks among."""
+    """The moves the named strategy (random, perfect, bouton, poles, poles-strict,
+    subtraction) picks among."""
     mask = opponent(tables, name).mask
     assert mask is not None  # only "self" has none, and it is no strategy
     return mask

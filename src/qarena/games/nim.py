@@ -41,13 +41,15 @@ class Nim(HeapGame):
         return explain_nim(self, position)
 
     # --- rule-based players -----------------------------------------------------------
-    rule_players = ("bouton", "poles")
+    rule_players = ("bouton", "poles", "poles-strict")
 
     def rule_move(self, name: str, position: Position) -> Move:
         if name == "bouton":
             return self._bouton(position)
         if name == "poles":
-            return self._poles(position)
+            return self._poles(position, watchful=True)
+        if name == "poles-strict":
+            return self._poles(position, watchful=False)
         return super().rule_move(name, position)
 
     def _bouton(self, position: Position) -> Move:
@@ -68,10 +70,25 @@ class Nim(HeapGame):
         i = next(i for i, h in enumerate(position) if h ^ total < h)
         return self.move_for(i, position[i] - (position[i] ^ total))
 
-    def _poles(self, position: Position) -> Move:
-        """Leave a pole position when possible, else take one match from the largest pile."""
-        for move in self.legal_moves(position):
-            if is_pole_position(self._apply_unchecked(position, move)):
+    def _poles(self, position: Position, watchful: bool) -> Move:
+        """Leave a pole position when possible, else take one match from the largest pile.
+
+        ``watchful`` is the strategy as the term paper means a person to play it: watch the
+        endgame. Take a win that is there at once (in misère play, leave the opponent the
+        last match; in normal play, take it), and in misère play never leave two piles of
+        one, the "two equal piles" that loses there. Without it, the rule as a list of
+        positions: at ``0 0 5`` it takes one match where taking four wins."""
+        moves = self.legal_moves(position)
+        if watchful:
+            for move in moves:
+                after = self._apply_unchecked(position, move)
+                if sum(after) == (1 if self.misere else 0):
+                    return move
+        for move in moves:
+            after = self._apply_unchecked(position, move)
+            if is_pole_position(after) and not (
+                watchful and self.misere and sorted(h for h in after if h) == [1, 1]
+            ):
                 return move
         return self.take_from_largest(position)
 

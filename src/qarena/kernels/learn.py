@@ -40,6 +40,7 @@ __all__ = [
     "masked_move",
     "matchbox_learning",
     "q_learning",
+    "seat_q_learning",
     "sweep_pairs",
 ]
 
@@ -295,6 +296,100 @@ def q_learning(
 
 
 @njit
+def _greedy(
+    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray
+) -> int:
+    """The legal move with the highest value, ties broken uniformly at random."""
+    best = -1
+    best_q = 0.0
+    ties = 0
+    for j in range(nmoves[code]):
+        m = moves[code, j]
+        v = q[code, m]
+        if best < 0 or v > best_q:
+            best, best_q, ties = m, v, 1
+        elif v == best_q:
+            ties += 1
+            if below(rng, ties) == 0:
+                best = m
+    return best
+
+
+@njit
+def _best_value(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int) -> float:
+    best = -np.inf
+    for j in range(nmoves[code]):
+        best = max(best, q[code, moves[code, j]])
+    return float(best)
+
+
+@njit
+def seat_q_learning(
+    q: np.ndarray, w: Walk, versus: Versus, run: Run, rates: Rates, rng: np.ndarray
+) -> int:
+    """The write-ups' Q-learning (the course's Nim assignment, the term paper, the course
+    notebook); returns the moves played.
+
+    One table for both players; each value is the mover's. A move is updated when its player
+    is next to move, toward ``gamma`` times the best value of the position that player now
+    faces: the same player's view, so no sign flip. When a move ends the game, it is updated
+    toward the mover's reward, and the other player's last move toward the other player's
+    reward. Updates happen during the game, move by move, as the write-ups do them. Against a
+    fixed opponent only the learner's own moves are updated, so this is plain Q-learning with
+    the opponent's reply as part of the step.
+    """
+    walk, moves, nmoves, result, start, _, starts, _ = w
+    opponent, self_play, seat = versus
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _ = run
+    alpha, gamma, rewards, _ = rates
+    steps = 0
+    last_s = np.empty(2, dtype=np.int64)  # each player's last (position, move), -1: none yet
+    last_a = np.empty(2, dtype=np.int64)
+    for i in range(episodes):
+        t = first_episode + i
+        e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
+        last_s[0] = -1
+        last_s[1] = -1
+        me = 0 if self_play or learner_moves_first(seat, t) else 1
+        s, forced = (
+            first_position(start, starts, run, i, walk.shape[1], rng) if self_play else (start, -1)
+        )
+        p = 0
+        while True:
+            learning = self_play or p == me
+            if not learning:
+                a = masked_move(opponent, s, rng)
+            elif forced >= 0:
+                a = forced
+                forced = -1
+            elif uniform(rng) < e:
+                a = random_move(moves, nmoves, s, rng)
+            else:
+                a = _greedy(q, moves, nmoves, s, rng)
+            s2 = walk[s, a]
+            steps += 1
+            o = 1 - p
+            if result[s2] != NOT_TERMINAL:
+                # result[s2] is the outcome for o, who would move there.
+                if learning:
+                    q[s, a] += alpha * (_reward(-result[s2], rewards) - q[s, a])
+                if last_s[o] >= 0:
+                    x = q[last_s[o], last_a[o]]
+                    q[last_s[o], last_a[o]] = x + alpha * (_reward(result[s2], rewards) - x)
+                break
+            if last_s[o] >= 0:
+                x = q[last_s[o], last_a[o]]
+                target = gamma * _best_value(q, moves, nmoves, s2)
+                q[last_s[o], last_a[o]] = x + alpha * (target - x)
+            if learning:
+                last_s[p] = s
+                last_a[p] = a
+            s = s2
+            p = o
+    return steps
+
+
+@njit
 def _afterstate_value(
     v: np.ndarray,
     seat: int,
@@ -416,15 +511,17 @@ def matchbox_score(
     result: np.ndarray,
     code: int,
     move: int,
+    known_wins: bool,
 ) -> int:
-    """2 for a known win (it wins at once, or leaves the opponent only removed moves),
-    1 for a still-allowed move, 0 for a removed one."""
-    after = walk[code, move]
-    if result[after] != NOT_TERMINAL:
-        if result[after] < 0:
+    """2 for a known win (it wins at once, or leaves the opponent only removed moves) when
+    ``known_wins``, 1 for a still-allowed move, 0 for a removed one."""
+    if known_wins:
+        after = walk[code, move]
+        if result[after] != NOT_TERMINAL:
+            if result[after] < 0:
+                return 2
+        elif alive[after] == 0:
             return 2
-    elif alive[after] == 0:
-        return 2
     return 1 if allowed[code, move] else 0
 
 
@@ -438,6 +535,7 @@ def matchbox_move(
     result: np.ndarray,
     code: int,
     rng: np.ndarray,
+    known_wins: bool,
 ) -> int:
     """Uniformly among the moves of the highest score (all legal moves if all are removed)."""
     best = -1
@@ -445,7 +543,7 @@ def matchbox_move(
     ties = 0
     for j in range(nmoves[code]):
         m = moves[code, j]
-        x = matchbox_score(allowed, alive, walk, result, code, m)
+        x = matchbox_score(allowed, alive, walk, result, code, m, known_wins)
         if x > best_score:
             best, best_score, ties = m, x, 1
         elif x == best_score:
@@ -485,6 +583,7 @@ def matchbox_learning(
     run: Run,
     rng: np.ndarray,
     propagate: bool,
+    known_wins: bool,
 ) -> int:
     """The matchbox learner (MENACE, the classic Nim learner); returns the moves played.
 
@@ -522,7 +621,9 @@ def matchbox_learning(
                 elif uniform(rng) < e:
                     a = random_move(moves, nmoves, s, rng)
                 else:
-                    a = matchbox_move(allowed, alive, walk, moves, nmoves, result, s, rng)
+                    a = matchbox_move(
+                        allowed, alive, walk, moves, nmoves, result, s, rng, known_wins
+                    )
                 rows[p, n[p]] = s
                 cols[p, n[p]] = a
                 n[p] += 1

@@ -20,11 +20,18 @@ from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
 from qarena.learn.matchbox import EliminationLearner, MatchboxLearner
 from qarena.learn.policyfile import ArraySpec, encode_policy, load_policy, save_policy
-from qarena.learn.qlearning import NaiveQLearner, QLearner
+from qarena.learn.qlearning import NaiveQLearner, QLearner, SeatQLearner
 
 LEARNERS: dict[str, type[Learner]] = {
     cls.kind: cls
-    for cls in (QLearner, AfterstateLearner, MatchboxLearner, NaiveQLearner, EliminationLearner)
+    for cls in (
+        QLearner,
+        AfterstateLearner,
+        MatchboxLearner,
+        SeatQLearner,
+        NaiveQLearner,
+        EliminationLearner,
+    )
 }
 
 

@@ -27,6 +27,8 @@ class MatchboxLearner(Learner):
     defaults: ClassVar[dict[str, Any]] = {"starts": 0.0}
     #: A box left empty takes the move that led to it along (the learner's one idea).
     propagate: ClassVar[bool] = True
+    #: It plays a known win first: a move that wins at once, or into an emptied box.
+    known_wins: ClassVar[bool] = True
     value_label = Text(gettext_noop("allowed"))
     value_heading = Text(gettext_noop("box"))
     hyperparameters = (
@@ -74,12 +76,21 @@ class MatchboxLearner(Learner):
     def _train(self, versus: k.Versus, run: k.Run) -> int:
         return int(
             k.matchbox_learning(
-                self.allowed, self.alive, self._walk, versus, run, self.rng, self.propagate
+                self.allowed,
+                self.alive,
+                self._walk,
+                versus,
+                run,
+                self.rng,
+                self.propagate,
+                self.known_wins,
             )
         )
 
     def values(self) -> np.ndarray:
         """2 for a known win, 1 for an allowed move, 0 for a removed one."""
+        if not self.known_wins:
+            return self.table_values()
         t = self.tables
         after = self._afterstates()
         ended = t.result[after] != k.NOT_TERMINAL
@@ -101,12 +112,20 @@ class MatchboxLearner(Learner):
 
 
 class EliminationLearner(MatchboxLearner):
-    """A baseline: the first learner of the 12-stick write-up, the matchbox without its one
-    idea. After a lost game it removes the loser's last move and nothing more; a position whose
-    moves are all removed is not counted as lost, so the move that led there stays. Against
-    best play it keeps walking into lost positions (subtraction:12:3: optimality well short of
-    1.0 where the matchbox learner is perfect)."""
+    """The first version of the 12-stick write-up's learner, as it describes it: after a lost
+    game it removes its last move from that position's box, and it picks uniformly among the
+    moves still in a box (among all, once a box is empty). Nothing more: a box left empty does
+    not take the move before it along, and it does not look for a winning move. It does not
+    explore (ε = 0), as written. Against best play it keeps walking into lost positions
+    (subtraction:12:3: well short of perfect play where the matchbox learner is perfect)."""
 
     kind = "elimination"
-    title = Text(gettext_noop("elimination (no propagation)"))
+    title = Text(gettext_noop("elimination (the 12-stick write-up's first version)"))
     propagate = False
+    known_wins = False
+    defaults: ClassVar[dict[str, Any]] = {
+        "starts": 0.0,
+        "epsilon": 0.0,
+        "epsilon_end": 0.0,
+        "schedule": "constant",
+    }

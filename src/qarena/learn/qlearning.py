@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 
 from qarena.games.base import Game
@@ -62,3 +64,34 @@ class NaiveQLearner(QLearner):
             "turning it round for the opponent, who moves there: its other values do not say "
             "who wins."
         ).format(win=win, draw=draw, loss=loss, gamma=number(self.config.gamma, "g"))
+
+
+class SeatQLearner(QLearner):
+    """The Q-learning of the write-ups qarena grew from: the course's Nim assignment (its
+    ``NimAI``), the term paper on 3-5-7 Nim and the course notebook on 1-3-5-7 all use this
+    rule. One table for both players, each value the mover's. A player's move is updated when
+    that player is next to move, toward ``gamma`` times the best value of the position it then
+    faces (no sign flip is needed: it is the same player's view); a move that ends the game
+    is updated toward the mover's reward, and the other player's last move toward the other's.
+    Updates are made during the game, move by move. The defaults are the course's: α = 0.5,
+    ε = 0.1 throughout, γ = 1, rewards ±1, every game from the opening; the term paper's are
+    ``alpha=0.1, gamma=0.8, rewards=(100, 0, -100)``.
+
+    Where a position tells whose turn it is (tic-tac-toe, Connect Four) the one table is a
+    table per seat already: the two players never meet the same position."""
+
+    kind = "seat-q"
+    title = Text(gettext_noop("seat Q-learning (the course's rule)"))
+    defaults: ClassVar[dict[str, Any]] = {
+        "alpha": 0.5,
+        "gamma": 1.0,
+        "epsilon": 0.1,
+        "epsilon_end": 0.1,
+        "schedule": "constant",
+        "starts": 0.0,
+    }
+    episodes_per_pair = (150.0, 20_000)
+    sweeps = 2
+
+    def _train(self, versus: k.Versus, run: k.Run) -> int:
+        return int(k.seat_q_learning(self.q, self._walk, versus, run, self._rates, self.rng))

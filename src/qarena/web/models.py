@@ -52,7 +52,7 @@ class TrainIn(BaseModel):
     learner: str = Field(
         default="q",
         max_length=32,
-        description="The learner: q, afterstate, matchbox, naive-q or elimination",
+        description="The learner: q, afterstate, matchbox, seat-q, naive-q or elimination",
         json_schema_extra={"enum": list(LEARNERS)},
     )
     episodes: int | None = Field(
@@ -131,7 +131,7 @@ class TrainIn(BaseModel):
         default="self",
         max_length=32,
         description="self, random, perfect, a rule-based player of the game "
-        "(bouton, poles, subtraction), or the id of a stored policy of the same game",
+        "(bouton, poles, poles-strict, subtraction), or the id of a stored policy of the same game",
     )
     seat: str = Field(
         default="both",

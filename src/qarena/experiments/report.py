@@ -1046,9 +1046,9 @@ def learners_compared(lab: Lab) -> Section:
         _(
             "Episodes and seconds each learner needs to reach perfect play with its default "
             "settings, stopping as soon as the solver finds its play perfect. naive-q (one-step "
-            "Q-learning without the two-player sign flip) and elimination (the matchbox learner "
-            "without propagating its bans) are baselines that show why the negamax form "
-            "matters."
+            "Q-learning without the two-player sign flip) and elimination (the 12-stick "
+            "write-up's first version: the matchbox learner without propagating its bans) are "
+            "baselines that show what the sign flip and the propagation add."
         ),
     )
     big = [] if lab.quick else ["tictactoe:4x4", "connect4:4x5"]

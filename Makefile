@@ -42,7 +42,7 @@ test-slow: dev browser
 test-all: lint browser
 	$(BIN)/python -m pytest
 
-# The German catalog in step with the source (extracted with Babel), and compiled.
+# The German and Russian catalogs in step with the source (extracted with Babel), and compiled.
 catalogs: dev
 	$(BIN)/python tools/catalogs.py
 

@@ -40,6 +40,9 @@ def _tools() -> object:
         ("de;q=0, en;q=0.1", "en"),
         ("*", "en"),
         ("de;q=abc", "en"),
+        ("ru-RU,ru;q=0.9,en-US;q=0.8", "ru"),
+        ("uk-UA,ru;q=0.8,de;q=0.5", "ru"),
+        ("en;q=0.5,ru;q=0.6", "ru"),
     ],
 )
 def test_accept_language_picks_the_best_we_speak(header: str | None, chosen: str) -> None:
@@ -48,6 +51,7 @@ def test_accept_language_picks_the_best_we_speak(header: str | None, chosen: str
 
 def test_language_codes() -> None:
     assert check_language("de_DE") == check_language("DE") == check_language("de-AT") == "de"
+    assert check_language("ru_RU") == check_language("RU") == check_language("ru-UA") == "ru"
     with speaking("de"):
         assert language() == "de"
     assert language() == "en"
@@ -61,20 +65,46 @@ def test_an_unknown_language_is_one_line(capsys: pytest.CaptureFixture[str]) -> 
     assert "--lang needs a language" in capsys.readouterr().err
 
 
-def test_the_catalog_is_in_step_with_the_source() -> None:
+@pytest.mark.parametrize("code", ["de", "ru"])
+def test_the_catalog_is_in_step_with_the_source(code: str) -> None:
     catalogs = _tools()
-    po = catalogs.PO.read_bytes()  # type: ignore[attr-defined]
-    built = catalogs.build()  # type: ignore[attr-defined]
-    assert catalogs.po_bytes(built) == po, "run: make catalogs"  # type: ignore[attr-defined]
-    compiled = catalogs._read(catalogs.PO)  # type: ignore[attr-defined]
-    assert catalogs.mo_bytes(compiled) == catalogs.MO.read_bytes()  # type: ignore[attr-defined]
+    path = catalogs.po_path(code)  # type: ignore[attr-defined]
+    built = catalogs.build(None, code)  # type: ignore[attr-defined]
+    assert catalogs.po_bytes(built) == path.read_bytes(), "run: make catalogs"  # type: ignore[attr-defined]
+    compiled = catalogs._read(path, code)  # type: ignore[attr-defined]
+    assert catalogs.mo_bytes(compiled) == path.with_suffix(".mo").read_bytes()  # type: ignore[attr-defined]
 
 
-def test_every_message_has_its_german_text() -> None:
+@pytest.mark.parametrize("code", ["de", "ru"])
+def test_every_message_has_its_translation(code: str) -> None:
     catalogs = _tools()
-    compiled = catalogs._read(catalogs.PO)  # type: ignore[attr-defined]
+    compiled = catalogs._read(catalogs.po_path(code), code)  # type: ignore[attr-defined]
     assert catalogs.untranslated(compiled) == []  # type: ignore[attr-defined]
     assert sum(1 for m in compiled if m.id) > 1000
+    # Russian has three plural forms (1, 2-4, 5-20), German two.
+    forms = {m.string if isinstance(m.string, str) else len(m.string) for m in compiled if m.id}
+    assert {f for f in forms if isinstance(f, int)} == {3 if code == "ru" else 2}
+
+
+def test_translations_keep_every_placeholder() -> None:
+    """A translation that drops or renames a placeholder would fail at run time (KeyError) or
+    lose a number: every one keeps the English text's named placeholders."""
+    import re
+
+    catalogs = _tools()
+    names = re.compile(r"\{([a-z_]+)[^{}]*\}")
+    for code in ("de", "ru"):
+        for m in catalogs._read(catalogs.po_path(code), code):  # type: ignore[attr-defined]
+            if not m.id:
+                continue
+            ids = m.id if isinstance(m.id, tuple) else (m.id,)
+            strings = m.string if isinstance(m.string, tuple) else (m.string,)
+            wanted = set(names.findall(ids[-1]))
+            for string in strings:
+                # A plural's singular may leave out its count, as "one" says it.
+                assert set(names.findall(string)) <= wanted, (code, m.id, string)
+                if len(strings) == 1:
+                    assert set(names.findall(string)) == wanted, (code, m.id, string)
 
 
 def test_numbers_are_written_as_the_language_writes_them() -> None:
@@ -99,3 +129,12 @@ def test_numbers_are_written_as_the_language_writes_them() -> None:
             most=10_000, count="1,5"
         )
         assert "10.000" in shown and "1,5" in shown
+    with speaking("ru"):
+        # Babel's Russian symbols: a no-break space between thousands, a comma before decimals.
+        assert [number(v, s) for v, s in cases] == [
+            "3\xa0000",
+            "88,1\xa0%",
+            "0,5",
+            "1\xa0234\xa0567,25",
+            "12",
+        ]

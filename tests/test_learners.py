@@ -15,6 +15,7 @@ import pytest
 from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
+from qarena.kernels import learn as k
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import LEARNERS, load_learner, make_learner, save_learner
 from qarena.learn.policyfile import load_policy
@@ -360,3 +361,60 @@ def test_seat_q_updates_each_move_from_the_position_its_player_next_faces() -> N
     }
     assert sorted(values.values()) == [-1.0, 1.0], values
     assert len(touched) == 2
+
+
+@pytest.mark.parametrize("kind", ["afterstate", "seat-q"])
+def test_each_seat_learns_at_its_own_rate(kind: str) -> None:
+    """Two agents learning against each other (Sutton & Barto's tic-tac-toe example): with the
+    second player's learning rate near 0, the values of the positions it learns from barely
+    move, while the first player's do; unset, both learn at the first player's rate."""
+    game = parse_spec("tictactoe")
+    cls = LEARNERS[kind]
+    base = cls.default_config(seed=4, starts=0.0)
+    slow = make_learner(kind, game, cls.build_config({"alpha_second": 1e-9}, base))
+    slow.train(3_000)
+    t = slow.tables
+    if kind == "afterstate":
+        first, second = slow.state()["v"][0], slow.state()["v"][1]
+    else:
+        q = slow.state()["q"]
+        # seat-q: a position's values are the mover's; x moves where the counts are equal.
+        x_moves = np.array(
+            [t.position(int(r)).count(1) == t.position(int(r)).count(2) for r in range(t.rows)]
+        )
+        first, second = q[x_moves], q[~x_moves]
+    assert np.abs(first).max() > 0.1
+    assert np.abs(second).max() < 1e-6
+    same = make_learner(kind, game, cls.build_config({"alpha_second": base.alpha}, base))
+    plain = make_learner(kind, game, base)
+    same.train(500)
+    plain.train(500)
+    for name, array in plain.arrays().items():
+        assert np.array_equal(array, same.arrays()[name]), name
+
+
+def test_each_seat_explores_at_its_own_rate() -> None:
+    """Afterstate TD(0) learns after greedy moves only (exploratory moves teach nothing): a
+    seat that always explores learns only from how games end (its last afterstate takes the
+    outcome when the opponent's reply ends the game), while the other learns throughout."""
+    game = parse_spec("tictactoe")
+    cls = LEARNERS["afterstate"]
+    for first, second in ((0.0, 1.0), (1.0, 0.0)):
+        given = {"epsilon": first, "epsilon_second": second, "schedule": "constant"}
+        config = cls.build_config(given, cls.default_config(seed=2, starts=0.0))
+        learner = make_learner("afterstate", game, config)
+        learner.train(2_000)
+        v = learner.state()["v"]
+        explorer, greedy = (1, 0) if second == 1.0 else (0, 1)
+        t = learner.tables
+        ends = ((t.result[t.nxt] != k.NOT_TERMINAL) & t.legal).any(axis=1)
+        learned = v[explorer] != 0
+        assert learned.any() and ends[learned].all()
+        assert (v[greedy] != 0)[~ends].any()
+
+
+def test_second_seat_settings_are_refused_where_one_table_serves_both() -> None:
+    with pytest.raises(QarenaError, match="--alpha-second does not apply to the q learner"):
+        LEARNERS["q"].build_config({"alpha_second": 0.5})
+    with pytest.raises(QarenaError, match="epsilon-second must be in"):
+        LearnConfig(epsilon_second=1.5)

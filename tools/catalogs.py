@@ -1,17 +1,18 @@
-"""qarena's message catalogs: extract every text a person reads, keep the German catalog in
-step with them, and compile it.
+"""qarena's message catalogs: extract every text a person reads, keep each language's catalog
+(German, Russian) in step with them, and compile it.
 
-    .venv/bin/python tools/catalogs.py [--fill FILE.json ...]
+    .venv/bin/python tools/catalogs.py [--lang ru] [--fill FILE.json ...] [--check]
 
 Texts come from three places: the source (calls of ``_``, ``ngettext`` and ``gettext_noop``
 in ``src/qarena``, and ``_()`` in the web templates), the command line's help (the command and
 option help texts typer builds, read from the built command tree), and typer's own words
 ("Usage", "Options", its error lines), and the summaries and descriptions of the web API's
-OpenAPI document. The German catalog ``locale/de/LC_MESSAGES/qarena.po``
+OpenAPI document. Each catalog ``locale/<language>/LC_MESSAGES/qarena.po``
 is rewritten with exactly those message ids, sorted, keeping the translations it has;
-``--fill`` adds translations from JSON files of ``{"English": "Deutsch"}``. Then it is compiled
-to ``qarena.mo`` beside it. ``tests/test_i18n.py`` checks the committed catalogs are what this
-builds, and that every message is translated.
+``--fill`` adds translations to the ``--lang`` catalog (default: German) from JSON files of
+``{"English": "translation"}`` (a plural message: the list of the language's forms). Then each
+is compiled to ``qarena.mo`` beside it. ``tests/test_i18n.py`` checks the committed catalogs
+are what this builds, and that every message is translated.
 """
 
 from __future__ import annotations
@@ -32,7 +33,15 @@ from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "qarena"
-PO = SRC / "locale" / "de" / "LC_MESSAGES" / "qarena.po"
+#: The languages with a catalog, and the header comment of each.
+LANGUAGES = {"de": "German", "ru": "Russian"}
+
+
+def po_path(language: str) -> Path:
+    return SRC / "locale" / language / "LC_MESSAGES" / "qarena.po"
+
+
+PO = po_path("de")
 MO = PO.with_suffix(".mo")
 FIXED_DATE = datetime(2026, 11, 21, tzinfo=UTC)
 KEYWORDS: dict[str, Any] = {"_": None, "ngettext": (1, 2), "gettext_noop": None}
@@ -105,17 +114,18 @@ def _key(message: str | tuple[str, ...]) -> str:
     return message if isinstance(message, str) else message[0]
 
 
-def build(fills: list[dict[str, Any]] | None = None) -> Catalog:
-    """The German catalog for today's messages, with the translations known so far."""
-    old = _read(PO) if PO.exists() else Catalog(locale="de")
+def build(fills: list[dict[str, Any]] | None = None, language: str = "de") -> Catalog:
+    """The ``language`` catalog for today's messages, with the translations known so far."""
+    po = po_path(language)
+    old = _read(po, language) if po.exists() else Catalog(locale=language)
     known: dict[str, Any] = {}
     for m in old:
         if m.id and m.string and not m.fuzzy:
             known[_key(m.id)] = m.string
     for fill in fills or []:
-        known.update(fill)
+        known.update({k: tuple(v) if isinstance(v, list) else v for k, v in fill.items()})
     catalog = Catalog(
-        locale="de",
+        locale=language,
         domain="qarena",
         project="qarena",
         version=None,
@@ -127,21 +137,23 @@ def build(fills: list[dict[str, Any]] | None = None) -> Catalog:
         last_translator=None,
         language_team=None,
         fuzzy=False,
-        header_comment="# German texts of qarena, in step with the source: tools/catalogs.py",
+        header_comment=f"# {LANGUAGES[language]} texts of qarena, in step with the source: "
+        "tools/catalogs.py",
     )
+    forms = catalog.num_plurals
     for message in messages():
-        string = known.get(_key(message), "" if isinstance(message, str) else ("", ""))
+        string = known.get(_key(message), "" if isinstance(message, str) else ("",) * forms)
         if not isinstance(message, str) and isinstance(string, str):
-            string = (string, string) if string else ("", "")
+            string = (string,) * forms if string else ("",) * forms
         if isinstance(message, str) and not isinstance(string, str):
             string = string[0]
         catalog.add(message, string)
     return catalog
 
 
-def _read(path: Path) -> Catalog:
+def _read(path: Path, language: str = "de") -> Catalog:
     with path.open("rb") as f:
-        return read_po(f, locale="de")
+        return read_po(f, locale=language)
 
 
 def po_bytes(catalog: Catalog) -> bytes:
@@ -157,7 +169,7 @@ def mo_bytes(catalog: Catalog) -> bytes:
 
 
 def untranslated(catalog: Catalog) -> list[str]:
-    """Message ids without a German text."""
+    """Message ids without a translation."""
     missing = []
     for m in catalog:
         if not m.id:
@@ -172,30 +184,37 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fill", nargs="*", default=[], type=Path)
     parser.add_argument(
+        "--lang", choices=sorted(LANGUAGES), default="de", help="The catalog --fill fills."
+    )
+    parser.add_argument(
         "--check", action="store_true", help="Write nothing; list what is left to translate."
     )
     args = parser.parse_args()
     fills = [json.loads(p.read_text(encoding="utf-8")) for p in args.fill]
-    catalog = build(fills)
-    if args.check:
-        missing = untranslated(catalog)
-        print(f"{len(missing)} of {sum(1 for m in catalog if m.id)} messages untranslated")
-        for text in missing:
-            print(f"  {text!r}")
-        return 0
     from qarena.fileio import write_atomic  # the project's one safe writer
 
-    PO.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(PO, po_bytes(catalog))
-    compiled = _read(PO)  # the catalog as a reader of the file sees it
-    write_atomic(MO, mo_bytes(compiled))
-    missing = untranslated(compiled)
-    total = sum(1 for m in compiled if m.id)
-    print(
-        f"{total} messages, {total - len(missing)} translated into German; {PO.relative_to(ROOT)}"
-    )
-    for text in missing[:20]:
-        print(f"  untranslated: {text!r}")
+    for language, name in LANGUAGES.items():
+        catalog = build(fills if language == args.lang else None, language)
+        if args.check:
+            missing = untranslated(catalog)
+            total = sum(1 for m in catalog if m.id)
+            print(f"{name}: {len(missing)} of {total} messages untranslated")
+            for text in missing:
+                print(f"  {text!r}")
+            continue
+        po = po_path(language)
+        po.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(po, po_bytes(catalog))
+        compiled = _read(po, language)  # the catalog as a reader of the file sees it
+        write_atomic(po.with_suffix(".mo"), mo_bytes(compiled))
+        missing = untranslated(compiled)
+        total = sum(1 for m in compiled if m.id)
+        print(
+            f"{total} messages, {total - len(missing)} translated into {name}; "
+            f"{po.relative_to(ROOT)}"
+        )
+        for text in missing[:20]:
+            print(f"  untranslated: {text!r}")
     return 0
 
 

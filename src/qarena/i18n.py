@@ -34,7 +34,7 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 LOCALES = Path(__file__).parent / "locale"
 DOMAIN = "qarena"
 #: The languages qarena speaks, each named in itself (for a language switcher).
-LANGUAGES = {"en": "English", "de": "Deutsch"}
+LANGUAGES = {"en": "English", "de": "Deutsch", "ru": "Русский"}
 DEFAULT = "en"
 #: The environment variable that chooses the command line's language (``--lang`` wins).
 ENV = "QARENA_LANG"

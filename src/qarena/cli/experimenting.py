@@ -72,7 +72,16 @@ def _grid(
     seeds: str,
 ) -> Grid:
     values: dict[str, tuple[Any, ...]] = {}
-    for axis in ("alpha", "gamma", "epsilon", "epsilon_end", "initial", "starts"):
+    for axis in (
+        "alpha",
+        "gamma",
+        "epsilon",
+        "epsilon_end",
+        "initial",
+        "starts",
+        "alpha_second",
+        "epsilon_second",
+    ):
         text = lists[axis]
         if text is not None:
             values[axis] = parse_floats("--" + axis.replace("_", "-"), text)
@@ -196,6 +205,20 @@ def sweep_command(
     initial: ListOpt = None,
     starts: ListOpt = None,
     start_order: Annotated[str | None, typer.Option(help="sweep, uniform.")] = None,
+    alpha_second: Annotated[
+        str | None,
+        typer.Option(
+            show_default=False,
+            help="In self-play, the second player's learning rates (afterstate, seat-q).",
+        ),
+    ] = None,
+    epsilon_second: Annotated[
+        str | None,
+        typer.Option(
+            show_default=False,
+            help="In self-play, the second player's exploration rates at the start.",
+        ),
+    ] = None,
     opponents: Annotated[
         str,
         typer.Option(
@@ -252,6 +275,8 @@ def sweep_command(
         "initial": initial,
         "starts": starts,
         "start_order": start_order,
+        "alpha_second": alpha_second,
+        "epsilon_second": epsilon_second,
     }
     announce(game)
     grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds)

@@ -33,9 +33,9 @@ FIRST = ("human", "ai", "random")
 COMMANDS = gettext_noop(
     "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
 )
-#: Answers to "Play again?": English, and German (ja / nein).
-YES = ("y", "yes", "j", "ja")
-NO = ("n", "no", "nein", "q", "quit")
+#: Answers to "Play again?": English, German (ja / nein) and Russian (да / нет).
+YES = ("y", "yes", "j", "ja", "д", "да")
+NO = ("n", "no", "nein", "q", "quit", "н", "нет")
 #: The solver's word on the position, for the person to move.
 SOLVER_SAYS = {
     WIN: gettext_noop("Solver: with best play from here, a win for you."),

@@ -134,6 +134,20 @@ def train_command(
             "epsilon-greedy play (default: the learner's).",
         ),
     ] = None,
+    alpha_second: Annotated[
+        float | None,
+        typer.Option(
+            help="In self-play, the second player's learning rate (default: --alpha's): two "
+            "agents learning against each other, each at its own rates (afterstate, seat-q).",
+        ),
+    ] = None,
+    epsilon_second: Annotated[
+        float | None,
+        typer.Option(
+            help="In self-play, the second player's exploration at the start (default: "
+            "--epsilon's); it ends at --epsilon-end as the first player's does.",
+        ),
+    ] = None,
     no_canonical: Annotated[
         bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
     ] = False,
@@ -182,6 +196,8 @@ def train_command(
         "seed": seed,
         "starts": starts,
         "start_order": start_order,
+        "alpha_second": alpha_second,
+        "epsilon_second": epsilon_second,
     }
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.

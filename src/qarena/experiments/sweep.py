@@ -40,7 +40,7 @@ from qarena.evaluate.report import record_against, strategy_masks
 from qarena.fileio import LOCK_NAME, folder_lock, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, speaking
-from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, Learner, read_rewards
+from qarena.learn.base import ALL_HYPERPARAMETERS, SEAT_SETTINGS, SEATS, Learner, read_rewards
 from qarena.learn.learners import learner_bytes, learner_class
 from qarena.learn.policyfile import read_meta
 from qarena.training.run import default_episodes, new_curve, new_learner, train_run
@@ -684,14 +684,16 @@ class SweepFolder:
                 continue
             sweep = meta.get("sweep")
             row = sweep.get("row") if isinstance(sweep, dict) else None
+            # Runs written before the second player's settings existed lack their columns:
+            # they were not set.
             if (
                 isinstance(row, dict)
-                and set(row) == set(COLUMNS)
+                and set(COLUMNS) - set(SEAT_SETTINGS) <= set(row) <= set(COLUMNS)
                 and all(isinstance(v, str) for v in row.values())
                 and row["run"] == path.stem
                 and meta.get("game") == row["game"]
             ):
-                rows[path.stem] = {c: row[c] for c in COLUMNS}
+                rows[path.stem] = {c: row.get(c, "") for c in COLUMNS}
         return rows
 
     def save(self, output: RunOutput) -> None:

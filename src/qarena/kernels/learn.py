@@ -78,7 +78,8 @@ class Run(NamedTuple):
     ``start_share`` of the episodes begin at an exploring start from ``Walk.starts``: drawn
     uniformly (``start_order`` START_UNIFORM), or in turn (START_SWEEP), episode ``offset + i``
     of the learner's whole life taking pair ``(offset + i) % starts.size`` and playing its
-    move first, so sweeps go on across calls and resumed runs."""
+    move first, so sweeps go on across calls and resumed runs. ``eps_second`` is where the
+    second player's exploration starts (the learners with a view per seat; others ignore it)."""
 
     episodes: int
     first_episode: int
@@ -89,6 +90,7 @@ class Run(NamedTuple):
     start_share: float
     start_order: int
     offset: int
+    eps_second: float
 
 
 @njit
@@ -125,12 +127,14 @@ def sweep_pairs(order: np.ndarray, moves: np.ndarray, nmoves: np.ndarray) -> np.
 class Rates(NamedTuple):
     """Learning rate, discount, the rewards for win, draw and loss, and whether Q-learning's
     self-play target flips the sign of the next position's value (``negamax``; without, the
-    baseline that adds the opponent's best value as if it were its own)."""
+    baseline that adds the opponent's best value as if it were its own), and the second
+    player's learning rate (the learners with a view per seat; others ignore it)."""
 
     alpha: float
     gamma: float
     rewards: np.ndarray
     negamax: bool
+    alpha_second: float
 
 
 @njit
@@ -240,8 +244,8 @@ def q_learning(
     # Fields to locals: the loops below read them as plain arrays and scalars.
     walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _ = run
-    alpha, gamma, rewards, negamax = rates
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _, _ = run
+    alpha, gamma, rewards, negamax, _ = rates
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
     played = np.empty(max_plies + 1, dtype=np.int64)
@@ -338,23 +342,26 @@ def seat_q_learning(
     fixed opponent only the learner's own moves are updated, so this is plain Q-learning with
     the opponent's reply as part of the step.
     """
-    walk, moves, nmoves, result, start, _, starts, _ = w
+    walk, moves, nmoves, result, start, _, starts, mover = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _ = run
-    alpha, gamma, rewards, _ = rates
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _, eps2 = run
+    alpha, gamma, rewards, _, alpha2 = rates
     steps = 0
     last_s = np.empty(2, dtype=np.int64)  # each player's last (position, move), -1: none yet
     last_a = np.empty(2, dtype=np.int64)
+    rate = np.array([alpha, alpha2])  # each seat's own learning rate and exploration
+    explore = np.empty(2)
     for i in range(episodes):
         t = first_episode + i
-        e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
+        explore[0] = epsilon_at(schedule, eps, eps_end, t, total_episodes)
+        explore[1] = epsilon_at(schedule, eps2, eps_end, t, total_episodes)
         last_s[0] = -1
         last_s[1] = -1
         me = 0 if self_play or learner_moves_first(seat, t) else 1
         s, forced = (
             first_position(start, starts, run, i, walk.shape[1], rng) if self_play else (start, -1)
         )
-        p = 0
+        p = max(int(mover[s]), 0) if forced >= 0 else 0  # the seat to move, where it tells
         while True:
             learning = self_play or p == me
             if not learning:
@@ -362,7 +369,7 @@ def seat_q_learning(
             elif forced >= 0:
                 a = forced
                 forced = -1
-            elif uniform(rng) < e:
+            elif uniform(rng) < explore[p]:
                 a = random_move(moves, nmoves, s, rng)
             else:
                 a = _greedy(q, moves, nmoves, s, rng)
@@ -372,15 +379,15 @@ def seat_q_learning(
             if result[s2] != NOT_TERMINAL:
                 # result[s2] is the outcome for o, who would move there.
                 if learning:
-                    q[s, a] += alpha * (_reward(-result[s2], rewards) - q[s, a])
+                    q[s, a] += rate[p] * (_reward(-result[s2], rewards) - q[s, a])
                 if last_s[o] >= 0:
                     x = q[last_s[o], last_a[o]]
-                    q[last_s[o], last_a[o]] = x + alpha * (_reward(result[s2], rewards) - x)
+                    q[last_s[o], last_a[o]] = x + rate[o] * (_reward(result[s2], rewards) - x)
                 break
             if last_s[o] >= 0:
                 x = q[last_s[o], last_a[o]]
                 target = gamma * _best_value(q, moves, nmoves, s2)
-                q[last_s[o], last_a[o]] = x + alpha * (target - x)
+                q[last_s[o], last_a[o]] = x + rate[o] * (target - x)
             if learning:
                 last_s[p] = s
                 last_a[p] = a
@@ -443,18 +450,22 @@ def afterstate_learning(
     the new one; exploratory moves teach nothing. When the game ends, each learning seat's last
     afterstate moves toward its outcome. In self-play both seats learn, each in its own table,
     unless ``v`` has one row: in impartial games a position is the same game whichever seat
-    reaches it, so both seats learn the one table.
+    reaches it, so both seats learn the one table. Each seat learns and explores at its own
+    rates (``Rates.alpha_second``, ``Run.eps_second``): two agents learning against each other.
     """
     walk, moves, nmoves, result, start, _, starts, mover = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end, share, _, _ = run
-    alpha, gamma, rewards, _ = rates
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, share, _, _, eps2 = run
+    alpha, gamma, rewards, _, alpha2 = rates
     shared = v.shape[0] == 1
     steps = 0
     last = np.empty(2, dtype=np.int64)
+    rate = np.array([alpha, alpha2])  # each seat's own learning rate and exploration
+    eps_of = np.empty(2)
     for i in range(episodes):
         t = first_episode + i
-        e = epsilon_at(schedule, eps, eps_end, t, total_episodes)
+        eps_of[0] = epsilon_at(schedule, eps, eps_end, t, total_episodes)
+        eps_of[1] = epsilon_at(schedule, eps2, eps_end, t, total_episodes)
         last[0] = -1
         last[1] = -1
         me = 0 if self_play or learner_moves_first(seat, t) else 1
@@ -472,12 +483,12 @@ def afterstate_learning(
                     tm = 0 if shared else me
                     if last[me] >= 0:
                         x = v[tm, last[me]]
-                        v[tm, last[me]] = x + alpha * (gamma * _reward(result[s], rewards) - x)
+                        v[tm, last[me]] = x + rate[me] * (gamma * _reward(result[s], rewards) - x)
                     break
                 p = 1 - p
                 continue
             tp = 0 if shared else p
-            explore = forced >= 0 or uniform(rng) < e
+            explore = forced >= 0 or uniform(rng) < eps_of[p]
             if forced >= 0:
                 a = forced
                 forced = -1
@@ -489,13 +500,13 @@ def afterstate_learning(
             steps += 1
             if not explore and last[p] >= 0:
                 target = gamma * _afterstate_value(v, tp, s2, result, rewards)
-                v[tp, last[p]] += alpha * (target - v[tp, last[p]])
+                v[tp, last[p]] += rate[p] * (target - v[tp, last[p]])
             if result[s2] != NOT_TERMINAL:
                 o = 1 - p
                 to = 0 if shared else o
                 if self_play and last[o] >= 0:
                     x = v[to, last[o]]
-                    v[to, last[o]] = x + alpha * (gamma * _reward(result[s2], rewards) - x)
+                    v[to, last[o]] = x + rate[o] * (gamma * _reward(result[s2], rewards) - x)
                 break
             last[p] = s2
             s = s2
@@ -596,7 +607,7 @@ def matchbox_learning(
     """
     walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
-    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _ = run
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _, _ = run
     steps = 0
     rows = np.empty((2, max_plies + 1), dtype=np.int64)
     cols = np.empty((2, max_plies + 1), dtype=np.int64)

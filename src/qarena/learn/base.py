@@ -60,15 +60,25 @@ class LearnConfig:
     seed: int = 0
     starts: float = 1.0
     start_order: str = "sweep"
+    #: The second player's learning rate and exploration at the start, for the learners with
+    #: a view per seat (None: the first player's): two agents learning against each other.
+    alpha_second: float | None = None
+    epsilon_second: float | None = None
 
     def __post_init__(self) -> None:
-        if not 0 < self.alpha <= 1:
-            raise QarenaError(_("alpha must be in (0, 1], not {value}").format(value=self.alpha))
+        for name in ("alpha", "alpha_second"):
+            value = getattr(self, name)
+            if value is not None and not 0 < value <= 1:
+                raise QarenaError(
+                    _("{name} must be in (0, 1], not {value}").format(
+                        name=name.replace("_", "-"), value=value
+                    )
+                )
         if not 0 <= self.gamma <= 1:
             raise QarenaError(_("gamma must be in [0, 1], not {value}").format(value=self.gamma))
-        for name in ("epsilon", "epsilon_end"):
+        for name in ("epsilon", "epsilon_end", "epsilon_second"):
             value = getattr(self, name)
-            if not 0 <= value <= 1:
+            if value is not None and not 0 <= value <= 1:
                 raise QarenaError(
                     _("{name} must be in [0, 1], not {value}").format(
                         name=name.replace("_", "-"), value=value
@@ -80,7 +90,7 @@ class LearnConfig:
                     schedule=self.schedule, names=", ".join(SCHEDULES)
                 )
             )
-        if self.schedule == "exp" and (self.epsilon == 0 or self.epsilon_end == 0):
+        if self.schedule == "exp" and 0 in (self.epsilon, self.epsilon_end, self.epsilon_second):
             raise QarenaError(
                 _("an exponential epsilon schedule needs epsilon and its end above 0")
             )
@@ -147,6 +157,10 @@ _NO_STARTS = np.zeros(0, dtype=np.int64)
 
 #: Every LearnConfig field, in order.
 ALL_HYPERPARAMETERS = tuple(f.name for f in fields(LearnConfig))
+#: The settings of the second player, for the learners with a view per seat.
+SEAT_SETTINGS = ("alpha_second", "epsilon_second")
+#: Every setting but those: the learners whose one table serves both seats alike.
+SHARED_HYPERPARAMETERS = tuple(n for n in ALL_HYPERPARAMETERS if n not in SEAT_SETTINGS)
 
 
 @dataclass
@@ -390,12 +404,16 @@ class Learner(ABC):
             c.starts,
             START_ORDERS[c.start_order],
             self.episodes,
+            c.epsilon if c.epsilon_second is None else c.epsilon_second,
         )
 
     @property
     def _rates(self) -> k.Rates:
         c = self.config
-        return k.Rates(c.alpha, c.gamma, np.asarray(c.rewards, dtype=np.float64), self.negamax)
+        second = c.alpha if c.alpha_second is None else c.alpha_second
+        return k.Rates(
+            c.alpha, c.gamma, np.asarray(c.rewards, dtype=np.float64), self.negamax, second
+        )
 
     def played_positions(self) -> np.ndarray:
         """``mask[row]``: the rows the learner keeps values for, those where it may have to

@@ -9,7 +9,14 @@ import numpy as np
 from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop, number
 from qarena.kernels import learn as k
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner, Text, reward_text
+from qarena.learn.base import (
+    ALL_HYPERPARAMETERS,
+    SHARED_HYPERPARAMETERS,
+    LearnConfig,
+    Learner,
+    Text,
+    reward_text,
+)
 from qarena.learn.policyfile import ArraySpec
 
 
@@ -21,7 +28,9 @@ class QLearner(Learner):
     episodes_per_pair = (150.0, 20_000)
     # One sweep is enough at every alpha measured (BENCHMARKS.md); the second is a margin.
     sweeps = 2
-    hyperparameters = ALL_HYPERPARAMETERS  # reward-driven learners use every setting
+    # Reward-driven: every setting but the second player's, since its backward updates serve
+    # both seats alike.
+    hyperparameters = SHARED_HYPERPARAMETERS
     state_per_entry = 8  # q, float64; values() is q itself
 
     @classmethod
@@ -92,6 +101,9 @@ class SeatQLearner(QLearner):
     }
     episodes_per_pair = (150.0, 20_000)
     sweeps = 2
+    # Each seat's moves are updated from that seat's own view, so each may learn and explore
+    # at its own rates (--alpha-second, --epsilon-second).
+    hyperparameters = ALL_HYPERPARAMETERS
 
     def _train(self, versus: k.Versus, run: k.Run) -> int:
         return int(k.seat_q_learning(self.q, self._walk, versus, run, self._rates, self.rng))

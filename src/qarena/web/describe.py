@@ -29,6 +29,8 @@ LABELS = {
     "seed": gettext_noop("seed"),
     "starts": gettext_noop("exploring starts: share"),
     "start_order": gettext_noop("exploring starts: order"),
+    "alpha_second": gettext_noop("α learning rate of the second player"),
+    "epsilon_second": gettext_noop("ε exploration of the second player at the start"),
 }
 SCHEDULES = {
     "linear": gettext_noop("linear"),
@@ -149,7 +151,9 @@ def setting_rows(
     # Without exploring starts, their order says nothing.
     skip = {"start_order"} if hyper.get("starts") == 0 else set()
     rows += [
-        (_(LABELS[k]), setting_text(k, hyper[k])) for k in LABELS if k in hyper and k not in skip
+        (_(LABELS[k]), setting_text(k, hyper[k]))
+        for k in LABELS
+        if hyper.get(k) is not None and k not in skip
     ]
     return rows
 

@@ -122,6 +122,22 @@ class TrainIn(BaseModel):
         description="Exploring starts: sweep or uniform",
         json_schema_extra={"enum": ["sweep", "uniform"]},
     )
+    alpha_second: float | None = Field(
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description="In self-play, the second player's learning rate, in (0, 1] "
+        "(afterstate and seat-q; default: alpha)",
+        json_schema_extra=_SHARE | {"exclusiveMinimum": 0},
+    )
+    epsilon_second: float | None = Field(
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description="In self-play, the second player's exploration rate at the start, in "
+        "[0, 1] (afterstate and seat-q; default: epsilon)",
+        json_schema_extra=_SHARE,
+    )
     canonical: bool = Field(
         default=True,
         strict=True,

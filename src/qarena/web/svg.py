@@ -361,22 +361,39 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
     """A learning curve on one line of SVG (it travels in a server-sent event). Episodes are on
     a log axis, as ``qarena plot`` draws them: most learning happens in the first few percent
     of a run, which a linear axis squeezes against the left edge."""
+    # The legend's entries side by side, wrapped onto more lines where a language's words are
+    # long (widths estimated from the text: the SVG is drawn on the server).
+    places: list[tuple[int, int]] = []
+    lx, line = 44, 0
+    for label, _cls, _share in SERIES:
+        width = 22 + int(6.2 * len(_(label))) + 18
+        if places and lx + width > 560:
+            lx, line = 44, line + 1
+        places.append((lx, line))
+        lx += width
+    extra = 16 * line
     chart = _LogChart(
-        560, 260, 44, 28, 12, 56, max(total, points[-1].episodes if points else 1, 10)
+        560,
+        260 + extra,
+        44,
+        28,
+        12,
+        56 + extra,
+        max(total, points[-1].episodes if points else 1, 10),
     )
     w, h, left, top, pw, ph, x, y = (
         chart.w, chart.h, chart.left, chart.top, chart.pw, chart.ph, chart.x, chart.y
     )  # fmt: skip
     parts = [_open_svg(svg_id, "curve", w, h, _curve_label(len(points)), False)]
     parts.extend(chart.frame(30))
-    for i, (label, cls, share) in enumerate(SERIES):
+    for (label, cls, share), (lx, row) in zip(SERIES, places, strict=True):
         if points:
             d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
             parts.append(f'<polyline class="{cls}" points="{d}"/>')
-        lx = left + i * 160
+        ly = h - 4 - 16 * (line - row)
         parts.append(
-            f'<line class="{cls}" x1="{lx}" x2="{lx + 18}" y1="{h - 8}" y2="{h - 8}"/>'
-            f'<text class="tick" x="{lx + 22}" y="{h - 4}">{escape(_(label))}</text>'
+            f'<line class="{cls}" x1="{lx}" x2="{lx + 18}" y1="{ly - 4}" y2="{ly - 4}"/>'
+            f'<text class="tick" x="{lx + 22}" y="{ly}">{escape(_(label))}</text>'
         )
     if not points:
         empty = escape(_("no points yet"))

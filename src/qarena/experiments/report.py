@@ -158,10 +158,12 @@ def discounting(lab: Lab) -> Section:
         _("Discounting: does the agent drag out lost games?"),
         _(
             "An agent trained on 3-5-7 Nim with γ = 0.8, once lost, makes the game last. "
-            "With γ below 1 a loss in more moves is worth more (−γᵏ is closer to 0), so "
-            "among losing moves the agent picks the slowest; with γ = 1 every loss is worth −1 "
-            "and it picks among them at random. We measure how many plies its games against "
-            "perfect play last: moving second in 3-5-7 misère, every game is lost."
+            "For qarena's Q-learner (q): with γ below 1 a loss in more moves is worth more "
+            "(−γᵏ is closer to 0), so among losing moves it picks the slowest; with γ = 1 "
+            "every loss is worth −1 and it picks among them at random. We measure how many "
+            "plies its games against perfect play last: moving second in 3-5-7 misère, every "
+            "game is lost. (The write-ups' own learner drags lost games out at γ = 1 too: see "
+            "'The write-ups reproduced'.)"
         ),
     )
     grid = Grid(("q",), {"gamma": (0.8, 0.9, 1.0)}, seeds=lab.seeds(5))
@@ -359,9 +361,10 @@ def alpha_epsilon(lab: Lab) -> Section:
         _("α and ε"),
         _(
             "How do the learning rate α and the exploration rate ε matter? On Nim 1-3-5-7, "
-            "Q-learning plays ε-greedily from the start of the game (no exploring starts) "
-            "with a constant ε, {episodes:,} episodes per run, including pure exploitation "
-            "(ε = 0) and pure exploration (ε = 1)."
+            "qarena's Q-learner (q) plays ε-greedily from the start of the game (no exploring "
+            "starts) with a constant ε, {episodes:,} episodes per run, including pure "
+            "exploitation (ε = 0) and pure exploration (ε = 1). (The write-ups' own learner "
+            "answers otherwise: see 'The write-ups reproduced'.)"
         ).format(episodes=episodes),
     )
     grid = Grid(

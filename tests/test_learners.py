@@ -418,3 +418,5 @@ def test_second_seat_settings_are_refused_where_one_table_serves_both() -> None:
         LEARNERS["q"].build_config({"alpha_second": 0.5})
     with pytest.raises(QarenaError, match="epsilon-second must be in"):
         LearnConfig(epsilon_second=1.5)
+    with pytest.raises(QarenaError, match="needs epsilon-second above 0"):
+        LearnConfig(schedule="exp", epsilon_end=0.1, epsilon_second=0.0)

@@ -90,10 +90,12 @@ class LearnConfig:
                     schedule=self.schedule, names=", ".join(SCHEDULES)
                 )
             )
-        if self.schedule == "exp" and 0 in (self.epsilon, self.epsilon_end, self.epsilon_second):
+        if self.schedule == "exp" and 0 in (self.epsilon, self.epsilon_end):
             raise QarenaError(
                 _("an exponential epsilon schedule needs epsilon and its end above 0")
             )
+        if self.schedule == "exp" and self.epsilon_second == 0:
+            raise QarenaError(_("an exponential epsilon schedule needs epsilon-second above 0"))
         if len(self.rewards) != 3 or not all(np.isfinite(self.rewards)):
             raise QarenaError(
                 _("rewards are three numbers WIN,DRAW,LOSS, not {value}").format(value=self.rewards)

@@ -420,3 +420,17 @@ def test_second_seat_settings_are_refused_where_one_table_serves_both() -> None:
         LearnConfig(epsilon_second=1.5)
     with pytest.raises(QarenaError, match="needs epsilon-second above 0"):
         LearnConfig(schedule="exp", epsilon_end=0.1, epsilon_second=0.0)
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "tictactoe:3x4:3", "connect4:4x4"])
+def test_one_table_is_a_table_per_seat_where_the_position_tells_the_mover(spec: str) -> None:
+    """The tic-tac-toe write-up keeps a table per agent; seat-q's one table is that already on
+    boards: every position belongs to one seat (the counts of the two players' pieces say
+    whose turn it is), so the two players never learn the same entry."""
+    game = parse_spec(spec)
+    learner = make_learner("seat-q", game, LEARNERS["seat-q"].default_config(seed=1))
+    t = learner.tables
+    for row in np.flatnonzero(t.live):
+        position = t.position(int(row))
+        x, o = position.count(1), position.count(2)
+        assert t.mover[row] == (0 if x == o else 1) and x - o in (0, 1)

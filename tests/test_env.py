@@ -356,7 +356,7 @@ def test_bad_settings_are_one_line(check_env: Any, api_test: Any, tmp_path: Path
         gym_env("nim:1", seat="random")
     _one_line(e)
     for make in (lambda: gym_env("nim", render_mode="human"), lambda: aec_env("nim", "human")):
-        with pytest.raises(QarenaError, match="render_mode is 'ansi' or None") as e:
+        with pytest.raises(QarenaError, match="render_mode is 'ansi', 'rgb_array' or None") as e:
             make()
         _one_line(e)
     with pytest.raises(QarenaError, match="no such policy file") as e:

@@ -133,7 +133,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has no type inform
         self.agent_selection = self._selector.next()
         self._accumulate_rewards()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return render(self.game, self.position, self.render_mode)
 
     def close(self) -> None:

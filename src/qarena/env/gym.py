@@ -1,8 +1,9 @@
 """A Gymnasium environment: one agent plays a qarena game against a fixed opponent.
 
 Registered as ``qarena/Game-v0`` when this module is imported, so
-``gymnasium.make("qarena/Game-v0", spec="nim:3,5,7", opponent="perfect")`` works as well as
-:func:`qarena.env.gym_env`.
+``gymnasium.make("qarena.env.gym:qarena/Game-v0", spec="nim:3,5,7", opponent="perfect")``
+works with no import of qarena first (Gymnasium imports the module named before the colon),
+as well as :func:`qarena.env.gym_env`. ``render_mode="rgb_array"`` draws the position.
 
 - Observation: the vector of :mod:`qarena.env.encoding` (a ``Box`` of ``int64``); at the
   agent's turn its last entry is the agent's own mark (1 first, 2 second).
@@ -145,7 +146,7 @@ class GameEnv(gymnasium.Env[np.ndarray, Action]):
         info = {**self._info(reply), "illegal_move": False}
         return self._observation(), reward, self.over, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return render(self.game, self.position, self.render_mode)
 
     def close(self) -> None:

@@ -78,3 +78,61 @@ def test_gymnasium_finds_the_environment_by_module_name_without_an_import() -> N
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.split("\n")[0] == "(145, 145, 3) [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]"
+
+
+def test_the_mover_s_view_passes_pettingzoo_s_api_test() -> None:
+    from pettingzoo.test import api_test
+
+    for spec in ("tictactoe", "nim:3,5,7", "connect4:4x4"):
+        api_test(aec_env(spec, view="mover"), num_cycles=50)
+
+
+def test_each_agent_sees_its_own_marks_as_1() -> None:
+    env = aec_env("tictactoe", view="mover")
+    env.reset(seed=0)
+    env.step(4)  # x (player_0) takes the centre
+    for agent, own, to_move in (("player_0", 1, 2), ("player_1", 2, 1)):
+        seen = env.observe(agent)["observation"]
+        assert seen[4] == own and seen[-1] == to_move, agent
+    nim = aec_env("nim:3,5,7", view="mover")
+    nim.reset(seed=0)
+    nim.step(0)  # take one from the first pile
+    assert nim.observe("player_1")["observation"].tolist() == [2, 5, 7, 1]
+    assert nim.observe("player_0")["observation"].tolist() == [2, 5, 7, 2]
+
+
+def test_a_policy_of_mover_observations_is_judged() -> None:
+    """The solver's moves, keyed by what the mover sees: perfect play, asked as an agent of
+    ``aec_env(view="mover")`` is asked. On a board the player to move has as many marks as the
+    other (x) or one fewer (o), and sees its own as 1."""
+    from qarena.env import judge_policy
+    from qarena.env.encoding import seen_by
+    from qarena.solve import solve
+
+    game = parse_spec("tictactoe")
+    solution = solve(game)
+    table: dict[tuple[int, ...], dict[int, float]] = {}
+    asked: list[np.ndarray] = []
+    stack, seen_positions = [game.start()], set()
+    while stack:
+        position = stack.pop()
+        if position in seen_positions or game.is_terminal(position):
+            continue
+        seen_positions.add(position)
+        seat = game.to_move(position)
+        assert seat is not None
+        key = tuple(int(v) for v in seen_by(game, position, seat, seat))
+        table[key] = {m: float(v) for m, v in solution.move_values(position).items()}
+        stack += [game.apply(position, m) for m in game.legal_moves(position)]
+
+    def policy(obs: np.ndarray) -> dict[int, float]:
+        asked.append(obs)
+        return table[tuple(int(v) for v in obs)]
+
+    assert judge_policy(game, policy, view="mover").share == 1.0
+    assert judge_policy(game, table, view="mover").share == 1.0
+    for obs in asked:
+        own, other = int((obs[:-1] == 1).sum()), int((obs[:-1] == 2).sum())
+        assert obs[-1] == 1 and other - own in (0, 1)
+    with pytest.raises(Exception, match="mover's view"):
+        judge_policy(game, policy, view="absolute")

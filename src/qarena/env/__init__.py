@@ -24,7 +24,13 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from qarena.env.encoding import action_mask, observation, observation_bounds, position_of
+from qarena.env.encoding import (
+    action_mask,
+    check_view,
+    observation,
+    observation_bounds,
+    position_of,
+)
 from qarena.env.judge import judge_policy
 from qarena.errors import QarenaError
 from qarena.games.base import Game
@@ -54,13 +60,16 @@ def _need(module: str) -> None:
         ) from None
 
 
-def aec_env(spec: str | Game, render_mode: str | None = None) -> Any:
+def aec_env(spec: str | Game, render_mode: str | None = None, view: str = "absolute") -> Any:
     """The game ``spec`` (``nim:3,5,7``, ``tictactoe``…) as a PettingZoo AEC environment, in
-    PettingZoo's order-enforcing wrapper; ``render_mode="ansi"`` renders the text form."""
+    PettingZoo's order-enforcing wrapper; ``render_mode="ansi"`` renders the text form,
+    ``"rgb_array"`` the picture. ``view="mover"``: each agent observes from its own side, as
+    in PettingZoo's classic games (its marks 1, the other's 2; the last entry 1 at its turn)."""
+    check_view(view)
     _need("pettingzoo")
     from qarena.env.aec import make_aec_env
 
-    return make_aec_env(spec, render_mode)
+    return make_aec_env(spec, render_mode, view)
 
 
 def gym_env(

@@ -29,7 +29,13 @@ from pettingzoo.utils import AgentSelector
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from qarena.env.common import RENDER_MODES, game_of, move_id, render, render_mode_of
-from qarena.env.encoding import action_mask, observation, observation_bounds
+from qarena.env.encoding import (
+    action_mask,
+    check_view,
+    observation,
+    observation_bounds,
+    seen_by,
+)
 from qarena.games.base import Game
 
 AGENTS = ("player_0", "player_1")
@@ -48,10 +54,13 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has no type inform
         "render_fps": 1,
     }
 
-    def __init__(self, spec: str | Game, render_mode: str | None = None) -> None:
+    def __init__(
+        self, spec: str | Game, render_mode: str | None = None, view: str = "absolute"
+    ) -> None:
         super().__init__()
         self.game = game_of(spec)
         self.render_mode = render_mode_of(render_mode)
+        self.view = check_view(view)
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
         low, high = observation_bounds(self.game)
@@ -100,10 +109,12 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has no type inform
         mask = np.zeros(self.game.num_moves, dtype=np.int8)
         if agent == self.agent_selection and not self.terminations.get(agent, True):
             mask = action_mask(self.game, self.position)
-        return {
-            "observation": observation(self.game, self.position, self.plies % 2),
-            "action_mask": mask,
-        }
+        seat = self.plies % 2
+        if self.view == "mover":
+            seen = seen_by(self.game, self.position, seat, AGENTS.index(agent))
+        else:
+            seen = observation(self.game, self.position, seat)
+        return {"observation": seen, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The whole game as one vector: the observation (both agents see everything)."""
@@ -140,10 +151,10 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has no type inform
         pass
 
 
-def make_aec_env(spec: str | Game, render_mode: str | None = None) -> Any:
+def make_aec_env(spec: str | Game, render_mode: str | None = None, view: str = "absolute") -> Any:
     """The environment inside PettingZoo's order-enforcing wrapper, as the classic games come
     (``.unwrapped`` is the :class:`GameAECEnv`)."""
-    return OrderEnforcingWrapper(GameAECEnv(spec, render_mode))
+    return OrderEnforcingWrapper(GameAECEnv(spec, render_mode, view))
 
 
 __all__ = ["AGENTS", "ILLEGAL_REWARD", "GameAECEnv", "make_aec_env"]

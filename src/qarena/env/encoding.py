@@ -11,11 +11,17 @@ more (``Box`` of shape ``(len(game.radix) + 1,)``):
   A board says it too (count the marks); in nim and the subtraction game it is only the
   parity of the plies played, since the position alone decides those games.
 
-So ``position_of(obs)`` (``tuple(obs[:-1])``) is the qarena position, the key a table learner
-wants and what :func:`qarena.env.judge_policy` asks a policy about, and ``obs[-1] - 1`` is
-the seat to move. The bounds are exact per entry: low ``[0, …, 0, 1]``, high ``[radix - 1 …,
-2]``. Actions are qarena's move ids ``0 .. game.num_moves - 1`` (``game.format_move`` writes
-one as people type it); the action mask is an ``int8`` vector over them, 1 where legal.
+In the mover's view (``view="mover"``, as PettingZoo's classic games observe), everything is
+seen by one agent: on boards its own marks are 1 and the other agent's 2, and the last entry is
+1 when it is to move, 2 when not; piles are the same in both views. The absolute view is the
+default.
+
+So in the absolute view ``position_of(obs)`` (``tuple(obs[:-1])``) is the qarena position,
+the key a table learner wants and what :func:`qarena.env.judge_policy` asks a policy about,
+and ``obs[-1] - 1`` is the seat to move. The bounds are exact per entry: low ``[0, …, 0,
+1]``, high ``[radix - 1 …, 2]``. Actions are qarena's move ids ``0 .. game.num_moves - 1``
+(``game.format_move`` writes one as people type it); the action mask is an ``int8`` vector
+over them, 1 where legal.
 """
 
 from __future__ import annotations
@@ -50,6 +56,27 @@ def observation(game: Game, position: Position, seat: int) -> np.ndarray:
     out = np.empty(len(position) + 1, dtype=np.int64)
     out[:-1] = position
     out[-1] = FIRST_MARK + seat
+    return out
+
+
+#: How an observation sees the game: as qarena holds it, or from one agent's side.
+VIEWS = ("absolute", "mover")
+
+
+def check_view(view: str) -> str:
+    if view not in VIEWS:
+        raise PositionError(_("view is 'absolute' or 'mover', not {view!r}").format(view=view))
+    return view
+
+
+def seen_by(game: Game, position: Position, seat: int, viewer: int) -> np.ndarray:
+    """The observation of ``position`` (seat ``seat`` to move) from ``viewer``'s side: on a
+    board its own marks 1 and the other's 2; the last entry 1 when ``viewer`` is to move."""
+    out = observation(game, position, seat)
+    if viewer == 1 and game.to_move(position) is not None:
+        cells = out[:-1]
+        out[:-1] = np.where(cells == 1, 2, np.where(cells == 2, 1, cells))
+    out[-1] = FIRST_MARK if viewer == seat else SECOND_MARK
     return out
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from qarena.budget import footprint, format_bytes, format_count, memory_budget
 from qarena.env.common import game_of
+from qarena.env.encoding import check_view, seen_by
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
@@ -30,7 +31,7 @@ Policy = Callable[[Position], Answer] | Mapping[Position, Mapping[Move, float]]
 VALUES_PER_ENTRY = 4
 
 
-def judge_policy(game: Game | str, policy: Policy) -> Optimality:
+def judge_policy(game: Game | str, policy: Policy, view: str | None = None) -> Optimality:
     """The optimality of ``policy`` in ``game`` (a Game or a spec such as ``nim:3,5,7``).
 
     ``policy`` is asked with qarena positions (tuples: pile sizes, or cells 0 empty / 1 x /
@@ -41,9 +42,22 @@ def judge_policy(game: Game | str, policy: Policy) -> Optimality:
     as 0.0 (a table that starts at zero), an unseen position as all zeros, and values of
     illegal moves are ignored. A move that is not legal, or a value that is not a finite
     number, is refused with one line.
+
+    With ``view="mover"`` the policy is asked with observations instead, as an agent of
+    ``aec_env(spec, view="mover")`` sees them at its turn (a table is then keyed by the
+    observation as a tuple): a policy learned through the environment is judged as it is.
     """
     game = game_of(game)
-    ask = _asker(policy)
+    if view is not None:
+        check_view(view)
+        if view != "mover":
+            raise QarenaError(
+                _(
+                    "a policy of observations is judged in the mover's view (view='mover'): "
+                    "the absolute view does not tell whose turn it is in every game"
+                )
+            )
+    ask = _asker(policy) if view is None else _observing(game, policy)
     tables = game_tables(game, False)
     m = game.num_moves
     _check_values_fit(game, tables.rows)
@@ -58,6 +72,23 @@ def judge_policy(game: Game | str, policy: Policy) -> Optimality:
             position = tables.position(row)
             values[row] = _answer_row(game, position, tables.legal[row], ask(position))
     return optimality_of_values(tables, values)
+
+
+def _observing(game: Game, policy: Policy) -> Callable[[Position], Answer]:
+    """``policy`` asked with the mover's observation of each position instead of the position
+    (a table is looked up by the observation as a tuple)."""
+
+    def seen(position: Position) -> np.ndarray:
+        seat = game.to_move(position)
+        mover = 0 if seat is None else seat  # in impartial games the view is the same
+        return seen_by(game, position, mover, mover)
+
+    if isinstance(policy, Mapping):
+        table = policy
+        return lambda position: table.get(tuple(int(v) for v in seen(position)), {})
+    if callable(policy):
+        return lambda position: policy(seen(position))  # type: ignore[arg-type]
+    return _asker(policy)  # refused there, in its words
 
 
 def _asker(policy: Policy) -> Callable[[Position], Answer]:

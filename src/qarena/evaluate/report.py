@@ -10,6 +10,7 @@ import numpy as np
 
 from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
+from qarena.i18n import _, number
 from qarena.learn.base import Learner
 from qarena.solve.space import GameTables
 from qarena.transitions.judge import Optimality, optimality_of_values
@@ -20,6 +21,41 @@ class Evaluation:
     game: str
     optimality: Optimality
     matches: dict[str, SeatRecords]
+
+    def __repr__(self) -> str:
+        o = self.optimality
+        against = ", ".join(
+            f"{name} {r.total.shares()['win']:.3f}" for name, r in self.matches.items()
+        )
+        return (
+            f"Evaluation({self.game}: optimality {o.share:.4f} ({o.optimal} of {o.decisions}); "
+            f"wins against {against})"
+        )
+
+    def _repr_html_(self) -> str:
+        """In a notebook: optimality, and win/draw/loss against each opponent in each seat."""
+        import html
+
+        o = self.optimality
+        line = _(
+            "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} decision "
+            "positions"
+        ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
+        head = f"<p>{html.escape(self.game)}: {html.escape(line)}</p>"
+        cells = "".join(
+            f"<tr><td>{html.escape(name)}</td>"
+            + "".join(
+                "<td>" + "/".join(number(v, ".3f") for v in seat.shares().values()) + "</td>"
+                for seat in (r.first, r.second)
+            )
+            + "</tr>"
+            for name, r in self.matches.items()
+        )
+        header = "".join(
+            f"<th>{html.escape(h)}</th>"
+            for h in (_("opponent"), _("agent moves first"), _("agent moves second"))
+        )
+        return f"{head}<table><tr>{header}</tr>{cells}</table>"
 
     def to_json(self) -> dict[str, Any]:
         """The ``qarena eval --json`` object; ``lengths`` only when the games were measured."""

@@ -466,6 +466,29 @@ class Learner(ABC):
     def _check_state(self) -> None:  # noqa: B027 - a hook; most learners need no check
         """Refuse restored arrays that no training could have produced."""
 
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.game.spec}, learner={self.kind!r}, "
+            f"episodes={self.episodes:,}, seed={self.config.seed}, rows={self.tables.rows:,})"
+        )
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the game, the learner, its episodes and settings, as a table."""
+        import html
+
+        rows = [
+            (_("game"), self.game.spec),
+            (_("learner"), f"{self.kind} ({self.title})"),
+            (_("episodes"), number(self.episodes, ",")),
+            *((name, str(value)) for name, value in self.hyperparameter_values().items()),
+        ]
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+            for k, v in rows
+        )
+        return f"<table>{body}</table>"
+
     def hyperparameter_values(self) -> dict[str, Any]:
         full = self.config.to_dict()
         return {name: full[name] for name in self.hyperparameters}

@@ -67,6 +67,10 @@ class Curve:
     points: list[CurvePoint] = field(default_factory=list)
     early: bool = False
 
+    def __repr__(self) -> str:
+        last = f", last at {self.points[-1].episodes:,} episodes" if self.points else ""
+        return f"Curve({len(self.points)} points, one every {self.every:,} episodes{last})"
+
     def due(self, episodes: int) -> bool:
         """Is a point due at this total episode count?"""
         return episodes % self.every == 0 or (self.early and episodes in early_points(self.every))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from qarena.games.base import Game, Move, Position
+from qarena.games.base import Game, Move, Position, value_name
 from qarena.kernels.constants import NOT_TERMINAL
 from qarena.solve.space import GameTables, game_tables
 
@@ -52,6 +52,14 @@ class Solution:
     @property
     def start_value(self) -> int:
         return int(self.tables.value[self.tables.start])
+
+    def __repr__(self) -> str:
+        start = self.game.start()
+        return (
+            f"Solution({self.game.spec}: {value_name(self.value_of(start))} for the first "
+            f"player in {self.depth_of(start)} plies with best play; "
+            f"{self.positions:,} positions reachable)"
+        )
 
 
 @lru_cache(maxsize=4)

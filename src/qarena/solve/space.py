@@ -57,6 +57,10 @@ class GameTables:
     def rows(self) -> int:
         return int(self.codes.size)
 
+    def __repr__(self) -> str:
+        kind = "symmetry classes" if self.canonical else "positions"
+        return f"GameTables({self.game.spec}, {self.rows:,} rows: {kind})"
+
     @cached_property
     def legal(self) -> np.ndarray:
         """``legal[row, move]``: the move is legal there."""

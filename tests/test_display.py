@@ -1,0 +1,59 @@
+"""How qarena's objects show in a REPL or a notebook: a short line each (no array dumps), and
+an HTML table where a notebook can show one."""
+
+from __future__ import annotations
+
+import re
+
+from qarena.evaluate.report import evaluate
+from qarena.games import parse_spec
+from qarena.i18n import speaking
+from qarena.learn.learners import make_learner
+from qarena.solve import solve
+from qarena.training.run import train_run
+
+
+def _short(text: str) -> None:
+    assert "\n" not in text and len(text) <= 200 and "array(" not in text, text
+
+
+def test_a_solution_says_the_game_s_value_in_a_line() -> None:
+    solution = solve(parse_spec("nim"))
+    text = repr(solution)
+    _short(text)
+    # Misère 3-5-7 is a first-player win (nim-sum 1, piles above one: Bouton); every pile
+    # size from 0 up is reachable, 4 × 6 × 8 = 192 positions.
+    assert re.fullmatch(
+        r"Solution\(nim:3,5,7: win for the first player in \d+ plies with best play; "
+        r"192 positions reachable\)",
+        text,
+    )
+    _short(repr(solution.tables))
+    assert repr(solve(parse_spec("tictactoe"))).startswith("Solution(tictactoe:3x3:3: draw ")
+
+
+def test_a_learner_and_its_curve_show_briefly() -> None:
+    learner = make_learner("q", parse_spec("nim"))
+    learner.curve = None
+    train_run(learner, 3_000)
+    text = repr(learner)
+    _short(text)
+    assert text == "QLearner(nim:3,5,7, learner='q', episodes=3,000, seed=0, rows=88)"
+    page = learner._repr_html_()
+    assert page.startswith("<table>") and "nim:3,5,7" in page and "3,000" in page
+    assert re.search(r"<th[^>]*>alpha</th><td[^>]*>1\.0</td>", page)
+    with speaking("de"):
+        assert "3.000" in learner._repr_html_()
+
+
+def test_an_evaluation_shows_its_optimality_and_matches() -> None:
+    learner = make_learner("q", parse_spec("nim"))
+    learner.train(3_000)
+    result = evaluate(learner, games=100, seed=0)
+    text = repr(result)
+    _short(text)
+    assert text.startswith("Evaluation(nim:3,5,7: optimality ")
+    assert "random" in text and "perfect" in text
+    page = result._repr_html_()
+    assert "<table>" in page and page.count("<tr>") == 1 + len(result.matches)
+    assert "agent moves first" in page

@@ -5,7 +5,6 @@ here prints."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -16,7 +15,7 @@ import numpy as np
 
 from qarena.agents.base import Agent
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import STRATEGIES, make_agent
+from qarena.agents.strategies import is_builtin, make_agent
 from qarena.errors import IllegalMoveError, QarenaError
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending, illegal
@@ -360,11 +359,6 @@ def load_players(
         else:
             players.append(Player(name, strategy=make_agent(name, game, seed + i)))
     return game, players
-
-
-def is_builtin(name: str) -> bool:
-    """A built-in player's name, unless a file of that name is there."""
-    return name in STRATEGIES and not os.path.exists(name)
 
 
 #: A move that keeps the position's value, by that value (translated where shown).

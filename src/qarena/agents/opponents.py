@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from qarena.agents.strategies import STRATEGIES, make_agent
+from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
 from qarena.errors import QarenaError
 from qarena.i18n import _
 from qarena.learn.base import Opponent
@@ -21,7 +21,7 @@ def opponent(tables: GameTables, name: str) -> Opponent:
     moves it picks among (a policy picks uniformly among its best moves)."""
     game = tables.game
     named = (*OPPONENTS, *game.rule_players)
-    if name not in named and (os.path.exists(name) or name.endswith(".npz")):
+    if name != "self" and not is_builtin(name) and (os.path.exists(name) or name.endswith(".npz")):
         return Opponent(os.path.basename(name), load_learner(name, tables.game).best_moves())
     if name == "self":
         return Opponent("self")

@@ -135,11 +135,20 @@ __all__ = [
     "RandomAgent",
     "RuleAgent",
     "SubtractionRuleAgent",
+    "is_builtin",
     "is_pole_position",
     "make_agent",
 ]
 
 STRATEGIES = ("random", "perfect", "bouton", "subtraction", "poles", "poles-strict")
+
+
+def is_builtin(name: str) -> bool:
+    """Does ``name`` name a built-in player rather than a policy file? Exactly when it is a
+    built-in's name (``random``, ``perfect``, a rule player), whatever files lie about: every
+    command and the Python API read a name the same way wherever they run. A policy file that
+    has a built-in's name is given as a path: ``./random``."""
+    return name in STRATEGIES
 
 
 def players_of(game: Game) -> tuple[str, ...]:

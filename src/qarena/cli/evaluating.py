@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -11,7 +10,6 @@ from rich import box
 from rich.table import Table
 
 from qarena.agents.opponents import opponent
-from qarena.agents.strategies import STRATEGIES
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
@@ -223,7 +221,7 @@ def compete_command(
     _check_games(games)
     _check_seed(seed)
     names = (first, second)
-    built_in = [n in STRATEGIES and not Path(n).exists() for n in names]
+    built_in = [is_builtin(n) for n in names]
     game = parse_spec(spec) if spec is not None else None
     learners: dict[int, Learner] = {}
     for i, name in enumerate(names):

@@ -15,7 +15,7 @@ from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from qarena.agents.strategies import players_of
+from qarena.agents.strategies import is_builtin
 from qarena.budget import (
     MAX_EPISODES,
     check_count,
@@ -103,7 +103,7 @@ def _grid(
 
 def _opponent_file(game: Game, name: str) -> bytes | None:
     """A policy file opponent's bytes, to send to each run; checked to be of this game."""
-    if name == "self" or not is_file(name) or name in players_of(game):
+    if name == "self" or is_builtin(name) or not is_file(name):
         return None
     meta = read_meta(name)
     if meta.get("game") != game.spec:

@@ -1,0 +1,72 @@
+"""One reading of a player's name everywhere: a built-in's name (random, perfect, a rule
+player) is the built-in even where a file of that name lies; a file with such a name is given
+as a path (``./random``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from qarena.cli import run
+from qarena.games import parse_spec
+from qarena.learn.learners import make_learner, save_learner
+from qarena.training.run import default_episodes
+
+#: Lost for the player to move (nim-sum 0): whoever answers a perfect opener wins.
+SPEC = "nim:1,3,5,7"
+
+
+@pytest.fixture
+def decoy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A perfect nim:1,3,5,7 policy saved under the name "random" in the working folder."""
+    monkeypatch.chdir(tmp_path)
+    learner = make_learner("q", parse_spec(SPEC))
+    learner.train(default_episodes(learner))
+    assert learner.optimality().share == 1.0
+    save_learner(tmp_path / "good.npz", learner)
+    shutil.copy(tmp_path / "good.npz", tmp_path / "random")
+    return tmp_path / "random"
+
+
+def _json(capsys: pytest.CaptureFixture[str], args: list[str]) -> dict[str, object]:
+    assert run(args) == 0
+    record: dict[str, object] = json.loads(capsys.readouterr().out)
+    return record
+
+
+def test_eval_reads_a_built_in_s_name_as_the_built_in(
+    decoy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    builtin = _json(capsys, ["eval", "random", "--game", SPEC, "--games", "50", "--json"])
+    file = _json(capsys, ["eval", "./random", "--games", "50", "--json"])
+    # Uniform random play keeps the value only where every move does: optimality 0 over the
+    # decision positions; the file is perfect play.
+    assert builtin["optimality"] == 0.0 and file["optimality"] == 1.0
+
+
+def test_compete_and_train_read_names_the_same_way(
+    decoy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["perfect", "--game", SPEC, "--games", "20", "--json"]
+    builtin = _json(capsys, ["compete", "random", *args])
+    file = _json(capsys, ["compete", "./random", *args])
+    # Perfect play opening a lost position loses to perfect play, and beats random play.
+    assert file["b_first"] == {"win": 1.0, "draw": 0.0, "loss": 0.0}
+    assert builtin["b_first"]["win"] < 1.0  # type: ignore[index]
+    assert run(["train", SPEC, "--opponent", "random", "--episodes", "100", "-o", "a.npz"]) == 0
+    assert run(["train", SPEC, "--opponent", "./random", "--episodes", "100", "-o", "b.npz"]) == 0
+
+
+def test_the_environment_reads_names_the_same_way(decoy: Path) -> None:
+    pytest.importorskip("gymnasium")
+    from qarena.agents.greedy import GreedyAgent
+    from qarena.env.players import opponent_chooser
+
+    game = parse_spec(SPEC)
+    _, builtin = opponent_chooser(game, "random")
+    _, file = opponent_chooser(game, "./random")
+    assert not isinstance(getattr(builtin, "__self__", None), GreedyAgent)
+    assert isinstance(getattr(file, "__self__", None), GreedyAgent)

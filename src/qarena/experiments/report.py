@@ -63,6 +63,10 @@ class TableData:
     header: tuple[str, ...]
     rows: Sequence[tuple[str, ...]]
     caption: str = ""
+    #: Columns of words rather than numbers: left-aligned, and the column of commands (its
+    #: index) set as code that wraps anywhere.
+    words: bool = False
+    code_column: int = -1
 
 
 @dataclass
@@ -1048,6 +1052,8 @@ def writeups(lab: Lab) -> Section:
                 "Games against players: {games:,} in each seat. Verdicts: the figure within "
                 "three standard errors of the write-up's, or the claim as the solver judges it."
             ).format(games=lab.games),
+            words=True,
+            code_column=2,
         )
     )
     verdicts = [c[4] for c in claims]
@@ -1212,6 +1218,9 @@ th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: rig
 th:first-child, td:first-child { text-align: left; }
 caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.85rem; }
 pre { background: #f4f4f6; padding: 0.7rem; overflow-x: auto; font-size: 0.85rem; }
+table.words th, table.words td { text-align: left; vertical-align: top; }
+table.words code { font-size: 0.75rem; word-break: break-all; }
+table.words td:nth-child(2) { min-width: 12rem; }
 .question { font-style: italic; } .finding { font-weight: 600; }
 nav ol { columns: 2; } .meta { color: #555; font-size: 0.9rem; }
 """
@@ -1219,11 +1228,18 @@ nav ol { columns: 2; } .meta { color: #555; font-size: 0.9rem; }
 
 def _table(t: TableData) -> str:
     head = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in t.header)
+
+    def cell(i: int, c: str) -> str:
+        if i == t.code_column:
+            return f"<td><code>{html.escape(c)}</code></td>"
+        return f"<td>{html.escape(c)}</td>"
+
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in t.rows
+        "<tr>" + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>" for row in t.rows
     )
     caption = f"<caption>{html.escape(t.caption)}</caption>" if t.caption else ""
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    kind = " class='words'" if t.words else ""
+    return f"<table{kind}>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def render_html(sections: Sequence[Section], lab: Lab, seconds: float) -> bytes:

@@ -96,10 +96,20 @@ def show_values(page: Any) -> None:
 
 
 def flip(page: Any, toggle: str) -> None:
-    """Click a toggle and wait for the panel its answer brings (its tick changes at once)."""
+    """Click a toggle and wait for the panel its answer brings (its tick changes at once),
+    until htmx has swapped it in: a click on the board before then can land on the part the
+    swap replaces, and be lost on a loaded machine."""
     with page.expect_response(lambda r: "/toggle/" in r.url):
         page.locator(toggle).click()
     page.wait_for_load_state()
+    settled(page)
+
+
+def settled(page: Any) -> None:
+    """Wait until no htmx request, swap or settle is under way on the page."""
+    page.wait_for_function(
+        """() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"""
+    )
 
 
 def test_home_page_offers_every_game(page: Any) -> None:

@@ -60,6 +60,29 @@ def test_tutorial_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert (tmp_path / "nim.npz").is_file()
 
 
+def test_readme_python_api_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start = text.index("## Python API\n")
+    end = text.index("\n## ", start + 1)
+    blocks = [
+        (line, code) for line, code in python_blocks(readme) if start < _offset(text, line) < end
+    ]
+    assert blocks, "README's Python API section has no python block"
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "readme"}
+    for line, code in blocks:
+        exec(compile("\n" * (line - 1) + code, str(readme), "exec"), namespace)
+    assert (tmp_path / "nim.npz").is_file()
+    judged = namespace["qarena"].judge(namespace["agent"])  # type: ignore[attr-defined]
+    assert judged.optimality.share == 1.0  # as the comment beside it says
+
+
+def _offset(text: str, line: int) -> int:
+    """Where line ``line`` (1-based) of ``text`` starts."""
+    return sum(len(x) + 1 for x in text.split("\n")[: line - 1])
+
+
 def test_site_builds_without_warnings(tmp_path: Path) -> None:
     missing = [name for name in DOCS_MODULES if importlib.util.find_spec(name) is None]
     if missing:

@@ -20,7 +20,7 @@ LAYERS: list[set[str]] = [
     {"agents"},  # strategies, frozen learners, opponents as move masks
     {"evaluate"},
     {"training", "match", "env"},  # orchestration: training runs, the play session, RL envs
-    {"experiments"},  # sweeps of runs, their plots, the report
+    {"experiments", "api"},  # sweeps of runs, their plots, the report; the Python API
     {"cli", "web", "__main__"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -62,11 +62,32 @@ def test_compete_and_train_read_names_the_same_way(
 
 def test_the_environment_reads_names_the_same_way(decoy: Path) -> None:
     pytest.importorskip("gymnasium")
-    from qarena.agents.greedy import GreedyAgent
+    import numpy as np
+
     from qarena.env.players import opponent_chooser
+    from qarena.solve import solve
 
     game = parse_spec(SPEC)
+    solution = solve(game)
     _, builtin = opponent_chooser(game, "random")
     _, file = opponent_chooser(game, "./random")
-    assert not isinstance(getattr(builtin, "__self__", None), GreedyAgent)
-    assert isinstance(getattr(file, "__self__", None), GreedyAgent)
+    rng = np.random.default_rng(0)
+    # From 0,3,5,7 (nim-sum 1, won) only a single match taken from the 3, 5 or 7 keeps the win.
+    position = game.apply(game.start(), game.legal_moves(game.start())[0])
+    keeps = solution.optimal_moves(position)
+    assert len(keeps) < len(game.legal_moves(position))
+    assert {file(position, rng) for _ in range(50)} <= set(keeps)
+    assert not {builtin(position, rng) for _ in range(50)} <= set(keeps)
+
+
+def test_one_lookup_takes_every_kind_of_player(decoy: Path) -> None:
+    from qarena.agents import GreedyAgent, Player, RandomAgent, player
+
+    game = parse_spec(SPEC)
+    assert isinstance(player("random", game), RandomAgent)
+    file = player("./random", game)
+    assert isinstance(file, GreedyAgent) and isinstance(file, Player)
+    assert isinstance(player(Path("good.npz")), GreedyAgent)  # a file knows its game
+    first = player(lambda position: game.legal_moves(position)[0], game)
+    assert first.act(game.start()) == game.legal_moves(game.start())[0]
+    assert first.values(game.start()) is None

@@ -62,6 +62,8 @@ def _templates() -> Iterator[str | tuple[str, ...]]:
             for _lineno, _function, message, _comments in babel_extract(
                 f, list(KEYWORDS), [], {"extensions": "jinja2.ext.i18n"}
             ):
+                if message is None:
+                    continue  # _(variable): its texts are marked where they are declared
                 # ngettext comes as (singular, plural, None): the count is no message.
                 yield message if isinstance(message, str) else tuple(message[:2])
 

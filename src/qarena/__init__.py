@@ -1,10 +1,74 @@
-"""qarena: tabular reinforcement learning for small games, judged by exact solutions."""
+"""qarena: tabular reinforcement learning for small games, judged by exact solutions.
+
+The calls a notebook needs are here at the top (:mod:`qarena.api`): ``qarena.game``,
+``solution``, ``train``, ``load``, ``save``, ``player``, ``judge``, ``compete`` and ``play``.
+(``solution`` and ``judge``, not ``solve`` and ``evaluate``: those are subpackages here.)
+They are imported when first used, so ``import qarena`` stays quick.
+"""
+
+from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from qarena.api import (
+        Competition,
+        Playout,
+        compete,
+        game,
+        judge,
+        load,
+        play,
+        player,
+        save,
+        solution,
+        train,
+    )
 
 try:
     __version__ = version("qarena")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0"
 
-__all__ = ["__version__"]
+_API = (
+    "Competition",
+    "Playout",
+    "compete",
+    "judge",
+    "game",
+    "load",
+    "play",
+    "player",
+    "save",
+    "solution",
+    "train",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from qarena import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'qarena' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])
+
+
+__all__ = [
+    "Competition",
+    "Playout",
+    "__version__",
+    "compete",
+    "game",
+    "judge",
+    "load",
+    "play",
+    "player",
+    "save",
+    "solution",
+    "train",
+]

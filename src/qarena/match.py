@@ -13,16 +13,16 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from qarena.agents.base import Agent
+from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import is_builtin, make_agent
+from qarena.agents.players import player
+from qarena.agents.strategies import is_builtin
 from qarena.errors import IllegalMoveError, QarenaError
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending, illegal
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import Curve
-from qarena.learn.learners import load_learner
 from qarena.solve import solve
 from qarena.training.run import Progress, RunResult, default_episodes, new_learner, train_run
 
@@ -41,10 +41,12 @@ __all__ = [
     "Side",
     "Training",
     "Turn",
+    "about",
     "is_builtin",
     "load_players",
     "train_on_the_spot",
     "train_timed",
+    "value_text",
 ]
 
 #: Training on the spot stops after this long, perfect or not: the person is waiting.
@@ -303,61 +305,44 @@ def train_on_the_spot(
 # --- two agents against each other, to watch ---------------------------------------------------
 
 
-@dataclass
-class Player:
-    """One side of a duel: a trained agent (a policy file) or a built-in player."""
+def about(player: Player) -> str:
+    """What a player is, for people: ``q, 30,000 episodes`` or ``built-in player``."""
+    if not isinstance(player, GreedyAgent):
+        return _("built-in player") if is_builtin(player.name) else _("your player")
+    learner = player.learner
+    return ngettext(
+        "{learner}, {count:,} episode", "{learner}, {count:,} episodes", learner.episodes
+    ).format(learner=learner.kind, count=learner.episodes)
 
-    name: str  # as given: a file's path or a built-in player's name
-    agent: GreedyAgent | None = None  # a trained agent
-    strategy: Agent | None = None  # a built-in player, seeded
 
-    @property
-    def about(self) -> str:
-        """What it is, for people: ``q, 30,000 episodes`` or ``built-in player``."""
-        if self.agent is None:
-            return _("built-in player")
-        learner = self.agent.learner
-        return ngettext(
-            "{learner}, {count:,} episode", "{learner}, {count:,} episodes", learner.episodes
-        ).format(learner=learner.kind, count=learner.episodes)
-
-    def pick(self, position: Position, rng: np.random.Generator) -> Move:
-        if self.agent is not None:
-            return self.agent.pick(position, rng)
-        assert self.strategy is not None
-        return self.strategy.act(position)
-
-    def values(self, position: Position) -> dict[Move, float] | None:
-        """Its own value of each legal move, when it has values (a trained agent)."""
-        if self.agent is None:
-            return None
-        return self.agent.move_values(position)
+def value_text(player: Player, value: float) -> str:
+    """A player's own value of a move as its kind of value reads: a trained agent's as its
+    learner writes them, others' (the solver's, for ``perfect``) as a signed number."""
+    if isinstance(player, GreedyAgent):
+        return player.learner.format_value(value)
+    return f"{value:+g}"
 
 
 def load_players(
     names: tuple[str, str], spec: str | None, seed: int = 0
 ) -> tuple[Game, list[Player]]:
-    """Two players by name: policy files, or built-in players (random, perfect, the game's
-    rule players), which need ``spec`` when neither is a file. Built-in players are seeded
-    from ``seed``, so a duel can be replayed."""
+    """Two players by name (:func:`~qarena.agents.players.player`): policy files, or built-in
+    players (random, perfect, the game's rule players), which need ``spec`` when neither is a
+    file. Player A draws from ``seed``, B from ``seed + 1``, so a duel can be replayed."""
     game = parse_spec(spec) if spec is not None else None
-    learners: dict[int, Learner] = {}
+    found: dict[int, Player] = {}
     for i, name in enumerate(names):
         if not is_builtin(name):
-            learners[i] = load_learner(name, game)
-            game = learners[i].game
+            found[i] = player(name, game, seed + i)
+            found[i].name = name  # as given: the path the person typed
+            game = found[i].game
     if game is None:
         raise QarenaError(
             _("{a} and {b} are built-in players: name the game with --game SPEC").format(
                 a=names[0], b=names[1]
             )
         )
-    players = []
-    for i, name in enumerate(names):
-        if i in learners:
-            players.append(Player(name, agent=GreedyAgent(learners[i])))
-        else:
-            players.append(Player(name, strategy=make_agent(name, game, seed + i)))
+    players = [found[i] if i in found else player(n, game, seed + i) for i, n in enumerate(names)]
     return game, players
 
 
@@ -410,8 +395,7 @@ class Duel:
     solver judges every move."""
 
     game: Game
-    players: list[Player]
-    rng: np.random.Generator
+    players: list[Player]  # each draws from its own generator
     a_first: bool = True
     positions: list[Position] = field(init=False)
     turns: list[Turn] = field(init=False)
@@ -443,7 +427,7 @@ class Duel:
             return None
         position, mover = self.position, self.mover()
         player = self.players[mover]
-        move = player.pick(position, self.rng)
+        move = player.act(position)
         turn = Turn(
             mover,
             position,

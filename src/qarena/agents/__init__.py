@@ -1,6 +1,11 @@
-"""Agents: ``act(position) -> move``. Strategies here; trained policies come from learners."""
+"""Players: the one protocol every player meets (``act(position) -> move``, ``values``), the
+built-in strategies, trained agents, adapters for a function or a table, and the one lookup
+by name (:func:`player`)."""
 
-from qarena.agents.base import Agent
+from qarena.agents.base import Agent, Player
+from qarena.agents.greedy import GreedyAgent
+from qarena.agents.opponents import move_mask
+from qarena.agents.players import FunctionPlayer, PlayerLike, TablePlayer, player
 from qarena.agents.strategies import (
     STRATEGIES,
     BoutonAgent,
@@ -9,6 +14,7 @@ from qarena.agents.strategies import (
     RandomAgent,
     RuleAgent,
     SubtractionRuleAgent,
+    is_builtin,
     is_pole_position,
     make_agent,
 )
@@ -17,11 +23,19 @@ __all__ = [
     "STRATEGIES",
     "Agent",
     "BoutonAgent",
+    "FunctionPlayer",
+    "GreedyAgent",
     "PerfectAgent",
+    "Player",
+    "PlayerLike",
     "PolesAgent",
     "RandomAgent",
     "RuleAgent",
     "SubtractionRuleAgent",
+    "TablePlayer",
+    "is_builtin",
     "is_pole_position",
     "make_agent",
+    "move_mask",
+    "player",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,41 +14,86 @@ from qarena.learn.base import Learner
 
 @dataclass
 class GreedyAgent:
-    """Plays the learner's greedy move, uniformly among ties; shows its value of each move."""
+    """Plays the learner's greedy move, uniformly among ties (drawn from its own generator,
+    seeded by ``seed``); shows its value of each move. A :class:`~qarena.agents.base.Player`."""
 
     learner: Learner
-    values: np.ndarray = field(init=False, repr=False)
+    name: str = ""  # "" : the learner's kind
+    seed: int | None = None
+    table: np.ndarray = field(init=False, repr=False)
     best: np.ndarray = field(init=False, repr=False)
+    rng: np.random.Generator = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.values = self.learner.table_values()
+        self.table = self.learner.table_values()
         self.best = self.learner.best_moves()
+        self.rng = np.random.default_rng(self.seed)
+        if not self.name:
+            self.name = self.learner.kind
+
+    @classmethod
+    def load(
+        cls, path: str | os.PathLike[str], game: Game | None = None, seed: int | None = None
+    ) -> GreedyAgent:
+        """The agent of a policy file, named by the file's name."""
+        from qarena.learn.learners import load_learner
+
+        return cls(load_learner(path, game), os.path.basename(os.fspath(path)), seed)
+
+    def seeded(self, seed: int | None, name: str | None = None) -> GreedyAgent:
+        """The same agent (its tables shared, not copied) drawing from a generator of its own
+        seeded by ``seed``: one per game, so games never share a generator."""
+        other = copy.copy(self)
+        other.seed = seed
+        other.rng = np.random.default_rng(seed)
+        if name is not None:
+            other.name = name
+        return other
 
     @property
     def game(self) -> Game:
         return self.learner.game
 
+    def __repr__(self) -> str:
+        return f"GreedyAgent({self.name!r}: {self.learner!r})"
+
     def _frame(self, position: Position) -> tuple[int, dict[Move, Move]]:
         return self.learner.tables.frame(position)
 
+    def act(self, position: Position) -> Move:
+        """The greedy move, uniformly among ties, drawn from the agent's own generator."""
+        return self.pick(position, self.rng)
+
     def pick(self, position: Position, rng: np.random.Generator) -> Move:
-        """The greedy move, uniformly among ties."""
-        row, frame = self._frame(position)
-        moves = [m for m, f in frame.items() if self.best[row, f]]
+        """The greedy move, uniformly among ties, drawn from ``rng``."""
+        moves = self.choices(position)
         return moves[int(rng.integers(len(moves)))]
+
+    def choices(self, position: Position) -> list[Move]:
+        """The greedy moves it picks among, in the frame of ``position``."""
+        row, frame = self._frame(position)
+        return [m for m, f in frame.items() if self.best[row, f]]
 
     def value(self, position: Position, move: Move) -> float:
         """The learned value of ``move`` (for the matchbox learner: 1 allowed, 0 removed)."""
         row, frame = self._frame(position)
-        return float(self.values[row, frame[move]]) if move in frame else float("nan")
+        return float(self.table[row, frame[move]]) if move in frame else float("nan")
+
+    def values(self, position: Position) -> dict[Move, float]:
+        """:meth:`value` of each legal move, in the game's order of moves."""
+        return self.move_values(position)
 
     def move_values(self, position: Position) -> dict[Move, float]:
         """:meth:`value` of each legal move, in the game's order of moves."""
         row, frame = self._frame(position)
         return {
-            m: float(self.values[row, frame[m]]) if m in frame else float("nan")
+            m: float(self.table[row, frame[m]]) if m in frame else float("nan")
             for m in self.game.legal_moves(position)
         }
+
+    def mask(self) -> np.ndarray:
+        """The moves it picks among in every row of its learner's tables."""
+        return self.best
 
     def best_at(self, position: Position) -> tuple[Move, ...]:
         """The greedy moves it picks among here (:meth:`would_play`), in the game's order."""

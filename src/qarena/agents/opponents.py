@@ -1,47 +1,64 @@
-"""Fixed opponents for training, as tables of the moves each picks among in every position."""
+"""Players as tables of the moves each picks among in every position: what the kernels take,
+for training against a fixed opponent, matches and judging."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
+from qarena.agents.base import Player
+from qarena.agents.greedy import GreedyAgent
+from qarena.agents.players import PlayerLike, is_policy_path, player
+from qarena.agents.strategies import STRATEGIES, PerfectAgent, RandomAgent, is_builtin
 from qarena.errors import QarenaError
 from qarena.i18n import _
 from qarena.learn.base import Opponent
-from qarena.learn.learners import load_learner
 from qarena.solve.space import GameTables
 
 OPPONENTS = ("self", *STRATEGIES)
 
 
-def opponent(tables: GameTables, name: str) -> Opponent:
-    """``self`` for self-play, a strategy agent by name, or a saved policy's file name, as the
-    moves it picks among (a policy picks uniformly among its best moves)."""
-    game = tables.game
-    named = (*OPPONENTS, *game.rule_players)
-    if name != "self" and not is_builtin(name) and (os.path.exists(name) or name.endswith(".npz")):
-        return Opponent(os.path.basename(name), load_learner(name, tables.game).best_moves())
-    if name == "self":
-        return Opponent("self")
+def move_mask(tables: GameTables, who: Player) -> np.ndarray:
+    """``mask[row, move]``: the moves ``who`` picks among in each row of ``tables`` (in the
+    row's own frame): all its ties where it tells them (``choices``), else the one move it
+    makes. A trained agent's own tables are used as they are, or lifted to a game's tables
+    without symmetry."""
     legal = tables.legal
-    if name == "random":
-        return Opponent(name, legal.copy())
-    if name == "perfect":
+    if isinstance(who, RandomAgent):
+        return legal.copy()
+    if isinstance(who, PerfectAgent):
         # Each move's value for the mover, -2 where illegal (int8: a byte per entry).
         mv = np.where(legal, -tables.value[np.maximum(tables.nxt, 0)], np.int8(-2))
-        return Opponent(name, legal & (mv == mv.max(axis=1, keepdims=True)))
-    if name not in named:
-        raise QarenaError(
-            _("unknown opponent {name!r}; expected one of {names}, or a policy file").format(
-                name=name, names=", ".join(OPPONENTS)
-            )
-        )
-    # Closed-form strategies pick one move per position: ask the agent once for each row, in
-    # the row's own frame (its representative's).
-    agent = make_agent(name, game)
+        best: np.ndarray = legal & (mv == mv.max(axis=1, keepdims=True))
+        return best
+    if isinstance(who, GreedyAgent):
+        own = who.learner.tables
+        if own is tables or (own.canonical == tables.canonical and own.rows == tables.rows):
+            return who.mask()
+        if own.canonical and not tables.canonical:
+            return own.lift(who.mask(), tables)
+    choices = getattr(who, "choices", None)
     mask = np.zeros_like(legal)
     for row in np.flatnonzero(tables.live):
-        mask[row, agent.act(tables.position(int(row)))] = True
-    return Opponent(name, mask)
+        # A row's position is its class's representative, whose moves are the row's own.
+        position = tables.position(int(row))
+        moves = choices(position) if callable(choices) else [who.act(position)]
+        mask[row, moves] = True
+    return mask
+
+
+def opponent(tables: GameTables, who: PlayerLike) -> Opponent:
+    """``self`` for self-play, or any player (:func:`~qarena.agents.players.player`: a
+    built-in's name, a policy file, a learner, a function...) as the moves it picks among."""
+    if isinstance(who, str) and who == "self":
+        return Opponent("self")
+    if isinstance(who, str) and not is_builtin(who) and not is_policy_path(who):
+        raise QarenaError(
+            _("unknown opponent {name!r}; expected one of {names}, or a policy file").format(
+                name=who, names=", ".join(OPPONENTS)
+            )
+        )
+    found = player(who, tables.game)
+    return Opponent(found.name, move_mask(tables, found))
+
+
+__all__ = ["OPPONENTS", "move_mask", "opponent"]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from qarena.agents.base import Player
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
@@ -40,6 +41,14 @@ class RandomAgent:
         moves = _legal(self.game, position)
         return moves[int(self.rng.integers(len(moves)))]
 
+    def values(self, position: Position) -> None:
+        """Random play has no values."""
+        return None
+
+    def choices(self, position: Position) -> list[Move]:
+        """The moves it picks among: every legal move."""
+        return self.game.legal_moves(position)
+
 
 @dataclass
 class PerfectAgent:
@@ -59,6 +68,14 @@ class PerfectAgent:
         _legal(self.game, position)
         moves = self.solution.optimal_moves(position)
         return moves[int(self.rng.integers(len(moves)))]
+
+    def values(self, position: Position) -> dict[Move, float]:
+        """The solver's value of each legal move for the mover: 1 win, 0 draw, -1 loss."""
+        return {m: float(v) for m, v in self.solution.move_values(position).items()}
+
+    def choices(self, position: Position) -> list[Move]:
+        """The moves it picks among: those that keep the position's value."""
+        return self.solution.optimal_moves(position)
 
 
 def _check_rule(game: Game, name: str, what: str) -> None:
@@ -90,6 +107,10 @@ class RuleAgent:
     def act(self, position: Position) -> Move:
         _legal(self.game, position)
         return self.game.rule_move(self.name, position)
+
+    def values(self, position: Position) -> None:
+        """A rule has no values."""
+        return None
 
 
 @dataclass
@@ -156,11 +177,14 @@ def players_of(game: Game) -> tuple[str, ...]:
     return ("random", "perfect", *game.rule_players)
 
 
-def make_agent(
-    name: str, game: Game, seed: int | None = None
-) -> RandomAgent | PerfectAgent | RuleAgent:
-    """A strategy agent by name: random, perfect, or one of the game's rule players (bouton,
-    subtraction, poles...)."""
+def make_agent(name: str, game: Game, seed: int | None = None) -> Player:
+    """A player by name: random, perfect, one of the game's rule players (bouton, subtraction,
+    poles...), or else a policy file's path (:func:`qarena.agents.players.player`, which also
+    takes learners, functions and tables)."""
+    if not is_builtin(name) and name not in game.rule_players:
+        from qarena.agents.players import player
+
+        return player(name, game, seed)
     if name == "random":
         return RandomAgent(game, seed)
     if name == "perfect":

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import numbers
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -17,6 +19,7 @@ from qarena.errors import QarenaError
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.base import Learner
+from qarena.learn.settings import SETTINGS
 from qarena.solve import check_fits
 
 app = typer.Typer(
@@ -164,3 +167,58 @@ PlayersGameOpt = Annotated[
     str | None,
     typer.Option("--game", help="The game, when neither player is a policy file."),
 ]
+
+
+# --- the training settings, from their one declaration ------------------------------------
+
+_PYTHON_TYPES: dict[str, type] = {"float": float, "int": int, "choice": str, "rewards": str}
+
+
+def setting_parameters(sweep: bool) -> list[inspect.Parameter]:
+    """The options of the training settings (``qarena.learn.settings.SETTINGS``): one value
+    each for ``train``; for ``sweep`` comma-separated lists (reward triples separated by ';'
+    or the option repeated), and no ``--seed`` (a sweep has ``--seeds``)."""
+    params = []
+    for s in SETTINGS:
+        if sweep and s.name == "seed":
+            continue
+        if sweep:
+            python: Any = list[str] if s.kind == "rewards" else str
+        else:
+            python = _PYTHON_TYPES[s.kind]
+        option = typer.Option(s.option, help=s.help, show_default=False)
+        annotation = Annotated[python | None, option]
+        params.append(
+            inspect.Parameter(
+                s.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
+            )
+        )
+    return params
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_settings(after: str, sweep: bool = False) -> Callable[[F], F]:
+    """A command whose ``**settings`` are the training settings' options, shown in its help
+    after the option ``after``; typer reads the signature this makes."""
+
+    def decorate(func: F) -> F:
+        signature = inspect.signature(func, eval_str=True)
+        own = [
+            p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for p in signature.parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD
+        ]
+        at = next(i for i, p in enumerate(own) if p.name == after) + 1
+        added = setting_parameters(sweep)
+        func.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*own[:at], *added, *own[at:]]
+        )
+        func.__annotations__ = {
+            **{p.name: p.annotation for p in own},
+            **{p.name: p.annotation for p in added},
+        }
+        return func
+
+    return decorate

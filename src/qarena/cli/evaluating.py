@@ -9,6 +9,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from qarena import api
 from qarena.agents.opponents import opponent
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
@@ -26,20 +27,16 @@ from qarena.cli.common import (
     title,
 )
 from qarena.errors import QarenaError
-from qarena.evaluate.matches import Lengths, Record, SeatRecords, play_series
+from qarena.evaluate.matches import Lengths, Record, SeatRecords
 from qarena.evaluate.report import (
     Evaluation,
-    evaluate,
-    evaluate_moves,
     record_against,
-    strategy_mask,
     strategy_masks,
 )
 from qarena.games import parse_spec
 from qarena.i18n import _, ngettext, number
-from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
-from qarena.match import is_builtin
+from qarena.match import about, is_builtin
 from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
 
@@ -162,8 +159,7 @@ def eval_command(
             )
         game = parse_spec(spec)
         announce(game)
-        tables = game_tables(game)
-        result = evaluate_moves(tables, strategy_mask(tables, policy), games, seed, lengths)
+        result = api.judge(policy, game, games=games, seed=seed, lengths=lengths)
         heading = styled(
             _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]"),
             player=policy,
@@ -172,7 +168,7 @@ def eval_command(
         )
     else:
         learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
-        result = evaluate(learner, games, seed, lengths)
+        result = api.judge(learner, games=games, seed=seed, lengths=lengths)
         game = learner.game
         heading = styled(
             ngettext(
@@ -220,34 +216,10 @@ def compete_command(
     (policy files) or built-in players."""
     _check_games(games)
     _check_seed(seed)
-    names = (first, second)
-    built_in = [is_builtin(n) for n in names]
-    game = parse_spec(spec) if spec is not None else None
-    learners: dict[int, Learner] = {}
-    for i, name in enumerate(names):
-        if not built_in[i]:
-            learners[i] = load_learner(name, game)
-            game = learners[i].game
-    if game is None:
-        raise QarenaError(
-            _("{a} and {b} are built-in players: name the game with --game SPEC").format(
-                a=first, b=second
-            )
-        )
-    # Agents that share values across symmetries meet the others among all positions.
-    canonical = all(x.config.canonical for x in learners.values())
-    tables = game_tables(game, canonical)
-    masks = []
-    for i, name in enumerate(names):
-        if built_in[i]:
-            masks.append(strategy_mask(tables, name))
-        else:
-            x = learners[i]
-            best = x.best_moves()
-            masks.append(best if x.config.canonical == canonical else x.tables.lift(best, tables))
-    ma, mb = masks
-    a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
-    b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
+    result = api.compete(first, second, spec, games=games, seed=seed)
+    game = api.game(result.game)
+    players = result.players
+    a_first, b_first = result.a_first, result.b_first
     if as_json:
         _print(
             {
@@ -262,12 +234,7 @@ def compete_command(
         return
 
     def who(i: int) -> str:
-        x = learners.get(i)
-        if x is None:
-            return _("built-in player")
-        return ngettext(
-            "{learner}, {count:,} episodes", "{learner}, {count:,} episodes", x.episodes
-        ).format(learner=x.kind, count=x.episodes)
+        return about(players[i])
 
     table = Table()
     table.add_column(_("order"), style="bold")

@@ -29,6 +29,7 @@ from qarena.cli.common import (
     out,
     styled,
     told_stop,
+    with_settings,
 )
 from qarena.errors import QarenaError
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
@@ -53,13 +54,12 @@ from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
 from qarena.learn.policyfile import read_meta
+from qarena.learn.settings import NAMES
 
 #: Most worker processes a sweep starts.
 MAX_WORKERS = 1_024
 #: Rows shown in the summary table; results.csv has them all.
 SHOWN_ROWS = 30
-
-ListOpt = Annotated[str | None, typer.Option(show_default=False)]
 
 
 def _grid(
@@ -177,6 +177,7 @@ def _check_backend(backend: str, ray_address: str | None, workers: int | None) -
 
 
 @app.command("sweep")
+@with_settings(after="learners", sweep=True)
 def sweep_command(
     spec: SpecArg,
     out_dir: Annotated[
@@ -191,34 +192,6 @@ def sweep_command(
     learners: Annotated[
         str, typer.Option("--learner", "-l", help="Learners, comma-separated, of {learners}.")
     ] = "q",
-    alpha: ListOpt = None,
-    gamma: ListOpt = None,
-    epsilon: ListOpt = None,
-    epsilon_end: ListOpt = None,
-    schedule: Annotated[
-        str | None, typer.Option("--epsilon-schedule", help="constant, linear, exp.")
-    ] = None,
-    rewards: Annotated[
-        list[str] | None,
-        typer.Option(help="Reward triples WIN,DRAW,LOSS; several separated by ';' or repeated."),
-    ] = None,
-    initial: ListOpt = None,
-    starts: ListOpt = None,
-    start_order: Annotated[str | None, typer.Option(help="sweep, uniform.")] = None,
-    alpha_second: Annotated[
-        str | None,
-        typer.Option(
-            show_default=False,
-            help="In self-play, the second player's learning rates (afterstate, seat-q).",
-        ),
-    ] = None,
-    epsilon_second: Annotated[
-        str | None,
-        typer.Option(
-            show_default=False,
-            help="In self-play, the second player's exploration rates at the start.",
-        ),
-    ] = None,
     opponents: Annotated[
         str,
         typer.Option(
@@ -257,27 +230,19 @@ def sweep_command(
     backend: BackendOpt = "local",
     ray_address: RayAddressOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    **options: Any,
 ) -> int:
-    """Train one agent for every combination of the settings given as comma-separated lists,
-    each run exactly as qarena train with those settings, and measure each one. Runs are saved
-    as policy files under DIR/runs/, one row each in DIR/results.csv; run the same command
-    again to resume an interrupted sweep."""
+    """Train one agent for every combination of the settings given as comma-separated lists
+    (reward triples separated by ';', or --rewards repeated), each run exactly as qarena train
+    with those settings, and measure each one. Runs are saved as policy files under DIR/runs/,
+    one row each in DIR/results.csv; run the same command again to resume an interrupted
+    sweep."""
     game = parse_spec(spec)
     _check_backend(backend, ray_address, workers)
     check_curve_every(every, curve)
     check_count("--games", games, 1_000_000)
-    lists = {
-        "alpha": alpha,
-        "gamma": gamma,
-        "epsilon": epsilon,
-        "epsilon_end": epsilon_end,
-        "schedule": schedule,
-        "initial": initial,
-        "starts": starts,
-        "start_order": start_order,
-        "alpha_second": alpha_second,
-        "epsilon_second": epsilon_second,
-    }
+    lists: dict[str, Any] = {name: options[name] for name in NAMES if name != "seed"}
+    rewards = lists.pop("rewards")
     announce(game)
     grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds)
     settings = grid.settings(game)

@@ -24,6 +24,7 @@ from qarena.cli.common import (
     out,
     styled,
     told_stop,
+    with_settings,
 )
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, is_file
@@ -31,6 +32,7 @@ from qarena.games import parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import read_rewards
 from qarena.learn.learners import learner_class, load_learner, save_learner
+from qarena.learn.settings import NAMES
 from qarena.training.run import Progress as RunProgress
 from qarena.training.run import (
     check_versus,
@@ -82,6 +84,7 @@ def _share(o: Optimality) -> str:
 
 
 @app.command("train")
+@with_settings(after="seat")
 def train_command(
     spec: SpecArg,
     out_file: Annotated[
@@ -100,54 +103,6 @@ def train_command(
     seat: Annotated[
         str, typer.Option(help="Against an opponent: first, second, or both (alternating).")
     ] = "both",
-    alpha: Annotated[float | None, typer.Option(help="Learning rate in (0, 1].")] = None,
-    gamma: Annotated[float | None, typer.Option(help="Discount in [0, 1].")] = None,
-    epsilon: Annotated[
-        float | None, typer.Option(help="Exploration rate at the start, in [0, 1].")
-    ] = None,
-    epsilon_end: Annotated[
-        float | None, typer.Option(help="Exploration rate at the end of the run.")
-    ] = None,
-    schedule: Annotated[
-        str | None,
-        typer.Option("--epsilon-schedule", help="constant, linear or exp."),
-    ] = None,
-    rewards: Annotated[
-        str | None, typer.Option(help="Rewards for win, draw, loss, e.g. 1,0,-1 or 100,0,-100.")
-    ] = None,
-    initial: Annotated[
-        float | None, typer.Option(help="Initial value of every table entry (default 0).")
-    ] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed.")] = None,
-    starts: Annotated[
-        float | None,
-        typer.Option(
-            help="Exploring starts: the share of self-play episodes that begin at a position "
-            "the learner plays on rather than at the start (default: the learner's).",
-        ),
-    ] = None,
-    start_order: Annotated[
-        str | None,
-        typer.Option(
-            help="sweep: exploring starts take every (position, move) in turn, each position "
-            "after those it leads to; uniform: a position drawn at random, its move by "
-            "epsilon-greedy play (default: the learner's).",
-        ),
-    ] = None,
-    alpha_second: Annotated[
-        float | None,
-        typer.Option(
-            help="In self-play, the second player's learning rate (default: --alpha's): two "
-            "agents learning against each other, each at its own rates (afterstate, seat-q).",
-        ),
-    ] = None,
-    epsilon_second: Annotated[
-        float | None,
-        typer.Option(
-            help="In self-play, the second player's exploration at the start (default: "
-            "--epsilon's); it ends at --epsilon-end as the first player's does.",
-        ),
-    ] = None,
     no_canonical: Annotated[
         bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
     ] = False,
@@ -173,6 +128,7 @@ def train_command(
         typer.Option(help="With --curve: a point every K episodes (default: 1% of the run)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    **settings: Any,
 ) -> int:
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
@@ -182,23 +138,12 @@ def train_command(
     if check_every is not None:
         check_count("--check-every", check_every, MAX_EPISODES)
     check_curve_every(every, curve)
-    if seed is not None:
-        check_seed(seed)
-    check_versus(opponent_name == "self", seat, {"starts": starts, "start_order": start_order})
-    given: dict[str, Any] = {
-        "alpha": alpha,
-        "gamma": gamma,
-        "epsilon": epsilon,
-        "epsilon_end": epsilon_end,
-        "schedule": schedule,
-        "rewards": _rewards(rewards) if rewards is not None else None,
-        "initial": initial,
-        "seed": seed,
-        "starts": starts,
-        "start_order": start_order,
-        "alpha_second": alpha_second,
-        "epsilon_second": epsilon_second,
-    }
+    if settings["seed"] is not None:
+        check_seed(settings["seed"])
+    given: dict[str, Any] = {name: settings[name] for name in NAMES}
+    if given["rewards"] is not None:
+        given["rewards"] = _rewards(given["rewards"])
+    check_versus(opponent_name == "self", seat, given)
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.
     inputs = [opponent_name] if is_file(opponent_name) else []

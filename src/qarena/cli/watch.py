@@ -7,18 +7,18 @@ import json
 import time
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 from rich import box
 from rich.table import Table
 
+from qarena.agents.base import Player
 from qarena.budget import check_count, check_seed
 from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, out, styled
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec, value_name, value_word
 from qarena.i18n import _, ngettext, number
-from qarena.match import LABELS, Duel, Player, Turn, load_players
+from qarena.match import LABELS, Duel, Turn, about, load_players, value_text
 
 #: Most games one watch plays (each is shown move by move).
 MAX_WATCH_GAMES = 10_000
@@ -35,12 +35,10 @@ def _values_table(game: Game, turn: Turn, label: str, player: Player) -> Table:
     table.add_column(_("solver"))
     table.add_column("")
     values = turn.values or {}
-    assert player.agent is not None  # only trained agents have values
-    learner = player.agent.learner
     for m, v in values.items():
         mark = _("← played") if m == turn.move else ""
         table.add_row(
-            game.format_move(m), learner.format_value(v), value_word(turn.verdicts[m]), mark
+            game.format_move(m), value_text(player, v), value_word(turn.verdicts[m]), mark
         )
     return table
 
@@ -81,13 +79,13 @@ def watch_command(
     if spec is not None:
         announce(parse_spec(spec))
     game, players = load_players((first, second), spec, seed)
-    duel = Duel(game, players, np.random.default_rng(seed))
+    duel = Duel(game, players)
     # Per player: wins, draws, losses, moves, moves that kept the value.
     tally = [dict.fromkeys(("win", "draw", "loss", "moves", "kept"), 0) for _ in players]
     record: list[dict[str, Any]] = []
     if not as_json:
         for label, p in zip(LABELS, players, strict=True):
-            out.print(f"{label}: {p.name} ({p.about})", markup=False)
+            out.print(f"{label}: {p.name} ({about(p)})", markup=False)
     for g in range(games):
         duel.new_game(a_first=g % 2 == 0)
         opener = LABELS[duel.mover()]

@@ -30,6 +30,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from qarena.agents.players import PlayerLike
 from qarena.env.common import RENDER_MODES, game_of, move_id, render, render_mode_of
 from qarena.env.encoding import action_mask, observation, observation_bounds
 from qarena.env.players import opening_can_end, opponent_chooser
@@ -55,7 +56,7 @@ class GameEnv(gymnasium.Env[np.ndarray, Action]):
     def __init__(
         self,
         spec: str | Game = "nim:3,5,7",
-        opponent: str | os.PathLike[str] = "random",
+        opponent: PlayerLike = "random",
         seat: Seat = "first",
         render_mode: str | None = None,
     ) -> None:
@@ -159,7 +160,7 @@ if ENV_ID not in gymnasium.registry:
 
 def make_gym_env(
     spec: str | Game,
-    opponent: str | os.PathLike[str] = "random",
+    opponent: PlayerLike = "random",
     seat: Seat = "first",
     render_mode: str | None = None,
 ) -> gymnasium.Env[np.ndarray, Action]:
@@ -168,7 +169,7 @@ def make_gym_env(
     return gymnasium.make(
         ENV_ID,
         spec=game.spec,
-        opponent=os.fspath(opponent),
+        opponent=os.fspath(opponent) if isinstance(opponent, str | os.PathLike) else opponent,
         seat=seat,
         render_mode=render_mode_of(render_mode),
     )

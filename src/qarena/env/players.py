@@ -12,12 +12,11 @@ from collections.abc import Callable
 import numpy as np
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import STRATEGIES, make_agent, players_of
+from qarena.agents.players import PlayerLike, is_policy_path, player
+from qarena.agents.strategies import is_builtin, players_of
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
-from qarena.learn.learners import load_learner
-from qarena.solve.solver import solve
 
 #: Picks the opponent's move in a position where play goes on.
 Chooser = Callable[[Position, np.random.Generator], Move]
@@ -27,31 +26,30 @@ def _uniform(moves: list[Move], rng: np.random.Generator) -> Move:
     return moves[int(rng.integers(len(moves)))]
 
 
-def opponent_chooser(game: Game, opponent: str | os.PathLike[str]) -> tuple[str, Chooser]:
-    """The opponent by name: ``random``, ``perfect`` (uniform among the solver's moves that
-    keep the value), one of the game's rule players (``bouton``, ``poles``, ``poles-strict``,
-    ``subtraction``),
-    or a policy file, which plays its greedy moves (ties at random). Returns its name and its
-    chooser. Only ``perfect`` and a policy file need the game's tables; both check them
-    against the memory budget before building anything."""
-    name = os.fspath(opponent)
-    if name == "random":
-        return name, lambda position, rng: _uniform(game.legal_moves(position), rng)
-    if name == "perfect":
-        solution = solve(game)
-        return name, lambda position, rng: _uniform(solution.optimal_moves(position), rng)
-    if name in game.rule_players or name in STRATEGIES:
-        rule = make_agent(name, game)  # another game's rule player is refused, saying whose
-        return name, lambda position, rng: rule.act(position)
-    if os.path.exists(name) or name.endswith(".npz"):
-        agent = GreedyAgent(load_learner(name, game))
-        return os.path.basename(name), agent.pick
-    choices = ", ".join(players_of(game))
-    raise QarenaError(
-        _("unknown opponent {name!r} for {spec}; expected {choices}, or a policy file").format(
-            name=name, spec=game.spec, choices=choices
-        )
-    )
+def opponent_chooser(game: Game, opponent: PlayerLike) -> tuple[str, Chooser]:
+    """The opponent as a chooser: any player :func:`~qarena.agents.players.player` takes — a
+    built-in's name (``random``, ``perfect``, the game's rule players), a policy file (its
+    greedy moves), a learner, a function or a player object. A player that picks among
+    several moves (random, perfect: the moves that keep the value, a trained agent's ties)
+    picks with the environment's generator. Returns its name and its chooser. Only
+    ``perfect`` and a policy file need the game's tables; both check them against the memory
+    budget before building anything."""
+    if isinstance(opponent, str | os.PathLike):
+        name = os.fspath(opponent)
+        if not is_builtin(name) and not is_policy_path(name):
+            choices = ", ".join(players_of(game))
+            raise QarenaError(
+                _(
+                    "unknown opponent {name!r} for {spec}; expected {choices}, or a policy file"
+                ).format(name=name, spec=game.spec, choices=choices)
+            )
+    found = player(opponent, game)
+    if isinstance(found, GreedyAgent) and isinstance(opponent, str | os.PathLike):
+        found.name = os.path.basename(os.fspath(opponent))
+    choose = getattr(found, "choices", None)
+    if callable(choose):
+        return found.name, lambda position, rng: _uniform(list(choose(position)), rng)
+    return found.name, lambda position, rng: found.act(position)
 
 
 def opening_can_end(game: Game) -> bool:

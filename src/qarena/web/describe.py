@@ -15,22 +15,13 @@ from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
+from qarena.learn.settings import SETTINGS
 
 #: Each training setting's label, on the Train form and in a policy's settings table.
+#: The training settings' labels (from their one declaration), and the symmetry setting's.
 LABELS = {
-    "alpha": gettext_noop("α learning rate"),
-    "gamma": gettext_noop("γ discount"),
-    "epsilon": gettext_noop("ε exploration at the start"),
-    "epsilon_end": gettext_noop("ε exploration at the end"),
-    "schedule": gettext_noop("ε schedule"),
-    "rewards": gettext_noop("rewards for win / draw / loss"),
-    "initial": gettext_noop("initial value"),
+    **{setting.name: setting.label for setting in SETTINGS},
     "canonical": gettext_noop("positions learned"),
-    "seed": gettext_noop("seed"),
-    "starts": gettext_noop("exploring starts: share"),
-    "start_order": gettext_noop("exploring starts: order"),
-    "alpha_second": gettext_noop("α learning rate of the second player"),
-    "epsilon_second": gettext_noop("ε exploration of the second player at the start"),
 }
 SCHEDULES = {
     "linear": gettext_noop("linear"),

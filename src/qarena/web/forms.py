@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
 from qarena.errors import QarenaError
 from qarena.i18n import _, gettext_noop
 from qarena.learn.base import NUMBER, read_rewards
+from qarena.learn.settings import SETTINGS
 
 _INT = re.compile(r"[0-9]+")
 
@@ -32,9 +33,10 @@ class HomeForm(BaseModel):
     first: str = "human"
 
 
-class TrainForm(BaseModel):
-    """The training page's form: every option of ``qarena train`` but the files; empty fields
-    take the learner's defaults."""
+class _TrainFormBase(BaseModel):
+    """The training page's form: every option of ``qarena train`` but the files (the training
+    settings from their one declaration, ``qarena.learn.settings``); empty fields take the
+    learner's defaults."""
 
     game: str = "nim"
     learner: str = "q"
@@ -42,16 +44,6 @@ class TrainForm(BaseModel):
     opponent: str = "self"
     seat: str = "both"
     until_perfect: str = ""  # a checkbox: "on" when ticked, absent otherwise
-    alpha: str = ""
-    gamma: str = ""
-    epsilon: str = ""
-    epsilon_end: str = ""
-    schedule: str = ""
-    rewards: str = ""
-    initial: str = ""
-    seed: str = ""
-    starts: str = ""
-    start_order: str = ""
     canonical: str = "yes"  # "yes": one position per symmetry; "no": every position
 
     def body(self) -> dict[str, Any]:
@@ -62,25 +54,38 @@ class TrainForm(BaseModel):
                     value=self.canonical
                 )
             )
-        return {
+        body: dict[str, Any] = {
             "game": self.game.strip(),
             "learner": self.learner,
             "episodes": form_number(self.episodes, _("episodes"), int),
             "opponent": self.opponent,
             "seat": self.seat,
             "until_perfect": bool(self.until_perfect),
-            "alpha": form_number(self.alpha, _("alpha"), float),
-            "gamma": form_number(self.gamma, _("gamma"), float),
-            "epsilon": form_number(self.epsilon, _("epsilon"), float),
-            "epsilon_end": form_number(self.epsilon_end, _("epsilon end"), float),
-            "schedule": self.schedule or None,
-            "rewards": form_rewards(self.rewards),
-            "initial": form_number(self.initial, _("the initial value"), float),
-            "seed": form_number(self.seed, _("the seed"), int),
-            "starts": form_number(self.starts, _("the share of exploring starts"), float),
-            "start_order": self.start_order or None,
             "canonical": self.canonical == "yes",
         }
+        for setting in SETTINGS:
+            text = str(getattr(self, setting.name))
+            what = setting.name.replace("_", "-")  # as LearnConfig names it when it refuses
+            if setting.kind == "rewards":
+                body[setting.name] = form_rewards(text)
+            elif setting.kind == "choice":
+                body[setting.name] = text or None
+            else:
+                body[setting.name] = form_number(
+                    text, what, int if setting.kind == "int" else float
+                )
+        return body
+
+
+if TYPE_CHECKING:
+    TrainForm = _TrainFormBase
+else:
+    TrainForm = create_model(
+        "TrainForm",
+        __base__=_TrainFormBase,
+        __doc__=_TrainFormBase.__doc__,
+        **{s.name: (str, "") for s in SETTINGS},
+    )
 
 
 HOME_DEFAULTS = HomeForm().model_dump()

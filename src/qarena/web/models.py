@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from qarena.learn.learners import LEARNERS
+from qarena.learn.settings import SETTINGS, TrainingSetting
 from qarena.web.jobs import MAX_EPISODES
 from qarena.web.store import PolicyRow
 
 #: A number in a JSON body: ``true`` is not 1, nor ``"5"`` 5.
 _Number = Annotated[float, Field(strict=True)]
-
-#: A share: 0 to 1.
-_SHARE: dict[str, Any] = {"minimum": 0, "maximum": 1}
 
 #: Seeds fit the kernels' 64-bit generator.
 MAX_SEED = 2**63 - 1
@@ -44,7 +42,7 @@ class MoveIn(BaseModel):
     )
 
 
-class TrainIn(BaseModel):
+class _TrainBase(BaseModel):
     """A training run, with the settings of ``qarena train`` (checked the same way); what is
     left out takes the learner's defaults."""
 
@@ -61,82 +59,6 @@ class TrainIn(BaseModel):
         strict=True,
         examples=[2000],
         json_schema_extra={"maximum": MAX_EPISODES},
-    )
-    # The bounds are stated for clients (and the fuzzer); the learner's own check refuses a
-    # value outside them, in the command line's words.
-    alpha: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="Learning rate, in (0, 1]",
-        json_schema_extra=_SHARE | {"exclusiveMinimum": 0},
-    )
-    gamma: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="Discount, in [0, 1]",
-        json_schema_extra=_SHARE,
-    )
-    epsilon: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="Exploration rate at the start, in [0, 1]",
-        json_schema_extra=_SHARE,
-    )
-    epsilon_end: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="Exploration rate at the end, in [0, 1]",
-        json_schema_extra=_SHARE,
-    )
-    schedule: str | None = Field(
-        default=None,
-        max_length=32,
-        description="How ε goes from start to end: constant, linear or exp",
-        json_schema_extra={"enum": ["constant", "linear", "exp"]},
-    )
-    rewards: tuple[_Number, _Number, _Number] | None = Field(
-        default=None, description="Rewards for a win, a draw and a loss", examples=[[1, 0, -1]]
-    )
-    initial: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="Initial value of every table entry",
-    )
-    seed: int | None = Field(default=None, ge=0, le=MAX_SEED, strict=True)
-    starts: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="Self-play only: the share of episodes that begin at a position the "
-        "learner plays on (exploring starts), in [0, 1]",
-        json_schema_extra=_SHARE,
-    )
-    start_order: str | None = Field(
-        default=None,
-        max_length=32,
-        description="Exploring starts: sweep or uniform",
-        json_schema_extra={"enum": ["sweep", "uniform"]},
-    )
-    alpha_second: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="In self-play, the second player's learning rate, in (0, 1] "
-        "(afterstate and seat-q; default: alpha)",
-        json_schema_extra=_SHARE | {"exclusiveMinimum": 0},
-    )
-    epsilon_second: float | None = Field(
-        default=None,
-        strict=True,
-        allow_inf_nan=False,
-        description="In self-play, the second player's exploration rate at the start, in "
-        "[0, 1] (afterstate and seat-q; default: epsilon)",
-        json_schema_extra=_SHARE,
     )
     canonical: bool = Field(
         default=True,
@@ -159,12 +81,53 @@ class TrainIn(BaseModel):
         default=False, strict=True, description="Stop as soon as the solver finds the play perfect"
     )
 
-    @field_validator("rewards")
+    @field_validator("rewards", check_fields=False)
     @classmethod
     def _finite(cls, value: tuple[float, float, float] | None) -> tuple[float, float, float] | None:
         if value is not None and not all(math.isfinite(v) for v in value):
             raise ValueError("rewards must be three finite numbers")
         return value
+
+
+def _setting_field(setting: TrainingSetting) -> tuple[Any, Any]:
+    """A training setting as a field of the request: its type, bounds and description from
+    the one declaration. The bounds are stated for clients (and the fuzzer); the learner's own
+    check refuses a value outside them, in the command line's words."""
+    text = setting.help
+    if setting.kind == "rewards":
+        triple = tuple[_Number, _Number, _Number] | None
+        return triple, Field(default=None, description=text, examples=[[1, 0, -1]])
+    if setting.kind == "choice":
+        extra: dict[str, Any] = {"enum": list(setting.values)}
+        return str | None, Field(
+            default=None, max_length=32, description=text, json_schema_extra=extra
+        )
+    if setting.kind == "int":
+        low = int(setting.low or 0)
+        return int | None, Field(default=None, ge=low, le=MAX_SEED, strict=True, description=text)
+    bounds: dict[str, Any] = {}
+    if setting.low is not None:
+        bounds["exclusiveMinimum" if setting.low_open else "minimum"] = setting.low
+    if setting.high is not None:
+        bounds["maximum"] = setting.high
+    return float | None, Field(
+        default=None,
+        strict=True,
+        allow_inf_nan=False,
+        description=text,
+        json_schema_extra=bounds or None,
+    )
+
+
+if TYPE_CHECKING:
+    TrainIn = _TrainBase
+else:
+    TrainIn = create_model(
+        "TrainIn",
+        __base__=_TrainBase,
+        __doc__=_TrainBase.__doc__,
+        **{s.name: _setting_field(s) for s in SETTINGS},
+    )
 
 
 class Detail(BaseModel):

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 from fastapi import Depends, Request
 
+from qarena.agents.base import Player
 from qarena.agents.strategies import STRATEGIES, make_agent, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
@@ -20,7 +20,7 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
 from qarena.learn.learners import learner_class
-from qarena.match import SPOT_LEARNER, Player
+from qarena.match import SPOT_LEARNER
 from qarena.training.run import check_versus
 from qarena.web.errors import Full
 from qarena.web.jobs import Job, Jobs
@@ -254,17 +254,17 @@ class Web:
                 _("the two policies play different games: {a} and {b}").format(a=first, b=second)
             )
         game = next(iter(agents.values())).game if agents else self.game(spec)
-        players = []
+        players: list[Player] = []
         for i, name in enumerate(names):
             if i in agents:
-                players.append(Player(name, agent=agents[i]))
+                players.append(agents[i].seeded(None, name))
             else:
                 if name not in players_of(game):
                     raise QarenaError(
                         _("{name} does not play {spec}").format(name=name, spec=game.spec)
                     )
-                players.append(Player(name, strategy=make_agent(name, game, i)))
-        watch = Watch(game, players, np.random.default_rng(), delay=delay)
+                players.append(make_agent(name, game))
+        watch = Watch(game, players, delay=delay)
         return self.watches.add(watch)
 
     def check_training(self, body: TrainIn) -> None:

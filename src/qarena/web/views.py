@@ -15,6 +15,7 @@ from qarena.games.words import sentence
 from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class
+from qarena.learn.settings import SETTINGS
 from qarena.solve import solve
 from qarena.web.describe import (
     LABELS,
@@ -43,6 +44,8 @@ ADVANCED = tuple(LABELS)
 #: the first pattern found wins, so longer flags come before their prefixes.
 _FIELD_WORDS = [
     (r"--epsilon-schedule|epsilon schedule|^schedule\b", "schedule"),
+    (r"--epsilon-second|epsilon-second|^epsilon_second\b", "epsilon_second"),
+    (r"--alpha-second|alpha-second|^alpha_second\b", "alpha_second"),
     (r"--epsilon-end|epsilon-end|epsilon end|^epsilon_end\b", "epsilon_end"),
     (r"--epsilon\b|^epsilon\b", "epsilon"),
     (r"--alpha|^alpha\b", "alpha"),
@@ -114,6 +117,7 @@ def train_context(
         "error_field": field,
         "more_open": more,
         "labels": labels(),
+        "settings": SETTINGS,
         "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
     }
 
@@ -138,16 +142,16 @@ def job_form(job: Job) -> dict[str, Any]:
     }
     # Settings shown only where they differ from the learner's defaults, as they were typed.
     defaults = learner_class(job.learner).default_config(canonical=c.canonical).to_dict()
-    for name in ("alpha", "gamma", "epsilon", "epsilon_end", "initial", "starts"):
-        if hyper[name] != defaults[name]:
-            form[name] = _typed(hyper[name])
-    for name in ("schedule", "start_order"):
-        if hyper[name] != defaults[name]:
-            form[name] = hyper[name]
-    if hyper["rewards"] != defaults["rewards"]:
-        form["rewards"] = ",".join(_typed(r) for r in hyper["rewards"])
-    if c.seed != defaults["seed"]:
-        form["seed"] = str(c.seed)
+    for setting in SETTINGS:
+        name, value = setting.name, hyper[setting.name]
+        if value is None or value == defaults[name]:
+            continue
+        if setting.kind == "rewards":
+            form[name] = ",".join(_typed(r) for r in value)
+        elif setting.kind in ("choice", "int"):
+            form[name] = str(value)
+        else:
+            form[name] = _typed(value)
     return form
 
 

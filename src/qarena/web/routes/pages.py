@@ -18,7 +18,7 @@ from qarena.errors import QarenaError
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
-from qarena.match import LABELS, Conflict, Score
+from qarena.match import LABELS, Conflict, Score, value_text
 from qarena.solve import solve
 from qarena.web.describe import verdict_span
 from qarena.web.errors import Full, NotFound, PageRoute, status_of, validation_text
@@ -330,12 +330,11 @@ def _watch_panel(w: Watch) -> dict[str, Any]:
         seat = game.seat(turn.position)
         rows = []
         if turn.values is not None:
-            agent = w.players[turn.mover].agent
-            assert agent is not None
+            mover = w.players[turn.mover]
             rows = [
                 {
                     "move": game.format_move(m),
-                    "value": agent.learner.format_value(v),
+                    "value": value_text(mover, v),
                     "played": m == turn.move,
                     "verdict": value_name(turn.verdicts[m]),
                     "verdict_text": value_word(turn.verdicts[m]),

@@ -1,0 +1,169 @@
+"""Every kind of player as a :class:`~qarena.agents.base.Player`, and the one lookup by name.
+
+``player(x, game)`` takes whatever a person has at hand: a player already, a built-in's name
+(``random``, ``perfect``, a rule player), a policy file's path, a learner, a function from a
+position to a move, or a table (dict) of positions to moves. A name is read one way
+everywhere: a built-in's name is the built-in (:func:`~qarena.agents.strategies.is_builtin`),
+anything else is a path.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from qarena.agents.base import Player
+from qarena.agents.greedy import GreedyAgent
+from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
+from qarena.errors import QarenaError
+from qarena.games.base import Game, Move, Position
+from qarena.i18n import _
+from qarena.learn.base import Learner
+
+#: What :func:`player` turns into a player.
+PlayerLike = (
+    Player
+    | str
+    | os.PathLike[str]
+    | Learner
+    | Callable[[Position], Move | str]
+    | Mapping[Position, Move | str]
+)
+
+
+def _read_move(game: Game, position: Position, move: object, who: str) -> Move:
+    """A move a person's code gave, as text (``"b2"``) or as the game's own move, checked."""
+    if isinstance(move, str):
+        move = game.parse_move(move)
+    legal = game.legal_moves(position)
+    if move not in legal:
+        raise QarenaError(
+            _("{player} chose {move!r} in {position}, which is not a legal move there").format(
+                player=who, move=move, position=game.format_position(position)
+            )
+        )
+    return move
+
+
+@dataclass
+class FunctionPlayer:
+    """A plain function of the position (and, if it takes two arguments, the legal moves) that
+    returns a move, as the game's move or its text. Its moves are checked."""
+
+    function: Callable[..., object]
+    game: Game
+    name: str = ""
+    _arity: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = getattr(self.function, "__name__", "function")
+        try:
+            params = inspect.signature(self.function).parameters.values()
+            positional = [
+                p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+            self._arity = 2 if len(positional) >= 2 else 1
+        except (TypeError, ValueError):  # a builtin without a signature
+            self._arity = 1
+
+    def act(self, position: Position) -> Move:
+        if self._arity == 2:
+            move = self.function(position, self.game.legal_moves(position))
+        else:
+            move = self.function(position)
+        return _read_move(self.game, position, move, self.name)
+
+    def values(self, position: Position) -> None:
+        return None
+
+
+@dataclass
+class TablePlayer:
+    """A table of positions to moves (as the game's moves or their text); a position the
+    table lacks is an error naming it."""
+
+    table: Mapping[Position, object]
+    game: Game
+    name: str = "table"
+
+    def act(self, position: Position) -> Move:
+        if position not in self.table:
+            raise QarenaError(
+                _("{player} has no move for {position}").format(
+                    player=self.name, position=self.game.format_position(position)
+                )
+            )
+        return _read_move(self.game, position, self.table[position], self.name)
+
+    def values(self, position: Position) -> None:
+        return None
+
+
+def is_policy_path(name: str) -> bool:
+    """Is ``name`` read as a policy file: an existing path, or one ending in ``.npz``?"""
+    return os.path.exists(name) or name.endswith(".npz")
+
+
+def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> Player:
+    """``x`` as a player of ``game``.
+
+    - a :class:`~qarena.agents.base.Player`: itself (its game must be ``game``);
+    - a built-in's name (``random``, ``perfect``, ``bouton``, ``subtraction``, ``poles``,
+      ``poles-strict``): that player, seeded by ``seed``;
+    - any other text, or a path: the trained agent of that policy file (a file named like a
+      built-in is given as a path, ``./random``);
+    - a learner: its trained agent;
+    - a dict of positions to moves, or a function of the position (or of the position and
+      the legal moves) returning a move.
+
+    ``game`` may be left out when ``x`` knows its game (a file, a learner, a player)."""
+    if isinstance(x, Learner):
+        found: Player = GreedyAgent(x, seed=seed)
+    elif isinstance(x, str | os.PathLike):
+        name = os.fspath(x)
+        if is_builtin(name):
+            if game is None:
+                raise QarenaError(
+                    _("{player} is a built-in player: name the game with --game SPEC").format(
+                        player=name
+                    )
+                )
+            found = make_agent(name, game, seed)
+        elif not is_policy_path(name):
+            raise QarenaError(
+                _("unknown player {name!r}; expected one of {names}, or a policy file").format(
+                    name=name, names=", ".join(STRATEGIES)
+                )
+            )
+        else:
+            found = GreedyAgent.load(name, game, seed)
+    elif isinstance(x, Player):
+        found = x
+    elif isinstance(x, Mapping):
+        if game is None:
+            raise QarenaError(_("a table of moves needs its game"))
+        found = TablePlayer(x, game)
+    elif callable(x):
+        if game is None:
+            raise QarenaError(_("a function player needs its game"))
+        found = FunctionPlayer(x, game)
+    else:
+        raise QarenaError(
+            _(
+                "{value!r} is not a player; expected a built-in's name, a policy file, a "
+                "learner, a function or a dict of moves"
+            ).format(value=x)
+        )
+    if game is not None and found.game.spec != game.spec:
+        raise QarenaError(
+            _("{player} plays {spec}, not {game}").format(
+                player=found.name, spec=found.game.spec, game=game.spec
+            )
+        )
+    return found
+
+
+__all__ = ["FunctionPlayer", "PlayerLike", "TablePlayer", "is_policy_path", "player"]

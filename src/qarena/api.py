@@ -1,0 +1,405 @@
+"""qarena from Python: the few calls a notebook needs, each also what the command line does.
+
+>>> import qarena
+>>> agent = qarena.train("nim:3,5,7", until_perfect=True)
+>>> qarena.judge(agent).optimality.share
+1.0
+
+Every call takes a game as its spec (``"nim:3,5,7"``) or as a :class:`~qarena.games.Game`,
+and a player as anything :func:`player` reads: a learner, a built-in's name (``"random"``,
+``"perfect"``, ``"bouton"``…), a policy file, a function of the position, or a dict of moves.
+Bad input raises :class:`~qarena.errors.QarenaError` with one line saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from qarena.agents.base import Player
+from qarena.agents.greedy import GreedyAgent
+from qarena.agents.opponents import move_mask, opponent
+from qarena.agents.players import PlayerLike
+from qarena.agents.players import player as _player
+from qarena.agents.strategies import is_builtin
+from qarena.budget import MAX_EPISODES, check_count, check_seed
+from qarena.errors import QarenaError
+from qarena.evaluate.matches import Record, play_series
+from qarena.evaluate.report import Evaluation, evaluate_moves
+from qarena.evaluate.report import evaluate as _evaluate_learner
+from qarena.games import Game, Position, parse_spec
+from qarena.i18n import _
+from qarena.learn.base import Learner
+from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.settings import NAMES
+from qarena.match import Duel, Turn
+from qarena.solve import Solution
+from qarena.solve import solve as _solve
+from qarena.solve.space import game_tables
+from qarena.training.run import Progress, check_versus, default_episodes, new_curve, train_run
+from qarena.training.run import new_learner as _new_learner
+
+__all__ = [
+    "Competition",
+    "Playout",
+    "Progress",
+    "compete",
+    "game",
+    "judge",
+    "load",
+    "play",
+    "player",
+    "players",
+    "save",
+    "solution",
+    "train",
+]
+
+GameLike = str | Game
+
+
+def game(spec: GameLike) -> Game:
+    """The game a spec names (``"nim:3,5,7"``, ``"tictactoe"``, ``"connect4:4x5"``)."""
+    return spec if isinstance(spec, Game) else parse_spec(spec)
+
+
+def solution(spec: GameLike) -> Solution:
+    """The exact solution: every reachable position's value and best moves (cached)."""
+    return _solve(game(spec))
+
+
+def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner:
+    """A learner saved in a policy file (checked to be of ``spec``'s game when given)."""
+    return load_learner(path, None if spec is None else game(spec))
+
+
+def save(learner: Learner, path: str | os.PathLike[str]) -> Path:
+    """Save ``learner`` as a policy file (written atomically); returns its path."""
+    save_learner(path, learner)
+    return Path(path)
+
+
+def player(x: PlayerLike, spec: GameLike | None = None, seed: int | None = None) -> Player:
+    """Anything that plays, as a :class:`~qarena.agents.base.Player` (``act`` and
+    ``values``): see :func:`qarena.agents.players.player` for what it reads and in what
+    order. A built-in's name is always the built-in; a file of that name is ``./random``."""
+    return _player(x, None if spec is None else game(spec), seed)
+
+
+def train(
+    spec: GameLike,
+    learner: str = "q",
+    episodes: int | None = None,
+    *,
+    opponent: PlayerLike = "self",
+    seat: str = "both",
+    until_perfect: bool = False,
+    check_every: int | None = None,
+    curve: bool = False,
+    every: int | None = None,
+    canonical: bool = True,
+    resume: Learner | None = None,
+    progress: bool = False,
+    callback: Callable[[Progress], object] | None = None,
+    alpha: float | None = None,
+    gamma: float | None = None,
+    epsilon: float | None = None,
+    epsilon_end: float | None = None,
+    schedule: str | None = None,
+    rewards: tuple[float, float, float] | None = None,
+    initial: float | None = None,
+    seed: int | None = None,
+    starts: float | None = None,
+    start_order: str | None = None,
+    alpha_second: float | None = None,
+    epsilon_second: float | None = None,
+) -> Learner:
+    """Train a learner as ``qarena train`` does and return it.
+
+    ``learner`` is one of ``q``, ``afterstate``, ``matchbox``, ``seat-q``, ``naive-q``,
+    ``elimination``; the settings after ``callback`` are the training settings (their one
+    declaration: :mod:`qarena.learn.settings`), None taking the learner's default.
+    ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
+    a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
+    ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar (in a
+    terminal or a notebook); ``callback`` is called with a :class:`Progress` after each
+    short chunk of episodes, and stops training when it returns True. ``resume`` goes on
+    training that learner (the settings given replace its own).
+    """
+    g = game(spec)
+    local = locals()
+    given: dict[str, Any] = {name: local[name] for name in NAMES}
+    if episodes is not None:
+        check_count("episodes", episodes, MAX_EPISODES)
+    if seed is not None:
+        check_seed(seed)
+    self_play = isinstance(opponent, str) and opponent == "self"
+    check_versus(self_play, seat, given)
+    if resume is not None:
+        if resume.game.spec != g.spec:
+            raise QarenaError(
+                _("it is a policy for {game}, not {spec}").format(
+                    game=resume.game.spec, spec=g.spec
+                )
+            )
+        agent = resume
+        agent.config = type(agent).build_config(given, agent.config)
+    else:
+        agent = _new_learner(g, learner, given, canonical=canonical)
+    opp = opponent_of(agent, opponent)
+    total = episodes or default_episodes(agent, opp.self_play)
+    start = agent.episodes
+    run_curve = new_curve(agent, total, every) if curve else None
+    stop = [False]
+
+    def report(p: Progress) -> None:
+        if callback is not None and callback(p) is True:
+            stop[0] = True
+
+    def go(on_progress: Callable[[Progress], None]) -> None:
+        train_run(
+            agent,
+            total,
+            opp,
+            seat,
+            until_perfect=until_perfect,
+            check_every=check_every,
+            curve=run_curve,
+            on_progress=on_progress,
+            should_stop=lambda: stop[0],
+        )
+
+    if not progress:
+        go(report)
+        return agent
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    with Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=False,
+    ) as bar:
+        task = bar.add_task(f"{agent.kind} {g.spec}", total=total)
+
+        def show(p: Progress) -> None:
+            bar.update(task, completed=p.episodes)
+            report(p)
+
+        go(show)
+        bar.update(task, total=agent.episodes - start, completed=agent.episodes - start)
+    return agent
+
+
+def opponent_of(agent: Learner, who: PlayerLike) -> Any:
+    """``who`` as the opponent a learner trains against (``"self"``: self-play)."""
+    return opponent(agent.tables, who)
+
+
+def judge(
+    who: PlayerLike,
+    spec: GameLike | None = None,
+    *,
+    games: int = 1000,
+    seed: int = 0,
+    lengths: bool = False,
+) -> Evaluation:
+    """How good a player is, as ``qarena eval`` says: its exact optimality (the share of
+    decision positions where its move keeps the game's value) and its record against random,
+    perfect and the game's rule players in both seats. Any player: a learner, a policy file,
+    a built-in's name (with ``spec``), a function or a dict of moves."""
+    check_count("games", games, 1_000_000)
+    check_seed(seed)
+    g = None if spec is None else game(spec)
+    if isinstance(who, Learner):
+        if g is not None and who.game.spec != g.spec:
+            raise QarenaError(
+                _("{player} plays {spec}, not {game}").format(
+                    player=who.kind, spec=who.game.spec, game=g.spec
+                )
+            )
+        return _evaluate_learner(who, games, seed, lengths)
+    found = _player(who, g)
+    if isinstance(found, GreedyAgent):
+        return _evaluate_learner(found.learner, games, seed, lengths)
+    tables = game_tables(found.game)
+    return evaluate_moves(tables, move_mask(tables, found), games, seed, lengths)
+
+
+@dataclass(frozen=True)
+class Competition:
+    """Two players' games against each other, each opening ``games`` of them: the records are
+    A's (wins, draws, losses)."""
+
+    game: str
+    a: str
+    b: str
+    a_first: Record
+    b_first: Record
+    players: tuple[Player, ...] = field(repr=False, compare=False, default=())
+
+    @property
+    def total(self) -> Record:
+        return self.a_first + self.b_first
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "a": self.a,
+            "b": self.b,
+            "games": self.a_first.games,
+            "a_first": self.a_first.shares(),
+            "b_first": self.b_first.shares(),
+        }
+
+    def __repr__(self) -> str:
+        t = self.total
+        return (
+            f"Competition({self.game}: {self.a} vs {self.b}, {t.games} games: "
+            f"A wins {t.win}, draws {t.draw}, B wins {t.loss})"
+        )
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = (("A first", self.a_first), ("B first", self.b_first), ("both", self.total))
+        cells = "".join(
+            f"<tr><td>{html.escape(_(name))}</td><td>{r.win}</td><td>{r.draw}</td>"
+            f"<td>{r.loss}</td></tr>"
+            for name, r in rows
+        )
+        head = "".join(
+            f"<th>{html.escape(h)}</th>" for h in (_("order"), _("A wins"), _("draws"), _("B wins"))
+        )
+        title = html.escape(f"{self.game}: A = {self.a}, B = {self.b}")
+        return f"<p>{title}</p><table><tr>{head}</tr>{cells}</table>"
+
+
+def compete(
+    a: PlayerLike,
+    b: PlayerLike,
+    spec: GameLike | None = None,
+    *,
+    games: int = 1000,
+    seed: int = 0,
+) -> Competition:
+    """``a`` and ``b`` play ``games`` games with each moving first, as ``qarena compete``:
+    each picks uniformly among the moves it would play (a trained agent among its ties).
+    Players that share values across symmetries meet the others among all positions."""
+    check_count("games", games, 1_000_000)
+    check_seed(seed)
+    g, pa, pb = players(a, b, spec)
+    both = (pa, pb)
+    canonical = all(p.learner.config.canonical for p in both if isinstance(p, GreedyAgent))
+    tables = game_tables(g, canonical)
+    ma, mb = (move_mask(tables, p) for p in both)
+    a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
+    b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
+    return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both)
+
+
+def players(
+    a: PlayerLike, b: PlayerLike, spec: GameLike | None = None, seed: int | None = None
+) -> tuple[Game, Player, Player]:
+    """Two players of one game: those that know their game (files, learners) are read first,
+    so built-in players need ``spec`` only when neither does. Players that draw at random
+    are seeded from ``seed`` (A) and ``seed + 1`` (B)."""
+    g = None if spec is None else game(spec)
+    given = (a, b)
+    found: dict[int, Player] = {}
+    builtin = [isinstance(x, str) and is_builtin(x) for x in given]
+    for i in sorted(range(2), key=lambda i: builtin[i]):
+        x = given[i]
+        if g is None and builtin[i]:
+            raise QarenaError(
+                _("{a} and {b} are built-in players: name the game with --game SPEC").format(
+                    a=_name(a, None), b=_name(b, None)
+                )
+            )
+        seat_seed = None if seed is None else seed + i
+        one = _player(x, g, seat_seed)
+        if isinstance(one, GreedyAgent) and seat_seed is not None:
+            one = one.seeded(seat_seed)
+        g = one.game
+        found[i] = one
+    assert g is not None
+    return g, found[0], found[1]
+
+
+def _name(x: PlayerLike, found: Player | None) -> str:
+    if isinstance(x, str | os.PathLike):
+        return os.fspath(x)
+    return found.name if found is not None else type(x).__name__
+
+    return os.fspath(x) if isinstance(x, str | os.PathLike) else found.name
+
+
+@dataclass
+class Playout:
+    """One game between two players, move by move, with the solver's verdict on each move."""
+
+    game: Game
+    names: tuple[str, str]
+    turns: list[Turn] = field(default_factory=list)
+    positions: list[Position] = field(default_factory=list)
+    winner: int | None = None  # 0: A, 1: B, None: a draw
+
+    @property
+    def mistakes(self) -> list[Turn]:
+        """The moves that gave away some of the position's value."""
+        return [t for t in self.turns if not t.kept]
+
+    def lines(self) -> list[str]:
+        g = self.game
+        out = []
+        for i, t in enumerate(self.turns, 1):
+            mark = "" if t.kept else "  ✗ " + t.verdict
+            out.append(f"{i:>3}. {'AB'[t.mover]} {g.format_move(t.move)}{mark}")
+        return out
+
+    def __repr__(self) -> str:
+        result = "draw" if self.winner is None else f"{'AB'[self.winner]} wins"
+        moves = " ".join(self.game.format_move(t.move) for t in self.turns)
+        return (
+            f"Playout({self.game.spec}: A = {self.names[0]}, B = {self.names[1]}; {moves}; "
+            f"{result}; {len(self.mistakes)} mistakes)"
+        )
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(
+            f"<tr><td>{i}</td><td>{'AB'[t.mover]}</td><td>{html.escape(self.game.format_move(t.move))}"
+            f"</td><td>{html.escape(t.verdict)}</td></tr>"
+            for i, t in enumerate(self.turns, 1)
+        )
+        result = (
+            _("Draw.")
+            if self.winner is None
+            else _("{player} wins.").format(player="AB"[self.winner])
+        )
+        title = html.escape(f"{self.game.spec}: A = {self.names[0]}, B = {self.names[1]}")
+        return f"<p>{title}</p><table>{rows}</table><p>{html.escape(result)}</p>"
+
+
+def play(
+    a: PlayerLike,
+    b: PlayerLike,
+    spec: GameLike | None = None,
+    *,
+    seed: int = 0,
+) -> Playout:
+    """One game, ``a`` moving first, each move judged by the solver (as ``qarena watch``).
+    Players that draw at random are seeded from ``seed`` (A) and ``seed + 1`` (B)."""
+    check_seed(seed)
+    g, pa, pb = players(a, b, spec, seed)
+    duel = Duel(g, [pa, pb])
+    while duel.step() is not None:
+        pass
+    names = (_name(a, pa), _name(b, pb))
+    return Playout(g, names, list(duel.turns), list(duel.positions), duel.winner())

@@ -1,0 +1,255 @@
+"""The one declaration of the training settings.
+
+Every place a person sets how a learner trains is derived from :data:`SETTINGS`: the options
+of ``qarena train`` and ``qarena sweep``, the JSON API's training request, the Train page's
+form, the keyword arguments of :func:`qarena.train` and README's table of settings
+(``tools/settings_table.py``). ``tests/test_settings.py`` fails when any of them differs.
+Each learner's default of each setting is its own (``Learner.defaults``); the bounds here are
+what :class:`~qarena.learn.base.LearnConfig` checks. Texts are marked for translation and
+translated where they are shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Literal
+
+from qarena.i18n import gettext_noop
+from qarena.learn.base import SCHEDULES, START_ORDERS, LearnConfig
+
+Kind = Literal["float", "int", "choice", "rewards"]
+
+
+@dataclass(frozen=True)
+class TrainingSetting:
+    """One setting: its name (LearnConfig's field, the API's key, the keyword argument), how
+    it is typed, its bounds, and its words (English; translated where shown)."""
+
+    name: str
+    kind: Kind
+    help: str  # the option's help and the API field's description
+    label: str  # the form's label and the policy page's row
+    flag: str = ""  # the command line's, when not --name-with-dashes
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False  # the bound is not itself allowed: alpha is in (0, 1]
+    choices: tuple[tuple[str, str], ...] = ()  # (value, words for the form)
+    placeholder: str = ""  # the form's, when not "default"
+    self_play_only: bool = False
+    note: str = ""  # a line under the form's field
+
+    @property
+    def option(self) -> str:
+        """The command line's flag: ``--epsilon-end``."""
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(v for v, _ in self.choices)
+
+    @property
+    def bounds(self) -> str:
+        """The bounds as a reader writes them: ``(0, 1]``; empty when unbounded."""
+        if self.low is None or self.high is None:
+            return ""
+        if self.kind == "int":
+            high = "2**63 - 1" if self.high == 2**63 - 1 else f"{self.high:g}"
+            return f"whole numbers {self.low:g} to {high}"
+        return f"{'(' if self.low_open else '['}{self.low:g}, {self.high:g}]"
+
+
+SETTINGS: tuple[TrainingSetting, ...] = (
+    TrainingSetting(
+        "alpha",
+        "float",
+        gettext_noop("Learning rate in (0, 1]."),
+        gettext_noop("α learning rate"),
+        low=0,
+        high=1,
+        low_open=True,
+    ),
+    TrainingSetting(
+        "gamma",
+        "float",
+        gettext_noop("Discount in [0, 1]."),
+        gettext_noop("γ discount"),
+        low=0,
+        high=1,
+    ),
+    TrainingSetting(
+        "epsilon",
+        "float",
+        gettext_noop("Exploration rate at the start, in [0, 1]."),
+        gettext_noop("ε exploration at the start"),
+        low=0,
+        high=1,
+    ),
+    TrainingSetting(
+        "epsilon_end",
+        "float",
+        gettext_noop("Exploration rate at the end of the run."),
+        gettext_noop("ε exploration at the end"),
+        low=0,
+        high=1,
+    ),
+    TrainingSetting(
+        "schedule",
+        "choice",
+        gettext_noop("constant, linear or exp."),
+        gettext_noop("ε schedule"),
+        flag="--epsilon-schedule",
+        choices=(
+            ("linear", gettext_noop("linear")),
+            ("exp", gettext_noop("exponential")),
+            ("constant", gettext_noop("constant")),
+        ),
+    ),
+    TrainingSetting(
+        "rewards",
+        "rewards",
+        gettext_noop("Rewards for win, draw, loss, e.g. 1,0,-1 or 100,0,-100."),
+        gettext_noop("rewards for win / draw / loss"),
+        placeholder="1,0,-1",
+    ),
+    TrainingSetting(
+        "initial",
+        "float",
+        gettext_noop("Initial value of every table entry (default 0)."),
+        gettext_noop("initial value"),
+        placeholder="0",
+    ),
+    TrainingSetting(
+        "seed",
+        "int",
+        gettext_noop("Random seed."),
+        gettext_noop("seed"),
+        low=0,
+        high=2**63 - 1,
+        placeholder="0",
+    ),
+    TrainingSetting(
+        "starts",
+        "float",
+        gettext_noop(
+            "Exploring starts: the share of self-play episodes that begin at a position "
+            "the learner plays on rather than at the start (default: the learner's)."
+        ),
+        gettext_noop("exploring starts: share"),
+        low=0,
+        high=1,
+        self_play_only=True,
+        note=gettext_noop(
+            "self-play only: the share of episodes that begin at a position the agent plays "
+            "on, 0 to 1"
+        ),
+    ),
+    TrainingSetting(
+        "start_order",
+        "choice",
+        gettext_noop(
+            "sweep: exploring starts take every (position, move) in turn, each position "
+            "after those it leads to; uniform: a position drawn at random, its move by "
+            "epsilon-greedy play (default: the learner's)."
+        ),
+        gettext_noop("exploring starts: order"),
+        choices=(
+            ("sweep", gettext_noop("sweep: every position and move in turn")),
+            ("uniform", gettext_noop("uniform: positions at random")),
+        ),
+        self_play_only=True,
+    ),
+    TrainingSetting(
+        "alpha_second",
+        "float",
+        gettext_noop(
+            "In self-play, the second player's learning rate (default: --alpha's): two "
+            "agents learning against each other, each at its own rates (afterstate, seat-q)."
+        ),
+        gettext_noop("α learning rate of the second player"),
+        low=0,
+        high=1,
+        low_open=True,
+    ),
+    TrainingSetting(
+        "epsilon_second",
+        "float",
+        gettext_noop(
+            "In self-play, the second player's exploration at the start (default: "
+            "--epsilon's); it ends at --epsilon-end as the first player's does."
+        ),
+        gettext_noop("ε exploration of the second player at the start"),
+        low=0,
+        high=1,
+    ),
+)
+
+#: The settings by name.
+BY_NAME = {s.name: s for s in SETTINGS}
+#: Their names, in the declaration's order (the order every form and table shows them in).
+NAMES = tuple(BY_NAME)
+
+# The declaration covers LearnConfig exactly, but ``canonical`` (a flag of its own,
+# --no-canonical, that also decides the game's tables).
+assert set(NAMES) == {f.name for f in fields(LearnConfig)} - {"canonical"}
+assert set(BY_NAME["schedule"].values) == set(SCHEDULES)
+assert set(BY_NAME["start_order"].values) == set(START_ORDERS)
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "the first player's"
+    if isinstance(value, list | tuple):
+        return ",".join(_shown(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def defaults_text(name: str) -> str:
+    """Each learner's default of setting ``name``, as README's table writes it: the most
+    common default, then the learners that differ, then those without the setting."""
+    from qarena.learn.learners import LEARNERS
+
+    uses = {
+        k: cls.default_config().to_dict()[name]
+        for k, cls in LEARNERS.items()
+        if name in cls.hyperparameters
+    }
+    lacking = [k for k in LEARNERS if k not in uses]
+    shown = [_shown(v) for v in uses.values()]
+    common = max(shown, key=shown.count)
+    others = [f"{k} {s}" for k, s in zip(uses, shown, strict=True) if s != common]
+    text = common + (f" ({'; '.join(others)})" if others else "")
+    if lacking:
+        text += f"; not used by {', '.join(lacking)}"
+    return text
+
+
+def markdown_table() -> str:
+    """README's table of the training settings, derived from :data:`SETTINGS` and the
+    learners' defaults (``tools/settings_table.py`` writes it; a test holds README to it)."""
+    lines = [
+        "| option | range | default | what it sets |",
+        "|---|---|---|---|",
+    ]
+    for s in SETTINGS:
+        if s.choices:
+            span = " \\| ".join(f"`{v}`" for v in s.values)
+        elif s.kind == "rewards":
+            span = "three numbers W,D,L"
+        else:
+            span = s.bounds or "any number"
+        help_text = s.help.replace("|", "\\|")
+        lines.append(f"| `{s.option}` | {span} | {defaults_text(s.name)} | {help_text} |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "BY_NAME",
+    "NAMES",
+    "SETTINGS",
+    "Kind",
+    "TrainingSetting",
+    "defaults_text",
+    "markdown_table",
+]

@@ -118,3 +118,14 @@ def test_settings_are_keyword_arguments_checked_as_the_command_line_checks_them(
         qarena.train("nim:2,3", "sarsa")
     with pytest.raises(QarenaError, match="built-in players: name the game"):
         qarena.compete("random", "perfect")
+
+
+def test_a_scripted_side_plays_its_moves_in_turn_and_each_is_judged() -> None:
+    # Misère nim 1-2: taking the whole pile of two leaves the opponent the last match (a
+    # win); taking the single match lets the opponent do that to you.
+    won = qarena.play(["2:2"], "perfect", "nim:1,2")
+    assert won.winner == 0 and not won.mistakes
+    lost = qarena.play(["1:1", "2:1"], "perfect", "nim:1,2")
+    assert lost.winner == 1 and [t.mover for t in lost.mistakes] == [0]
+    with pytest.raises(QarenaError, match="the script's 1 move is played"):
+        qarena.play(["1:1"], "perfect", "nim:1,2")

@@ -57,3 +57,37 @@ def test_an_evaluation_shows_its_optimality_and_matches() -> None:
     page = result._repr_html_()
     assert "<table>" in page and page.count("<tr>") == 1 + len(result.matches)
     assert "agent moves first" in page
+
+
+def test_a_board_is_the_web_app_s_drawing_with_each_move_s_value() -> None:
+    import qarena
+    from qarena.evaluate.display import Board
+
+    game = qarena.game("tictactoe")
+    solution = qarena.solution(game)
+    board = qarena.board(game, "x../.o./...", solution)
+    assert isinstance(board, Board)
+    _short(repr(board))
+    page = board._repr_html_()
+    # Seven empty cells, each a move with the solver's value written in it; X to move keeps
+    # the draw (tic-tac-toe is a draw, and this position is one).
+    assert page.count('class="note"') == 7 and "<svg" in page
+    assert "draw" in page and "<style>" in page
+    assert qarena.board(game)._repr_html_().count('class="cell empty') == 9
+
+
+def test_curves_evaluations_and_sweeps_as_dataframes(tmp_path: object) -> None:
+    import pytest
+
+    pd = pytest.importorskip("pandas")
+    import qarena
+
+    agent = qarena.train("nim:2,3", curve=True)
+    assert agent.curve is not None
+    frame = agent.curve.to_pandas()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == len(agent.curve.points)
+    assert list(frame.columns[:2]) == ["episodes", "optimality"]
+    judged = qarena.judge(agent, games=50).to_pandas()
+    # One row per opponent and seat; shares of each row add up to one.
+    assert set(judged["seat"]) == {"first", "second"}
+    assert ((judged["win"] + judged["draw"] + judged["loss"]).round(9) == 1).all()

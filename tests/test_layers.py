@@ -11,7 +11,14 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "qarena"
 
 #: Bottom to top (ARCHITECTURE.md). Top-level modules count as packages of their own.
 LAYERS: list[set[str]] = [
-    {"qarena", "errors", "budget", "fileio", "i18n"},  # shared: errors, budgets, the writer, words
+    {
+        "qarena",
+        "errors",
+        "budget",
+        "fileio",
+        "i18n",
+        "optional",
+    },  # shared: errors, budgets, the writer, words
     {"games"},
     {"kernels"},
     {"solve"},

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from qarena.evaluate.svg import keypad_digit, position_svg
 from qarena.games import parse_spec
 from qarena.web import create_app
-from qarena.web.svg import keypad_digit, position_svg
 from tests.test_web_api import table_rows
 
 HX = {"HX-Request": "true"}

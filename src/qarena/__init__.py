@@ -1,7 +1,8 @@
 """qarena: tabular reinforcement learning for small games, judged by exact solutions.
 
 The calls a notebook needs are here at the top (:mod:`qarena.api`): ``qarena.game``,
-``solution``, ``train``, ``load``, ``save``, ``player``, ``judge``, ``compete`` and ``play``.
+``board``, ``solution``, ``train``, ``load``, ``save``, ``player``, ``judge``, ``compete``,
+``play`` and ``sweep``.
 (``solution`` and ``judge``, not ``solve`` and ``evaluate``: those are subpackages here.)
 They are imported when first used, so ``import qarena`` stays quick.
 """
@@ -13,8 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from qarena.api import (
+        Board,
         Competition,
         Playout,
+        Sweep,
+        board,
         compete,
         game,
         judge,
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
         player,
         save,
         solution,
+        sweep,
         train,
     )
 
@@ -32,8 +37,11 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 _API = (
+    "Board",
     "Competition",
     "Playout",
+    "Sweep",
+    "board",
     "compete",
     "judge",
     "game",
@@ -42,6 +50,7 @@ _API = (
     "player",
     "save",
     "solution",
+    "sweep",
     "train",
 )
 
@@ -59,9 +68,12 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Board",
     "Competition",
     "Playout",
+    "Sweep",
     "__version__",
+    "board",
     "compete",
     "game",
     "judge",
@@ -70,5 +82,6 @@ __all__ = [
     "player",
     "save",
     "solution",
+    "sweep",
     "train",
 ]

@@ -14,7 +14,7 @@ Bad input raises :class:`~qarena.errors.QarenaError` with one line saying what i
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,17 +25,29 @@ from qarena.agents.opponents import move_mask, opponent
 from qarena.agents.players import PlayerLike
 from qarena.agents.players import player as _player
 from qarena.agents.strategies import is_builtin
-from qarena.budget import MAX_EPISODES, check_count, check_seed
+from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
+from qarena.evaluate import display
+from qarena.evaluate.display import Board
 from qarena.evaluate.matches import Record, play_series
 from qarena.evaluate.report import Evaluation, evaluate_moves
 from qarena.evaluate.report import evaluate as _evaluate_learner
-from qarena.games import Game, Position, parse_spec
+from qarena.experiments.backends import plan_sweep, run_plan
+from qarena.experiments.sweep import (
+    SETTING_COLUMNS,
+    SWEEP_GAMES,
+    Fixed,
+    Grid,
+    SweepFolder,
+    opponent_file,
+)
+from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.settings import NAMES
 from qarena.match import Duel, Turn
+from qarena.optional import need
 from qarena.solve import Solution
 from qarena.solve import solve as _solve
 from qarena.solve.space import game_tables
@@ -43,9 +55,12 @@ from qarena.training.run import Progress, check_versus, default_episodes, new_cu
 from qarena.training.run import new_learner as _new_learner
 
 __all__ = [
+    "Board",
     "Competition",
     "Playout",
     "Progress",
+    "Sweep",
+    "board",
     "compete",
     "game",
     "judge",
@@ -55,10 +70,42 @@ __all__ = [
     "players",
     "save",
     "solution",
+    "sweep",
     "train",
 ]
 
 GameLike = str | Game
+
+# In a notebook, games, solutions, learners, agents and curves are drawn from now on.
+display.register()
+
+
+def board(
+    spec: GameLike,
+    position: Position | str | None = None,
+    values: PlayerLike | Solution | None = None,
+) -> Board:
+    """A position drawn (in a notebook; its text elsewhere): the start, a position or its text
+    (``"3 5 5"``, ``"x.o/.x./..o"``). With ``values``, each legal move's value is written
+    on it: a solution's (win, draw, loss) or a player's own (a learner's table)."""
+    g = game(spec)
+    if position is None:
+        where = g.start()
+    elif isinstance(position, str):
+        where = g.parse_position(position)
+    else:
+        where = position
+    if values is None:
+        return Board(g, where)
+    if isinstance(values, Solution):
+        solved = {m: float(v) for m, v in values.move_values(where).items()}
+        return Board(g, where, solved, lambda v: value_word(int(v)))
+    found = _player(values, g)
+    own = found.values(where)
+    if own is None:
+        raise QarenaError(_("{player} has no values to show").format(player=found.name))
+    text = found.learner.format_value if isinstance(found, GreedyAgent) else None
+    return Board(g, where, own, text)
 
 
 def game(spec: GameLike) -> Game:
@@ -213,7 +260,7 @@ def judge(
     decision positions where its move keeps the game's value) and its record against random,
     perfect and the game's rule players in both seats. Any player: a learner, a policy file,
     a built-in's name (with ``spec``), a function or a dict of moves."""
-    check_count("games", games, 1_000_000)
+    check_count("games", games, MAX_GAMES)
     check_seed(seed)
     g = None if spec is None else game(spec)
     if isinstance(who, Learner):
@@ -291,7 +338,7 @@ def compete(
     """``a`` and ``b`` play ``games`` games with each moving first, as ``qarena compete``:
     each picks uniformly among the moves it would play (a trained agent among its ties).
     Players that share values across symmetries meet the others among all positions."""
-    check_count("games", games, 1_000_000)
+    check_count("games", games, MAX_GAMES)
     check_seed(seed)
     g, pa, pb = players(a, b, spec)
     both = (pa, pb)
@@ -313,9 +360,14 @@ def players(
     given = (a, b)
     found: dict[int, Player] = {}
     builtin = [isinstance(x, str) and is_builtin(x) for x in given]
-    for i in sorted(range(2), key=lambda i: builtin[i]):
+    # Files, learners and players know their game; built-ins, functions and dicts need one.
+    knows = [
+        isinstance(x, Learner | Player | os.PathLike) or (isinstance(x, str) and not b)
+        for x, b in zip(given, builtin, strict=True)
+    ]
+    for i in sorted(range(2), key=lambda i: not knows[i]):
         x = given[i]
-        if g is None and builtin[i]:
+        if g is None and all(builtin):
             raise QarenaError(
                 _("{a} and {b} are built-in players: name the game with --game SPEC").format(
                     a=_name(a, None), b=_name(b, None)
@@ -384,7 +436,8 @@ class Playout:
             else _("{player} wins.").format(player="AB"[self.winner])
         )
         title = html.escape(f"{self.game.spec}: A = {self.names[0]}, B = {self.names[1]}")
-        return f"<p>{title}</p><table>{rows}</table><p>{html.escape(result)}</p>"
+        end = Board(self.game, self.positions[-1])._repr_html_() if self.positions else ""
+        return f"<p>{title}</p><table>{rows}</table><p>{html.escape(result)}</p>{end}"
 
 
 def play(
@@ -403,3 +456,126 @@ def play(
         pass
     names = (_name(a, pa), _name(b, pb))
     return Playout(g, names, list(duel.turns), list(duel.positions), duel.winner())
+
+
+Values = float | Sequence[float] | None
+
+
+def _axis(value: Any) -> tuple[Any, ...] | None:
+    """A setting's values: None (not swept), one value, or a list of them."""
+    if value is None:
+        return None
+    if isinstance(value, str | int | float):
+        return (value,)
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep's folder and its rows (one per run, as ``results.csv`` holds them)."""
+
+    folder: Path
+    rows: list[dict[str, str]]
+    interrupted: bool = False
+
+    def columns(self) -> list[str]:
+        """The settings that tell runs apart, then the results."""
+        varying = [c for c in SETTING_COLUMNS if len({r[c] for r in self.rows if r[c]}) > 1]
+        return [*(varying or ["learner"]), "episodes", "optimality", "perfect_at"]
+
+    def __repr__(self) -> str:
+        return f"Sweep({os.fspath(self.folder)}: {len(self.rows)} runs)"
+
+    def to_pandas(self) -> Any:
+        """Every column of every run as a pandas DataFrame (numbers as numbers)."""
+        pd = need("pandas", "pandas")
+        frame = pd.DataFrame(self.rows)
+        for column in frame.columns:
+            converted = pd.to_numeric(frame[column], errors="coerce")
+            if converted.notna().sum() == frame[column].astype(bool).sum():
+                frame[column] = converted
+        return frame
+
+    def _repr_html_(self) -> str:
+        import html
+
+        columns = self.columns()
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(r.get(c, ''))}</td>" for c in columns) + "</tr>"
+            for r in self.rows
+        )
+        title = html.escape(repr(self))
+        return f"<p>{title}</p><table><tr>{head}</tr>{body}</table>"
+
+
+def sweep(
+    spec: GameLike,
+    out: str | os.PathLike[str],
+    learner: str | Sequence[str] = "q",
+    *,
+    opponent: str | Sequence[str] = "self",
+    seat: str | Sequence[str] = "both",
+    episodes: int | Sequence[int] | None = None,
+    seeds: int | Sequence[int] = 0,
+    canonical: bool = True,
+    curve: bool = False,
+    every: int | None = None,
+    until_perfect: bool = False,
+    games: int = SWEEP_GAMES,
+    workers: int | None = None,
+    backend: str = "local",
+    progress: bool = False,
+    alpha: Values = None,
+    gamma: Values = None,
+    epsilon: Values = None,
+    epsilon_end: Values = None,
+    schedule: str | Sequence[str] | None = None,
+    rewards: tuple[float, float, float] | Sequence[tuple[float, float, float]] | None = None,
+    initial: Values = None,
+    starts: Values = None,
+    start_order: str | Sequence[str] | None = None,
+    alpha_second: Values = None,
+    epsilon_second: Values = None,
+) -> Sweep:
+    """Train a run for every combination of the values given (a value or a list of values per
+    setting), as ``qarena sweep`` does, into the folder ``out`` (made if new, resumed if not:
+    finished runs are kept). Opponents are names or policy files. Returns the rows."""
+    g = game(spec)
+    check_count("games", games, 1_000_000)
+    local = locals()
+    values: dict[str, tuple[Any, ...]] = {}
+    for name in NAMES:
+        if name == "seed":
+            continue
+        given = local[name]
+        if name == "rewards" and given is not None and not isinstance(given[0], Sequence):
+            given = [given]
+        axis = _axis(given)
+        if axis is not None:
+            values[name] = tuple(tuple(map(float, v)) for v in axis) if name == "rewards" else axis
+    grid = Grid(
+        learners=_axis(learner) or ("q",),
+        values=values,
+        opponents=_axis(opponent) or ("self",),
+        seats=_axis(seat) or ("both",),
+        episodes=_axis(episodes) or (None,),
+        seeds=_axis(seeds) or (0,),
+    )
+    settings = grid.settings(g)
+    files = {name: opponent_file(g, name) for name in grid.opponents}
+    fixed = Fixed(g.spec, canonical, curve, every, games, until_perfect)
+    folder = SweepFolder(Path(out))
+    with folder.locked():
+        plan = plan_sweep(
+            folder, fixed, settings, workers=workers, backend=backend, opponent_files=files
+        )
+        if not progress:
+            interrupted = run_plan(plan)
+        else:
+            from rich.progress import Progress as Bar
+
+            with Bar() as bar:
+                task = bar.add_task(g.spec, total=len(settings), completed=plan.skipped)
+                interrupted = run_plan(plan, lambda _run: bar.advance(task))
+    return Sweep(Path(out), plan.rows(), interrupted)

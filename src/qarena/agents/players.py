@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from qarena.agents.base import Player
@@ -19,7 +19,7 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
-from qarena.i18n import _
+from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
 
 #: What :func:`player` turns into a player.
@@ -30,6 +30,7 @@ PlayerLike = (
     | Learner
     | Callable[[Position], Move | str]
     | Mapping[Position, Move | str]
+    | Sequence[Move | str]
 )
 
 
@@ -102,6 +103,33 @@ class TablePlayer:
         return None
 
 
+@dataclass
+class ScriptPlayer:
+    """Moves written down in advance (``["3:2", "1:1"]``), played in turn each time it is
+    asked: a person's side of a scripted game. Running out of moves is an error."""
+
+    moves: Sequence[object]
+    game: Game
+    name: str = "script"
+    played: int = 0
+
+    def act(self, position: Position) -> Move:
+        if self.played >= len(self.moves):
+            raise QarenaError(
+                ngettext(
+                    "the script's {count} move is played; it has none for {position}",
+                    "the script's {count} moves are played; it has none for {position}",
+                    len(self.moves),
+                ).format(count=len(self.moves), position=self.game.format_position(position))
+            )
+        move = _read_move(self.game, position, self.moves[self.played], self.name)
+        self.played += 1
+        return move
+
+    def values(self, position: Position) -> None:
+        return None
+
+
 def is_policy_path(name: str) -> bool:
     """Is ``name`` read as a policy file: an existing path, or one ending in ``.npz``?"""
     return os.path.exists(name) or name.endswith(".npz")
@@ -117,7 +145,8 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
       built-in is given as a path, ``./random``);
     - a learner: its trained agent;
     - a dict of positions to moves, or a function of the position (or of the position and
-      the legal moves) returning a move.
+      the legal moves) returning a move;
+    - a list of moves (as text or the game's moves), played in turn: a scripted side.
 
     ``game`` may be left out when ``x`` knows its game (a file, a learner, a player)."""
     if isinstance(x, Learner):
@@ -142,6 +171,10 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
             found = GreedyAgent.load(name, game, seed)
     elif isinstance(x, Player):
         found = x
+    elif isinstance(x, list | tuple):
+        if game is None:
+            raise QarenaError(_("a script of moves needs its game"))
+        found = ScriptPlayer(x, game)
     elif isinstance(x, Mapping):
         if game is None:
             raise QarenaError(_("a table of moves needs its game"))
@@ -166,4 +199,11 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
     return found
 
 
-__all__ = ["FunctionPlayer", "PlayerLike", "TablePlayer", "is_policy_path", "player"]
+__all__ = [
+    "FunctionPlayer",
+    "PlayerLike",
+    "ScriptPlayer",
+    "TablePlayer",
+    "is_policy_path",
+    "player",
+]

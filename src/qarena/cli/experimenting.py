@@ -15,7 +15,6 @@ from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from qarena.agents.strategies import is_builtin
 from qarena.budget import (
     MAX_EPISODES,
     check_count,
@@ -42,18 +41,18 @@ from qarena.experiments.sweep import (
     Fixed,
     Grid,
     SweepFolder,
+    opponent_file,
     parse_floats,
     parse_ints,
     parse_names,
     parse_rewards,
     parse_seeds,
 )
-from qarena.fileio import check_target, is_dir, is_file, write_atomic
-from qarena.games import Game, parse_spec
+from qarena.fileio import check_target, is_dir, write_atomic
+from qarena.games import parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
-from qarena.learn.policyfile import read_meta
 from qarena.learn.settings import NAMES
 
 #: Most worker processes a sweep starts.
@@ -99,25 +98,6 @@ def _grid(
         episodes=(None,) if episodes is None else parse_ints("--episodes", episodes, MAX_EPISODES),
         seeds=parse_seeds(seeds),
     )
-
-
-def _opponent_file(game: Game, name: str) -> bytes | None:
-    """A policy file opponent's bytes, to send to each run; checked to be of this game."""
-    if name == "self" or is_builtin(name) or not is_file(name):
-        return None
-    meta = read_meta(name)
-    if meta.get("game") != game.spec:
-        raise QarenaError(
-            _("--opponent {name} is a policy for {other}, not {spec}").format(
-                name=name, other=meta.get("game"), spec=game.spec
-            )
-        )
-    try:
-        return Path(name).read_bytes()
-    except OSError as e:
-        raise QarenaError(
-            _("cannot read {file}: {problem}").format(file=name, problem=e.strerror or e)
-        ) from None
 
 
 def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
@@ -246,7 +226,7 @@ def sweep_command(
     announce(game)
     grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds)
     settings = grid.settings(game)
-    files = {name: _opponent_file(game, name) for name in grid.opponents}
+    files = {name: opponent_file(game, name) for name in grid.opponents}
     fixed = Fixed(game.spec, not no_canonical, curve, every, games, until_perfect)
     folder = SweepFolder(out_dir)
     with folder.locked():

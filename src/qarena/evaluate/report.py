@@ -12,6 +12,7 @@ from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
 from qarena.i18n import _, number
 from qarena.learn.base import Learner
+from qarena.optional import need
 from qarena.solve.space import GameTables
 from qarena.transitions.judge import Optimality, optimality_of_values
 
@@ -56,6 +57,17 @@ class Evaluation:
             for h in (_("opponent"), _("agent moves first"), _("agent moves second"))
         )
         return f"{head}<table><tr>{header}</tr>{cells}</table>"
+
+    def to_pandas(self) -> Any:
+        """The matches as a pandas DataFrame: a row per opponent and seat (the agent's seat),
+        with win, draw and loss shares; pandas must be installed."""
+        pd = need("pandas", "pandas")
+        rows = [
+            {"opponent": name, "seat": seat, **getattr(r, seat).shares()}
+            for name, r in self.matches.items()
+            for seat in ("first", "second")
+        ]
+        return pd.DataFrame(rows, columns=["opponent", "seat", "win", "draw", "loss"])
 
     def to_json(self) -> dict[str, Any]:
         """The ``qarena eval --json`` object; ``lengths`` only when the games were measured."""

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from qarena.agents.opponents import opponent
-from qarena.agents.strategies import STRATEGIES, players_of
+from qarena.agents.strategies import STRATEGIES, is_builtin, players_of
 from qarena.budget import check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
@@ -518,6 +518,26 @@ def _row(
     row["train_seconds"] = f"{seconds:.6f}"
     row["steps"] = str(steps)
     return row
+
+
+def opponent_file(game: Game, name: str) -> bytes | None:
+    """A policy file opponent's bytes, to send to each run (None for a built-in player or
+    self-play); checked to be of this game."""
+    if name == "self" or is_builtin(name) or not is_file(name):
+        return None
+    meta = read_meta(name)
+    if meta.get("game") != game.spec:
+        raise QarenaError(
+            _("--opponent {name} is a policy for {other}, not {spec}").format(
+                name=name, other=meta.get("game"), spec=game.spec
+            )
+        )
+    try:
+        return Path(name).read_bytes()
+    except OSError as e:
+        raise QarenaError(
+            _("cannot read {file}: {problem}").format(file=name, problem=e.strerror or e)
+        ) from None
 
 
 # --- the folder -------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 from qarena.errors import QarenaError
 from qarena.games.base import OUTCOMES
 from qarena.i18n import _
+from qarena.optional import need
 
 #: The opponents a curve measures against, in the order of its columns.
 CURVE_OPPONENTS = ("random", "perfect")
@@ -79,6 +80,13 @@ class Curve:
         """The next total episode count at which a point is due."""
         later = [e for e in early_points(self.every) if e > episodes] if self.early else []
         return min([(episodes // self.every + 1) * self.every, *later])
+
+    def to_pandas(self) -> Any:
+        """The points as a pandas DataFrame, one row per point: episodes, optimality, and the
+        win, draw and loss shares against each opponent (``random_win``…); pandas must be
+        installed."""
+        pd = need("pandas", "pandas")
+        return pd.DataFrame([p.row() for p in self.points], columns=list(COLUMNS))
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -10,6 +10,7 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from qarena.errors import QarenaError, SpecError, TooLargeError
+from qarena.evaluate.svg import METRICS, PALETTE, SERIES, curve_svg, curves_svg, inspect_svg
 from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _
@@ -30,7 +31,6 @@ from qarena.web.forms import TRAIN_DEFAULTS
 from qarena.web.jobs import Job
 from qarena.web.service import Web
 from qarena.web.store import PolicyRow
-from qarena.web.svg import METRICS, PALETTE, SERIES, curve_svg, curves_svg, inspect_svg
 
 #: Policies one comparison draws at most: each needs a colour told apart from the others'.
 MAX_COMPARED = 8

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from qarena.evaluate.svg import curve_svg
 from qarena.i18n import _
 from qarena.match import Conflict
 from qarena.web.jobs import Job
@@ -30,7 +31,6 @@ from qarena.web.models import (
 )
 from qarena.web.service import WebDep
 from qarena.web.store import PolicyRow, training_of
-from qarena.web.svg import curve_svg
 
 #: How long an API call that trains on the spot waits, beyond the training's own time limit,
 #: for its turn to train; after that it answers 503 and the run goes on for the next call.

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
+from qarena.evaluate.svg import click_help, position_svg
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
@@ -36,7 +37,6 @@ from qarena.web.language import COOKIE_SECONDS, local_path
 from qarena.web.models import TrainIn
 from qarena.web.play import DELAYS, Session, Watch
 from qarena.web.service import Web, WebDep
-from qarena.web.svg import click_help, position_svg
 from qarena.web.templating import page
 from qarena.web.upload import UPLOAD_PATH, receive_policy, size_text
 from qarena.web.views import (

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -434,7 +435,7 @@ def _walk_cell(body: str, href: str | None) -> str:
 def inspect_svg(
     game: Game,
     position: Position,
-    links: dict[str, str],
+    links: Mapping[str, str | None],
     notes: dict[str, str],
     svg_id: str = "position",
 ) -> str:
@@ -452,7 +453,7 @@ def inspect_svg(
 def _inspect_board(
     game: TicTacToe,
     position: Position,
-    links: dict[str, str],
+    links: Mapping[str, str | None],
     notes: dict[str, str],
     svg_id: str,
 ) -> str:
@@ -494,7 +495,7 @@ def _inspect_board(
 def _inspect_heaps(
     game: HeapGame,
     position: Position,
-    links: dict[str, str],
+    links: Mapping[str, str | None],
     notes: dict[str, str],
     svg_id: str,
 ) -> str:

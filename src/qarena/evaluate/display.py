@@ -1,0 +1,162 @@
+"""How qarena's objects look in a notebook: boards drawn as the web app draws them (with the
+agent's or the solver's value of each move), learning curves as inline charts.
+
+Objects of the lower layers (games, solutions, learners, curves) cannot draw themselves
+without importing the drawing; :func:`register` teaches IPython to draw them instead. It runs
+when the top-level API is first used (``import qarena``; ``qarena.game(...)``), and only inside
+IPython. Every picture carries its own style, scoped to it, so it looks the same in Jupyter,
+VS Code and the rendered docs.
+"""
+
+from __future__ import annotations
+
+import html
+import secrets
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from qarena.agents.greedy import GreedyAgent
+from qarena.evaluate.svg import curve_svg, inspect_svg, position_svg
+from qarena.games import Game, Move, Position, value_word
+from qarena.i18n import _
+from qarena.learn.base import Learner
+from qarena.learn.curve import Curve
+from qarena.solve.solver import Solution
+
+#: The drawing's look (the web app's stylesheet, its colours written out), for pictures shown
+#: outside the web app. Each rule is scoped to one picture's box.
+_RULES = (
+    "svg text { font: 14px system-ui, sans-serif; fill: #5b6574; }",
+    "svg.board rect { fill: #fff; stroke: #1d2430; stroke-width: 2; }",
+    "svg.board .ring { fill: none; stroke: #b4541c; stroke-width: 3; }",
+    "svg.board .mark-x { stroke: #1f6fb2; stroke-width: 6; stroke-linecap: round; fill: none; }",
+    "svg.board .mark-o { stroke: #a63d8c; stroke-width: 6; fill: none; }",
+    "svg.heaps .hit { fill: transparent; }",
+    "svg.heaps .stick { fill: #e0b15a; stroke: #8a6320; }",
+    "svg.heaps .head { fill: #c0392b; }",
+    "svg.heaps .match.far .stick { fill: #f3e6c8; stroke: #c9b48a; }",
+    "svg.heaps .match.far .head { fill: #e2a49d; }",
+    "svg.inspect .note { font-size: 13px; fill: #1d2430; }",
+    "svg.curve .grid { stroke: #d5dae1; }",
+    "svg.curve polyline, svg.curve line { fill: none; stroke-width: 2.5; }",
+    "svg.curve .s-opt { stroke: #b4541c; }",
+    "svg.curve .s-random { stroke: #1f6fb2; }",
+    "svg.curve .s-perfect { stroke: #2c7a3f; }",
+    "svg.curve .tick { font-size: 11px; }",
+    "table.qarena td, table.qarena th { text-align: left; padding: 0 1em 0 0; }",
+)
+
+
+def _boxed(body: Callable[[str], str]) -> str:
+    """``body(id)`` in a box of its own id, with the drawing's style scoped to that box."""
+    key = "qarena-" + secrets.token_hex(4)
+    style = " ".join(f"#{key} {rule}" for rule in _RULES)
+    return f'<div id="{key}"><style>{style}</style>{body(key)}</div>'
+
+
+def _table(rows: list[tuple[str, str]], head: tuple[str, str]) -> str:
+    cells = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td></tr>" for a, b in rows)
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    return f'<table class="qarena"><tr>{th}</tr>{cells}</table>'
+
+
+@dataclass(frozen=True)
+class Board:
+    """A position of a game, drawn; with ``values``, each legal move's value written on the
+    board (on a grid) and beside it, as ``value_text`` writes it."""
+
+    game: Game
+    position: Position
+    values: Mapping[Move, float] | None = None
+    value_text: Callable[[float], str] | None = None  # None: a signed number
+    heading: str = ""
+
+    def __repr__(self) -> str:
+        return f"Board({self.game.spec}: {self.game.format_position(self.position)})"
+
+    def notes(self) -> dict[str, str]:
+        """Each legal move's value as text, by the move's text."""
+        write = self.value_text or (lambda v: f"{v:+.3f}")
+        return {self.game.format_move(m): write(v) for m, v in (self.values or {}).items()}
+
+    def svg(self, svg_id: str = "position") -> str:
+        if self.values is None:
+            return position_svg(self.game, self.position, None, svg_id)
+        notes = self.notes()
+        links: dict[str, str | None] = dict.fromkeys(notes)  # moves to note, not to follow
+        return inspect_svg(self.game, self.position, links, notes, svg_id)
+
+    def _repr_html_(self) -> str:
+        def body(key: str) -> str:
+            parts = []
+            if self.heading:
+                parts.append(f"<p>{html.escape(self.heading)}</p>")
+            parts.append(self.svg(key + "-board"))
+            if self.values is not None:
+                parts.append(_table(list(self.notes().items()), (_("move"), _("value"))))
+            return "".join(parts)
+
+        return _boxed(body)
+
+
+def game_html(game: Game) -> str:
+    """A game: its title and spec, and its start drawn."""
+    heading = f"{game.title} ({game.spec})"
+    return Board(game, game.start(), heading=heading)._repr_html_()
+
+
+def solution_html(solution: Solution) -> str:
+    """A solution: what it says of the start, and each opening move's value."""
+    game = solution.game
+    start = game.start()
+    values = {m: float(v) for m, v in solution.move_values(start).items()}
+    board = Board(game, start, values, lambda v: value_word(int(v)), repr(solution))
+    return board._repr_html_()
+
+
+def learner_html(learner: Learner) -> str:
+    """A learner: its settings, and its value of each opening move on the board."""
+    agent = GreedyAgent(learner)
+    start = learner.game.start()
+    board = Board(learner.game, start, agent.move_values(start), learner.format_value)
+    return learner._repr_html_() + board._repr_html_()
+
+
+def agent_html(agent: GreedyAgent) -> str:
+    return learner_html(agent.learner)
+
+
+def curve_html(curve: Curve) -> str:
+    """A learning curve as the web app draws it: optimality and wins on a log axis."""
+    total = curve.points[-1].episodes if curve.points else 1
+    return _boxed(lambda key: curve_svg(curve.points, total, key + "-curve"))
+
+
+#: What :func:`register` teaches IPython to draw, by type.
+PRINTERS: dict[type, Callable[[Any], str]] = {
+    Game: game_html,
+    Solution: solution_html,
+    Learner: learner_html,
+    GreedyAgent: agent_html,
+    Curve: curve_html,
+}
+
+
+def register() -> bool:
+    """Draw games, solutions, learners, agents and curves in IPython's HTML output, when
+    running inside IPython. Returns whether it did."""
+    ipython_module = sys.modules.get("IPython")
+    if ipython_module is None:
+        return False
+    shell = ipython_module.get_ipython()
+    if shell is None:
+        return False
+    formatter = shell.display_formatter.formatters["text/html"]
+    for cls, printer in PRINTERS.items():
+        formatter.for_type(cls, printer)
+    return True
+
+
+__all__ = ["PRINTERS", "Board", "agent_html", "curve_html", "game_html", "register"]

@@ -425,9 +425,13 @@ class Playout:
     def _repr_html_(self) -> str:
         import html
 
-        rows = "".join(
-            f"<tr><td>{i}</td><td>{'AB'[t.mover]}</td><td>{html.escape(self.game.format_move(t.move))}"
-            f"</td><td>{html.escape(t.verdict)}</td></tr>"
+        head = "".join(
+            f"<th>{html.escape(h)}</th>" for h in ("", _("player"), _("move"), _("solver"))
+        )
+        rows = head + "".join(
+            f"<tr><td>{i}</td><td>{'AB'[t.mover]}</td>"
+            f"<td>{html.escape(self.game.format_move(t.move))}</td>"
+            f"<td style='text-align:left'>{html.escape(t.verdict)}</td></tr>"
             for i, t in enumerate(self.turns, 1)
         )
         result = (
@@ -436,7 +440,9 @@ class Playout:
             else _("{player} wins.").format(player="AB"[self.winner])
         )
         title = html.escape(f"{self.game.spec}: A = {self.names[0]}, B = {self.names[1]}")
-        end = Board(self.game, self.positions[-1])._repr_html_() if self.positions else ""
+        # The end, the last move marked (the matches it took, the mark it placed).
+        before = self.positions[-2] if len(self.positions) > 1 else None
+        end = Board(self.game, self.positions[-1], before=before)._repr_html_()
         return f"<p>{title}</p><table>{rows}</table><p>{html.escape(result)}</p>{end}"
 
 
@@ -502,11 +508,21 @@ class Sweep:
         columns = self.columns()
         head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
         body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(r.get(c, ''))}</td>" for c in columns) + "</tr>"
+            "<tr>"
+            + "".join(f"<td>{html.escape(_cell(r.get(c, '')))}</td>" for c in columns)
+            + "</tr>"
             for r in self.rows
         )
         title = html.escape(repr(self))
         return f"<p>{title}</p><table><tr>{head}</tr>{body}</table>"
+
+
+def _cell(text: str) -> str:
+    """A results.csv cell as a table shows it: long fractions (shares) to four places."""
+    whole, dot, fraction = text.partition(".")
+    if not dot or len(fraction) <= 4 or not (whole.lstrip("-") + fraction).isdigit():
+        return text
+    return f"{float(text):.4f}"
 
 
 def sweep(

@@ -72,6 +72,7 @@ class Board:
     values: Mapping[Move, float] | None = None
     value_text: Callable[[float], str] | None = None  # None: a signed number
     heading: str = ""
+    before: Position | None = None  # the position before the last move, which is marked
 
     def __repr__(self) -> str:
         return f"Board({self.game.spec}: {self.game.format_position(self.position)})"
@@ -83,7 +84,7 @@ class Board:
 
     def svg(self, svg_id: str = "position") -> str:
         if self.values is None:
-            return position_svg(self.game, self.position, None, svg_id)
+            return position_svg(self.game, self.position, None, svg_id, self.before)
         notes = self.notes()
         links: dict[str, str | None] = dict.fromkeys(notes)  # moves to note, not to follow
         return inspect_svg(self.game, self.position, links, notes, svg_id)
@@ -93,9 +94,14 @@ class Board:
             parts = []
             if self.heading:
                 parts.append(f"<p>{html.escape(self.heading)}</p>")
-            parts.append(self.svg(key + "-board"))
+            # The board, and beside it (below it on a narrow screen) each move's value.
+            parts.append(
+                '<div style="display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start">'
+            )
+            parts.append(f"<div>{self.svg(key + '-board')}</div>")
             if self.values is not None:
                 parts.append(_table(list(self.notes().items()), (_("move"), _("value"))))
+            parts.append("</div>")
             return "".join(parts)
 
         return _boxed(body)

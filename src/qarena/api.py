@@ -21,7 +21,7 @@ from typing import Any
 
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.opponents import move_mask, opponent
+from qarena.agents.opponents import move_mask
 from qarena.agents.players import PlayerLike
 from qarena.agents.players import player as _player
 from qarena.agents.strategies import is_builtin
@@ -51,8 +51,7 @@ from qarena.optional import need
 from qarena.solve import Solution
 from qarena.solve import solve as _solve
 from qarena.solve.space import game_tables
-from qarena.training.run import Progress, check_versus, default_episodes, new_curve, train_run
-from qarena.training.run import new_learner as _new_learner
+from qarena.training.run import Progress, plan_run
 
 __all__ = [
     "Board",
@@ -181,25 +180,26 @@ def train(
     given: dict[str, Any] = {name: local[name] for name in NAMES}
     if episodes is not None:
         check_count("episodes", episodes, MAX_EPISODES)
+    for name, count in (("check_every", check_every), ("every", every)):
+        if count is not None:
+            check_count(name, count, MAX_EPISODES)
     if seed is not None:
         check_seed(seed)
-    self_play = isinstance(opponent, str) and opponent == "self"
-    check_versus(self_play, seat, given)
-    if resume is not None:
-        if resume.game.spec != g.spec:
-            raise QarenaError(
-                _("it is a policy for {game}, not {spec}").format(
-                    game=resume.game.spec, spec=g.spec
-                )
-            )
-        agent = resume
-        agent.config = type(agent).build_config(given, agent.config)
-    else:
-        agent = _new_learner(g, learner, given, canonical=canonical)
-    opp = opponent_of(agent, opponent)
-    total = episodes or default_episodes(agent, opp.self_play)
-    start = agent.episodes
-    run_curve = new_curve(agent, total, every) if curve else None
+    plan = plan_run(
+        g,
+        learner,
+        given,
+        canonical=canonical,
+        resume=resume,
+        opponent=opponent,
+        seat=seat,
+        episodes=episodes,
+        until_perfect=until_perfect,
+        check_every=check_every,
+        curve=curve,
+        every=every,
+    )
+    agent, total, start = plan.learner, plan.total, plan.learner.episodes
     stop = [False]
 
     def report(p: Progress) -> None:
@@ -207,17 +207,7 @@ def train(
             stop[0] = True
 
     def go(on_progress: Callable[[Progress], None]) -> None:
-        train_run(
-            agent,
-            total,
-            opp,
-            seat,
-            until_perfect=until_perfect,
-            check_every=check_every,
-            curve=run_curve,
-            on_progress=on_progress,
-            should_stop=lambda: stop[0],
-        )
+        plan.run(on_progress, lambda: stop[0])
 
     if not progress:
         go(report)
@@ -241,11 +231,6 @@ def train(
         go(show)
         bar.update(task, total=agent.episodes - start, completed=agent.episodes - start)
     return agent
-
-
-def opponent_of(agent: Learner, who: PlayerLike) -> Any:
-    """``who`` as the opponent a learner trains against (``"self"``: self-play)."""
-    return opponent(agent.tables, who)
 
 
 def judge(

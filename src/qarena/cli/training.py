@@ -11,8 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from qarena.agents.opponents import opponent
-from qarena.budget import MAX_EPISODES, check_checks, check_count, check_seed
+from qarena.budget import MAX_EPISODES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
     LearnerOpt,
@@ -34,13 +33,7 @@ from qarena.learn.base import read_rewards
 from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.learn.settings import NAMES
 from qarena.training.run import Progress as RunProgress
-from qarena.training.run import (
-    check_versus,
-    default_episodes,
-    new_curve,
-    new_learner,
-    train_run,
-)
+from qarena.training.run import check_versus, plan_run
 from qarena.transitions.judge import Optimality
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are
@@ -148,23 +141,34 @@ def train_command(
     # is read whole and verified before the new one replaces it atomically.
     inputs = [opponent_name] if is_file(opponent_name) else []
     check_target(out_file, inputs)
+    resumed = None
     if resume is not None:
-        learner = load_learner(resume, game, cls.kind)
-        if no_canonical and learner.config.canonical:
+        resumed = load_learner(resume, game, cls.kind)
+        if no_canonical and resumed.config.canonical:
             raise QarenaError(
                 _("{file} learned canonical positions; --no-canonical cannot change that").format(
                     file=resume
                 )
             )
-        learner.config = cls.build_config(given, learner.config)
     else:
-        # Curves play against random and perfect; a training opponent is one more mask.
         announce(game)
-        learner = new_learner(game, cls.kind, given, canonical=not no_canonical)
-    opp = opponent(learner.tables, opponent_name)
-    total = episodes or default_episodes(learner, opp.self_play)
-    if check_every is not None:
-        check_checks("--check-every", check_every, total)
+    # The same set-up as qarena.train's: the settings checked, the learner, its opponent (a
+    # built-in's name is the built-in, anything else a policy file), the run's length.
+    plan = plan_run(
+        game,
+        cls.kind,
+        given,
+        canonical=not no_canonical,
+        resume=resumed,
+        opponent=opponent_name,
+        seat=seat,
+        episodes=episodes,
+        until_perfect=until_perfect,
+        check_every=check_every,
+        curve=curve,
+        every=every,
+    )
+    learner, opp, total, run_curve = plan.learner, plan.opponent, plan.total, plan.curve
     if episodes is None and total >= LONG_RUN_EPISODES:
         err.print(
             _(
@@ -172,8 +176,6 @@ def train_command(
                 "can take a long while; --episodes N trains fewer."
             ).format(spec=game.spec, count=total)
         )
-
-    run_curve = new_curve(learner, total, every) if curve else None
 
     progress = Progress(
         TextColumn("{task.description}", style="bold", markup=False),
@@ -204,17 +206,7 @@ def train_command(
             rate="",
             optimality="",
         )
-        result = train_run(
-            learner,
-            total,
-            opp,
-            seat,
-            until_perfect=until_perfect,
-            check_every=check_every,
-            curve=run_curve,
-            on_progress=show,
-            should_stop=lambda: stop.set,
-        )
+        result = plan.run(show, lambda: stop.set)
     save_learner(out_file, learner, inputs)
     rate = result.steps / result.seconds if result.seconds > 0 else 0.0
     if as_json:

@@ -8,6 +8,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from qarena.agents.opponents import opponent as opponent_of
+from qarena.agents.players import PlayerLike
+from qarena.budget import check_checks
 from qarena.errors import QarenaError
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.games.base import Game
@@ -27,11 +30,13 @@ from qarena.transitions.judge import Optimality
 __all__ = [
     "CHUNK_SECONDS",
     "Progress",
+    "RunPlan",
     "RunResult",
     "check_versus",
     "default_episodes",
     "new_curve",
     "new_learner",
+    "plan_run",
     "train_run",
 ]
 
@@ -230,3 +235,74 @@ def train_run(
     if recorder is not None:
         recorder.record(optimality)  # the end of the run, wherever it fell
     return RunResult(done, steps, seconds, optimality, perfect_at, stopped)
+
+
+@dataclass
+class RunPlan:
+    """A training run set up and checked, nothing trained yet: the learner (new or resumed),
+    whom it plays, how long, and what it records. ``qarena train`` and ``qarena.train`` both
+    start from :func:`plan_run`."""
+
+    learner: Learner
+    opponent: Opponent
+    seat: str
+    total: int
+    until_perfect: bool = False
+    check_every: int | None = None
+    curve: Curve | None = None
+
+    def run(
+        self,
+        on_progress: Callable[[Progress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> RunResult:
+        return train_run(
+            self.learner,
+            self.total,
+            self.opponent,
+            self.seat,
+            until_perfect=self.until_perfect,
+            check_every=self.check_every,
+            curve=self.curve,
+            on_progress=on_progress,
+            should_stop=should_stop,
+        )
+
+
+def plan_run(
+    game: Game,
+    kind: str,
+    given: Mapping[str, Any],
+    *,
+    canonical: bool = True,
+    resume: Learner | None = None,
+    opponent: PlayerLike = "self",
+    seat: str = "both",
+    episodes: int | None = None,
+    until_perfect: bool = False,
+    check_every: int | None = None,
+    curve: bool = False,
+    every: int | None = None,
+) -> RunPlan:
+    """Set up a run as ``qarena train`` does: the settings ``given`` (None: the learner's
+    default, or with ``resume`` that learner's own) checked against whom it plays, a fresh
+    learner of ``kind`` (or ``resume``, going on), the opponent (any player, or ``"self"``),
+    the run's length (``episodes``, else scaled to the game) and its curve."""
+    check_versus(isinstance(opponent, str) and opponent == "self", seat, given)
+    if resume is not None:
+        if resume.game.spec != game.spec:
+            raise QarenaError(
+                _("it is a policy for {game}, not {spec}").format(
+                    game=resume.game.spec, spec=game.spec
+                )
+            )
+        learner = resume
+        learner.config = type(learner).build_config(given, learner.config)
+    else:
+        learner = new_learner(game, kind, given, canonical=canonical)
+    opp = opponent_of(learner.tables, opponent)
+    total = episodes or default_episodes(learner, opp.self_play)
+    if check_every is not None:
+        check_checks("--check-every", check_every, total)
+    run_curve = new_curve(learner, total, every) if curve else None
+    return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve)

@@ -91,3 +91,33 @@ def test_curves_evaluations_and_sweeps_as_dataframes(tmp_path: object) -> None:
     # One row per opponent and seat; shares of each row add up to one.
     assert set(judged["seat"]) == {"first", "second"}
     assert ((judged["win"] + judged["draw"] + judged["loss"]).round(9) == 1).all()
+
+
+def test_a_learner_s_table_as_a_dataframe_is_qarena_table_s_csv(tmp_path: object) -> None:
+    import csv
+    import io
+    from pathlib import Path
+
+    import pytest
+
+    pytest.importorskip("pandas")
+    import qarena
+    from qarena.cli import run
+
+    agent = qarena.train("nim:3,5,7", until_perfect=True)
+    frame = agent.to_pandas()
+    path = Path(str(tmp_path)) / "nim.npz"
+    qarena.save(agent, path)
+    out = Path(str(tmp_path)) / "nim.csv"
+    assert run(["table", str(path), "--csv", str(out)]) == 0
+    rows = list(csv.reader(io.StringIO(out.read_text())))[1:]
+    assert [tuple(r[:2]) for r in rows] == list(zip(frame["position"], frame["move"], strict=True))
+    assert [float(r[2]) for r in rows] == list(frame["value"])
+    # Perfect play, judged by the solver: in every position, the best valued moves are among
+    # the moves that keep the position's value.
+    game, solution = agent.game, qarena.solution(agent.game)
+    for text, moves in frame.groupby("position", sort=False):
+        position = game.parse_position(text)
+        best = moves[moves["value"] == moves["value"].max()]["move"]
+        keep = {game.format_move(m) for m in solution.optimal_moves(position)}
+        assert set(best) <= keep, text

@@ -37,6 +37,8 @@ MAX_SIDE = 12
 MAX_EPISODES = 10_000_000_000
 #: Most games per seat and opponent in one evaluation or match series.
 MAX_GAMES = 100_000_000
+#: Most table entries a learner's DataFrame holds (text per entry: about 200 bytes each).
+MAX_FRAME_ENTRIES = 5_000_000
 #: Most optimality checks in one training run (each one judges the whole table).
 MAX_CHECKS = 10_000
 #: Most lines one explanation lists (``explain --losing --limit``): positions are decoded and

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -29,23 +28,12 @@ from qarena.solve import solve
 MAX_TOP = 1000
 
 
-def _csv_rows(learner: Learner) -> Iterator[tuple[str, str, str]]:
-    t, game = learner.tables, learner.game
-    values = learner.table_values()
-    for row in np.flatnonzero(learner.played_positions()):
-        text = game.format_position(t.position(int(row)))
-        for m in np.flatnonzero(t.legal[row]):
-            # Ten significant digits: exact for the values training produces in practice
-            # (0.81, not 0.8100000000000001), and 1 / 0 for the matchbox learner.
-            yield text, game.format_move(int(m)), f"{float(values[row, m]):.10g}"
-
-
 def _write_csv(target: str, learner: Learner, source: Path) -> int:
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(("position", "move", "q"))
     rows = 0
-    for row in _csv_rows(learner):
+    for row in learner.entries():
         writer.writerow(row)
         rows += 1
     if target == "-":

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 
-from qarena.budget import JUDGE_PER_ENTRY, check_memory
+from qarena.budget import JUDGE_PER_ENTRY, MAX_FRAME_ENTRIES, check_memory
 from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop, number
@@ -21,6 +21,7 @@ from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import Curve
 from qarena.learn.policyfile import ArraySpec
+from qarena.optional import need
 from qarena.solve.space import GameTables, game_tables
 from qarena.transitions.judge import Optimality, optimality_of_values
 
@@ -436,6 +437,37 @@ class Learner(ABC):
     def table_values(self) -> np.ndarray:
         """The learned value of every (row, move), as ``qarena table`` shows it."""
         return self.values()
+
+    def entries(self) -> Iterator[tuple[str, str, str]]:
+        """Every entry of its table as text: (position, move, value), the rows it plays on
+        in order, each row's legal moves in order (``qarena table --csv``'s rows)."""
+        t, game = self.tables, self.game
+        values = self.table_values()
+        for row in np.flatnonzero(self.played_positions()):
+            text = game.format_position(t.position(int(row)))
+            for m in np.flatnonzero(t.legal[row]):
+                # Ten significant digits: exact for the values training produces in practice
+                # (0.81, not 0.8100000000000001), and 1 / 0 for the matchbox learner.
+                yield text, game.format_move(int(m)), f"{float(values[row, m]):.10g}"
+
+    def to_pandas(self) -> Any:
+        """Its table as a pandas DataFrame: a row per (position, move) with its value (one
+        position per symmetry class with canonical positions); pandas must be installed.
+        Larger tables than ``budget.MAX_FRAME_ENTRIES`` are refused: ``qarena table --csv``
+        writes any size."""
+        pd = need("pandas", "pandas")
+        t = self.tables
+        count = int(t.legal[self.played_positions()].sum())
+        if count > MAX_FRAME_ENTRIES:
+            raise QarenaError(
+                _(
+                    "its table has {count:,} entries, more than a DataFrame here holds "
+                    "({most:,}); write it with qarena table --csv"
+                ).format(count=count, most=MAX_FRAME_ENTRIES)
+            )
+        frame = pd.DataFrame(list(self.entries()), columns=["position", "move", "value"])
+        frame["value"] = frame["value"].astype(float)
+        return frame
 
     def best_moves(self) -> np.ndarray:
         """``mask[row, move]``: the legal moves of highest score, which greedy play picks among."""

@@ -77,6 +77,13 @@ def test_the_python_api_takes_every_setting() -> None:
     for name in NAMES:
         assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
         assert params[name].default is None
+    swept = inspect.signature(api.sweep).parameters
+    for name in NAMES:
+        if name == "seed":  # a sweep's seeds are a list, as its command's --seeds
+            assert "seed" not in swept and "seeds" in swept
+            continue
+        assert swept[name].kind is inspect.Parameter.KEYWORD_ONLY
+        assert swept[name].default is None
 
 
 def test_readme_s_table_is_the_declaration() -> None:

@@ -1,0 +1,107 @@
+"""Connect Four solved by search (``kernels/search.py``), for boards too big to enumerate.
+
+:class:`Searcher` holds a transposition table and answers for positions of one board size:
+the score of a position (:func:`score`: Pons' and BitBully's scores, positive when the player
+to move wins, its size how soon) and the score of each move (:meth:`Searcher.move_scores`).
+Four in a row only, on boards whose columns fit a 64-bit word with a spare bit each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from qarena.errors import QarenaError
+from qarena.games.base import Move, Position
+from qarena.games.connect4 import ConnectFour
+from qarena.i18n import _
+from qarena.kernels import search as k
+
+#: Entries of the transposition table unless asked for another size: a prime, so keys spread
+#: over it; 9 bytes each (the key and a bound), about 75 MB.
+DEFAULT_ENTRIES = 8_388_593
+
+
+def searchable(game: ConnectFour) -> bool:
+    """Can :class:`Searcher` solve this game: four in a row, and a column's cells plus a
+    spare bit for every column within 64 bits."""
+    return game.k == 4 and game.cols * (game.rows + 1) <= 64
+
+
+def bits(game: ConnectFour, position: Position) -> tuple[np.uint64, np.uint64, int]:
+    """A position as (the mover's stones, all stones, the count of stones), as bitboards."""
+    rows, cols = game.rows, game.cols
+    mine = mask = 0
+    stones = sum(1 for v in position if v)
+    mover = 1 if stones % 2 == 0 else 2  # x moves first
+    for cell, v in enumerate(position):
+        if not v:
+            continue
+        r, c = divmod(cell, cols)
+        bit = 1 << (c * (rows + 1) + (rows - 1 - r))  # row 0 is the top
+        mask |= bit
+        if v == mover:
+            mine |= bit
+    return np.uint64(mine), np.uint64(mask), stones
+
+
+@dataclass
+class Searcher:
+    """Solves positions of one Connect Four board; its table carries over between them."""
+
+    game: ConnectFour
+    entries: int = DEFAULT_ENTRIES
+    keys: np.ndarray = field(init=False, repr=False)
+    values: np.ndarray = field(init=False, repr=False)
+    nodes: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not searchable(self.game):
+            raise QarenaError(
+                _("{spec} cannot be searched: four in a row, at most 64 bits of board").format(
+                    spec=self.game.spec
+                )
+            )
+        self.keys = np.zeros(self.entries, dtype=np.uint64)
+        self.values = np.zeros(self.entries, dtype=np.int8)
+        self.nodes = np.zeros(1, dtype=np.int64)
+
+    def score(self, position: Position) -> int:
+        """The score of a position where play goes on (no four yet, a free cell)."""
+        game = self.game
+        if game.is_terminal(position):
+            raise QarenaError(
+                _("{position} is finished; there is no move to make").format(
+                    position=game.format_position(position)
+                )
+            )
+        mine, mask, stones = bits(game, position)
+        return int(
+            k.solve_bits(
+                mine, mask, stones, game.rows, game.cols, self.keys, self.values, self.nodes
+            )
+        )
+
+    def move_scores(self, position: Position) -> dict[Move, int]:
+        """Each legal move's score for the player making it."""
+        game = self.game
+        cells = game.rows * game.cols
+        stones = sum(1 for v in position if v)
+        out: dict[Move, int] = {}
+        for move in game.legal_moves(position):
+            after = game.apply(position, move)
+            if game.is_terminal(after):
+                # A win now, or the board's last cell without one: a draw.
+                out[move] = (cells + 1 - stones) // 2 if game.result(after) else 0
+            else:
+                out[move] = -self.score(after)
+        return out
+
+
+def score(game: ConnectFour, position: Position) -> int:
+    """The score of ``position`` with a fresh table (:meth:`Searcher.score`)."""
+    return Searcher(game).score(position)
+
+
+__all__ = ["DEFAULT_ENTRIES", "Searcher", "bits", "score", "searchable"]

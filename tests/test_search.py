@@ -1,0 +1,118 @@
+"""Connect Four solved by search (qarena.solve.search): its scores are BitBully's on classic
+6×7 positions, agree with the enumerating solver's value and distance on boards small enough
+to enumerate, and the pure-Python path gives the same scores."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from qarena.errors import QarenaError
+from qarena.games import parse_spec
+from qarena.games.base import Position
+from qarena.games.connect4 import ConnectFour
+from qarena.solve import solve
+from qarena.solve.search import Searcher, searchable
+
+
+def _game(spec: str) -> ConnectFour:
+    game = parse_spec(spec)
+    assert isinstance(game, ConnectFour)
+    return game
+
+
+def _random_positions(
+    game: ConnectFour, count: int, low: int, high: int, seed: int
+) -> list[tuple[list[int], Position]]:
+    """Positions of random games of ``low`` to ``high`` plies in which nobody has won and
+    nobody could have won on the move before (as Pons' test sets are drawn)."""
+    rng = random.Random(seed)
+    found: list[tuple[list[int], Position]] = []
+    while len(found) < count:
+        position, moves = game.start(), []
+        for _ in range(rng.randrange(low, high + 1)):
+            safe = [m for m in game.legal_moves(position)
+                    if not game.is_terminal(game.apply(position, m))]  # fmt: skip
+            if not safe:
+                break
+            move = rng.choice(safe)
+            moves.append(move)
+            position = game.apply(position, move)
+        else:
+            found.append((moves, position))
+    return found
+
+
+def test_scores_are_bitbully_s_on_classic_connect_four() -> None:
+    bitbully = pytest.importorskip("bitbully")
+    game = _game("connect4:6x7")
+    searcher = Searcher(game, entries=1_000_003)
+    engine = bitbully.BitBully(opening_book=None)
+    for moves, position in _random_positions(game, 40, 16, 32, seed=2026):
+        theirs = engine.score_all_moves(bitbully.Board("".join(map(str, moves))))
+        assert searcher.move_scores(position) == dict(theirs), moves
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:4x5", "connect4:5x4"])
+def test_scores_agree_with_the_enumerating_solver(spec: str) -> None:
+    # Two algorithms: retrograde analysis over every reachable position, and alpha-beta search.
+    # A score is the value times the winner's stones still to place, plus one.
+    game = _game(spec)
+    solution = solve(game)
+    searcher = Searcher(game, entries=100_003)
+    cells = game.rows * game.cols
+    for _moves, position in _random_positions(game, 60, 0, cells - 3, seed=5):
+        value, plies = solution.value_of(position), solution.depth_of(position)
+        stones = sum(1 for v in position if v)
+        expected = value * ((cells + 2 - stones - plies) // 2)
+        assert searcher.score(position) == expected, game.format_position(position)
+
+
+def test_known_results() -> None:
+    # Tromp: 5×5 Connect Four is a draw; 4×5 (4 rows, 5 columns) is a draw too.
+    assert (
+        Searcher(_game("connect4:5x5"), entries=1_000_003).score(_game("connect4:5x5").start()) == 0
+    )
+    assert (
+        Searcher(_game("connect4:4x5"), entries=100_003).score(_game("connect4:4x5").start()) == 0
+    )
+
+
+SCRIPT = """
+import sys
+from qarena.games import parse_spec
+from qarena.solve.search import Searcher
+game = parse_spec("connect4:4x4")
+searcher = Searcher(game, entries=10_007)
+position = game.start()
+scores = []
+for move in (1, 2, 1, 2, 0):
+    position = game.apply(position, move)
+    scores.append(searcher.score(position))
+print(scores)
+"""
+
+
+def test_the_pure_python_path_gives_the_same_scores() -> None:
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, check=True
+    )
+    game = _game("connect4:4x4")
+    searcher = Searcher(game, entries=10_007)
+    position, scores = game.start(), []
+    for move in (1, 2, 1, 2, 0):
+        position = game.apply(position, move)
+        scores.append(searcher.score(position))
+    assert run.stdout.strip() == str(scores)
+
+
+def test_what_cannot_be_searched_is_refused_in_a_line() -> None:
+    assert not searchable(_game("connect4:6x7:5")) and not searchable(_game("connect4:8x8"))
+    with pytest.raises(QarenaError, match="cannot be searched") as e:
+        Searcher(_game("connect4:6x7:5"))
+    assert "\n" not in str(e.value)

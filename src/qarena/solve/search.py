@@ -59,9 +59,10 @@ class Searcher:
     def __post_init__(self) -> None:
         if not searchable(self.game):
             raise QarenaError(
-                _("{spec} cannot be searched: four in a row, at most 64 bits of board").format(
-                    spec=self.game.spec
-                )
+                _(
+                    "{spec} cannot be searched: search solves four in a row on boards where "
+                    "columns × (rows + 1) is at most 64"
+                ).format(spec=self.game.spec)
             )
         self.keys = np.zeros(self.entries, dtype=np.uint64)
         self.values = np.zeros(self.entries, dtype=np.int8)

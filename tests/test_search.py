@@ -111,6 +111,15 @@ def test_the_pure_python_path_gives_the_same_scores() -> None:
     assert run.stdout.strip() == str(scores)
 
 
+def test_a_table_beyond_the_memory_budget_is_refused_before_it_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "1000000")
+    with pytest.raises(QarenaError, match=r"a search table of 1,000,000 entries needs 9\.0 MB"):
+        Searcher(_game("connect4:6x7"), entries=1_000_000)
+    assert Searcher(_game("connect4:6x7"), entries=100_000).keys.size == 100_000
+
+
 def test_what_cannot_be_searched_is_refused_in_a_line() -> None:
     assert not searchable(_game("connect4:6x7:5")) and not searchable(_game("connect4:8x8"))
     with pytest.raises(QarenaError, match="cannot be searched") as e:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from qarena.errors import QarenaError
+from qarena.budget import check_count, format_bytes, memory_budget
+from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import Move, Position
 from qarena.games.connect4 import ConnectFour
 from qarena.i18n import _
@@ -21,6 +22,8 @@ from qarena.kernels import search as k
 #: Entries of the transposition table unless asked for another size: a prime, so keys spread
 #: over it; 9 bytes each (the key and a bound), about 75 MB.
 DEFAULT_ENTRIES = 8_388_593
+#: Bytes an entry takes: its 64-bit key and a one-byte bound.
+ENTRY_BYTES = 9
 
 
 def searchable(game: ConnectFour) -> bool:
@@ -63,6 +66,19 @@ class Searcher:
                     "{spec} cannot be searched: search solves four in a row on boards where "
                     "columns × (rows + 1) is at most 64"
                 ).format(spec=self.game.spec)
+            )
+        check_count("entries", self.entries, 2**40)
+        need = self.entries * ENTRY_BYTES
+        if need > memory_budget():
+            raise TooLargeError(
+                _(
+                    "a search table of {entries:,} entries needs {need}, more than this machine "
+                    "can spare ({budget}); ask for fewer entries"
+                ).format(
+                    entries=self.entries,
+                    need=format_bytes(need),
+                    budget=format_bytes(memory_budget()),
+                )
             )
         self.keys = np.zeros(self.entries, dtype=np.uint64)
         self.values = np.zeros(self.entries, dtype=np.int8)

@@ -81,9 +81,12 @@ def main() -> int:
     )
     print(
         f"qarena:   mean {statistics.mean(ours):.4f} s, max {max(ours):.3f} s, "
-        f"{int(searcher.nodes[0]):,} nodes"
+        f"{int(searcher.counters[0]):,} nodes"
     )
-    print(f"BitBully: mean {statistics.mean(theirs):.4f} s, max {max(theirs):.3f} s")
+    print(
+        f"BitBully: mean {statistics.mean(theirs):.4f} s, max {max(theirs):.3f} s, "
+        f"{engine.get_node_counter():,} nodes"
+    )
     print(f"ratio (qarena / BitBully, mean): {statistics.mean(ours) / statistics.mean(theirs):.2f}")
     print(f"peak RSS {rss:,.0f} MB")
     return 0

@@ -16,7 +16,7 @@ from qarena.games import parse_spec
 from qarena.games.base import Position
 from qarena.games.connect4 import ConnectFour
 from qarena.solve import solve
-from qarena.solve.search import Searcher, searchable
+from qarena.solve.search import Searcher, bits, searchable
 
 
 def _game(spec: str) -> ConnectFour:
@@ -55,6 +55,34 @@ def test_scores_are_bitbully_s_on_classic_connect_four() -> None:
     for moves, position in _random_positions(game, 40, 16, 32, seed=2026):
         theirs = engine.score_all_moves(bitbully.Board("".join(map(str, moves))))
         assert searcher.move_scores(position) == dict(theirs), moves
+
+
+def test_early_positions_score_as_bitbully_s_with_one_thread_or_two() -> None:
+    # Early positions are where the table folds mirror images together and threads share it.
+    bitbully = pytest.importorskip("bitbully")
+    game = _game("connect4:6x7")
+    engine = bitbully.BitBully(opening_book=None)
+    one, two = Searcher(game, entries=1_000_003, workers=1), Searcher(game, workers=2)
+    for moves, position in _random_positions(game, 6, 9, 12, seed=7):
+        theirs = dict(engine.score_all_moves(bitbully.Board("".join(map(str, moves)))))
+        assert one.move_scores(position) == theirs == two.move_scores(position), moves
+
+
+def test_a_key_s_mirror_is_the_key_of_the_mirror_image() -> None:
+    from qarena.kernels import search as k
+
+    for spec in ("connect4:6x7", "connect4:5x6", "connect4:7x8"):
+        game = _game(spec)
+        geo = k.geometry(game.rows, game.cols)
+        for _moves, position in _random_positions(game, 20, 0, 20, seed=3):
+            mine, mask, _ = bits(game, position)
+            image = tuple(
+                position[r * game.cols + game.cols - 1 - c]
+                for r in range(game.rows)
+                for c in range(game.cols)
+            )
+            other_mine, other_mask, _ = bits(game, image)
+            assert k.mirrored(mine + mask, game.rows, game.cols, geo) == other_mine + other_mask
 
 
 @pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:4x5", "connect4:5x4"])
@@ -115,9 +143,9 @@ def test_a_table_beyond_the_memory_budget_is_refused_before_it_is_made(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", "1000000")
-    with pytest.raises(QarenaError, match=r"a search table of 1,000,000 entries needs 9\.0 MB"):
+    with pytest.raises(QarenaError, match=r"a search table of 1,000,000 entries needs 8\.0 MB"):
         Searcher(_game("connect4:6x7"), entries=1_000_000)
-    assert Searcher(_game("connect4:6x7"), entries=100_000).keys.size == 100_000
+    assert Searcher(_game("connect4:6x7"), entries=100_000).table.size == 100_003
 
 
 def test_what_cannot_be_searched_is_refused_in_a_line() -> None:

@@ -4,11 +4,19 @@ a transposition table of bounds, threat-ordered moves, and a null-window driver.
 A position is two 64-bit words: ``mine`` (the stones of the player to move) and ``mask`` (all
 stones). Each column holds ``rows + 1`` bits, bottom first, the top one always empty, so that
 a shift by ``rows + 1`` moves one column across and never wraps a line into the next column;
-``cols * (rows + 1)`` must be at most 64. ``mine + mask`` is a position's unique key.
+``cols * (rows + 1)`` must be at most 64. ``mine + mask`` is a position's unique key, and a
+column's part of it depends on that column alone, so the mirror image's key is the key with
+its columns reversed; the table keeps a position and its mirror image under the smaller key.
 
 Scores are those of Pons' solver and BitBully: 0 for a draw; for a win, the number of stones
 the winner has left to place, plus one (``(cells + 1 - stones at the win) // 2``), positive
 when the player to move wins, negative when it loses. A score says who wins and how soon.
+
+The table is one array of 64-bit entries, each the key's low 52 bits above the column of the
+move that proved a lower bound (4 bits) and a one-byte bound, so an entry is written and read
+whole and threads can share the table without locks. Its size is an odd prime of at least
+4,099: a key's place (key modulo the size) and its low 52 bits then tell it from every other
+64-bit key (Chinese remainders), so a match is never a false one.
 
 Every value is a ``np.uint64`` or a plain int in the kernels, so the pure-Python fallback
 (NUMBA_DISABLE_JIT=1) wraps at 64 bits as numba does and gives the same scores.
@@ -20,8 +28,21 @@ import numpy as np
 
 from qarena.kernels.jit import njit
 
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
+_LOW52 = np.uint64((1 << 52) - 1)
+_TAG = np.uint64(12)  # an entry's low bits: 4 for the best move's column, 8 for the bound
+_TAG_BITS = np.uint64((1 << 12) - 1)
+#: Positions with at most this many empty cells are not mirrored for the table: symmetric
+#: twins are rare that late, and reversing the columns would cost more than it finds.
+MIRROR_UNTIL = 20
+#: Positions with at most this many empty cells are searched without the table: their trees
+#: are small, and a probe far away in memory costs more than it saves.
+TABLE_FROM = 8
+#: Not a score: the marker that a node goes on to its next move.
+_DESCEND = -1000
+#: Geometry array: [bottom row, playable cells, column 0's cells, column 1's, ...].
+GEO_BOTTOM = 0
+GEO_BOARD = 1
+GEO_COLUMNS = 2
 
 
 @njit
@@ -40,12 +61,29 @@ def board_cells(rows: int, cols: int) -> np.uint64:
 
 
 @njit
+def column_bits(col: int, rows: int) -> np.uint64:
+    return ((np.uint64(1) << np.uint64(rows)) - np.uint64(1)) << np.uint64(col * (rows + 1))
+
+
+@njit
+def geometry(rows: int, cols: int) -> np.ndarray:
+    """The board's masks, computed once per search instead of once per node."""
+    geo = np.zeros(GEO_COLUMNS + cols, dtype=np.uint64)
+    geo[GEO_BOTTOM] = bottom_row(rows, cols)
+    geo[GEO_BOARD] = board_cells(rows, cols)
+    for c in range(cols):
+        geo[GEO_COLUMNS + c] = column_bits(c, rows)
+
+    return geo
+
+
+@njit
 def popcount(x: np.uint64) -> int:
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
+    """Set bits, counted in parallel within the word (no loop per bit)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit
@@ -88,21 +126,55 @@ def safe_moves(
 
 
 @njit
-def column_bits(col: int, rows: int) -> np.uint64:
-    return ((np.uint64(1) << np.uint64(rows)) - np.uint64(1)) << np.uint64(col * (rows + 1))
+def mirrored(key: np.uint64, rows: int, cols: int, geo: np.ndarray) -> np.uint64:
+    """The key of the mirror image: the same columns in reverse order."""
+    height = rows + 1
+    out = np.uint64(0)
+    full = (geo[GEO_COLUMNS] << np.uint64(1)) | np.uint64(1)  # a column's rows + 1 bits
+    for c in range(cols // 2):
+        shift = np.uint64((cols - 1 - 2 * c) * height)
+        left = key & (full << np.uint64(c * height))
+        right = key & (full << np.uint64((cols - 1 - c) * height))
+        out |= (left << shift) | (right >> shift)
+    if cols % 2:
+        out |= key & (full << np.uint64((cols // 2) * height))
+    return out
 
 
 @njit
-def _probe(keys: np.ndarray, values: np.ndarray, key: np.uint64) -> int:
-    i = int(key % np.uint64(keys.size))
-    return int(values[i]) if keys[i] == key else 0
+def table_key(mine: np.uint64, mask: np.uint64, empty: int, rows: int, cols: int,
+              geo: np.ndarray) -> tuple[np.uint64, bool]:  # fmt: skip
+    """The key the table keeps a position under, and whether it is the mirror image's."""
+    key = mine + mask
+    if empty > MIRROR_UNTIL:
+        other = mirrored(key, rows, cols, geo)
+        if other < key:
+            return other, True
+    return key, False
 
 
 @njit
-def _store(keys: np.ndarray, values: np.ndarray, key: np.uint64, value: int) -> None:
-    i = int(key % np.uint64(keys.size))
-    keys[i] = key
-    values[i] = value
+def probe(table: np.ndarray, key: np.uint64) -> int:
+    """What the table keeps for ``key``: its best move's column plus one, times 256, plus its
+    bound (0 when there is nothing)."""
+    entry = table[int(key % np.uint64(table.size))]
+    if (entry >> _TAG) == (key & _LOW52):
+        return int(np.int64(entry & _TAG_BITS))  # int64, not uint64: it meets int64 later
+    return 0
+
+
+@njit
+def store(table: np.ndarray, key: np.uint64, value: int, best: int) -> None:
+    """Keep a bound for ``key``, and the column of the move that proved it (-1 for none)."""
+    table[int(key % np.uint64(table.size))] = (
+        ((key & _LOW52) << _TAG) | (np.uint64(best + 1) << np.uint64(8)) | np.uint64(value)
+    )
+
+
+#: A search frame's fields, one row per depth below the searched position.
+F_MINE, F_MASK, F_KEY = 0, 1, 2  # words: the mover's stones, all stones, the table's key
+# numbers: the window, the count of moves in order, the next one, whether the key is mirrored
+F_ALPHA, F_BETA, F_MOVES, F_NEXT, F_FLIP = 0, 1, 2, 3, 4
 
 
 @njit
@@ -114,76 +186,156 @@ def negamax(
     beta: int,
     rows: int,
     cols: int,
-    keys: np.ndarray,
-    values: np.ndarray,
+    geo: np.ndarray,
+    table: np.ndarray,
     order: np.ndarray,
-    nodes: np.ndarray,
+    words: np.ndarray,
+    numbers: np.ndarray,
+    picked: np.ndarray,
+    counters: np.ndarray,
 ) -> int:
     """The score of a position where the player to move cannot win at once, or a bound of it:
     at most ``alpha`` when the score is, at least ``beta`` when the score is, else the score.
-    The table keeps bounds by key: a value above ``span`` a lower bound, else an upper one."""
-    nodes[0] += 1
+    The table keeps bounds by key: a value above ``span`` a lower bound, else an upper one.
+
+    The recursion runs on an explicit stack, one row of ``words``, ``numbers`` and ``picked``
+    (the moves in the order they are tried) per depth, so no node calls, allocates or counts
+    references. ``counters[0]`` counts nodes; when ``counters[1]`` is set by another thread
+    the search gives up at once and stores nothing more (its result is then meaningless)."""
     cells = rows * cols
-    bottom = bottom_row(rows, cols)
-    board = board_cells(rows, cols)
-    moves = safe_moves(mine, mask, rows, bottom, board)
-    if moves == np.uint64(0):
-        return -((cells - stones) // 2)  # whatever it plays, the opponent wins next
-    if stones >= cells - 2:
-        return 0  # neither can win in the last two stones
-    low = -((cells - 2 - stones) // 2)  # the opponent cannot win on its next stone
-    if alpha < low:
-        alpha = low
-        if alpha >= beta:
-            return alpha
-    high = (cells - 1 - stones) // 2  # the player cannot win on this stone
-    key = mine + mask
-    found = _probe(keys, values, key)
+    bottom = geo[GEO_BOTTOM]
+    board = geo[GEO_BOARD]
     least = -(cells // 2) - 1  # below every score: what the table adds to keep entries above 0
     span = cells + 3
-    if found:
-        if found > span:
-            bound = found - span + least
-            if alpha < bound:
-                alpha = bound
+    one = np.uint64(1)
+    two = np.uint64(2)
+    d = 0
+    words[0, F_MINE] = mine
+    words[0, F_MASK] = mask
+    numbers[0, F_ALPHA] = alpha
+    numbers[0, F_BETA] = beta
+    entering = True
+    result = 0
+    while True:
+        if entering:
+            counters[0] += 1
+            if counters[1]:
+                return 0
+            mine = words[d, F_MINE]
+            mask = words[d, F_MASK]
+            alpha = numbers[d, F_ALPHA]
+            beta = numbers[d, F_BETA]
+            at = stones + d
+            moves = safe_moves(mine, mask, rows, bottom, board)
+            high = (cells - 1 - at) // 2  # the player cannot win on this stone
+            ours = winning_cells(mine, mask, rows, board)
+            low = -((cells - 2 - at) // 2)  # the opponent cannot win on its next stone
+            entering = False
+            if moves == np.uint64(0):
+                result = -((cells - at) // 2)  # whatever it plays, the opponent wins next
+            elif at >= cells - 2:
+                result = 0  # neither can win in the last two stones
+            elif moves & (ours >> one) & (ours >> two):
+                # A safe move under two of its own cells stacked: only one can be blocked.
+                result = high
+            else:
+                empty = cells - at
+                key = np.uint64(0)
+                flipped = False
+                found = 0
+                first = -1  # the column of the move the table says proved a lower bound
+                if empty > TABLE_FROM and empty % 2 == 0:
+                    key, flipped = table_key(mine, mask, empty, rows, cols, geo)
+                    found = probe(table, key)
+                    first = (found >> 8) - 1
+                    if first >= 0 and flipped:
+                        first = cols - 1 - first
+                    found &= 255
+                alpha = max(alpha, low)
+                if found > span:
+                    bound = found - span + least
+                    alpha = max(alpha, bound)
+                elif found:
+                    bound = found + least
+                    high = min(high, bound)
+                beta = min(beta, high)
                 if alpha >= beta:
-                    return alpha
+                    result = alpha
+                else:
+                    # The safe moves, those that make the most new threats first (less one
+                    # for a move under the player's own threat, which the opponent would
+                    # then block); ties in centre order.
+                    n = 0
+                    for i in range(cols):
+                        move = moves & geo[GEO_COLUMNS + order[i]]
+                        if move:
+                            rank = popcount(winning_cells(mine | move, mask | move, rows, board))
+                            if ours & (move << one):
+                                rank -= 1
+                            if order[i] == first:
+                                rank = cells  # above every count of threats
+                            j = n
+                            while j > 0 and picked[d, cols + j - 1] < rank:
+                                picked[d, j] = picked[d, j - 1]
+                                picked[d, cols + j] = picked[d, cols + j - 1]
+                                j -= 1
+                            picked[d, j] = move
+                            picked[d, cols + j] = rank
+                            n += 1
+                    words[d, F_KEY] = key
+                    numbers[d, F_FLIP] = flipped
+                    numbers[d, F_ALPHA] = alpha
+                    numbers[d, F_BETA] = beta
+                    numbers[d, F_MOVES] = n
+                    numbers[d, F_NEXT] = 0
+                    result = _DESCEND
         else:
-            bound = found + least
-            high = min(high, bound)
-    if beta > high:
-        beta = high
-        if alpha >= beta:
-            return beta
-    # The safe moves, the ones that make the most new threats first; ties in centre order.
-    picked = np.zeros(cols, dtype=np.uint64)
-    scores = np.zeros(cols, dtype=np.int64)
-    n = 0
+            # A child's result: the opponent's score, so the negation is the player's.
+            d -= 1
+            score = -result
+            alpha = numbers[d, F_ALPHA]
+            beta = numbers[d, F_BETA]
+            if score >= beta:
+                empty = cells - stones - d
+                if empty > TABLE_FROM and empty % 2 == 0:
+                    move = np.uint64(picked[d, numbers[d, F_NEXT] - 1])
+                    best = popcount(move - one) // (rows + 1)
+                    if numbers[d, F_FLIP]:
+                        best = cols - 1 - best
+                    store(table, words[d, F_KEY], score - least + span, best)
+                result = score
+            else:
+                if score > alpha:
+                    alpha = score
+                    numbers[d, F_ALPHA] = alpha
+                result = _DESCEND
+        if result == _DESCEND:
+            i = numbers[d, F_NEXT]
+            if i < numbers[d, F_MOVES]:
+                # The opponent moves next: its stones are the others, the move joins the mask.
+                numbers[d, F_NEXT] = i + 1
+                words[d + 1, F_MINE] = words[d, F_MINE] ^ words[d, F_MASK]
+                words[d + 1, F_MASK] = words[d, F_MASK] | np.uint64(picked[d, i])
+                numbers[d + 1, F_ALPHA] = -numbers[d, F_BETA]
+                numbers[d + 1, F_BETA] = -numbers[d, F_ALPHA]
+                d += 1
+                entering = True
+                continue
+            empty = cells - stones - d
+            if empty > TABLE_FROM and empty % 2 == 0:
+                store(table, words[d, F_KEY], numbers[d, F_ALPHA] - least, -1)
+            result = numbers[d, F_ALPHA]
+        if d == 0:
+            return result
+
+
+@njit
+def centre_order(cols: int) -> np.ndarray:
+    """Columns from the centre outwards."""
+    order = np.empty(cols, dtype=np.int64)
     for i in range(cols):
-        move = moves & column_bits(order[i], rows)
-        if move:
-            score = popcount(winning_cells(mine | move, mask, rows, board))
-            j = n
-            while j > 0 and scores[j - 1] < score:
-                picked[j] = picked[j - 1]
-                scores[j] = scores[j - 1]
-                j -= 1
-            picked[j] = move
-            scores[j] = score
-            n += 1
-    for i in range(n):
-        move = picked[i]
-        # The opponent moves next: its stones are the others, the move joins the mask.
-        score = -negamax(
-            mine ^ mask, mask | move, stones + 1, -beta, -alpha, rows, cols, keys, values, order,
-            nodes,
-        )  # fmt: skip
-        if score >= beta:
-            _store(keys, values, key, score - least + span)
-            return score
-        alpha = max(alpha, score)
-    _store(keys, values, key, alpha - least)
-    return alpha
+        order[i] = cols // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)
+    return order
 
 
 @njit
@@ -193,20 +345,22 @@ def solve_bits(
     stones: int,
     rows: int,
     cols: int,
-    keys: np.ndarray,
-    values: np.ndarray,
-    nodes: np.ndarray,
+    table: np.ndarray,
+    counters: np.ndarray,
 ) -> int:
     """The exact score of a position (no four on the board yet): null-window searches that
     halve the interval the score can be in, first near 0, where most scores are."""
     cells = rows * cols
-    bottom = bottom_row(rows, cols)
-    board = board_cells(rows, cols)
-    if winning_cells(mine, mask, rows, board) & playable(mask, bottom, board):
+    geo = geometry(rows, cols)
+    if winning_cells(mine, mask, rows, geo[GEO_BOARD]) & playable(
+        mask, geo[GEO_BOTTOM], geo[GEO_BOARD]
+    ):
         return (cells + 1 - stones) // 2
-    order = np.empty(cols, dtype=np.int64)
-    for i in range(cols):  # centre first, then outwards
-        order[i] = cols // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)
+    order = centre_order(cols)
+    depth = cells + 1 - stones
+    words = np.zeros((depth, 3), dtype=np.uint64)
+    numbers = np.zeros((depth, 5), dtype=np.int64)
+    picked = np.zeros((depth, 2 * cols), dtype=np.int64)
     low = -((cells - stones) // 2)
     high = (cells + 1 - stones) // 2
     while low < high:
@@ -215,9 +369,44 @@ def solve_bits(
             mid = low // 2
         elif mid >= 0 and high // 2 > mid:
             mid = high // 2
-        r = negamax(mine, mask, stones, mid, mid + 1, rows, cols, keys, values, order, nodes)
+        r = negamax(
+            mine, mask, stones, mid, mid + 1, rows, cols, geo, table, order, words, numbers,
+            picked, counters,
+        )  # fmt: skip
+        if counters[1]:
+            return 0
         if r <= mid:
             high = r
         else:
             low = r
     return low
+
+
+#: What :func:`move_score` gives for a full column: below every score.
+FULL = -1000
+
+
+@njit
+def move_score(
+    mine: np.uint64,
+    mask: np.uint64,
+    stones: int,
+    rows: int,
+    cols: int,
+    col: int,
+    table: np.ndarray,
+    counters: np.ndarray,
+) -> int:
+    """The score of a stone in column ``col`` for the player making it (``FULL`` when the
+    column is): a win at once, the board's last cell, or the negation of the score after."""
+    cells = rows * cols
+    bottom = bottom_row(rows, cols)
+    board = board_cells(rows, cols)
+    move = playable(mask, bottom, board) & column_bits(col, rows)
+    if not move:
+        return FULL
+    if winning_cells(mine, mask, rows, board) & move:
+        return (cells + 1 - stones) // 2
+    if stones + 1 == cells:
+        return 0
+    return -solve_bits(mine ^ mask, mask | move, stones + 1, rows, cols, table, counters)

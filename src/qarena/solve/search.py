@@ -8,6 +8,8 @@ Four in a row only, on boards whose columns fit a 64-bit word with a spare bit e
 
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,10 +22,18 @@ from qarena.i18n import _
 from qarena.kernels import search as k
 
 #: Entries of the transposition table unless asked for another size: a prime, so keys spread
-#: over it; 9 bytes each (the key and a bound), about 75 MB.
+#: over it; 8 bytes each (part of the key and a bound), 64 MB.
 DEFAULT_ENTRIES = 8_388_593
-#: Bytes an entry takes: its 64-bit key and a one-byte bound.
-ENTRY_BYTES = 9
+#: Bytes an entry takes: the key's low 56 bits and a one-byte bound, in one word.
+ENTRY_BYTES = 8
+
+
+def prime_at_least(n: int) -> int:
+    """The smallest odd prime at least ``max(n, 4099)``: the table's size (see kernels/search)."""
+    n = max(n, 4099) | 1
+    while any(n % d == 0 for d in range(3, int(n**0.5) + 1, 2)):
+        n += 2
+    return n
 
 
 def searchable(game: ConnectFour) -> bool:
@@ -55,9 +65,9 @@ class Searcher:
 
     game: ConnectFour
     entries: int = DEFAULT_ENTRIES
-    keys: np.ndarray = field(init=False, repr=False)
-    values: np.ndarray = field(init=False, repr=False)
-    nodes: np.ndarray = field(init=False, repr=False)
+    workers: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
+    table: np.ndarray = field(init=False, repr=False)
+    counters: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not searchable(self.game):
@@ -80,9 +90,8 @@ class Searcher:
                     budget=format_bytes(memory_budget()),
                 )
             )
-        self.keys = np.zeros(self.entries, dtype=np.uint64)
-        self.values = np.zeros(self.entries, dtype=np.int8)
-        self.nodes = np.zeros(1, dtype=np.int64)
+        self.table = np.zeros(prime_at_least(self.entries), dtype=np.uint64)
+        self.counters = np.zeros(2, dtype=np.int64)
 
     def score(self, position: Position) -> int:
         """The score of a position where play goes on (no four yet, a free cell)."""
@@ -95,25 +104,54 @@ class Searcher:
             )
         mine, mask, stones = bits(game, position)
         return int(
-            k.solve_bits(
-                mine, mask, stones, game.rows, game.cols, self.keys, self.values, self.nodes
-            )
+            k.solve_bits(mine, mask, stones, game.rows, game.cols, self.table, self.counters)
         )
 
     def move_scores(self, position: Position) -> dict[Move, int]:
-        """Each legal move's score for the player making it."""
+        """Each legal move's score for the player making it, the moves shared out among
+        ``workers`` threads that share the table (the scores do not depend on who searched
+        what: every entry is a true bound)."""
         game = self.game
-        cells = game.rows * game.cols
-        stones = sum(1 for v in position if v)
-        out: dict[Move, int] = {}
-        for move in game.legal_moves(position):
-            after = game.apply(position, move)
-            if game.is_terminal(after):
-                # A win now, or the board's last cell without one: a draw.
-                out[move] = (cells + 1 - stones) // 2 if game.result(after) else 0
-            else:
-                out[move] = -self.score(after)
-        return out
+        if game.is_terminal(position):
+            raise QarenaError(
+                _("{position} is finished; there is no move to make").format(
+                    position=game.format_position(position)
+                )
+            )
+        mine, mask, stones = bits(game, position)
+        rows, cols = game.rows, game.cols
+        columns = [c for c in k.centre_order(cols) if c in set(game.legal_moves(position))]
+
+        def one(col: int, counters: np.ndarray) -> int:
+            return int(k.move_score(mine, mask, stones, rows, cols, col, self.table, counters))
+
+        if self.workers == 1 or len(columns) == 1:
+            found = [one(c, self.counters) for c in columns]
+        else:
+            pending = list(reversed(columns))
+            results: dict[int, int] = {}
+            lock = threading.Lock()
+
+            def worker() -> None:
+                counters = np.zeros(2, dtype=np.int64)
+                while True:
+                    with lock:
+                        if not pending:
+                            break
+                        col = pending.pop()
+                    results[col] = one(col, counters)
+                with lock:
+                    self.counters[0] += counters[0]
+
+            threads = [
+                threading.Thread(target=worker) for _ in range(min(self.workers, len(columns)))
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            found = [results[c] for c in columns]
+        return {int(c): s for c, s in sorted(zip(columns, found, strict=True))}
 
 
 def score(game: ConnectFour, position: Position) -> int:

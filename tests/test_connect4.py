@@ -25,11 +25,16 @@ def test_specs() -> None:
         parse_spec("connect4:4by5")
 
 
-def test_the_default_board_is_refused_with_its_size(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["solve", "connect4"]) == 2
+def test_enumeration_refuses_the_default_board_naming_what_works(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Training needs every position's row; classic Connect Four is solved by search instead.
+    assert run(["train", "connect4", "--out", str(tmp_path / "c4.npz")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "connect4:6x7:4 is too large" in err and "positions need" in err and "PB" in err
+    assert "search solves it one position at a time: use qarena solve" in err
+    assert not (tmp_path / "c4.npz").exists()
 
 
 def test_pieces_fall_and_full_columns_are_illegal() -> None:

@@ -22,7 +22,7 @@ from qarena.evaluate.matches import Lengths, play_series_lengths
 from qarena.evaluate.report import strategy_mask
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
 from qarena.learn.learners import load_learner
-from qarena.learn.policyfile import load_policy, save_policy
+from qarena.policyfile import load_policy, save_policy
 from qarena.solve import GameTables, game_tables, solve
 from tests.conftest import at
 

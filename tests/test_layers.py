@@ -16,9 +16,10 @@ LAYERS: list[set[str]] = [
         "errors",
         "budget",
         "fileio",
+        "policyfile",
         "i18n",
         "optional",
-    },  # shared: errors, budgets, the writer, words
+    },  # shared: errors, budgets, the writer, the array files, words
     {"games"},
     {"kernels"},
     {"solve"},

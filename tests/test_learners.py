@@ -18,7 +18,7 @@ from qarena.games import parse_spec
 from qarena.kernels import learn as k
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import LEARNERS, load_learner, make_learner, save_learner
-from qarena.learn.policyfile import load_policy
+from qarena.policyfile import load_policy
 from qarena.solve import solve
 from qarena.training.run import default_episodes, train_run
 from tests.test_policyfile import craft

@@ -522,7 +522,7 @@ def make_sources(folder: Path) -> Path:
     (nim with a learning curve) and ``big.npz`` (p.npz's arrays and metadata, but naming the
     game nim:400,400, with a correct checksum)."""
     from qarena.learn.learners import load_learner
-    from qarena.learn.policyfile import load_policy, save_policy
+    from qarena.policyfile import load_policy, save_policy
 
     folder.mkdir(parents=True, exist_ok=True)
     p, ttt, c, big = (folder / n for n in ("p.npz", "ttt.npz", "c.npz", "big.npz"))

@@ -16,8 +16,8 @@ import pytest
 
 from qarena.errors import QarenaError
 from qarena.fileio import check_target
-from qarena.learn import policyfile
-from qarena.learn.policyfile import (
+from qarena import policyfile
+from qarena.policyfile import (
     FORMAT,
     FORMAT_VERSION,
     ArraySpec,

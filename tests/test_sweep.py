@@ -133,7 +133,7 @@ def test_a_run_is_qarena_train_and_its_row_is_qarena_eval(
 
 
 def _setting_of(path: Path) -> dict:
-    from qarena.learn.policyfile import read_meta
+    from qarena.policyfile import read_meta
 
     return read_meta(path)["sweep"]["setting"]
 

@@ -32,6 +32,12 @@ from qarena.evaluate.display import Board
 from qarena.evaluate.matches import Record, play_series
 from qarena.evaluate.report import Evaluation, evaluate_moves
 from qarena.evaluate.report import evaluate as _evaluate_learner
+from qarena.evaluate.sampled import (
+    DEFAULT_SAMPLE,
+    DEFAULT_SAMPLED_GAMES,
+    MAX_SAMPLE,
+    evaluate_by_sample,
+)
 from qarena.experiments.backends import plan_sweep, run_plan
 from qarena.experiments.sweep import (
     SETTING_COLUMNS,
@@ -48,8 +54,7 @@ from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.settings import NAMES
 from qarena.match import Duel, Turn
 from qarena.optional import need
-from qarena.solve import Solution
-from qarena.solve import solve as _solve
+from qarena.solve import Exact, SearchSolution, Solution, oracle
 from qarena.solve.space import game_tables
 from qarena.training.run import Progress, plan_run
 
@@ -82,7 +87,7 @@ display.register()
 def board(
     spec: GameLike,
     position: Position | str | None = None,
-    values: PlayerLike | Solution | None = None,
+    values: PlayerLike | Solution | SearchSolution | None = None,
 ) -> Board:
     """A position drawn (in a notebook; its text elsewhere): the start, a position or its text
     (``"3 5 5"``, ``"x.o/.x./..o"``). With ``values``, each legal move's value is written
@@ -96,7 +101,7 @@ def board(
         where = position
     if values is None:
         return Board(g, where)
-    if isinstance(values, Solution):
+    if isinstance(values, Solution | SearchSolution):
         solved = {m: float(v) for m, v in values.move_values(where).items()}
         return Board(g, where, solved, lambda v: value_word(int(v)))
     found = _player(values, g)
@@ -112,9 +117,11 @@ def game(spec: GameLike) -> Game:
     return spec if isinstance(spec, Game) else parse_spec(spec)
 
 
-def solution(spec: GameLike) -> Solution:
-    """The exact solution: every reachable position's value and best moves (cached)."""
-    return _solve(game(spec))
+def solution(spec: GameLike) -> Exact:
+    """The exact solution: every reachable position's value and best moves (cached); for
+    boards too big to enumerate, a :class:`~qarena.solve.SearchSolution`, which answers the
+    same questions by search, one position at a time."""
+    return oracle(game(spec))
 
 
 def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner:
@@ -237,17 +244,49 @@ def judge(
     who: PlayerLike,
     spec: GameLike | None = None,
     *,
-    games: int = 1000,
+    games: int | None = None,
     seed: int = 0,
     lengths: bool = False,
+    sample: int | None = None,
+    positions: Sequence[Position | str] | None = None,
 ) -> Evaluation:
     """How good a player is, as ``qarena eval`` says: its exact optimality (the share of
     decision positions where its move keeps the game's value) and its record against random,
-    perfect and the game's rule players in both seats. Any player: a learner, a policy file,
-    a built-in's name (with ``spec``), a function or a dict of moves."""
-    check_count("games", games, MAX_GAMES)
+    perfect and the game's rule players in both seats (``games`` in each, 1,000 unless
+    told). Any player: a learner, a policy file, a built-in's name (with ``spec``), a
+    function or a dict of moves.
+
+    Games too big to enumerate (classic Connect Four), or any game with ``sample`` or
+    ``positions``, are judged by samples (``evaluate/sampled.py``): optimality over ``sample``
+    decision positions (2,000 unless told) or over the ``positions`` given, each judged
+    exactly by the search solver, with a 95% interval in ``Evaluation.sample``; then
+    ``games`` is 10 unless told, since perfect play searches each of its moves."""
     check_seed(seed)
     g = None if spec is None else game(spec)
+    sampled = sample is not None or positions is not None
+    if not sampled:
+        g_known = g if g is not None else (who.game if isinstance(who, Learner) else None)
+        sampled = g_known is not None and isinstance(oracle(g_known), SearchSolution)
+    if sampled:
+        if lengths:
+            raise QarenaError(_("game lengths are counted only when every position is judged"))
+        found = _player(who, g)
+        count = DEFAULT_SAMPLED_GAMES if games is None else games
+        check_count("games", count, MAX_GAMES, least=0)
+        given = None
+        if positions is not None:
+            check_count("positions", len(positions), MAX_SAMPLE)
+            given = [found.game.parse_position(p) if isinstance(p, str) else p for p in positions]
+        return evaluate_by_sample(
+            found,
+            oracle(found.game),
+            sample=DEFAULT_SAMPLE if sample is None else sample,
+            games=count,
+            seed=seed,
+            positions=given,
+        )
+    games = 1000 if games is None else games
+    check_count("games", games, MAX_GAMES)
     if isinstance(who, Learner):
         if g is not None and who.game.spec != g.spec:
             raise QarenaError(

@@ -239,6 +239,13 @@ _TOO_LARGE = {
 }
 
 
+#: What works for a game too large to enumerate that the search solver plays.
+SEARCH_INSTEAD = gettext_noop(
+    "search solves it one position at a time: use qarena solve, explain, play, watch, "
+    "compete or eval (by samples)"
+)
+
+
 def check_memory(
     game: Game,
     what: str,
@@ -255,15 +262,15 @@ def check_memory(
         purpose = what if what in ("solve", "tables") else "learn"
         # A count too long to read is already "about 10^N": no second "about".
         estimate = positions is None and need.positions < 10**15
-        text = _TOO_LARGE[purpose, estimate]
-        raise TooLargeError(
-            _(text).format(
-                spec=game.spec,
-                count=format_count(need.positions),
-                need=format_bytes(need.total),
-                budget=format_bytes(budget),
-            )
+        text = _(_TOO_LARGE[purpose, estimate]).format(
+            spec=game.spec,
+            count=format_count(need.positions),
+            need=format_bytes(need.total),
+            budget=format_bytes(budget),
         )
+        if game.searchable:
+            text = _("{reason}; {search}").format(reason=text, search=_(SEARCH_INSTEAD))
+        raise TooLargeError(text)
     return need
 
 

@@ -23,7 +23,7 @@ from qarena.games.words import ending, illegal
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import Curve
-from qarena.solve import solve
+from qarena.solve import oracle
 from qarena.training.run import Progress, RunResult, default_episodes, new_learner, train_run
 
 __all__ = [
@@ -401,7 +401,7 @@ class Duel:
     turns: list[Turn] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.solution = solve(self.game)
+        self.solution = oracle(self.game)
         self.new_game(self.a_first)
 
     def new_game(self, a_first: bool) -> None:

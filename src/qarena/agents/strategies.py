@@ -11,7 +11,7 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
 from qarena.i18n import _
-from qarena.solve.solver import Solution, solve
+from qarena.solve import Exact, oracle
 
 
 def _legal(game: Game, position: Position) -> list[Move]:
@@ -58,11 +58,11 @@ class PerfectAgent:
     seed: int | None = None
     name: str = "perfect"
     rng: np.random.Generator = field(init=False, repr=False)
-    solution: Solution = field(init=False, repr=False)
+    solution: Exact = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
-        self.solution = solve(self.game)
+        self.solution = oracle(self.game)
 
     def act(self, position: Position) -> Move:
         _legal(self.game, position)

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from qarena import __version__
 from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, TooLargeError
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.base import Learner
@@ -112,7 +112,12 @@ def announce(game: Game) -> None:
     """Refuse a game clearly too large to search here; say so before a long search. (A
     learner's own tables are checked against the positions the search finds, before they are
     allocated.)"""
-    check_fits(game)
+    try:
+        check_fits(game)
+    except TooLargeError:
+        if game.searchable:
+            return  # solved by search, one position at a time; what cannot be says so itself
+        raise
     positions = estimate_positions(game)
     if positions > ANNOUNCE_POSITIONS:
         err.print(

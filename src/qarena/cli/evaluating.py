@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -33,7 +34,8 @@ from qarena.evaluate.report import (
     record_against,
     strategy_masks,
 )
-from qarena.games import parse_spec
+from qarena.evaluate.sampled import MAX_SAMPLE
+from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import about, is_builtin
@@ -46,6 +48,8 @@ GamesOpt = Annotated[
 SeedOpt = Annotated[int, typer.Option(help="Seed for the opponents' and ties' random choices.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
+#: Longest line a --positions file may have: a position of the largest board, with room.
+MAX_POSITION_CHARS = 4_096
 #: Most rows the length histogram of ``qarena eval --lengths`` shows: longer spans of game
 #: lengths are grouped into ranges of equal width.
 LENGTH_ROWS = 24
@@ -130,7 +134,14 @@ def eval_command(
     spec: Annotated[
         str | None, typer.Option("--game", help="The game, for a built-in player.")
     ] = None,
-    games: GamesOpt = 1000,
+    games: Annotated[
+        int | None,
+        typer.Option(
+            "--games",
+            "-n",
+            help="Games in each seat against each opponent (1,000; 10 when judging by samples).",
+        ),
+    ] = None,
     seed: SeedOpt = 0,
     lengths: Annotated[
         bool,
@@ -138,6 +149,22 @@ def eval_command(
             "--lengths", help="Also count how many plies the games lasted, against each opponent."
         ),
     ] = False,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            "--sample",
+            help="Judge the moves on this many sampled decision positions, not on every one "
+            "(2,000 by default for games too big to enumerate).",
+        ),
+    ] = None,
+    positions: Annotated[
+        Path | None,
+        typer.Option(
+            "--positions",
+            help="Judge the moves on the positions in this file, one a line (the text form, "
+            "or Connect Four's columns from 1, like 4453).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """How good a trained agent is: exact optimality over every decision position, and its
@@ -147,9 +174,18 @@ def eval_command(
     --lengths adds how long those games were (the games themselves are the same): a table of
     games by length in plies, and with --json "lengths": {opponent: {"first": {plies: games},
     "second": {...}}}, where "first" holds the games the agent moved first.
+
+    Games too big to enumerate (classic Connect Four) are judged by samples: each sampled
+    decision position (from the player's games against random and perfect play, and from
+    random openings) is judged exactly by search, and optimality comes with its 95% interval;
+    --json then lists every position with the move chosen there and its verdict.
     """
-    _check_games(games)
+    if games is not None:
+        check_count("--games", games, MAX_GAMES, least=0)
+    if sample is not None:
+        check_count("--sample", sample, MAX_SAMPLE)
     _check_seed(seed)
+    lines = None if positions is None else _read_positions(positions)
     if is_builtin(policy):
         if spec is None:
             raise QarenaError(
@@ -158,8 +194,12 @@ def eval_command(
                 )
             )
         game = parse_spec(spec)
+        given = _parsed(game, lines)
         announce(game)
-        result = api.judge(policy, game, games=games, seed=seed, lengths=lengths)
+        result = api.judge(
+            policy, game, games=games, seed=seed, lengths=lengths, sample=sample,
+            positions=given,
+        )  # fmt: skip
         heading = styled(
             _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]"),
             player=policy,
@@ -168,7 +208,10 @@ def eval_command(
         )
     else:
         learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
-        result = api.judge(learner, games=games, seed=seed, lengths=lengths)
+        given = _parsed(learner.game, lines)
+        result = api.judge(
+            learner, games=games, seed=seed, lengths=lengths, sample=sample, positions=given
+        )
         game = learner.game
         heading = styled(
             ngettext(
@@ -186,13 +229,37 @@ def eval_command(
         return
     o = result.optimality
     out.print(heading)
-    out.print(
-        _(
-            "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} decision "
-            "positions"
-        ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
-    )
-    table = Table(title=_wdl_title(games), title_justify="left")
+    if result.sample is None:
+        out.print(
+            _(
+                "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} "
+                "decision positions"
+            ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
+        )
+    else:
+        low, high = result.sample.interval
+        text = (
+            _(
+                "optimality {share:.3f} ± {margin:.3f} over {decisions:,} sampled decision "
+                "positions (95% interval {low:.3f} to {high:.3f})"
+            )
+            if result.sample.source == "sampled"
+            else _(
+                "optimality {share:.3f} ± {margin:.3f} over the {decisions:,} given positions "
+                "(95% interval {low:.3f} to {high:.3f})"
+            )
+        )
+        out.print(
+            text.format(
+                share=o.share,
+                margin=result.sample.margin,
+                decisions=o.decisions,
+                low=low,
+                high=high,
+            )
+        )
+    played = next(iter(result.matches.values())).first.games if result.matches else 0
+    table = Table(title=_wdl_title(played), title_justify="left")
     table.add_column(_("opponent"), style="bold")
     table.add_column(_("agent moves first"), justify="right")
     table.add_column(_("agent moves second"), justify="right")
@@ -200,7 +267,53 @@ def eval_command(
         table.add_row(name, _wdl(seats.first), _wdl(seats.second))
     out.print(table)
     if lengths:
-        out.print(_lengths_table(result, games))
+        out.print(_lengths_table(result, played))
+
+
+def _parsed(game: Game, lines: list[str] | None) -> list[Position] | None:
+    """The positions of a --positions file, each checked before any work starts."""
+    if lines is None:
+        return None
+    found = []
+    for line in lines:
+        position = game.parse_position(line)
+        if game.is_terminal(position):
+            raise QarenaError(
+                _("{position} is finished; there is no move to judge").format(position=line)
+            )
+        found.append(position)
+    return found
+
+
+def _read_positions(path: Path) -> list[str]:
+    """The lines of a --positions file (blank ones and ``#`` comments skipped), read within
+    the budget of a sample."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            lines = []
+            for raw in f:
+                line = raw.strip()
+                if line and not line.startswith("#"):
+                    lines.append(line)
+                    if len(lines) > MAX_SAMPLE:
+                        raise QarenaError(
+                            _("{file} has more than {most:,} positions").format(
+                                file=path, most=MAX_SAMPLE
+                            )
+                        )
+                if len(line) > MAX_POSITION_CHARS:
+                    raise QarenaError(
+                        _("{file} has a line longer than any position").format(file=path)
+                    )
+    except (OSError, UnicodeDecodeError) as e:
+        raise QarenaError(
+            _("cannot read positions from {file}: {reason}").format(
+                file=path, reason=getattr(e, "strerror", None) or e
+            )
+        ) from e
+    if not lines:
+        raise QarenaError(_("{file} holds no positions").format(file=path))
+    return lines
 
 
 @app.command("compete")

@@ -30,7 +30,7 @@ from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
-from qarena.solve import Solution, game_tables, solve
+from qarena.solve import Exact, game_tables, oracle
 
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.
@@ -117,28 +117,26 @@ def _search_verdict(e: SearchExplanation) -> str:
 #: side) and how best play ends: a line made ("line"), a full board ("full"), else in words.
 _BEST_PLAY = {
     (True, "line"): gettext_noop(
-        "No closed-form rule: the solver searched every position. Best play (the winner takes "
-        "the fastest win, the loser holds out longest) ends: {line}."
+        "Best play (the winner takes the fastest win, the loser holds out longest) ends: {line}."
     ),
-    (False, "line"): gettext_noop(
-        "No closed-form rule: the solver searched every position. Best play (neither side can "
-        "force a win) ends: {line}."
-    ),
+    (False, "line"): gettext_noop("Best play (neither side can force a win) ends: {line}."),
     (True, "full"): gettext_noop(
-        "No closed-form rule: the solver searched every position. Best play (the winner takes "
-        "the fastest win, the loser holds out longest) fills the board: draw."
+        "Best play (the winner takes the fastest win, the loser holds out longest) fills the "
+        "board: draw."
     ),
     (False, "full"): gettext_noop(
-        "No closed-form rule: the solver searched every position. Best play (neither side can "
-        "force a win) fills the board: draw."
+        "Best play (neither side can force a win) fills the board: draw."
     ),
     (True, "words"): gettext_noop(
-        "No closed-form rule: the solver searched every position. Best play (the winner takes "
-        "the fastest win, the loser holds out longest) ends {ending}."
+        "Best play (the winner takes the fastest win, the loser holds out longest) ends {ending}."
     ),
-    (False, "words"): gettext_noop(
-        "No closed-form rule: the solver searched every position. Best play (neither side can "
-        "force a win) ends {ending}."
+    (False, "words"): gettext_noop("Best play (neither side can force a win) ends {ending}."),
+}
+#: How the solver knows, by whether it enumerated every position or searched each one.
+_HOW = {
+    True: gettext_noop("No closed-form rule: the solver searched every position."),
+    False: gettext_noop(
+        "No closed-form rule: the search solver solved each position along the line."
     ),
 }
 
@@ -162,7 +160,7 @@ def _search_sentences(e: SearchExplanation) -> list[str]:
     else:
         ends = "words"
     text = _(_BEST_PLAY[e.value != DRAW, ends])
-    return [text.format(line=won, ending=_ending(game, e.final))]
+    return [_(_HOW[e.exhaustive]), text.format(line=won, ending=_ending(game, e.final))]
 
 
 def _print_search(e: SearchExplanation) -> None:
@@ -464,13 +462,13 @@ def explain_command(
             raise QarenaError(_("{flag} goes with --losing").format(flag=flag))
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
-    solution: Solution | None = None
+    solution: Exact | None = None
     learner: Learner | None = None
     if policy is not None or not has_theory(game):
         # Nim and subtraction need no solver to be explained, however large.
         announce(game)
         learner = load_learner(policy, game) if policy is not None else None
-        solution = solve(game)
+        solution = oracle(game)
     e = explain(game, pos, solution)
     verdict = None
     if learner is not None and solution is not None:

@@ -26,7 +26,7 @@ from qarena.games.nim import NimExplanation, explain_nim, nim_sum
 from qarena.games.subtraction import SubtractionExplanation, explain_subtraction
 from qarena.i18n import _
 from qarena.learn.base import Learner
-from qarena.solve.solver import Solution, solve
+from qarena.solve import Exact, Solution, oracle
 from qarena.solve.space import GameTables
 
 #: The rule an explanation applies: ``search`` for the solver's, else the game's theory's
@@ -50,6 +50,8 @@ class SearchExplanation:
     principal_variation: tuple[Move, ...]
     final: Position
     rule: Rule = "search"
+    #: Whether the solver enumerated every position (else it searched those on the line).
+    exhaustive: bool = True
 
     @property
     def over(self) -> bool:
@@ -59,13 +61,18 @@ class SearchExplanation:
 Explanation = Theory | SearchExplanation
 
 
-def principal_variation(solution: Solution, position: Position) -> tuple[Move, ...]:
+def principal_variation(solution: Exact, position: Position) -> tuple[Move, ...]:
     """Best play from ``position`` to the end: the winner takes the fastest win, the loser the
     slowest loss, a draw the first optimal move in move order (deterministic)."""
     game = solution.game
     line: list[Move] = []
     pos = position
+    best_moves = getattr(solution, "best_moves", None)
     while not game.is_terminal(pos):
+        if best_moves is not None:  # a search solution scores moves by how soon they win
+            line.append(best_moves(pos)[0])
+            pos = game.apply(pos, line[-1])
+            continue
         moves = solution.optimal_moves(pos)
         value = solution.value_of(pos)
         depths = [solution.depth_of(game.apply(pos, m)) for m in moves]
@@ -80,7 +87,7 @@ def principal_variation(solution: Solution, position: Position) -> tuple[Move, .
     return tuple(line)
 
 
-def explain_search(solution: Solution, position: Position) -> SearchExplanation:
+def explain_search(solution: Exact, position: Position) -> SearchExplanation:
     """The solver's value, optimal moves and principal variation (raises PositionError for a
     position the start cannot reach)."""
     game = solution.game
@@ -97,6 +104,7 @@ def explain_search(solution: Solution, position: Position) -> SearchExplanation:
         optimal_moves=tuple(solution.optimal_moves(position)),
         principal_variation=line,
         final=final,
+        exhaustive=isinstance(solution, Solution),
     )
 
 
@@ -105,13 +113,13 @@ def has_theory(game: Game) -> bool:
     return game.theory(game.start()) is not None
 
 
-def explain(game: Game, position: Position, solution: Solution | None = None) -> Explanation:
+def explain(game: Game, position: Position, solution: Exact | None = None) -> Explanation:
     """Explain ``position``: by the game's theory where it has one, by search otherwise
     (solving ``game`` if no solution is given)."""
     theory = game.theory(position)
     if theory is not None:
         return theory
-    return explain_search(solution if solution is not None else solve(game), position)
+    return explain_search(solution if solution is not None else oracle(game), position)
 
 
 @dataclass(frozen=True)
@@ -141,7 +149,7 @@ class PolicyVerdict:
         return all(c.value == self.value for c in self.choices)
 
 
-def judge_policy(learner: Learner, solution: Solution, position: Position) -> PolicyVerdict:
+def judge_policy(learner: Learner, solution: Exact, position: Position) -> PolicyVerdict:
     """The learner's greedy moves at ``position`` and whether each keeps the solver's value."""
     game = learner.game
     if game.is_terminal(position):

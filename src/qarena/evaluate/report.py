@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
+from qarena.games import parse_spec
 from qarena.i18n import _, number
 from qarena.learn.base import Learner
 from qarena.optional import need
 from qarena.solve.space import GameTables
 from qarena.transitions.judge import Optimality, optimality_of_values
+
+if TYPE_CHECKING:
+    from qarena.evaluate.sampled import Sample
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,9 @@ class Evaluation:
     game: str
     optimality: Optimality
     matches: dict[str, SeatRecords]
+    #: The judged decisions when optimality comes from a sample (evaluate/sampled.py), not
+    #: from every position.
+    sample: Sample | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         o = self.optimality
@@ -81,6 +88,8 @@ class Evaluation:
         lengths = {name: r.lengths for name, r in self.matches.items() if r.lengths is not None}
         if lengths:
             record["lengths"] = {name: seats.to_json() for name, seats in lengths.items()}
+        if self.sample is not None:
+            record["sample"] = self.sample.to_json(parse_spec(self.game))
         return record
 
 

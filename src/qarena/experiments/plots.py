@@ -15,7 +15,7 @@ from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reprodu
 from qarena.experiments.sweep import SETTING_COLUMNS, Fixed, SweepFolder, read_results
 from qarena.i18n import _, ngettext
 from qarena.learn.curve import Curve
-from qarena.learn.policyfile import read_meta
+from qarena.policyfile import read_meta
 
 #: Settings drawn on one optimality figure at most (each a line and a band).
 MAX_LINES = 20

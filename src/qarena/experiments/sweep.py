@@ -42,7 +42,7 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _, speaking
 from qarena.learn.base import ALL_HYPERPARAMETERS, SEAT_SETTINGS, SEATS, Learner, read_rewards
 from qarena.learn.learners import learner_bytes, learner_class
-from qarena.learn.policyfile import read_meta
+from qarena.policyfile import read_meta
 from qarena.training.run import default_episodes, new_curve, new_learner, train_run
 
 #: Most runs one sweep may hold (each is a policy file and a row).

@@ -215,6 +215,12 @@ class Game(ABC):
     #: perfect play.
     rule_players: tuple[str, ...] = ()
 
+    @property
+    def searchable(self) -> bool:
+        """Whether qarena's search solver plays this game, solving positions one at a time
+        (``qarena.solve.search``): what works for boards too big to enumerate."""
+        return False
+
     def rule_move(self, name: str, position: Position) -> Move:
         """The move rule player ``name`` makes in ``position`` (a non-terminal position)."""
         raise QarenaError(_("{spec} has no {name!r} player").format(spec=self.spec, name=name))

@@ -120,6 +120,12 @@ class ConnectFour(TicTacToe):
         return _("Column {column} is full; pick another.").format(column=self.format_move(move))
 
     def parse_position(self, text: str) -> Position:
+        """The board's text form (rows from the top, joined by '/'), or the moves that lead
+        to the position as column numbers from 1 on the left, as Pons' and Tromp's tools
+        write them (``4453``); ``0`` alone is the empty board."""
+        digits = text.strip()
+        if digits.isascii() and digits.isdigit() and self.cols <= 9:
+            return self._replay(text, digits)
         position = super().parse_position(text)
         for c in range(self.cols):
             for r in range(self.rows - 1):
@@ -131,6 +137,46 @@ class ConnectFour(TicTacToe):
                         ).format(text=text, column=string.ascii_lowercase[c])
                     )
         return position
+
+    def _replay(self, text: str, digits: str) -> Position:
+        position = self.start()
+        if digits == "0":
+            return position
+        if len(digits) > self.rows * self.cols:
+            raise PositionError(
+                _("the moves {text!r} are more than the board's {cells} cells").format(
+                    text=text[:80], cells=self.rows * self.cols
+                )
+            )
+        for i, ch in enumerate(digits):
+            col = int(ch) - 1
+            if not 0 <= col < self.cols:
+                raise PositionError(
+                    _(
+                        "move {number} of {text!r} is column {column}; columns are numbered "
+                        "1 to {cols} from the left"
+                    ).format(number=i + 1, text=text, column=ch, cols=self.cols)
+                )
+            if self.is_terminal(position):
+                raise PositionError(
+                    _("move {number} of {text!r} comes after the game is over").format(
+                        number=i + 1, text=text
+                    )
+                )
+            if col not in self.legal_moves(position):
+                raise PositionError(
+                    _("move {number} of {text!r} is in column {column}, which is full").format(
+                        number=i + 1, text=text, column=ch
+                    )
+                )
+            position = self._apply_unchecked(position, col)
+        return position
+
+    @property
+    def searchable(self) -> bool:
+        """Four in a row on a board whose columns, each with a spare cell, fit 64 bits: what
+        the search solver plays (``qarena.solve.search``)."""
+        return self.k == 4 and self.cols * (self.rows + 1) <= 64
 
     def format_move(self, move: Move) -> str:
         col, _detail = self._move_component(move)

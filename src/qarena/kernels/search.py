@@ -37,6 +37,10 @@ MIRROR_UNTIL = 20
 #: Positions with at most this many empty cells are searched without the table: their trees
 #: are small, and a probe far away in memory costs more than it saves.
 TABLE_FROM = 8
+#: Odd positions with more empty cells than this look their moves up in the table first.
+ETC_FROM = 10
+#: The length of a search's ``counters``: the nodes searched, the stop flag.
+COUNTERS = 2
 #: Not a score: the marker that a node goes on to its next move.
 _DESCEND = -1000
 #: Geometry array: [bottom row, playable cells, column 0's cells, column 1's, ...].
@@ -259,6 +263,22 @@ def negamax(
                     bound = found + least
                     high = min(high, bound)
                 beta = min(beta, high)
+                if alpha < beta and empty % 2 == 1 and empty > ETC_FROM:
+                    # The table keeps no odd position, but it may keep what a move leads to:
+                    # an upper bound there is a lower bound here (enhanced transposition
+                    # cutoff).
+                    rest = moves
+                    while rest:
+                        move = rest & (~rest + one)
+                        rest ^= move
+                        child, _flip = table_key(
+                            mine ^ mask, mask | move, empty - 1, rows, cols, geo
+                        )
+                        seen = probe(table, child) & 255
+                        if seen and seen <= span:
+                            alpha = max(alpha, -(seen + least))
+                            if alpha >= beta:
+                                break
                 if alpha >= beta:
                     result = alpha
                 else:
@@ -347,9 +367,17 @@ def solve_bits(
     cols: int,
     table: np.ndarray,
     counters: np.ndarray,
+    variant: int = 0,
+    weak: bool = False,
 ) -> int:
-    """The exact score of a position (no four on the board yet): null-window searches that
-    halve the interval the score can be in, first near 0, where most scores are."""
+    """The exact score of a position (no four on the board yet): null-window searches, the
+    first whether the score is above 0, each next one a step past the bound the last one
+    found (as MTD(f) steps; scores of early positions are near 0, and every step's search
+    leaves the table ready for the next). With
+    ``weak``, only who wins: 1, 0 or -1 (a win, a draw, a loss), which is found sooner.
+
+    ``variant`` above 0 breaks ties between moves in another order: threads that search the
+    same position in different orders fill the shared table for each other."""
     cells = rows * cols
     geo = geometry(rows, cols)
     if winning_cells(mine, mask, rows, geo[GEO_BOARD]) & playable(
@@ -357,18 +385,20 @@ def solve_bits(
     ):
         return (cells + 1 - stones) // 2
     order = centre_order(cols)
+    for v in range(variant):  # each variant swaps another pair of neighbours in the order
+        i = (2 * v + 1) % (cols - 1)
+        order[i], order[i + 1] = order[i + 1], order[i]
     depth = cells + 1 - stones
     words = np.zeros((depth, 3), dtype=np.uint64)
     numbers = np.zeros((depth, 5), dtype=np.int64)
     picked = np.zeros((depth, 2 * cols), dtype=np.int64)
     low = -((cells - stones) // 2)
     high = (cells + 1 - stones) // 2
+    if weak:
+        low, high = -1, 1
+    guess = 0
     while low < high:
-        mid = low + (high - low) // 2
-        if mid <= 0 and low // 2 < mid:
-            mid = low // 2
-        elif mid >= 0 and high // 2 > mid:
-            mid = high // 2
+        mid = max(low, min(high - 1, guess))
         r = negamax(
             mine, mask, stones, mid, mid + 1, rows, cols, geo, table, order, words, numbers,
             picked, counters,
@@ -377,13 +407,19 @@ def solve_bits(
             return 0
         if r <= mid:
             high = r
+            guess = r - 1
         else:
             low = r
+            guess = r
+    if weak:
+        return max(-1, min(1, low))
     return low
 
 
 #: What :func:`move_score` gives for a full column: below every score.
 FULL = -1000
+#: What :func:`back_up` gives for a position whose successor it was not given.
+MISSING = -1001
 
 
 @njit
@@ -396,9 +432,11 @@ def move_score(
     col: int,
     table: np.ndarray,
     counters: np.ndarray,
+    weak: bool = False,
 ) -> int:
     """The score of a stone in column ``col`` for the player making it (``FULL`` when the
-    column is): a win at once, the board's last cell, or the negation of the score after."""
+    column is): a win at once, the board's last cell, or the negation of the score after.
+    With ``weak``, only its sign (see :func:`solve_bits`)."""
     cells = rows * cols
     bottom = bottom_row(rows, cols)
     board = board_cells(rows, cols)
@@ -406,7 +444,102 @@ def move_score(
     if not move:
         return FULL
     if winning_cells(mine, mask, rows, board) & move:
-        return (cells + 1 - stones) // 2
+        return 1 if weak else (cells + 1 - stones) // 2
     if stones + 1 == cells:
         return 0
-    return -solve_bits(mine ^ mask, mask | move, stones + 1, rows, cols, table, counters)
+    return -solve_bits(mine ^ mask, mask | move, stones + 1, rows, cols, table, counters, 0, weak)
+
+
+@njit
+def canonical(key: np.uint64, rows: int, cols: int, geo: np.ndarray) -> np.uint64:
+    """The smaller of a key and its mirror image's: one key for both (an opening book's)."""
+    other = mirrored(key, rows, cols, geo)
+    return other if other < key else key
+
+
+@njit
+def expand(
+    mine: np.ndarray, mask: np.ndarray, stones: int, rows: int, cols: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every position one stone after the given ones (all with ``stones`` stones) in which
+    nobody has four: the new mover's stones, all stones, and the canonical key of each, in
+    the order of the given positions and then of the columns (not yet deduplicated)."""
+    geo = geometry(rows, cols)
+    bottom, board = geo[GEO_BOTTOM], geo[GEO_BOARD]
+    n = mine.size
+    out_mine = np.empty(n * cols, dtype=np.uint64)
+    out_mask = np.empty(n * cols, dtype=np.uint64)
+    out_key = np.empty(n * cols, dtype=np.uint64)
+    found = 0
+    if stones >= rows * cols:
+        return out_mine[:0], out_mask[:0], out_key[:0]
+    for i in range(n):
+        free = playable(mask[i], bottom, board)
+        wins = winning_cells(mine[i], mask[i], rows, board)
+        for c in range(cols):
+            move = free & geo[GEO_COLUMNS + c]
+            if move and not (wins & move):
+                out_mine[found] = mine[i] ^ mask[i]
+                out_mask[found] = mask[i] | move
+                out_key[found] = canonical(out_mine[found] + out_mask[found], rows, cols, geo)
+                found += 1
+    return out_mine[:found], out_mask[:found], out_key[:found]
+
+
+@njit
+def immediate_scores(
+    mine: np.ndarray, mask: np.ndarray, stones: int, rows: int, cols: int
+) -> np.ndarray:
+    """The score of each position that needs no search: a win at once for the player to move
+    (the score of that win), or ``FULL`` for the others."""
+    geo = geometry(rows, cols)
+    bottom, board = geo[GEO_BOTTOM], geo[GEO_BOARD]
+    cells = rows * cols
+    out = np.full(mine.size, FULL, dtype=np.int64)
+    for i in range(mine.size):
+        if winning_cells(mine[i], mask[i], rows, board) & playable(mask[i], bottom, board):
+            out[i] = (cells + 1 - stones) // 2
+    return out
+
+
+@njit
+def back_up(
+    mine: np.ndarray,
+    mask: np.ndarray,
+    stones: int,
+    rows: int,
+    cols: int,
+    child_keys: np.ndarray,
+    child_scores: np.ndarray,
+) -> np.ndarray:
+    """The score of each position (all with ``stones`` stones) from those one stone later:
+    the best of a win at once, the board's last cell (a draw) and the negated score of each
+    position a move leads to, found among ``child_keys`` (sorted canonical keys)."""
+    geo = geometry(rows, cols)
+    bottom, board = geo[GEO_BOTTOM], geo[GEO_BOARD]
+    cells = rows * cols
+    out = np.empty(mine.size, dtype=np.int64)
+    for i in range(mine.size):
+        free = playable(mask[i], bottom, board)
+        wins = winning_cells(mine[i], mask[i], rows, board)
+        if wins & free:
+            out[i] = (cells + 1 - stones) // 2
+            continue
+        best = FULL
+        for c in range(cols):
+            move = free & geo[GEO_COLUMNS + c]
+            if not move:
+                continue
+            if stones + 1 == cells:
+                score = 0
+            else:
+                key = canonical((mine[i] ^ mask[i]) + (mask[i] | move), rows, cols, geo)
+                j = np.searchsorted(child_keys, key)
+                if j == child_keys.size or child_keys[j] != key:
+                    out[i] = MISSING
+                    break
+                score = -child_scores[j]
+            best = max(best, score)
+        else:
+            out[i] = best
+    return out

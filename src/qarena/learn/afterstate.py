@@ -11,7 +11,7 @@ from qarena.games.base import Game
 from qarena.i18n import gettext_noop
 from qarena.kernels import learn as k
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner, Text
-from qarena.learn.policyfile import ArraySpec
+from qarena.policyfile import ArraySpec
 
 
 class AfterstateLearner(Learner):

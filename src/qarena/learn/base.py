@@ -20,8 +20,8 @@ from qarena.kernels import learn as k
 from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import Curve
-from qarena.learn.policyfile import ArraySpec
 from qarena.optional import need
+from qarena.policyfile import ArraySpec
 from qarena.solve.space import GameTables, game_tables
 from qarena.transitions.judge import Optimality, optimality_of_values
 

@@ -19,8 +19,8 @@ from qarena.learn.afterstate import AfterstateLearner
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
 from qarena.learn.matchbox import EliminationLearner, MatchboxLearner
-from qarena.learn.policyfile import ArraySpec, encode_policy, load_policy, save_policy
 from qarena.learn.qlearning import NaiveQLearner, QLearner, SeatQLearner
+from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
 
 LEARNERS: dict[str, type[Learner]] = {
     cls.kind: cls

@@ -12,7 +12,7 @@ from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop
 from qarena.kernels import learn as k
 from qarena.learn.base import LearnConfig, Learner, Text
-from qarena.learn.policyfile import ArraySpec
+from qarena.policyfile import ArraySpec
 
 
 class MatchboxLearner(Learner):

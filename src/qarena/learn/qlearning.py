@@ -17,7 +17,7 @@ from qarena.learn.base import (
     Text,
     reward_text,
 )
-from qarena.learn.policyfile import ArraySpec
+from qarena.policyfile import ArraySpec
 
 
 class QLearner(Learner):

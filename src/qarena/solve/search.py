@@ -1,8 +1,11 @@
 """Connect Four solved by search (``kernels/search.py``), for boards too big to enumerate.
 
 :class:`Searcher` holds a transposition table and answers for positions of one board size:
-the score of a position (:func:`score`: Pons' and BitBully's scores, positive when the player
-to move wins, its size how soon) and the score of each move (:meth:`Searcher.move_scores`).
+the score of a position (:meth:`Searcher.score`: Pons' and BitBully's scores, positive when the
+player to move wins, its size how soon) and the score of each move
+(:meth:`Searcher.move_scores`), looking early positions up in an opening book when it has one.
+:class:`SearchSolution` answers what :class:`~qarena.solve.solver.Solution` answers (values,
+plies to the end, the moves that keep the value) by search, for the rest of qarena.
 Four in a row only, on boards whose columns fit a 64-bit word with a spare bit each.
 """
 
@@ -10,22 +13,27 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
-from qarena.games.base import Move, Position
+from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position
 from qarena.games.connect4 import ConnectFour
 from qarena.i18n import _
 from qarena.kernels import search as k
+from qarena.solve.book import Book, shipped_book
 
-#: Entries of the transposition table unless asked for another size: a prime, so keys spread
-#: over it; 8 bytes each (part of the key and a bound), 64 MB.
-DEFAULT_ENTRIES = 8_388_593
-#: Bytes an entry takes: the key's low 56 bits and a one-byte bound, in one word.
+#: Bytes an entry of the table takes: the key's low 52 bits, a move and a bound, in one word.
 ENTRY_BYTES = 8
+#: The most a table takes unless asked for more: 1 GiB, and never more than a quarter of the
+#: memory budget. Pages are touched only as entries are written, so a short search costs less.
+DEFAULT_TABLE_BYTES = 1 << 30
+#: Positions whose move scores a SearchSolution keeps before it starts afresh.
+MAX_KEPT = 100_000
 
 
 def prime_at_least(n: int) -> int:
@@ -36,10 +44,15 @@ def prime_at_least(n: int) -> int:
     return n
 
 
-def searchable(game: ConnectFour) -> bool:
+def default_entries() -> int:
+    """Entries of a table sized from the memory budget (:data:`DEFAULT_TABLE_BYTES` at most)."""
+    return prime_at_least(min(DEFAULT_TABLE_BYTES, memory_budget() // 4) // ENTRY_BYTES)
+
+
+def searchable(game: Game) -> bool:
     """Can :class:`Searcher` solve this game: four in a row, and a column's cells plus a
     spare bit for every column within 64 bits."""
-    return game.k == 4 and game.cols * (game.rows + 1) <= 64
+    return isinstance(game, ConnectFour) and game.searchable
 
 
 def bits(game: ConnectFour, position: Position) -> tuple[np.uint64, np.uint64, int]:
@@ -61,11 +74,13 @@ def bits(game: ConnectFour, position: Position) -> tuple[np.uint64, np.uint64, i
 
 @dataclass
 class Searcher:
-    """Solves positions of one Connect Four board; its table carries over between them."""
+    """Solves positions of one Connect Four board; its table carries over between them, and
+    ``book`` (when given) answers for the positions it holds without a search."""
 
     game: ConnectFour
-    entries: int = DEFAULT_ENTRIES
+    entries: int = field(default_factory=default_entries)
     workers: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
+    book: Book | None = None
     table: np.ndarray = field(init=False, repr=False)
     counters: np.ndarray = field(init=False, repr=False)
 
@@ -78,6 +93,7 @@ class Searcher:
                 ).format(spec=self.game.spec)
             )
         check_count("entries", self.entries, 2**40)
+        check_count("workers", self.workers, 1_024)
         need = self.entries * ENTRY_BYTES
         if need > memory_budget():
             raise TooLargeError(
@@ -90,73 +106,257 @@ class Searcher:
                     budget=format_bytes(memory_budget()),
                 )
             )
+        if self.book is not None and self.book.spec != self.game.spec:
+            raise QarenaError(
+                _("the book is one of {other}, not of {spec}").format(
+                    other=self.book.spec, spec=self.game.spec
+                )
+            )
         self.table = np.zeros(prime_at_least(self.entries), dtype=np.uint64)
-        self.counters = np.zeros(2, dtype=np.int64)
+        self.counters = np.zeros(k.COUNTERS, dtype=np.int64)
 
-    def score(self, position: Position) -> int:
-        """The score of a position where play goes on (no four yet, a free cell)."""
-        game = self.game
-        if game.is_terminal(position):
-            raise QarenaError(
-                _("{position} is finished; there is no move to make").format(
-                    position=game.format_position(position)
-                )
-            )
-        mine, mask, stones = bits(game, position)
-        return int(
-            k.solve_bits(mine, mask, stones, game.rows, game.cols, self.table, self.counters)
-        )
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.counters[0])
 
-    def move_scores(self, position: Position) -> dict[Move, int]:
-        """Each legal move's score for the player making it, the moves shared out among
-        ``workers`` threads that share the table (the scores do not depend on who searched
-        what: every entry is a true bound)."""
-        game = self.game
-        if game.is_terminal(position):
-            raise QarenaError(
-                _("{position} is finished; there is no move to make").format(
-                    position=game.format_position(position)
-                )
-            )
-        mine, mask, stones = bits(game, position)
-        rows, cols = game.rows, game.cols
-        columns = [c for c in k.centre_order(cols) if c in set(game.legal_moves(position))]
+    def _run(self, jobs: list[Callable[[np.ndarray], None]], first_stops: bool = False) -> None:
+        """Run each job on a thread of its own with its own counters (the table is shared),
+        and wait; with ``first_stops``, the first job to finish stops the others. Ctrl-C
+        stops every search at once (none stores a result it did not prove) and is raised
+        again here."""
+        flags = [np.zeros(k.COUNTERS, dtype=np.int64) for _ in jobs]
 
-        def one(col: int, counters: np.ndarray) -> int:
-            return int(k.move_score(mine, mask, stones, rows, cols, col, self.table, counters))
+        def run(job: Callable[[np.ndarray], None], counters: np.ndarray) -> None:
+            job(counters)
+            if first_stops:
+                for f in flags:
+                    f[1] = 1
 
-        if self.workers == 1 or len(columns) == 1:
-            found = [one(c, self.counters) for c in columns]
-        else:
-            pending = list(reversed(columns))
-            results: dict[int, int] = {}
-            lock = threading.Lock()
-
-            def worker() -> None:
-                counters = np.zeros(2, dtype=np.int64)
-                while True:
-                    with lock:
-                        if not pending:
-                            break
-                        col = pending.pop()
-                    results[col] = one(col, counters)
-                with lock:
-                    self.counters[0] += counters[0]
-
-            threads = [
-                threading.Thread(target=worker) for _ in range(min(self.workers, len(columns)))
-            ]
+        threads = [
+            threading.Thread(target=run, args=(job, f), daemon=True)
+            for job, f in zip(jobs, flags, strict=True)
+        ]
+        try:
             for t in threads:
                 t.start()
             for t in threads:
+                while t.is_alive():
+                    t.join(timeout=0.2)
+        finally:
+            for f in flags:
+                f[1] = 1
+            for t in threads:
                 t.join()
-            found = [results[c] for c in columns]
-        return {int(c): s for c, s in sorted(zip(columns, found, strict=True))}
+            self.counters[0] += sum(int(f[0]) for f in flags)
+
+    def _check(self, position: Position) -> None:
+        if self.game.is_terminal(position):
+            raise QarenaError(
+                _("{position} is finished; there is no move to make").format(
+                    position=self.game.format_position(position)
+                )
+            )
+
+    def _booked(self, mine: np.uint64, mask: np.uint64, stones: int, weak: bool) -> int | None:
+        if self.book is None or stones > self.book.plies:
+            return None
+        found = self.book.score(mine, mask, self.game.rows, self.game.cols)
+        if found is None or not weak:
+            return found
+        return (found > 0) - (found < 0)
+
+    def score(self, position: Position, weak: bool = False) -> int:
+        """The score of a position where play goes on (no four yet, a free cell); with
+        ``weak``, only its sign: 1 a win, 0 a draw, -1 a loss for the player to move.
+
+        Every thread searches the position, each breaking ties between moves in its own
+        order and all sharing the table; the first to finish answers and the others stop."""
+        self._check(position)
+        game = self.game
+        mine, mask, stones = bits(game, position)
+        booked = self._booked(mine, mask, stones, weak)
+        if booked is not None:
+            return booked
+        answers: list[int] = []
+        lock = threading.Lock()
+
+        def search(variant: int) -> Callable[[np.ndarray], None]:
+            def job(counters: np.ndarray) -> None:
+                found = k.solve_bits(
+                    mine, mask, stones, game.rows, game.cols, self.table, counters, variant, weak
+                )
+                with lock:
+                    if not counters[1]:
+                        answers.append(int(found))
+
+            return job
+
+        self._run([search(v) for v in range(self.workers)], first_stops=True)
+        return answers[0]
+
+    def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
+        """Each legal move's score for the player making it (with ``weak``, its sign), the
+        moves shared out among ``workers`` threads that share the table (the scores do not
+        depend on who searched what: every entry is a true bound)."""
+        self._check(position)
+        game = self.game
+        rows, cols, cells = game.rows, game.cols, game.rows * game.cols
+        mine, mask, stones = bits(game, position)
+        wins = k.winning_cells(mine, mask, rows, k.board_cells(rows, cols))
+        free = k.playable(mask, k.bottom_row(rows, cols), k.board_cells(rows, cols))
+        results: dict[int, int] = {}
+        pending: list[tuple[int, np.uint64, np.uint64]] = []
+        for col in reversed(k.centre_order(cols).tolist()):
+            move = free & k.column_bits(col, rows)
+            if not move:
+                continue
+            if wins & move:
+                results[col] = 1 if weak else (cells + 1 - stones) // 2
+            elif stones + 1 == cells:
+                results[col] = 0
+            else:
+                after = (mine ^ mask, mask | move)
+                booked = self._booked(*after, stones + 1, weak)
+                if booked is not None:
+                    results[col] = -booked
+                else:
+                    pending.append((col, *after))
+        lock = threading.Lock()
+
+        def job(counters: np.ndarray) -> None:
+            while not counters[1]:
+                with lock:
+                    if not pending:
+                        return
+                    col, other, after = pending.pop()
+                found = k.solve_bits(
+                    other, after, stones + 1, rows, cols, self.table, counters, 0, weak
+                )
+                if not counters[1]:
+                    results[col] = -int(found)
+
+        if pending:
+            self._run([job] * min(self.workers, len(pending)))
+        return dict(sorted(results.items()))
 
 
-def score(game: ConnectFour, position: Position) -> int:
-    """The score of ``position`` with a fresh table (:meth:`Searcher.score`)."""
-    return Searcher(game).score(position)
+def _sign(score: int) -> int:
+    return WIN if score > 0 else LOSS if score < 0 else DRAW
 
 
-__all__ = ["DEFAULT_ENTRIES", "Searcher", "bits", "score", "searchable"]
+def plies_to_end(score: int, stones: int, cells: int) -> int:
+    """Plies to the end of best play from a position of ``stones`` with this score: the
+    winner's last stone is the one that leaves ``cells + 1 - 2 * |score|`` or one fewer cells
+    (whichever is the winner's), a draw fills the board."""
+    if score == 0:
+        return cells - stones
+    last = cells + 2 - 2 * abs(score)  # the winning stone's count, or one more
+    if (last - stones) % 2 != (1 if score > 0 else 0):
+        last -= 1
+    return last - stones
+
+
+@dataclass(eq=False)
+class SearchSolution:
+    """What :class:`~qarena.solve.solver.Solution` answers, by search, for one Connect Four
+    board too big to enumerate: values (a weak search: who wins), plies to the end and every
+    move's score (an exact one). Answers are kept, so a game's positions are searched once."""
+
+    game: ConnectFour
+    searcher: Searcher
+    _scores: dict[tuple[Position, bool], dict[Move, int]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    def __repr__(self) -> str:
+        book = self.searcher.book
+        return (
+            f"SearchSolution({self.game.spec}: by search"
+            + (f", {book!r}" if book is not None else "")
+            + ")"
+        )
+
+    def is_reachable(self, position: Position) -> bool:
+        """Any position the game accepts is one play can reach: its text form is checked."""
+        return True
+
+    def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
+        """Each legal move's score (:meth:`Searcher.move_scores`); nothing at the end."""
+        if self.game.is_terminal(position):
+            return {}
+        key = (position, weak)
+        found = self._scores.get(key)
+        if found is None:
+            if len(self._scores) >= MAX_KEPT:
+                self._scores.clear()  # a long-lived process (the web app) keeps a bounded set
+            found = self.searcher.move_scores(position, weak)
+            self._scores[key] = found
+        return found
+
+    def score(self, position: Position) -> int:
+        """The position's score for the player to move (0 at the end of the game, or minus
+        the winner's score when it has just won)."""
+        game = self.game
+        if game.is_terminal(position):
+            return 0 if game.result(position) == DRAW else -1
+        return max(self.move_scores(position).values())
+
+    def value_of(self, position: Position) -> int:
+        """WIN, DRAW or LOSS for the player to move, with best play by both."""
+        if self.game.is_terminal(position):
+            return self.game.result(position)
+        return max(self.move_values(position).values())
+
+    def depth_of(self, position: Position) -> int:
+        """Plies to the end with best play (quick wins, slow losses)."""
+        if self.game.is_terminal(position):
+            return 0
+        stones = sum(1 for v in position if v)
+        return plies_to_end(self.score(position), stones, self.game.rows * self.game.cols)
+
+    def move_values(self, position: Position) -> dict[Move, int]:
+        """For each legal move, the value it leaves the mover (from the exact scores when
+        they are known already, else by a weak search)."""
+        exact = self._scores.get((position, False))
+        scores = exact if exact is not None else self.move_scores(position, weak=True)
+        return {m: _sign(s) for m, s in scores.items()}
+
+    def optimal_moves(self, position: Position) -> list[Move]:
+        """The legal moves that keep the position's value; empty at terminal positions."""
+        values = self.move_values(position)
+        if not values:
+            return []
+        best = max(values.values())
+        return [m for m, v in values.items() if v == best]
+
+    def best_moves(self, position: Position) -> list[Move]:
+        """The moves of the best score: the fastest win, the slowest loss."""
+        scores = self.move_scores(position)
+        if not scores:
+            return []
+        best = max(scores.values())
+        return [m for m, s in scores.items() if s == best]
+
+    @property
+    def start_value(self) -> int:
+        return self.value_of(self.game.start())
+
+
+@lru_cache(maxsize=2)
+def search_solution(game: ConnectFour) -> SearchSolution:
+    """One search solution per board and process (one table of the default size), with the
+    book shipped for that board if there is one."""
+    return SearchSolution(game, Searcher(game, book=shipped_book(game)))
+
+
+__all__ = [
+    "ENTRY_BYTES",
+    "SearchSolution",
+    "Searcher",
+    "bits",
+    "default_entries",
+    "plies_to_end",
+    "search_solution",
+    "searchable",
+]

@@ -4,10 +4,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 from qarena.games.base import Game, Move, Position, value_name
 from qarena.kernels.constants import NOT_TERMINAL
 from qarena.solve.space import GameTables, game_tables
+
+
+class Exact(Protocol):
+    """What the rest of qarena asks of a solver, whether it enumerated every position
+    (:class:`Solution`) or searches one position at a time (``solve.search.SearchSolution``,
+    for boards too big to enumerate)."""
+
+    @property
+    def game(self) -> Game: ...
+
+    def is_reachable(self, position: Position) -> bool: ...
+
+    def value_of(self, position: Position) -> int: ...
+
+    def depth_of(self, position: Position) -> int: ...
+
+    def move_values(self, position: Position) -> dict[Move, int]: ...
+
+    def optimal_moves(self, position: Position) -> list[Move]: ...
 
 
 @dataclass(frozen=True, eq=False)

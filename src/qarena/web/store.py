@@ -32,7 +32,7 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
-from qarena.learn.policyfile import read_meta
+from qarena.policyfile import read_meta
 from qarena.web.errors import NotFound
 
 log = logging.getLogger("qarena.web")

@@ -1,0 +1,208 @@
+"""Judging by samples, for games too big to enumerate (classic Connect Four): a player's moves
+on a sample of its decision positions, each judged exactly by the search solver, with a 95%
+interval; and its games against random and perfect play in each seat, played move by move.
+
+The sample mixes the player's own positions from those games with positions after random
+openings (random moves by both sides, 0 to half the board's cells deep), half and half when
+there are enough of both. Everything is drawn from generators seeded by ``seed``, so a rerun
+judges the same positions (a player that draws its own moves must be seeded too).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from qarena.agents.base import Player
+from qarena.agents.players import player as make_player
+from qarena.budget import check_count
+from qarena.errors import QarenaError
+from qarena.evaluate.matches import Record, SeatRecords, evaluation_opponents
+from qarena.evaluate.report import Evaluation
+from qarena.games.base import DRAW, WIN, Game, Move, Position
+from qarena.i18n import _
+from qarena.solve import Exact
+from qarena.transitions.judge import Optimality
+
+#: Decision positions judged unless asked for another number.
+DEFAULT_SAMPLE = 2_000
+#: Most positions a sample (or a --positions file) may hold.
+MAX_SAMPLE = 1_000_000
+#: Games against each opponent, in each seat, when judging by samples unless asked: perfect
+#: play searches every move of its own.
+DEFAULT_SAMPLED_GAMES = 10
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959964
+
+
+def wilson(optimal: int, decisions: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a share: unlike share ± z·σ it stays within 0..1 and is
+    not empty when every judged move was optimal."""
+    if decisions == 0:
+        return 0.0, 1.0
+    p, n = optimal / decisions, decisions
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    # At a share of 0 or 1 the interval ends there exactly (rounding would leave 0.99999...).
+    low = 0.0 if optimal == 0 else max(0.0, centre - half)
+    high = 1.0 if optimal == decisions else min(1.0, centre + half)
+    return low, high
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judged decision: the position, the move the player chose there, the position's
+    value for the player to move, and whether the move keeps it."""
+
+    position: Position
+    move: Move
+    value: int
+    kept: bool
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The judged decisions of a sample, and where they came from."""
+
+    verdicts: tuple[Verdict, ...]
+    source: str  # "sampled" (games and random openings) or "given" (a --positions list)
+
+    @property
+    def optimality(self) -> Optimality:
+        return Optimality(len(self.verdicts), sum(v.kept for v in self.verdicts))
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        o = self.optimality
+        return wilson(o.optimal, o.decisions)
+
+    @property
+    def margin(self) -> float:
+        """Half the 95% interval's width: the ± shown beside the share."""
+        low, high = self.interval
+        return (high - low) / 2
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        low, high = self.interval
+        return {
+            "source": self.source,
+            "interval": [low, high],
+            "positions": [
+                {
+                    "position": game.format_position(v.position),
+                    "move": game.format_move(v.move),
+                    "value": {1: "win", 0: "draw", -1: "loss"}[v.value],
+                    "kept": v.kept,
+                }
+                for v in self.verdicts
+            ],
+        }
+
+
+def judge_positions(who: Player, solution: Exact, positions: Sequence[Position]) -> Sample:
+    """The player's move at each position (none may be over), judged exactly."""
+    game = solution.game
+    verdicts = []
+    for position in positions:
+        if game.is_terminal(position):
+            raise QarenaError(
+                _("{position} is finished; there is no move to judge").format(
+                    position=game.format_position(position)
+                )
+            )
+        move = who.act(position)
+        values = solution.move_values(position)
+        value = max(values.values())
+        verdicts.append(Verdict(position, move, value, values[move] == value))
+    return Sample(tuple(verdicts), "given")
+
+
+def _play(game: Game, first: Player, second: Player) -> tuple[int, list[Position]]:
+    """One game: its result for ``first`` (WIN, DRAW or LOSS) and each position where each
+    side moved, first's at even places."""
+    position = game.start()
+    seen: list[Position] = []
+    players = (first, second)
+    while not game.is_terminal(position):
+        mover = players[len(seen) % 2]
+        seen.append(position)
+        position = game.apply(position, mover.act(position))
+    # The player to move at the end has lost (or drawn); who that is follows from the count.
+    result = game.result(position)
+    first_result = result if len(seen) % 2 == 0 else -result
+    return first_result, seen
+
+
+def _record(results: list[int]) -> Record:
+    wins, draws = results.count(WIN), results.count(DRAW)
+    return Record(wins, draws, len(results) - wins - draws)
+
+
+def random_openings(game: Game, count: int, rng: np.random.Generator) -> list[Position]:
+    """Positions after random moves by both sides, 0 to half the cells deep, still going."""
+    cells = len(game.start())
+    found: list[Position] = []
+    while len(found) < count:
+        position = game.start()
+        for _ply in range(int(rng.integers(cells // 2 + 1))):
+            if game.is_terminal(position):
+                break
+            moves = game.legal_moves(position)
+            position = game.apply(position, moves[int(rng.integers(len(moves)))])
+        if not game.is_terminal(position):
+            found.append(position)
+    return found
+
+
+def evaluate_by_sample(
+    who: Player,
+    solution: Exact,
+    sample: int = DEFAULT_SAMPLE,
+    games: int = DEFAULT_SAMPLED_GAMES,
+    seed: int = 0,
+    positions: Sequence[Position] | None = None,
+) -> Evaluation:
+    """The player's games against random and perfect play in each seat, and its optimality
+    on ``sample`` decision positions (or on ``positions``, when given), judged exactly."""
+    check_count("--sample", sample, MAX_SAMPLE)
+    game = solution.game
+    rng = np.random.default_rng([seed, 0x5A])
+    matches: dict[str, SeatRecords] = {}
+    own: list[Position] = []
+    for index, name in enumerate(evaluation_opponents(game)):
+        seats = []
+        for seat in (0, 1):
+            other = make_player(name, game, seed=int(rng.integers(2**32)) + index)
+            results = []
+            for _game in range(games):
+                first, second = (who, other) if seat == 0 else (other, who)
+                result, seen = _play(game, first, second)
+                results.append(result if seat == 0 else -result)
+                own.extend(seen[seat::2])
+            seats.append(_record(results))
+        matches[name] = SeatRecords(seats[0], seats[1])
+    if positions is None:
+        from_games = min(len(own), sample // 2)
+        picked = [own[int(i)] for i in rng.choice(len(own), size=from_games, replace=False)]
+        picked += random_openings(game, sample - from_games, rng)
+        judged = judge_positions(who, solution, picked)
+        judged = Sample(judged.verdicts, "sampled")
+    else:
+        judged = judge_positions(who, solution, positions)
+    return Evaluation(game.spec, judged.optimality, matches, judged)
+
+
+__all__ = [
+    "DEFAULT_SAMPLE",
+    "DEFAULT_SAMPLED_GAMES",
+    "Sample",
+    "Verdict",
+    "evaluate_by_sample",
+    "judge_positions",
+    "random_openings",
+    "wilson",
+]

@@ -1,0 +1,307 @@
+"""Opening books for Connect Four solved by search: the exact score of every position of the
+first plies, built by qarena's own search and looked up before searching.
+
+A book of ``plies`` N holds every position with at most N stones in which nobody has four,
+mirror images once (under the smaller of their two keys, ``kernels.search.canonical``). Only
+the positions of exactly N stones are searched (:class:`BookBuild`, on every core, the threads
+sharing one table, resumable from a ``.partial`` file); the earlier ones are backed up from
+them move by move (``kernels.search.back_up``), which is exact and takes seconds.
+
+A book is a file in qarena's array-file container (``qarena.policyfile``): the sorted keys
+(``uint64``) and their scores (``int8``), with the game and the plies in its metadata.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from qarena.budget import check_count, format_bytes, memory_budget
+from qarena.errors import QarenaError, TooLargeError
+from qarena.games.connect4 import ConnectFour
+from qarena.i18n import _
+from qarena.kernels import search as k
+from qarena.policyfile import ArraySpec, load_policy, save_policy
+
+#: The ``kind`` in a book's metadata, and in a build's partial file.
+KIND = "connect4-book"
+PARTIAL_KIND = "connect4-book-partial"
+#: Most plies a book may have: 14 plies of 6×7 are already hundreds of millions of positions.
+MAX_PLIES = 14
+#: Bytes a position takes while a book is built: its two bitboards and key for each of its
+#: moves as the next ply is made, before duplicates go.
+BUILD_BYTES_PER_CHILD = 24
+#: Seconds between two saves of a build's progress.
+CHECKPOINT_SECONDS = 60.0
+#: The book shipped in the package, by game: the file under ``qarena/data``.
+SHIPPED = {"connect4:6x7:4": "connect4-6x7.book.npz"}
+
+
+@dataclass(frozen=True, eq=False)
+class Book:
+    """Exact scores of the first ``plies`` plies of one board, by canonical key."""
+
+    spec: str
+    plies: int
+    keys: np.ndarray = field(repr=False)
+    scores: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return int(self.keys.size)
+
+    def __repr__(self) -> str:
+        return f"Book({self.spec}: {len(self):,} positions of up to {self.plies} plies)"
+
+    def score(self, mine: np.uint64, mask: np.uint64, rows: int, cols: int) -> int | None:
+        """The score of a position, or None when the book does not hold it."""
+        key = k.canonical(mine + mask, rows, cols, k.geometry(rows, cols))
+        i = int(np.searchsorted(self.keys, key))
+        if i < self.keys.size and self.keys[i] == key:
+            return int(self.scores[i])
+        return None
+
+
+def levels(game: ConnectFour, plies: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """For each count of stones 0..plies, the positions of that many stones in which nobody
+    has four, mirror images once: (the mover's stones, all stones, canonical keys), sorted by
+    key. Each ply's arrays are checked against the memory budget before they are made."""
+    rows, cols = game.rows, game.cols
+    mine = np.zeros(1, dtype=np.uint64)
+    mask = np.zeros(1, dtype=np.uint64)
+    keys = np.zeros(1, dtype=np.uint64)
+    out = [(mine, mask, keys)]
+    for stones in range(plies):
+        need = mine.size * cols * BUILD_BYTES_PER_CHILD
+        if need > memory_budget():
+            raise TooLargeError(
+                _(
+                    "a book of {plies} plies needs more than {need} while it is built, more "
+                    "than this machine can spare ({budget}); ask for fewer plies"
+                ).format(plies=plies, need=format_bytes(need), budget=format_bytes(memory_budget()))
+            )
+        mine, mask, keys = k.expand(mine, mask, stones, rows, cols)
+        keys, first = np.unique(keys, return_index=True)
+        mine, mask = mine[first], mask[first]
+        out.append((mine, mask, keys))
+    return out
+
+
+def _digest(keys: np.ndarray) -> str:
+    return hashlib.sha256(keys.tobytes()).hexdigest()
+
+
+@dataclass
+class BookBuild:
+    """Building a book: the positions of the last ply searched on ``workers`` threads sharing
+    one table of ``entries``, progress saved to ``out + ".partial"`` every minute and when
+    stopped, and picked up again by a later build of the same book."""
+
+    game: ConnectFour
+    plies: int
+    out: str
+    workers: int = 1
+    entries: int = 0
+    levels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(init=False, repr=False)
+    scores: np.ndarray = field(init=False, repr=False)
+    nodes: int = 0
+
+    def __post_init__(self) -> None:
+        from qarena.solve.search import Searcher, searchable
+
+        if not searchable(self.game):
+            Searcher(self.game)  # raises the one-line refusal
+        check_count("--plies", self.plies, MAX_PLIES, least=0)
+        self.levels = levels(self.game, self.plies)
+        last = self.levels[-1]
+        mine, mask, _keys = last
+        self.scores = k.immediate_scores(mine, mask, self.plies, self.game.rows, self.game.cols)
+        self._resume()
+
+    @property
+    def partial(self) -> str:
+        return self.out + ".partial"
+
+    @property
+    def total(self) -> int:
+        """Positions of the last ply."""
+        return int(self.scores.size)
+
+    @property
+    def done(self) -> int:
+        return int(np.count_nonzero(self.scores != k.FULL))
+
+    def _meta(self) -> dict[str, Any]:
+        return {
+            "kind": PARTIAL_KIND,
+            "game": self.game.spec,
+            "plies": self.plies,
+            "positions": self.total,
+            "keys_sha256": _digest(self.levels[-1][2]),
+        }
+
+    def _resume(self) -> None:
+        if not os.path.exists(self.partial):
+            return
+        want = self._meta()
+
+        def expect(meta: dict[str, Any]) -> dict[str, ArraySpec]:
+            if {key: meta.get(key) for key in want} != want:
+                raise QarenaError(
+                    _(
+                        "{file} is the progress of another book; remove it or build that book"
+                    ).format(file=self.partial)
+                )
+            return {"scores": ((self.total,), np.dtype(np.int64))}
+
+        saved = load_policy(self.partial, expect).arrays["scores"]
+        known = saved != k.FULL
+        self.scores[known] = saved[known]
+
+    def checkpoint(self) -> None:
+        """Save the scores found so far (the safe writer: a kill leaves the old file)."""
+        save_policy(self.partial, {"scores": self.scores}, self._meta())
+
+    def run(
+        self,
+        on_progress: Callable[[int, int], None] | None = None,
+        stop: threading.Event | None = None,
+    ) -> Book | None:
+        """Search every position of the last ply not yet scored, then back up and write the
+        book. Returns None, with the progress saved, when ``stop`` is set first."""
+        from qarena.solve.search import Searcher, default_entries
+
+        game, rows, cols = self.game, self.game.rows, self.game.cols
+        searcher = Searcher(game, entries=self.entries or default_entries())
+        mine, mask, _keys = self.levels[-1]
+        todo = [int(i) for i in np.flatnonzero(self.scores == k.FULL)]
+        todo.reverse()  # popped from the end: in key order
+        lock = threading.Lock()
+        flags = [np.zeros(k.COUNTERS, dtype=np.int64) for _ in range(self.workers)]
+
+        def work(counters: np.ndarray) -> None:
+            while True:
+                with lock:
+                    if not todo or counters[1]:
+                        return
+                    i = todo.pop()
+                found = k.solve_bits(
+                    mine[i], mask[i], self.plies, rows, cols, searcher.table, counters
+                )
+                if counters[1]:
+                    with lock:
+                        todo.append(i)  # stopped midway: the score is not one
+                    return
+                self.scores[i] = found
+
+        threads = [threading.Thread(target=work, args=(f,), daemon=True) for f in flags]
+        for t in threads:
+            t.start()
+        last = time.monotonic()
+        try:
+            while any(t.is_alive() for t in threads):
+                for t in threads:
+                    t.join(timeout=0.5)
+                if on_progress is not None:
+                    on_progress(self.done, self.total)
+                if stop is not None and stop.is_set():
+                    break
+                if time.monotonic() - last > CHECKPOINT_SECONDS:
+                    self.checkpoint()
+                    last = time.monotonic()
+        finally:
+            for f in flags:
+                f[1] = 1
+            for t in threads:
+                t.join()
+            self.nodes += sum(int(f[0]) for f in flags)
+        if self.done < self.total:
+            self.checkpoint()
+            return None
+        book = self.finish()
+        save_book(self.out, book)
+        if os.path.exists(self.partial):
+            os.remove(self.partial)
+        return book
+
+    def finish(self) -> Book:
+        """Back the last ply's scores up to the start, and make the book."""
+        rows, cols = self.game.rows, self.game.cols
+        keys = [self.levels[-1][2]]
+        scores = [self.scores]
+        child_keys, child_scores = self.levels[-1][2], self.scores
+        for stones in range(self.plies - 1, -1, -1):
+            mine, mask, level_keys = self.levels[stones]
+            found = k.back_up(mine, mask, stones, rows, cols, child_keys, child_scores)
+            if (found == k.MISSING).any():
+                raise AssertionError("a position's successor is missing from the next ply")
+            keys.append(level_keys)
+            scores.append(found)
+            child_keys, child_scores = level_keys, found
+        every = np.concatenate(keys)
+        order = np.argsort(every, kind="stable")
+        return Book(
+            self.game.spec,
+            self.plies,
+            every[order],
+            np.concatenate(scores)[order].astype(np.int8),
+        )
+
+
+def save_book(path: str, book: Book) -> None:
+    save_policy(
+        path,
+        {"keys": book.keys, "scores": book.scores},
+        {"kind": KIND, "game": book.spec, "plies": book.plies, "positions": len(book)},
+    )
+
+
+def load_book(path: str | os.PathLike[str], game: ConnectFour) -> Book:
+    """A book file for ``game``; anything else is refused in one line naming the file."""
+    p = os.fspath(path)
+    meta: dict[str, Any] = {}
+
+    def expect(found: dict[str, Any]) -> dict[str, ArraySpec]:
+        if found.get("kind") != KIND:
+            raise QarenaError(_("{file} is not an opening book").format(file=p))
+        if found.get("game") != game.spec:
+            raise QarenaError(
+                _("{file} is a book of {other}, not of {spec}").format(
+                    file=p, other=found.get("game"), spec=game.spec
+                )
+            )
+        n, plies = found.get("positions"), found.get("plies")
+        if not isinstance(n, int) or not isinstance(plies, int) or not 0 < n < 2**32:
+            raise QarenaError(_("{file} is damaged: its size is not a count").format(file=p))
+        if not 0 <= plies <= MAX_PLIES:
+            raise QarenaError(_("{file} is damaged: its size is not a count").format(file=p))
+        meta.update(found)
+        return {"keys": ((n,), np.dtype(np.uint64)), "scores": ((n,), np.dtype(np.int8))}
+
+    data = load_policy(p, expect)
+    keys = data.arrays["keys"]
+    if keys.size > 1 and not bool((keys[1:] > keys[:-1]).all()):
+        raise QarenaError(_("{file} is damaged: its keys are not in order").format(file=p))
+    return Book(game.spec, int(meta["plies"]), keys, data.arrays["scores"])
+
+
+def shipped_book(game: ConnectFour) -> Book | None:
+    """The book that comes with qarena for this board, if there is one."""
+    name = SHIPPED.get(game.spec)
+    if name is None:
+        return None
+    path = resources.files("qarena") / "data" / name
+    if not path.is_file():
+        return None
+    with resources.as_file(path) as real:
+        return load_book(real, game)
+
+
+__all__ = ["Book", "BookBuild", "levels", "load_book", "save_book", "shipped_book"]

@@ -1,0 +1,119 @@
+"""Judging by samples (qarena.evaluate.sampled, qarena eval --sample/--positions): verdicts by
+search equal the enumerating solver's on the same positions, the interval is Wilson's, reruns
+agree, and a positions file is read or refused in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from qarena import api
+from qarena.agents.players import player
+from qarena.cli.app import run
+from qarena.evaluate.sampled import evaluate_by_sample, judge_positions, random_openings, wilson
+from qarena.games import ConnectFour, parse_spec
+from qarena.solve import solve
+from qarena.solve.search import SearchSolution, Searcher
+
+
+def _game(spec: str) -> ConnectFour:
+    game = parse_spec(spec)
+    assert isinstance(game, ConnectFour)
+    return game
+
+
+def test_wilson_intervals_are_the_textbook_ones() -> None:
+    # Wilson (1927) at 95%: 0 of 10 gives 0 to 0.2775; 10 of 10 gives 0.7225 to 1; 5 of 10
+    # gives 0.2366 to 0.7634 (Newcombe 1998, table I).
+    assert wilson(0, 10) == (0.0, pytest.approx(0.2775, abs=1e-4))
+    assert wilson(10, 10) == (pytest.approx(0.7225, abs=1e-4), 1.0)
+    low, high = wilson(5, 10)
+    assert (low, high) == (pytest.approx(0.2366, abs=1e-4), pytest.approx(0.7634, abs=1e-4))
+
+
+def test_verdicts_by_search_are_the_enumerating_solver_s() -> None:
+    # Two algorithms judge the same moves: search position by position, and the solution of
+    # every reachable position.
+    import numpy as np
+
+    game = _game("connect4:4x5")
+    searched = SearchSolution(game, Searcher(game, entries=100_003, workers=1))
+    enumerated = solve(game)
+    positions = random_openings(game, 150, np.random.default_rng(4))
+    who = player("random", game, seed=1)
+    by_search = judge_positions(who, searched, positions)
+    who = player("random", game, seed=1)
+    by_enumeration = judge_positions(who, enumerated, positions)
+    assert by_search == by_enumeration
+    assert 0 < by_search.optimality.optimal < by_search.optimality.decisions
+
+
+def test_a_sampled_evaluation_reruns_the_same_and_perfect_play_keeps_every_value() -> None:
+    game = _game("connect4:4x5")
+    searched = SearchSolution(game, Searcher(game, entries=100_003, workers=1))
+
+    def once(name: str) -> dict[str, object]:
+        result = evaluate_by_sample(
+            player(name, game, seed=3), searched, sample=120, games=2, seed=9
+        )
+        return result.to_json()
+
+    first = once("random")
+    assert first == once("random")
+    sample = first["sample"]
+    assert isinstance(sample, dict) and len(sample["positions"]) == 120
+    perfect = once("perfect")
+    assert perfect["optimality"] == 1.0 and perfect["sample"]["interval"][1] == 1.0  # type: ignore[index]
+    # Perfect play never loses to random play; against itself 4×5 is a draw (Tromp).
+    assert perfect["matches"]["random"]["first"]["loss"] == 0  # type: ignore[index]
+    assert perfect["matches"]["perfect"]["first"]["draw"] == 1.0  # type: ignore[index]
+
+
+def test_eval_judges_the_positions_of_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One position as moves (columns from 1, Pons' form), one in the text form.
+    listed = tmp_path / "positions.txt"
+    listed.write_text("# two positions\n3\n\n...../...../...../..x..\n", encoding="utf-8")
+    code = run(
+        ["eval", "perfect", "--game", "connect4:4x5", "--positions", str(listed), "--games",
+         "1", "--json"]  # fmt: skip
+    )
+    assert code == 0
+    record = json.loads(capsys.readouterr().out)
+    judged = record["sample"]["positions"]
+    assert record["sample"]["source"] == "given"
+    assert [p["position"] for p in judged] == ["...../...../...../..x..", "...../...../...../..x.."]
+    assert all(p["kept"] for p in judged) and record["decisions"] == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("", "holds no positions"),
+        ("9\n", "columns are numbered 1 to 5"),
+        ("x\n", "does not fit the 4x5 board"),
+        ("33333\n", "column 3, which is full"),
+    ],
+)
+def test_a_bad_positions_file_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, expected: str
+) -> None:
+    listed = tmp_path / "positions.txt"
+    listed.write_text(content, encoding="utf-8")
+    code = run(["eval", "random", "--game", "connect4:4x5", "--positions", str(listed)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and expected in err and len(err.splitlines()) == 1
+
+
+def test_the_api_judges_classic_connect_four_by_search() -> None:
+    # Too big to enumerate: the search solver judges. After these 22 moves (Pons' form)
+    # BitBully scores the moves a -5, b +5, c +9, d -5, e -5, f +10, g +9: the player to
+    # move wins, perfect play keeps the win, and a script that plays a does not.
+    moves = "4453342344565565116767"
+    perfect = api.judge("perfect", "connect4:6x7", games=0, positions=[moves])
+    assert perfect.sample is not None and perfect.optimality.optimal == 1
+    script = api.judge(["a"], "connect4:6x7", games=0, positions=[moves])
+    assert script.optimality.optimal == 0

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from qarena import policyfile
 from qarena.errors import QarenaError
 from qarena.fileio import check_target
-from qarena import policyfile
 from qarena.policyfile import (
     FORMAT,
     FORMAT_VERSION,

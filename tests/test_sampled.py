@@ -15,7 +15,7 @@ from qarena.cli.app import run
 from qarena.evaluate.sampled import evaluate_by_sample, judge_positions, random_openings, wilson
 from qarena.games import ConnectFour, parse_spec
 from qarena.solve import solve
-from qarena.solve.search import SearchSolution, Searcher
+from qarena.solve.search import Searcher, SearchSolution
 
 
 def _game(spec: str) -> ConnectFour:
@@ -78,8 +78,17 @@ def test_eval_judges_the_positions_of_a_file(
     listed = tmp_path / "positions.txt"
     listed.write_text("# two positions\n3\n\n...../...../...../..x..\n", encoding="utf-8")
     code = run(
-        ["eval", "perfect", "--game", "connect4:4x5", "--positions", str(listed), "--games",
-         "1", "--json"]  # fmt: skip
+        [
+            "eval",
+            "perfect",
+            "--game",
+            "connect4:4x5",
+            "--positions",
+            str(listed),
+            "--games",
+            "1",
+            "--json",
+        ]
     )
     assert code == 0
     record = json.loads(capsys.readouterr().out)

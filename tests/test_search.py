@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -153,3 +154,70 @@ def test_what_cannot_be_searched_is_refused_in_a_line() -> None:
     with pytest.raises(QarenaError, match="cannot be searched") as e:
         Searcher(_game("connect4:6x7:5"))
     assert "\n" not in str(e.value)
+
+
+def test_a_book_holds_the_search_s_scores_and_a_stopped_build_goes_on(tmp_path: Path) -> None:
+    # Built from the last ply backwards; every score must be what a search of that position
+    # finds, and the earlier plies what the enumerating solver says.
+    import numpy as np
+
+    from qarena.kernels import search as k
+    from qarena.solve.book import BookBuild, load_book
+
+    game = _game("connect4:4x5")
+    out = str(tmp_path / "book.npz")
+    stopped = BookBuild(game, 6, out, workers=2, entries=100_003)
+    stopped.record(np.arange(40), np.full(40, 0))  # a wrong score, to see it is kept as saved
+    stopped.checkpoint()
+    build = BookBuild(game, 6, out, workers=2, entries=100_003)
+    assert build.done == stopped.done and (build.scores[:40] == 0).all()
+    build.scores[:40] = k.FULL  # forget them again: searched for real this time
+    build.checkpoint()
+    book = BookBuild(game, 6, out, workers=2, entries=100_003).run()
+    assert book is not None and not Path(out + ".partial").exists()
+    loaded = load_book(out, game)
+    assert len(loaded) == len(book) == 2411 and loaded.plies == 6
+    searcher = Searcher(game, entries=100_003, workers=1)
+    solution = solve(game)
+    cells = game.rows * game.cols
+    for _moves, position in _random_positions(game, 80, 0, 6, seed=11):
+        if game.is_terminal(position):
+            continue
+        mine, mask, stones = bits(game, position)
+        found = loaded.score(mine, mask, game.rows, game.cols)
+        assert found == searcher.score(position)
+        value, plies = solution.value_of(position), solution.depth_of(position)
+        assert found == value * ((cells + 2 - stones - plies) // 2)
+
+
+def test_a_book_of_another_board_or_kind_is_refused(tmp_path: Path) -> None:
+    from qarena.solve.book import BookBuild, load_book
+
+    out = str(tmp_path / "book.npz")
+    BookBuild(_game("connect4:4x4"), 3, out, workers=1, entries=10_007).run()
+    with pytest.raises(QarenaError, match="is a book of connect4:4x4:4, not of connect4:4x5:4"):
+        load_book(out, _game("connect4:4x5"))
+    with pytest.raises(QarenaError, match=r"not a qarena policy file|not an opening book"):
+        load_book(__file__, _game("connect4:4x4"))
+
+
+def test_the_book_command_writes_a_book_and_refuses_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qarena.cli.app import run
+    from qarena.solve.book import load_book
+
+    out = tmp_path / "book.npz"
+    assert run(["book", "connect4:4x4", "--plies", "4", "--out", str(out)]) == 0
+    assert "Wrote" in capsys.readouterr().out
+    assert load_book(out, _game("connect4:4x4")).plies == 4
+    for args, expected in [
+        (["tictactoe", "--plies", "2"], "has no book"),
+        (["connect4:4x4", "--plies", "99"], "--plies must be at most 14"),
+        (["connect4:4x4", "--plies", "2", "--workers", "0"], "--workers must be at least 1"),
+        (["connect4:4x4", "--plies", "2", "--backend", "mpi"], "unknown backend 'mpi'"),
+    ]:
+        assert run(["book", *args, "--out", str(tmp_path / "other.npz")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert expected in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "other.npz").exists()

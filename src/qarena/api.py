@@ -37,6 +37,7 @@ from qarena.evaluate.sampled import (
     DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
     evaluate_by_sample,
+    play_games,
 )
 from qarena.experiments.backends import plan_sweep, run_plan
 from qarena.experiments.sweep import (
@@ -356,16 +357,25 @@ def compete(
     b: PlayerLike,
     spec: GameLike | None = None,
     *,
-    games: int = 1000,
+    games: int | None = None,
     seed: int = 0,
 ) -> Competition:
     """``a`` and ``b`` play ``games`` games with each moving first, as ``qarena compete``:
     each picks uniformly among the moves it would play (a trained agent among its ties).
-    Players that share values across symmetries meet the others among all positions."""
-    check_count("games", games, MAX_GAMES)
+    Players that share values across symmetries meet the others among all positions. Games
+    too big to enumerate (classic Connect Four) are played move by move, 10 each way unless
+    told (perfect play searches each of its moves); others 1,000."""
     check_seed(seed)
-    g, pa, pb = players(a, b, spec)
+    g, pa, pb = players(a, b, spec, seed=seed)
     both = (pa, pb)
+    if isinstance(oracle(g), SearchSolution):
+        count = DEFAULT_SAMPLED_GAMES if games is None else games
+        check_count("games", count, MAX_GAMES)
+        a_first = play_games(g, pa, pb, count)
+        b_first = play_games(g, pb, pa, count).flipped()
+        return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both)
+    games = 1000 if games is None else games
+    check_count("games", games, MAX_GAMES)
     canonical = all(p.learner.config.canonical for p in both if isinstance(p, GreedyAgent))
     tables = game_tables(g, canonical)
     ma, mb = (move_mask(tables, p) for p in both)

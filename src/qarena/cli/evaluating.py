@@ -321,15 +321,24 @@ def compete_command(
     first: PlayerA,
     second: PlayerB,
     spec: PlayersGameOpt = None,
-    games: GamesOpt = 1000,
+    games: Annotated[
+        int | None,
+        typer.Option(
+            "--games",
+            "-n",
+            help="Games each player opens (1,000; 10 on boards solved by search).",
+        ),
+    ] = None,
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Two players of the same game play each other, each moving first in turn: trained agents
     (policy files) or built-in players."""
-    _check_games(games)
+    if games is not None:
+        _check_games(games)
     _check_seed(seed)
     result = api.compete(first, second, spec, games=games, seed=seed)
+    games = result.a_first.games
     game = api.game(result.game)
     players = result.players
     a_first, b_first = result.a_first, result.b_first

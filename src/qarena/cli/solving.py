@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from qarena.cli.common import PositionOpt, SpecArg, announce, app, err, out, styled
-from qarena.games import DRAW, LOSS, WIN, Position, parse_spec, value_name, value_word
+from qarena.budget import check_count
+from qarena.cli.common import PositionOpt, SpecArg, announce, app, err, out, styled, told_stop
+from qarena.errors import QarenaError
+from qarena.experiments.backends import BACKENDS
+from qarena.fileio import check_target
+from qarena.games import DRAW, LOSS, WIN, ConnectFour, Position, parse_spec, value_name, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.solve import SearchSolution, oracle, solve
-from qarena.solve.search import plies_to_end
+from qarena.solve.book import (
+    CHECKPOINT_SECONDS,
+    MAX_PLIES,
+    Book,
+    BookBuild,
+    solve_chunk_task,
+)
+from qarena.solve.search import default_entries, plies_to_end
+
+#: Most threads or Ray tasks at once a book build takes.
+MAX_WORKERS = 1_024
 
 
 @app.command("solve")
@@ -156,3 +177,126 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
         ),
     )
     out.print(table)
+
+
+@app.command("book")
+def book_command(
+    spec: SpecArg,
+    plies: Annotated[
+        int, typer.Option("--plies", help="Positions of up to this many stones go in the book.")
+    ],
+    out_file: Annotated[Path, typer.Option("--out", "-o", help="The book file to write.")],
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Threads here, or Ray tasks at once (default: the number of cores)."),
+    ] = None,
+    backend: Annotated[str, typer.Option(help="local (threads here) or ray.")] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
+    ] = None,
+) -> int:
+    """An opening book for a board solved by search (Connect Four): the exact score of every
+    position of up to --plies stones, mirror images once. The positions of exactly --plies
+    stones are searched, on every core (threads sharing one table) or as Ray tasks; the
+    earlier ones follow from them. Progress is saved beside the book every minute and on
+    Ctrl-C, and the same command goes on from there."""
+    game = parse_spec(spec)
+    if not isinstance(game, ConnectFour) or not game.searchable:
+        raise QarenaError(
+            _("{spec} has no book: books are for boards the search solver plays (Connect Four "
+              "with four in a row, columns × (rows + 1) at most 64)").format(spec=game.spec)
+        )  # fmt: skip
+    check_count("--plies", plies, MAX_PLIES, least=0)
+    cores = len(os.sched_getaffinity(0))
+    count = cores if workers is None else workers
+    check_count("--workers", count, MAX_WORKERS)
+    if backend not in BACKENDS:
+        raise QarenaError(
+            _("unknown backend {backend!r}; expected {backends}").format(
+                backend=backend, backends=", ".join(BACKENDS)
+            )
+        )
+    if ray_address is not None and backend != "ray":
+        raise QarenaError(_("--ray-address applies to --backend ray"))
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise QarenaError(_("--backend ray needs Ray; install it with: pip install 'qarena[ray]'"))
+    target = os.fspath(out_file)
+    check_target(target)
+    check_target(target + ".partial")
+    build = BookBuild(game, plies, target, workers=count)
+    resumed = build.done
+    err.print(
+        _("Book of {spec} to {plies} plies: {total:,} positions of {plies} stones, {done:,} "
+          "of them scored already (a win at once, or saved progress).").format(
+            spec=game.spec, plies=plies, total=build.total, done=resumed
+        )
+    )  # fmt: skip
+    started = time.perf_counter()
+    stop = threading.Event()
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task(_("searching"), total=build.total, completed=resumed)
+
+        def show(done: int, total: int) -> None:
+            progress.update(bar, completed=done)
+
+        try:
+            if backend == "ray":
+                book = _book_on_ray(build, count, ray_address, show)
+            else:
+                book = build.run(show, stop)
+        except KeyboardInterrupt:
+            stop.set()
+            build.checkpoint()
+            book = None
+    if book is None:
+        err.print(
+            _("Stopped: {done:,} of {total:,} positions are saved in {file}; the same command "
+              "goes on from there.").format(
+                done=build.done, total=build.total, file=build.partial
+            )
+        )  # fmt: skip
+        return told_stop()
+    seconds = time.perf_counter() - started
+    out.print(
+        _("Wrote {file}: {count:,} positions of up to {plies} plies, in {seconds} s.").format(
+            file=target, count=len(book), plies=plies, seconds=number(seconds, ".0f")
+        )
+    )  # fmt: skip
+    return 0
+
+
+def _book_on_ray(
+    build: BookBuild, workers: int, address: str | None, show: Callable[[int, int], None]
+) -> Book | None:
+    """The last ply's positions as Ray tasks, a few per worker; progress saved each minute."""
+    from qarena.experiments.backends import run_ray
+
+    entries = max(1 << 20, default_entries() // workers)
+    spec, plies = build.game.spec, build.plies
+    size = max(1, -(-(build.total - build.done) // (workers * 8)))
+    tasks = [
+        (spec, plies, places, mine, mask, entries) for places, mine, mask in build.chunks(size)
+    ]
+    last = [time.monotonic()]
+
+    def done(found: tuple[np.ndarray, np.ndarray]) -> None:
+        build.record(*found)
+        show(build.done, build.total)
+        if time.monotonic() - last[0] > CHECKPOINT_SECONDS:
+            build.checkpoint()
+            last[0] = time.monotonic()
+
+    try:
+        run_ray(tasks, workers, address, done, work=solve_chunk_task)
+    finally:
+        if build.done < build.total:
+            build.checkpoint()
+    return build.complete() if build.done == build.total else None

@@ -142,6 +142,11 @@ def _record(results: list[int]) -> Record:
     return Record(wins, draws, len(results) - wins - draws)
 
 
+def play_games(game: Game, first: Player, second: Player, games: int) -> Record:
+    """``games`` games, ``first`` moving first in each, played move by move: first's record."""
+    return _record([_play(game, first, second)[0] for _game in range(games)])
+
+
 def random_openings(game: Game, count: int, rng: np.random.Generator) -> list[Position]:
     """Positions after random moves by both sides, 0 to half the cells deep, still going."""
     cells = len(game.start())
@@ -203,6 +208,7 @@ __all__ = [
     "Verdict",
     "evaluate_by_sample",
     "judge_positions",
+    "play_games",
     "random_openings",
     "wilson",
 ]

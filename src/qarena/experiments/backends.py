@@ -11,6 +11,7 @@ import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from qarena.budget import BASE_BYTES, footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
@@ -71,9 +72,16 @@ def run_local(tasks: Sequence[Task], workers: int, on_done: OnDone) -> None:
         pool.join()
 
 
-def run_ray(tasks: Sequence[Task], workers: int, address: str | None, on_done: OnDone) -> None:
-    """Train ``tasks`` as Ray tasks of one CPU each: on the cluster at ``address``, or on a
-    local Ray instance limited to ``workers`` CPUs. Every node needs qarena installed."""
+def run_ray(
+    tasks: Sequence[Any],
+    workers: int,
+    address: str | None,
+    on_done: Callable[[Any], None],
+    work: Callable[[Any], Any] = run_task,
+) -> None:
+    """Run ``work`` on each task (by default, train a sweep's run) as Ray tasks of one CPU
+    each: on the cluster at ``address``, or on a local Ray instance limited to ``workers``
+    CPUs; ``on_done`` gets each output as it comes. Every node needs qarena installed."""
     try:
         import ray
         from ray.exceptions import RayError, RayTaskError
@@ -96,7 +104,7 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None, on_done: O
         else:
             text = _("cannot start a local Ray instance: {problem}")
         raise QarenaError(text.format(address=address, problem=problem)) from None
-    remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
+    remote = ray.remote(num_cpus=1, max_retries=0)(work)
     pending = [remote.remote(task) for task in tasks]
     try:
         while pending:

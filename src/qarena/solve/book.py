@@ -165,6 +165,27 @@ class BookBuild:
         known = saved != k.FULL
         self.scores[known] = saved[known]
 
+    def chunks(self, size: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The positions still to search, in pieces of ``size``: (their places in the last
+        ply, the movers' stones, all stones), for workers elsewhere (``solve_chunk``)."""
+        mine, mask, _keys = self.levels[-1]
+        todo = np.flatnonzero(self.scores == k.FULL)
+        return [(i, mine[i], mask[i]) for i in np.array_split(todo, max(1, -(-todo.size // size)))
+                if i.size]  # fmt: skip
+
+    def record(self, places: np.ndarray, scores: np.ndarray) -> None:
+        """Scores found elsewhere for the positions at ``places`` of the last ply."""
+        self.scores[places] = scores
+
+    def complete(self) -> Book:
+        """Once every position of the last ply is scored: the book, written to ``out``, and
+        the progress file gone."""
+        book = self.finish()
+        save_book(self.out, book)
+        if os.path.exists(self.partial):
+            os.remove(self.partial)
+        return book
+
     def checkpoint(self) -> None:
         """Save the scores found so far (the safe writer: a kill leaves the old file)."""
         save_policy(self.partial, {"scores": self.scores}, self._meta())
@@ -225,11 +246,7 @@ class BookBuild:
         if self.done < self.total:
             self.checkpoint()
             return None
-        book = self.finish()
-        save_book(self.out, book)
-        if os.path.exists(self.partial):
-            os.remove(self.partial)
-        return book
+        return self.complete()
 
     def finish(self) -> Book:
         """Back the last ply's scores up to the start, and make the book."""
@@ -253,6 +270,36 @@ class BookBuild:
             every[order],
             np.concatenate(scores)[order].astype(np.int8),
         )
+
+
+def solve_chunk(
+    spec: str, plies: int, mine: np.ndarray, mask: np.ndarray, entries: int
+) -> np.ndarray:
+    """The scores of positions of ``plies`` stones, searched here with one table (what a Ray
+    worker runs for ``qarena book --backend ray``)."""
+    from qarena.games import parse_spec
+    from qarena.solve.search import Searcher
+
+    game = parse_spec(spec)
+    assert isinstance(game, ConnectFour)
+    searcher = Searcher(game, entries=entries, workers=1)
+    out = np.empty(mine.size, dtype=np.int64)
+    for i in range(mine.size):
+        out[i] = k.solve_bits(
+            mine[i], mask[i], plies, game.rows, game.cols, searcher.table, searcher.counters
+        )
+    return out
+
+
+#: What a Ray worker gets for ``qarena book --backend ray``: the board, the plies, the places
+#: of the positions in the last ply, their bitboards, and the entries of its table.
+ChunkTask = tuple[str, int, np.ndarray, np.ndarray, np.ndarray, int]
+
+
+def solve_chunk_task(task: ChunkTask) -> tuple[np.ndarray, np.ndarray]:
+    """One Ray task: (the places, their scores)."""
+    spec, plies, places, mine, mask, entries = task
+    return places, solve_chunk(spec, plies, mine, mask, entries)
 
 
 def save_book(path: str, book: Book) -> None:
@@ -304,4 +351,13 @@ def shipped_book(game: ConnectFour) -> Book | None:
         return load_book(real, game)
 
 
-__all__ = ["Book", "BookBuild", "levels", "load_book", "save_book", "shipped_book"]
+__all__ = [
+    "Book",
+    "BookBuild",
+    "levels",
+    "load_book",
+    "save_book",
+    "shipped_book",
+    "solve_chunk",
+    "solve_chunk_task",
+]

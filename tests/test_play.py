@@ -357,3 +357,33 @@ def test_draw_board_puts_moves_and_notes_in_their_cells() -> None:
     assert cells == [["", "", "", "o"], ["", "x", "", ""], ["+0.81", "", "", ""]]
     # The letters sit over their column.
     assert lines[0].index("b") == rows[1].index("x")
+
+
+def test_perfect_play_is_the_opponent_on_a_board_solved_by_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With 50 MB to spare, 4 rows × 5 columns is too big to enumerate, so no agent can be
+    # trained on the spot: the search solver plays. A person who plays the columns from the
+    # left (a full one is refused, and the next tried) cannot beat perfect play.
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "50000000")
+    child, log = _spawn("connect4:4x5", "--seed", "3", "--hint")
+    child.expect("Playing against perfect play", FIRST_TIMEOUT)
+    moves = 0
+    while child.expect([MOVE, AGAIN], timeout=FIRST_TIMEOUT) == 0:
+        child.sendline("abcde"[moves % 5])
+        moves += 1
+        assert moves < 200
+    child.sendline("n")
+    text = _ended(child, log)
+    assert "You win!" not in text and "Solver: with best play from here" in text
+
+
+def test_perfect_play_can_be_asked_for_on_any_board() -> None:
+    child, log = _spawn("tictactoe", "--opponent", "perfect", "--seed", "1", "--first", "ai")
+    child.expect("Playing against perfect play", FIRST_TIMEOUT)
+    plan = ["a1", "c1", "a3", "c3", "b1", "a2", "c2", "b3", "b2"]
+    while child.expect([MOVE, AGAIN]) == 0:
+        child.sendline(plan.pop(0))
+    child.sendline("n")
+    text = _ended(child, log)
+    assert "You win!" not in text

@@ -16,7 +16,7 @@ import numpy as np
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import player
-from qarena.agents.strategies import is_builtin
+from qarena.agents.strategies import PerfectAgent, is_builtin
 from qarena.errors import IllegalMoveError, QarenaError
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending, illegal
@@ -107,7 +107,7 @@ class Match:
     """One game from its start: the person sits at ``human_seat`` (0: moves first), the agent
     at the other seat, picking among its ties with ``rng``."""
 
-    agent: GreedyAgent
+    agent: GreedyAgent | PerfectAgent
     human_seat: int
     rng: np.random.Generator
     positions: list[Position] = field(init=False)

@@ -102,6 +102,14 @@ class GreedyAgent:
             m for m in self.game.legal_moves(position) if m in frame and self.best[row, frame[m]]
         )
 
+    @property
+    def value_heading(self) -> str:
+        """What its values are called in a table (the learner's kind of value)."""
+        return self.learner.value_heading
+
+    def format_value(self, value: float) -> str:
+        return self.learner.format_value(value)
+
     def value_text(self, position: Position, move: Move) -> str:
         return self.learner.format_value(self.value(position, move))
 

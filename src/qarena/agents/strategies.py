@@ -8,7 +8,7 @@ import numpy as np
 
 from qarena.agents.base import Player
 from qarena.errors import QarenaError
-from qarena.games.base import Game, Move, Position
+from qarena.games.base import Game, Move, Position, value_word
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
 from qarena.i18n import _
 from qarena.solve import Exact, oracle
@@ -76,6 +76,33 @@ class PerfectAgent:
     def choices(self, position: Position) -> list[Move]:
         """The moves it picks among: those that keep the position's value."""
         return self.solution.optimal_moves(position)
+
+    # What a person playing against it sees (``qarena play --opponent perfect``), as a
+    # trained agent shows its own values: here the solver's verdict on each move.
+
+    @property
+    def value_heading(self) -> str:
+        return _("verdict")
+
+    def pick(self, position: Position, rng: np.random.Generator) -> Move:
+        """A move that keeps the value, uniformly among them, drawn from ``rng``."""
+        moves = self.choices(position)
+        return moves[int(rng.integers(len(moves)))]
+
+    def move_values(self, position: Position) -> dict[Move, float]:
+        return self.values(position)
+
+    def best_at(self, position: Position) -> tuple[Move, ...]:
+        return tuple(self.choices(position))
+
+    def format_value(self, value: float) -> str:
+        return value_word(int(value))
+
+    def value_text(self, position: Position, move: Move) -> str:
+        return self.format_value(self.values(position)[move])
+
+    def would_play(self, position: Position, move: Move) -> bool:
+        return move in self.choices(position)
 
 
 def _check_rule(game: Game, name: str, what: str) -> None:

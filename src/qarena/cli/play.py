@@ -15,6 +15,7 @@ from rich import box
 from rich.table import Table
 
 from qarena.agents.greedy import GreedyAgent
+from qarena.agents.strategies import PerfectAgent
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, styled, told_stop
 from qarena.cli.render import draw
@@ -26,9 +27,10 @@ from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import SPOT_LEARNER, Match, Reply, Result, Score, train_on_the_spot
-from qarena.solve import Solution, solve
+from qarena.solve import Exact, SearchSolution, oracle
 
 FIRST = ("human", "ai", "random")
+OPPONENTS = ("trained", "perfect")
 
 COMMANDS = gettext_noop(
     "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
@@ -126,6 +128,18 @@ def _loaded(path: Path) -> Learner:
     return learner
 
 
+def _searched(target: str) -> Game | None:
+    """The game TARGET names when it is a spec of a board too big to enumerate that search
+    solves: there perfect play is the opponent, since no agent can be trained on it."""
+    if target.endswith(".npz") or is_file(target):
+        return None
+    try:
+        game = parse_spec(target)
+    except SpecError:
+        return None
+    return game if isinstance(oracle(game), SearchSolution) else None
+
+
 def _agent(target: str) -> Learner:
     """TARGET is a policy file (an existing file, or any name ending in .npz) or a game spec."""
     path = Path(target)
@@ -158,13 +172,13 @@ def _ask(prompt: str) -> str:
 @dataclass
 class _Session:
     game: Game
-    agent: GreedyAgent
+    agent: GreedyAgent | PerfectAgent
     first: str
     show_q: bool
     hint: bool
     ai_values: bool
     rng: np.random.Generator
-    solution: Solution | None
+    solution: Exact | None
     results: Counter[Result] = field(default_factory=Counter)
     playing: bool = False  # a game is under way (the score was not just shown)
 
@@ -203,9 +217,7 @@ class _Session:
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column(_("your move"), style="bold")
         if self.show_q:
-            table.add_column(
-                _("AI's {value}").format(value=agent.learner.value_heading), justify="right"
-            )
+            table.add_column(_("AI's {value}").format(value=agent.value_heading), justify="right")
         verdicts: dict[Move, int] = {}
         if self.solution is not None:
             verdicts = self.solution.move_values(position)
@@ -228,9 +240,7 @@ class _Session:
         game, agent, position = self.game, self.agent, reply.position
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column(_("AI's move"), style="bold")
-        table.add_column(
-            _("AI's {value}").format(value=agent.learner.value_heading), justify="right"
-        )
+        table.add_column(_("AI's {value}").format(value=agent.value_heading), justify="right")
         verdicts: dict[Move, int] = {}
         if self.solution is not None:
             # The solver's word for the AI, who is the one to move here.
@@ -238,7 +248,7 @@ class _Session:
             table.add_column(_("solver (for the AI)"))
         table.add_column("")
         for m in game.legal_moves(position):
-            row = [game.format_move(m), agent.learner.format_value(reply.values[m])]
+            row = [game.format_move(m), agent.format_value(reply.values[m])]
             if verdicts:
                 row.append(value_word(verdicts[m]))
             row.append(_("← it played this") if m == reply.move else "")
@@ -383,6 +393,14 @@ def play_command(
     seed: Annotated[
         int | None, typer.Option(help="Random seed for the AI's ties and the coin toss.")
     ] = None,
+    opponent: Annotated[
+        str | None,
+        typer.Option(
+            "--opponent",
+            help="trained (an agent trained on the spot, or the policy file) or perfect (the "
+            "solver's perfect play; the default on boards solved by search).",
+        ),
+    ] = None,
 ) -> int:
     """Play against an agent in the terminal: you type moves, it answers."""
     if first not in FIRST:
@@ -391,19 +409,33 @@ def play_command(
                 value=first, values=", ".join(FIRST)
             )
         )
+    if opponent not in (None, *OPPONENTS):
+        raise QarenaError(
+            _("unknown --opponent {value!r}; expected one of {values}").format(
+                value=opponent, values=", ".join(OPPONENTS)
+            )
+        )
     if seed is not None:
         check_seed(seed)
     if sys.stdin is None or sys.stdin.closed:  # started with <&-: no one can type a move
         raise QarenaError(_("play reads your moves from standard input, which is closed"))
-    learner = _agent(target)
-    game = learner.game
+    agent: GreedyAgent | PerfectAgent
+    searched = _searched(target)
+    if opponent == "perfect" or (opponent is None and searched is not None):
+        game = searched if searched is not None else _agent(target).game
+        announce(game)
+        agent = PerfectAgent(game, seed)
+        err.print(_("Playing against perfect play, by the solver."))
+    else:
+        agent = GreedyAgent(_agent(target))
+        game = agent.game
     solution = None
     if hint:
         announce(game)
-        solution = solve(game)
+        solution = oracle(game)
     session = _Session(
         game,
-        GreedyAgent(learner),
+        agent,
         first,
         show_q,
         hint,

@@ -5,7 +5,9 @@ scored, as BitBully's ``score_all_moves`` does.
 Positions are drawn as Pons' test sets are, half of each kind (seeded): random games of
 ``--low`` to ``--high`` plies in which nobody has won and nobody could have won on the move
 before; and positions along perfect-play games (BitBully's best moves, ties at random) after a
-random opening of 2 to 6 plies, one position per game at a ply drawn from the same range.
+random opening of 2 to 6 plies, one position per game at a ply drawn from the same range
+(the moves are chosen with BitBully's 12-ply book, which only makes drawing them quick; the
+timed BitBully has no book).
 Every score is compared; a disagreement fails the run. Reported: positions, mean and maximum
 seconds per position for each solver, their ratio, nodes, and the process's peak RSS.
 qarena uses ``--workers`` threads (both cores unless told) and its default table (sized from
@@ -90,9 +92,8 @@ def main() -> int:
     engine = bitbully.BitBully(opening_book=None)
     half = args.positions // 2
     drawn = positions(game, args.positions - half, args.low, args.high, args.seed)
-    drawn += along_perfect_play(game, engine, half, args.low, args.high, args.seed)
-    engine.reset_transposition_table()
-    engine.reset_node_counter()
+    chooser = bitbully.BitBully(opening_book="12-ply-dist")
+    drawn += along_perfect_play(game, chooser, half, args.low, args.high, args.seed)
     small = parse_spec("connect4:4x4")
     assert isinstance(small, ConnectFour)
     Searcher(small, entries=10_007).move_scores(small.start())  # compile the kernels first

@@ -126,3 +126,15 @@ def test_the_api_judges_classic_connect_four_by_search() -> None:
     assert perfect.sample is not None and perfect.optimality.optimal == 1
     script = api.judge(["a"], "connect4:6x7", games=0, positions=[moves])
     assert script.optimality.optimal == 0
+
+
+def test_eval_by_samples_reruns_the_same(capsys: pytest.CaptureFixture[str]) -> None:
+    # The player judged is seeded by --seed too, not only its opponents.
+    argv = ["eval", "random", "--game", "connect4:4x5", "--sample", "60", "--games", "2"]
+    outputs = []
+    for _run in range(2):
+        assert run([*argv, "--json", "--seed", "5"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert run([*argv, "--json", "--seed", "6"]) == 0
+    assert capsys.readouterr().out != outputs[0]

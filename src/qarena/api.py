@@ -271,7 +271,7 @@ def judge(
     if sampled:
         if lengths:
             raise QarenaError(_("game lengths are counted only when every position is judged"))
-        found = _player(who, g)
+        found = _player(who, g, seed)
         count = DEFAULT_SAMPLED_GAMES if games is None else games
         check_count("games", count, MAX_GAMES, least=0)
         given = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -39,6 +40,7 @@ from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import about, is_builtin
+from qarena.solve import SearchSolution, oracle
 from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
 
@@ -196,10 +198,11 @@ def eval_command(
         game = parse_spec(spec)
         given = _parsed(game, lines)
         announce(game)
-        result = api.judge(
-            policy, game, games=games, seed=seed, lengths=lengths, sample=sample,
-            positions=given,
-        )  # fmt: skip
+        with _judging(game):
+            result = api.judge(
+                policy, game, games=games, seed=seed, lengths=lengths, sample=sample,
+                positions=given,
+            )  # fmt: skip
         heading = styled(
             _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]"),
             player=policy,
@@ -238,17 +241,34 @@ def eval_command(
         )
     else:
         low, high = result.sample.interval
-        text = (
-            _(
-                "optimality {share:.3f} ± {margin:.3f} over {decisions:,} sampled decision "
-                "positions (95% interval {low:.3f} to {high:.3f})"
+        listed = result.sample.source != "sampled"
+        # "± m" only where the interval is about even on both sides of the share; near 0 or
+        # 1 (Wilson's interval is lopsided there) the interval alone says it.
+        even = abs((high - o.share) - (o.share - low)) <= 0.1 * (high - low)
+        if even:
+            text = (
+                _(
+                    "optimality {share:.3f} ± {margin:.3f} over the {decisions:,} given "
+                    "positions (95% interval {low:.3f} to {high:.3f})"
+                )
+                if listed
+                else _(
+                    "optimality {share:.3f} ± {margin:.3f} over {decisions:,} sampled decision "
+                    "positions (95% interval {low:.3f} to {high:.3f})"
+                )
             )
-            if result.sample.source == "sampled"
-            else _(
-                "optimality {share:.3f} ± {margin:.3f} over the {decisions:,} given positions "
-                "(95% interval {low:.3f} to {high:.3f})"
+        else:
+            text = (
+                _(
+                    "optimality {share:.3f} over the {decisions:,} given positions (95% "
+                    "interval {low:.3f} to {high:.3f})"
+                )
+                if listed
+                else _(
+                    "optimality {share:.3f} over {decisions:,} sampled decision positions (95% "
+                    "interval {low:.3f} to {high:.3f})"
+                )
             )
-        )
         out.print(
             text.format(
                 share=o.share,
@@ -268,6 +288,14 @@ def eval_command(
     out.print(table)
     if lengths:
         out.print(_lengths_table(result, played))
+
+
+def _judging(game: Game) -> contextlib.AbstractContextManager[object]:
+    """A spinner while a board solved by search is judged (perfect play searches each of its
+    moves, so this takes a while); nothing for the others, which are quick."""
+    if isinstance(oracle(game), SearchSolution):
+        return err.status(_("judging by samples: playing the games and searching the positions…"))
+    return contextlib.nullcontext()
 
 
 def _parsed(game: Game, lines: list[str] | None) -> list[Position] | None:

@@ -170,12 +170,18 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
         table.add_row(_("move scores"), "  ".join(shown))
         table.add_row(_("optimal moves"), " ".join(game.format_move(m) for m in optimal))
         table.add_row(_("best moves"), " ".join(game.format_move(m) for m in best))
-    table.add_row(
-        _("searched"),
-        _("{count:,} positions in {seconds} s").format(
-            count=searcher.nodes - nodes, seconds=number(seconds, ".1f")
-        ),
-    )
+    if searcher.nodes > nodes:
+        table.add_row(
+            _("searched"),
+            _("{count:,} positions in {seconds} s").format(
+                count=searcher.nodes - nodes, seconds=number(seconds, ".1f")
+            ),
+        )
+    elif searcher.book is not None and scores:
+        table.add_row(
+            _("searched"),
+            _("none (opening book, up to {plies} plies)").format(plies=searcher.book.plies),
+        )
     out.print(table)
 
 

@@ -15,6 +15,21 @@ from qarena.i18n import _, number
 WARM_SPECS = ("nim:1,2", "subtraction:5:2", "tictactoe:2x2:2", "connect4:2x3:2")
 
 
+def _warm_search() -> None:
+    """The search solver's kernels, as classic Connect Four and its book use them, on a board
+    small enough to take no time."""
+    from qarena.games import ConnectFour
+    from qarena.solve.book import BookBuild
+    from qarena.solve.search import Searcher
+
+    game = ConnectFour(4, 4, 4)
+    searcher = Searcher(game, entries=10_007, workers=1)
+    searcher.move_scores(game.start())
+    searcher.move_scores(game.start(), weak=True)
+    with tempfile.TemporaryDirectory(prefix="qarena-warm-") as folder:
+        BookBuild(game, 2, str(Path(folder) / "b.npz"), entries=10_007).finish()
+
+
 @app.command("warm-up", hidden=True)
 def warm_up_command() -> int:
     """Compile qarena's kernels now (numba keeps them on disk), so that the first game,
@@ -34,6 +49,7 @@ def warm_up_command() -> int:
                     code = run(argv)
                 if code:
                     return code
+        _warm_search()
     err.print(
         _("qarena's kernels are compiled ({seconds} s)").format(
             seconds=number(time.perf_counter() - t0, ".1f")

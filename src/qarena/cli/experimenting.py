@@ -140,7 +140,7 @@ RayAddressOpt = Annotated[
 ]
 
 
-def _check_backend(backend: str, ray_address: str | None, workers: int | None) -> None:
+def check_backend(backend: str, ray_address: str | None, workers: int | None) -> None:
     if workers is not None:
         check_count("--workers", workers, MAX_WORKERS)
     if backend not in BACKENDS:
@@ -218,7 +218,7 @@ def sweep_command(
     one row each in DIR/results.csv; run the same command again to resume an interrupted
     sweep."""
     game = parse_spec(spec)
-    _check_backend(backend, ray_address, workers)
+    check_backend(backend, ray_address, workers)
     check_curve_every(every, curve)
     check_count("--games", games, 1_000_000)
     lists: dict[str, Any] = {name: options[name] for name in NAMES if name != "seed"}
@@ -356,7 +356,7 @@ def report_command(
     them. The experiments are sweeps, on every core."""
     if out_file.suffix.lower() not in (".html", ".htm"):
         raise QarenaError(_("--out {file} must name an .html file").format(file=out_file))
-    _check_backend(backend, ray_address, workers)
+    check_backend(backend, ray_address, workers)
     check_target(out_file)
     folder = runs if runs is not None else out_file.with_name(out_file.stem + "-runs")
     if os.path.lexists(folder) and not is_dir(folder):

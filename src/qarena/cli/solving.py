@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import threading
@@ -18,10 +17,20 @@ from rich.table import Table
 
 from qarena.budget import check_count
 from qarena.cli.common import PositionOpt, SpecArg, announce, app, err, out, styled, told_stop
+from qarena.cli.experimenting import check_backend
 from qarena.errors import QarenaError
-from qarena.experiments.backends import BACKENDS
 from qarena.fileio import check_target
-from qarena.games import DRAW, LOSS, WIN, ConnectFour, Position, parse_spec, value_name, value_word
+from qarena.games import (
+    DRAW,
+    LOSS,
+    WIN,
+    ConnectFour,
+    Game,
+    Position,
+    parse_spec,
+    value_name,
+    value_word,
+)
 from qarena.i18n import _, ngettext, number
 from qarena.solve import SearchSolution, oracle, solve
 from qarena.solve.book import (
@@ -32,9 +41,6 @@ from qarena.solve.book import (
     solve_chunk_task,
 )
 from qarena.solve.search import default_entries, plies_to_end
-
-#: Most threads or Ray tasks at once a book build takes.
-MAX_WORKERS = 1_024
 
 
 @app.command("solve")
@@ -66,6 +72,20 @@ def solve_command(
         }
         out.print(json.dumps(record), soft_wrap=True)
         return
+    plies = 0 if value == DRAW or game.is_terminal(pos) else solution.depth_of(pos)
+    table = _verdict_table(game, pos, value, plies)
+    if not game.is_terminal(pos):
+        table.add_row(_("optimal moves"), " ".join(moves))
+    table.add_row(
+        _("positions"),
+        _("{count:,} reachable from the start").format(count=solution.positions),
+    )
+    out.print(table)
+
+
+def _verdict_table(game: Game, pos: Position, value: int, plies: int) -> Table:
+    """The head of solve's table: the position, who is to move, and its value with the plies
+    best play takes (for a decided game)."""
     table = Table(
         title=styled("{title}  [dim]{spec}[/]", title=game.title, spec=game.spec),
         show_header=False,
@@ -84,7 +104,6 @@ def solve_command(
             _("value"), _("{value} for the player to move").format(value=value_word(value))
         )
     else:
-        plies = solution.depth_of(pos)
         # The English text says "plies" even for one; other languages may have both forms.
         verdict = ngettext(
             "{value} for the player to move in {count} plies with best play",
@@ -92,13 +111,7 @@ def solve_command(
             plies,
         )
         table.add_row(_("value"), verdict.format(value=value_word(value), count=plies))
-    if not game.is_terminal(pos):
-        table.add_row(_("optimal moves"), " ".join(moves))
-    table.add_row(
-        _("positions"),
-        _("{count:,} reachable from the start").format(count=solution.positions),
-    )
-    out.print(table)
+    return table
 
 
 def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> None:
@@ -139,30 +152,7 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
         }
         out.print(json.dumps(record), soft_wrap=True)
         return
-    table = Table(
-        title=styled("{title}  [dim]{spec}[/]", title=game.title, spec=game.spec),
-        show_header=False,
-        title_justify="left",
-    )
-    table.add_column(style="bold")
-    table.add_column()
-    table.add_row(_("position"), game.format_position(pos))
-    side = game.to_move(pos)
-    if side is not None and not game.is_terminal(pos):
-        table.add_row(_("to move"), "x" if side == 0 else "o")
-    if game.is_terminal(pos):
-        table.add_row(_("value"), _("{value} (the game is over)").format(value=value_word(value)))
-    elif value == DRAW:
-        table.add_row(
-            _("value"), _("{value} for the player to move").format(value=value_word(value))
-        )
-    else:
-        verdict = ngettext(
-            "{value} for the player to move in {count} plies with best play",
-            "{value} for the player to move in {count} plies with best play",
-            plies,
-        )
-        table.add_row(_("value"), verdict.format(value=value_word(value), count=plies))
+    table = _verdict_table(game, pos, value, plies)
     if scores:
         table.add_row(_("score"), f"{score:+d}" if score else "0")
         shown = [f"{game.format_move(m)} {s:+d}" if s else f"{game.format_move(m)} 0"
@@ -214,19 +204,8 @@ def book_command(
               "with four in a row, columns × (rows + 1) at most 64)").format(spec=game.spec)
         )  # fmt: skip
     check_count("--plies", plies, MAX_PLIES, least=0)
-    cores = len(os.sched_getaffinity(0))
-    count = cores if workers is None else workers
-    check_count("--workers", count, MAX_WORKERS)
-    if backend not in BACKENDS:
-        raise QarenaError(
-            _("unknown backend {backend!r}; expected {backends}").format(
-                backend=backend, backends=", ".join(BACKENDS)
-            )
-        )
-    if ray_address is not None and backend != "ray":
-        raise QarenaError(_("--ray-address applies to --backend ray"))
-    if backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise QarenaError(_("--backend ray needs Ray; install it with: pip install 'qarena[ray]'"))
+    check_backend(backend, ray_address, workers)
+    count = len(os.sched_getaffinity(0)) if workers is None else workers
     target = os.fspath(out_file)
     check_target(target)
     check_target(target + ".partial")

@@ -183,7 +183,7 @@ def eval_command(
     --json then lists every position with the move chosen there and its verdict.
     """
     if games is not None:
-        check_count("--games", games, MAX_GAMES, least=0)
+        _check_games(games)
     if sample is not None:
         check_count("--sample", sample, MAX_SAMPLE)
     _check_seed(seed)

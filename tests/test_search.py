@@ -17,7 +17,7 @@ from qarena.games import parse_spec
 from qarena.games.base import Position
 from qarena.games.connect4 import ConnectFour
 from qarena.solve import solve
-from qarena.solve.search import Searcher, bits, searchable
+from qarena.solve.search import Searcher, bits, plies_to_end, searchable
 
 
 def _game(spec: str) -> ConnectFour:
@@ -99,6 +99,8 @@ def test_scores_agree_with_the_enumerating_solver(spec: str) -> None:
         stones = sum(1 for v in position if v)
         expected = value * ((cells + 2 - stones - plies) // 2)
         assert searcher.score(position) == expected, game.format_position(position)
+        # ... and back: the plies to the end that a score means.
+        assert plies_to_end(expected, stones, cells) == plies
 
 
 def test_known_results() -> None:

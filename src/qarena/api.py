@@ -55,7 +55,7 @@ from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.settings import NAMES
 from qarena.match import Duel, Turn
 from qarena.optional import need
-from qarena.solve import Exact, SearchSolution, Solution, oracle
+from qarena.solve import Exact, SearchSolution, Solution, by_search, oracle
 from qarena.solve.space import game_tables
 from qarena.training.run import Progress, plan_run
 
@@ -267,7 +267,7 @@ def judge(
     sampled = sample is not None or positions is not None
     if not sampled:
         g_known = g if g is not None else (who.game if isinstance(who, Learner) else None)
-        sampled = g_known is not None and isinstance(oracle(g_known), SearchSolution)
+        sampled = g_known is not None and by_search(g_known)
     if sampled:
         if lengths:
             raise QarenaError(_("game lengths are counted only when every position is judged"))
@@ -368,7 +368,7 @@ def compete(
     check_seed(seed)
     g, pa, pb = players(a, b, spec, seed=seed)
     both = (pa, pb)
-    if isinstance(oracle(g), SearchSolution):
+    if by_search(g):
         count = DEFAULT_SAMPLED_GAMES if games is None else games
         check_count("games", count, MAX_GAMES)
         a_first = play_games(g, pa, pb, count)

@@ -40,7 +40,7 @@ from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import about, is_builtin
-from qarena.solve import SearchSolution, oracle
+from qarena.solve import by_search
 from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
 
@@ -293,7 +293,7 @@ def eval_command(
 def _judging(game: Game) -> contextlib.AbstractContextManager[object]:
     """A spinner while a board solved by search is judged (perfect play searches each of its
     moves, so this takes a while); nothing for the others, which are quick."""
-    if isinstance(oracle(game), SearchSolution):
+    if by_search(game):
         return err.status(_("judging by samples: playing the games and searching the positions…"))
     return contextlib.nullcontext()
 

@@ -27,7 +27,7 @@ from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import SPOT_LEARNER, Match, Reply, Result, Score, train_on_the_spot
-from qarena.solve import Exact, SearchSolution, oracle
+from qarena.solve import Exact, by_search, oracle
 
 FIRST = ("human", "ai", "random")
 OPPONENTS = ("trained", "perfect")
@@ -137,7 +137,7 @@ def _searched(target: str) -> Game | None:
         game = parse_spec(target)
     except SpecError:
         return None
-    return game if isinstance(oracle(game), SearchSolution) else None
+    return game if by_search(game) else None
 
 
 def _agent(target: str) -> Learner:

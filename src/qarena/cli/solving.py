@@ -32,7 +32,7 @@ from qarena.games import (
     value_word,
 )
 from qarena.i18n import _, ngettext, number
-from qarena.solve import SearchSolution, oracle, solve
+from qarena.solve import SearchSolution, by_search, solve
 from qarena.solve.book import (
     CHECKPOINT_SECONDS,
     MAX_PLIES,
@@ -40,7 +40,7 @@ from qarena.solve.book import (
     BookBuild,
     solve_chunk_task,
 )
-from qarena.solve.search import default_entries, plies_to_end
+from qarena.solve.search import default_entries, plies_to_end, search_solution
 
 
 @app.command("solve")
@@ -54,9 +54,8 @@ def solve_command(
     move's score."""
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
-    found = oracle(game)
-    if isinstance(found, SearchSolution):
-        _solve_by_search(found, pos, as_json)
+    if by_search(game):
+        _solve_by_search(search_solution(game), pos, as_json)
         return
     announce(game)
     solution = solve(game)

@@ -9,15 +9,24 @@ from qarena.solve.solver import Exact, Solution, solve
 from qarena.solve.space import GameTables, check_fits, game_tables
 
 
+def by_search(game: Game) -> bool:
+    """Whether ``game`` is solved by search: the search solver plays it and enumerating it
+    would not fit in memory. Quick: an estimate, nothing is solved."""
+    if not game.searchable:
+        return False
+    try:
+        check_fits(game)
+    except TooLargeError:
+        return True
+    return False
+
+
 def oracle(game: Game) -> Exact:
-    """The exact answers for ``game``: its enumerated :class:`Solution` where that fits in
-    memory, else a :class:`SearchSolution` where the search solver plays the game; anything
-    else is refused as enumeration refuses it (TooLargeError, before allocating)."""
-    if game.searchable:
-        try:
-            check_fits(game)
-        except TooLargeError:
-            return search_solution(game)
+    """The exact answers for ``game``: a :class:`SearchSolution` where it is solved by search
+    (:func:`by_search`), else its enumerated :class:`Solution`, refused as enumeration refuses
+    what does not fit (TooLargeError, before allocating)."""
+    if by_search(game):
+        return search_solution(game)
     return solve(game)
 
 
@@ -26,6 +35,7 @@ __all__ = [
     "GameTables",
     "SearchSolution",
     "Solution",
+    "by_search",
     "check_fits",
     "format_bytes",
     "game_tables",

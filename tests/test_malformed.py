@@ -184,7 +184,7 @@ CASES: list[Case] = [
     _c("solve-spec-tictactoe-bad-size", "solve", "tictactoe:axb"),
     _c("solve-spec-tictactoe-huge-board", "solve", "tictactoe:9999x9999", sub=True),
     _c("solve-spec-tictactoe-too-many-parts", "solve", "tictactoe:3x3:3:3"),
-    _c("solve-spec-tictactoe-5x5", "solve", "tictactoe:5x5:5", sub=True),
+    _c("solve-spec-tictactoe-7x7", "solve", "tictactoe:7x7:5", sub=True),
     _c("solve-spec-tictactoe-12x12", "solve", "tictactoe:12x12:5", sub=True),
     # --- solve: positions --------------------------------------------------------------------
     _c("solve-position-too-few-piles", "solve", "nim", "-p", "3 5"),
@@ -447,9 +447,12 @@ CASES: list[Case] = [
     _c("play-spec-130-piles", "play", PILES_130, sub=True),
     _c("play-spec-65-piles-of-99", "play", PILES_65, sub=True),
     _c(
+        # Asked for a trained agent: the board is searched (perfect play) when none is asked.
         "play-tictactoe-4x4-over-budget",
         "play",
         "tictactoe:4x4:4",
+        "--opponent",
+        "trained",
         sub=True,
         env=LOW_MEMORY,
         max_seconds=20,

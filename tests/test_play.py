@@ -195,7 +195,12 @@ def test_hint_shows_the_solver_and_no_show_q_hides_the_values() -> None:
     child.sendeof()
     text = _ended(child, log)
     for move, value in verdicts.items():
-        assert re.search(rf"{game.format_move(move)}\s+{value_name(value)}\s*\r\n", text)
+        # The verdict, then how soon the winner wins: the plies after this move over two.
+        after = game.apply(start, move)
+        theirs = (1 + solve(game).depth_of(after)) // 2
+        count = f"in {theirs} of the AI's moves" if theirs > 1 else "the AI wins next move"
+        line = rf"{game.format_move(move)}\s+{value_name(value)}:? {count}\s*\r\n"
+        assert re.search(line, text), line
     assert "AI's value" not in text
     assert "would play" not in text
 
@@ -245,11 +250,16 @@ def test_ai_values_show_what_the_ai_saw_where_it_moved() -> None:
         shown,
     )
     assert block is not None, shown
-    rows = [row.split() for row in block.group(2).splitlines()]
-    assert [row[0] for row in rows] == ["1:1", "2:1"]
-    assert rows[0][1] == rows[1][1] and re.fullmatch(r"[+-]\d\.\d{4}", rows[0][1])
-    assert [row[2] for row in rows] == [value_name(verdicts[m]) for m in sorted(verdicts)]
-    played = [row[0] for row in rows if row[3:] == ["←", "it", "played", "this"]]
+    rows = [
+        re.fullmatch(r"(\S+)\s+([+-]\d\.\d{4})\s+(\w+).*?(← it played this)?\s*", row)
+        for row in block.group(2).splitlines()
+    ]
+    assert all(rows), block.group(2)
+    cells = [row.groups() for row in rows if row]
+    assert [row[0] for row in cells] == ["1:1", "2:1"]
+    assert cells[0][1] == cells[1][1]
+    assert [row[2] for row in cells] == [value_name(verdicts[m]) for m in sorted(verdicts)]
+    played = [row[0] for row in cells if row[3]]
     assert played == [f"{block.group(1)}:1"]
     # Without --ai-values the game reads exactly as with it, less the AI's tables.
     assert re.sub(r"The AI's values where it moved:\r\n(?:[^\r\n]+\r\n)+", "", shown) == without

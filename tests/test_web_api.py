@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from qarena.budget import MAX_SIDE
 from qarena.errors import SpecError
-from qarena.games import WIN, parse_spec, value_name
+from qarena.games import DRAW, WIN, parse_spec, value_name
 from qarena.learn.learners import load_learner
 from qarena.solve import solve
 from qarena.web import create_app
@@ -132,6 +132,84 @@ def test_a_named_policy_plays(client: TestClient) -> None:
     assert r.status_code == 422 and "nim:1,2" in r.json()["detail"]
 
 
+# --- perfect play --------------------------------------------------------------------------
+
+#: Classic Connect Four's opening moves with perfect play after them (Allis 1988, Tromp): the
+#: centre column wins for the first player, its 41st stone the last at the latest (the 21st of
+#: the first player's); the columns beside it draw; the other four lose.
+CLASSIC_OPENINGS = {"d": ("win", 41), "c": ("draw", 42), "e": ("draw", 42)}
+
+
+def test_classic_connect_four_plays_perfect_play_from_the_home_menu(client: TestClient) -> None:
+    home = client.get("/").text
+    assert 'value="classic"' in home and 'name="opponent"' in home
+    r = client.post("/play", data={"kind": "classic", "first": "human"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/games/"), r.text
+    gid = r.headers["location"].split("/")[-1]
+    state = client.get(f"/api/games/{gid}").json()
+    assert state["game"] == "connect4:6x7:4" and state["opponent"] == "perfect"
+    assert state["policy"] is None
+    outcomes = state["outcomes"]
+    for column, (value, plies) in CLASSIC_OPENINGS.items():
+        assert outcomes[column]["value"] == value
+        if value == "win":
+            assert outcomes[column]["plies"] == plies
+    assert all(outcomes[c]["value"] == "loss" for c in "abfg")
+    # The page says the same in words: the winner's moves to the end, the person's here.
+    page = client.get(f"/games/{gid}").text
+    values = table_rows(page, "values")
+    assert values is not None
+    cells = {c[0]: c[1] for _, c in values.rows[1:]}
+    assert cells["d"].startswith("win in 21 of your moves")
+    assert cells["c"] == cells["e"] == "draw"
+    assert all(cells[c].startswith("loss in ") for c in "abfg")
+    # Its values are the solver's: no hint to ask for; the note says whom the person plays.
+    has_ids(page, "opponent-note", "toggle-values", "undo")
+    assert 'id="toggle-hint"' not in page
+    htmx = {"HX-Request": "true"}
+    r = client.post(f"/games/{gid}/move", data={"move": "d"}, headers=htmx)
+    assert r.status_code == 200
+    state = client.get(f"/api/games/{gid}").json()
+    assert len(state["history"]) == 2 and state["history"][0] == "d"
+    # Whatever perfect play answered, the person keeps the win with the best of the moves.
+    assert "win" in {o["value"] for o in state["outcomes"].values()}
+    ai_values = table_rows(r.text, "ai-values")
+    assert ai_values is not None and len(ai_values.rows) == 1 + 7
+    assert all(c[1].startswith("loss") for _, c in ai_values.rows[1:])  # the AI is lost
+    r = client.post(f"/games/{gid}/undo", headers=htmx)
+    assert client.get(f"/api/games/{gid}").json()["history"] == []
+    # Switch sides: perfect play opens, in the centre, its only winning move.
+    r = client.get(f"/games/{gid}/new?first=ai", follow_redirects=False)
+    opened = client.get(r.headers["location"].replace("/games/", "/api/games/")).json()
+    assert opened["opponent"] == "perfect" and opened["history"] == ["d"]
+
+
+def test_perfect_play_is_an_opponent_on_small_games_and_cannot_be_beaten(
+    client: TestClient,
+) -> None:
+    spec = "tictactoe"
+    state = new_game(client, spec, opponent="perfect", seed=3)
+    assert state["opponent"] == "perfect" and state["policy"] is None
+    while state["result"] is None:
+        state = move(client, state["id"], best_move(spec, state))
+    assert state["result"] == "draw"  # tic-tac-toe is a draw (and perfect play keeps it)
+    form = {"kind": "nim", "piles": "1,2", "rule": "misere", "opponent": "perfect", "first": "ai"}
+    r = client.post("/play", data=form, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/games/")
+
+
+def test_what_perfect_play_refuses(client: TestClient) -> None:
+    r = client.post("/api/games", json={"game": "connect4:6x7", "opponent": "trained"})
+    assert r.status_code == 422 and "perfect play" in r.json()["detail"]
+    r = client.post("/api/games", json={"game": "nim:1,2", "opponent": "someone"})
+    assert r.status_code == 422
+    policy = new_game(client, "nim:1,2")["policy"]
+    r = client.post("/api/games", json={"policy": policy, "opponent": "perfect"})
+    assert r.status_code == 422 and "policy" in r.json()["detail"]
+    r = client.post("/play", data={"kind": "nim", "piles": "1,2", "opponent": "someone"})
+    assert r.status_code == 422 and "opponent" in r.text
+
+
 # --- errors -----------------------------------------------------------------------------
 
 
@@ -172,9 +250,12 @@ def test_error_codes(client: TestClient) -> None:
     r = client.post(f"/api/games/{over['id']}/moves", json={"move": "1:1"})
     assert r.status_code == 409 and "over" in r.json()["detail"]
 
-    for spec in ("chess", "nim:0", "tictactoe:3x3:9", "nim:1,2:sideways", "tictactoe:5x5"):
+    for spec in ("chess", "nim:0", "tictactoe:3x3:9", "nim:1,2:sideways", "tictactoe:7x7:5"):
         r = client.post("/api/games", json={"game": spec})
         assert r.status_code == 422 and isinstance(r.json()["detail"], str), spec
+    # Too big to train here, but solved by search: a trained agent is refused.
+    r = client.post("/api/games", json={"game": "tictactoe:5x5", "opponent": "trained"})
+    assert r.status_code == 422 and "perfect play" in r.json()["detail"]
     r = client.post("/api/games", json={"game": "nim", "first": "nobody"})
     assert r.status_code == 422
     r = client.post("/api/games", json={"game": "nim:1,2", "policy": "0123456789ab"})
@@ -598,10 +679,20 @@ def test_the_ai_values_where_it_moved_follow_the_toggle_undo_and_new_game(
     r = client.post(f"/games/{gid}/toggle/hint", headers=htmx)
     table = table_rows(r.text, "ai-values")
     assert table is not None and table.rows[0][1][2] == "solver (for the AI)"
-    verdicts = solve(game).move_values(where)
-    assert {c[0]: c[2] for _, c in table.rows[1:]} == {
+    solution = solve(game)
+    verdicts = solution.move_values(where)
+    cells = {c[0]: c[2] for _, c in table.rows[1:]}
+    assert {m: text.split()[0].rstrip(":") for m, text in cells.items()} == {
         game.format_move(m): value_name(v) for m, v in verdicts.items()
     }
+    # A loss for the AI comes at the person's move: plies to the end (this move, then the
+    # solver's depth after it) over two, as "loss in N of your moves" ("you win next move").
+    for m, v in verdicts.items():
+        if v in (WIN, DRAW):
+            continue
+        yours = (1 + solution.depth_of(game.apply(where, m))) // 2
+        text = cells[game.format_move(m)]
+        assert (f"in {yours} of your moves" in text) if yours > 1 else "next move" in text
     r = client.post(f"/games/{gid}/toggle/values", headers=htmx)
     assert r.status_code == 200 and 'id="ai-values"' not in r.text
     r = client.post(f"/games/{gid}/toggle/values", headers=htmx)

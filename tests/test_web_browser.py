@@ -127,6 +127,27 @@ def test_home_page_offers_every_game(page: Any) -> None:
     expect(form.locator("#play")).to_be_visible()
 
 
+def test_classic_connect_four_against_perfect_play(page: Any) -> None:
+    """The home menu's classic Connect Four: the solver's verdict on each column, in the
+    winner's moves (Tromp: the centre wins, the 21st of the first player's stones the last);
+    a click drops a piece and perfect play answers."""
+    page.goto("/")
+    form = page.locator("#new-game")
+    form.locator("select[name='kind']").select_option("classic")
+    expect(form.locator("select[name='opponent']")).to_be_hidden()  # always perfect play
+    form.locator("#play").click()
+    page.wait_for_url(re.compile(r"/games/[^/?#]+"), timeout=START_TIMEOUT_MS)
+    expect(page.locator("#values tr[data-move='d'] td").nth(1)).to_contain_text(
+        "win in 21 of your moves"
+    )
+    expect(page.locator("#toggle-hint")).to_have_count(0)
+    page.locator("#position [data-move='c']").first.click()  # any cell of the column
+    expect(page.locator("#ai-move")).to_be_visible()
+    expect(page.locator("#history li")).to_have_count(2)
+    settled(page)
+    expect(page.locator("#ai-values tr.played")).to_have_count(1)
+
+
 def test_nim_matches_are_moves_from_the_left(page: Any) -> None:
     start_game(page, "nim", piles="3,5", rule="normal")
     matches = page.locator("#position [data-move^='2:']")

@@ -10,6 +10,7 @@ import numpy as np
 
 from qarena.games.base import Game, Move, Position
 from qarena.learn.base import Learner
+from qarena.solve.solver import Mover
 
 
 @dataclass
@@ -110,8 +111,13 @@ class GreedyAgent:
     def format_value(self, value: float) -> str:
         return self.learner.format_value(value)
 
-    def value_text(self, position: Position, move: Move) -> str:
+    def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str:
+        """Its value of ``move`` for whoever makes it, as its learner writes values."""
         return self.learner.format_value(self.value(position, move))
+
+    def value_legend(self) -> str:
+        """What its values mean, for a note under them."""
+        return self.learner.value_legend()
 
     def would_play(self, position: Position, move: Move) -> bool:
         """Is ``move`` one of the greedy moves the agent picks among here?"""

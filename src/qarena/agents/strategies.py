@@ -12,6 +12,7 @@ from qarena.games.base import Game, Move, Position, value_word
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
 from qarena.i18n import _
 from qarena.solve import Exact, oracle
+from qarena.solve.solver import Mover
 
 
 def _legal(game: Game, position: Position) -> list[Move]:
@@ -98,8 +99,17 @@ class PerfectAgent:
     def format_value(self, value: float) -> str:
         return value_word(int(value))
 
-    def value_text(self, position: Position, move: Move) -> str:
-        return self.format_value(self.values(position)[move])
+    def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str:
+        """Where ``move`` leads with best play, from the side of ``mover`` (who makes it),
+        with the winner's moves to the end: "win in 3 of your moves"."""
+        return self.solution.move_outcomes(position)[move].words(mover)
+
+    def value_legend(self) -> str:
+        """What its values mean, for a note under them."""
+        return _(
+            "The solver's verdicts: where each move leads when both sides play perfectly from "
+            "then on, and in how many moves the winner wins (the fastest win, the slowest loss)."
+        )
 
     def would_play(self, position: Position, move: Move) -> bool:
         return move in self.choices(position)

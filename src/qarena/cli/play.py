@@ -21,13 +21,13 @@ from qarena.cli.common import announce, app, err, out, styled, told_stop
 from qarena.cli.render import draw
 from qarena.errors import QarenaError, SpecError
 from qarena.fileio import is_dir, is_file
-from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec, value_word
+from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.match import SPOT_LEARNER, Match, Reply, Result, Score, train_on_the_spot
-from qarena.solve import Exact, by_search, oracle
+from qarena.solve import Exact, Outcome, by_search, oracle
 
 FIRST = ("human", "ai", "random")
 OPPONENTS = ("trained", "perfect")
@@ -212,15 +212,21 @@ class _Session:
         out.print(who)
         return seat
 
+    def _verdicts(self, position: Position, beside_own: bool) -> dict[Move, Outcome]:
+        """The solver's outcome of each move here, when it is asked for and the AI's own
+        values shown ``beside_own`` do not already say it (perfect play's are the solver's)."""
+        if self.solution is None or (beside_own and isinstance(self.agent, PerfectAgent)):
+            return {}
+        return self.solution.move_outcomes(position)
+
     def _options_table(self, position: Position) -> Table:
         game, agent = self.game, self.agent
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column(_("your move"), style="bold")
         if self.show_q:
             table.add_column(_("AI's {value}").format(value=agent.value_heading), justify="right")
-        verdicts: dict[Move, int] = {}
-        if self.solution is not None:
-            verdicts = self.solution.move_values(position)
+        verdicts = self._verdicts(position, self.show_q)
+        if verdicts:
             table.add_column(_("solver"))
         if self.show_q:
             table.add_column("")
@@ -229,7 +235,7 @@ class _Session:
             if self.show_q:
                 row.append(agent.value_text(position, m))
             if verdicts:
-                row.append(value_word(verdicts[m]))
+                row.append(verdicts[m].words())
             if self.show_q:
                 row.append(_("← the AI would play this") if agent.would_play(position, m) else "")
             table.add_row(*row)
@@ -241,16 +247,15 @@ class _Session:
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column(_("AI's move"), style="bold")
         table.add_column(_("AI's {value}").format(value=agent.value_heading), justify="right")
-        verdicts: dict[Move, int] = {}
-        if self.solution is not None:
-            # The solver's word for the AI, who is the one to move here.
-            verdicts = self.solution.move_values(position)
+        # The solver's word for the AI, who is the one to move here.
+        verdicts = self._verdicts(position, True)
+        if verdicts:
             table.add_column(_("solver (for the AI)"))
         table.add_column("")
         for m in game.legal_moves(position):
-            row = [game.format_move(m), agent.format_value(reply.values[m])]
+            row = [game.format_move(m), agent.value_text(position, m, "ai")]
             if verdicts:
-                row.append(value_word(verdicts[m]))
+                row.append(verdicts[m].words("ai"))
             row.append(_("← it played this") if m == reply.move else "")
             table.add_row(*row)
         return table

@@ -154,9 +154,14 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
     table = _verdict_table(game, pos, value, plies)
     if scores:
         table.add_row(_("score"), f"{score:+d}" if score else "0")
-        shown = [f"{game.format_move(m)} {s:+d}" if s else f"{game.format_move(m)} 0"
-                 for m, s in scores.items()]  # fmt: skip
-        table.add_row(_("move scores"), "  ".join(shown))
+        # A line per row of the board on tic-tac-toe (a move is a cell), so no line breaks
+        # between a move and its score.
+        rows: dict[int, list[str]] = {}
+        for m, s in scores.items():
+            row = 0 if isinstance(game, ConnectFour) else m // game.cols
+            rows.setdefault(row, []).append(f"{game.format_move(m)} {s:+d}" if s else
+                                            f"{game.format_move(m)} 0")  # fmt: skip
+        table.add_row(_("move scores"), "\n".join("  ".join(line) for line in rows.values()))
         table.add_row(_("optimal moves"), " ".join(game.format_move(m) for m in optimal))
         table.add_row(_("best moves"), " ".join(game.format_move(m) for m in best))
     if searcher.nodes > nodes:

@@ -16,11 +16,11 @@ WARM_SPECS = ("nim:1,2", "subtraction:5:2", "tictactoe:2x2:2", "connect4:2x3:2")
 
 
 def _warm_search() -> None:
-    """The search solver's kernels, as classic Connect Four and its book use them, on a board
-    small enough to take no time."""
-    from qarena.games import ConnectFour
+    """The search solvers' kernels, as classic Connect Four and its book use them and as big
+    tic-tac-toe boards do, on boards small enough to take no time."""
+    from qarena.games import ConnectFour, TicTacToe
     from qarena.solve.book import BookBuild
-    from qarena.solve.search import Searcher
+    from qarena.solve.search import LineSearcher, Searcher
 
     game = ConnectFour(4, 4, 4)
     searcher = Searcher(game, entries=10_007, workers=1)
@@ -28,6 +28,10 @@ def _warm_search() -> None:
     searcher.move_scores(game.start(), weak=True)
     with tempfile.TemporaryDirectory(prefix="qarena-warm-") as folder:
         BookBuild(game, 2, str(Path(folder) / "b.npz"), entries=10_007).finish()
+    board = TicTacToe(3, 3, 3)  # tic-tac-toe boards beyond enumeration search with these
+    lines = LineSearcher(board, entries=10_007)
+    lines.move_scores(board.start())
+    lines.move_scores(board.start(), weak=True)
 
 
 @app.command("warm-up", hidden=True)

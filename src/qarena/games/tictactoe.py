@@ -84,6 +84,12 @@ class TicTacToe(Game):
     def symmetry_count(self) -> int:
         return len(self.symmetries)
 
+    @property
+    def searchable(self) -> bool:
+        """Boards of up to 40 cells: what the search solver plays (``qarena.solve.search``),
+        its table's keys the board in base 3 within 64 bits."""
+        return self.cells <= 40
+
     @cached_property
     def lines(self) -> tuple[tuple[int, ...], ...]:
         """Every run of k cells in a row, column or diagonal."""

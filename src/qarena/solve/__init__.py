@@ -5,7 +5,7 @@ from qarena.budget import format_bytes
 from qarena.errors import TooLargeError
 from qarena.games.base import Game
 from qarena.solve.search import SearchSolution, search_solution
-from qarena.solve.solver import Exact, Solution, solve
+from qarena.solve.solver import Exact, Outcome, Solution, solve
 from qarena.solve.space import GameTables, check_fits, game_tables
 
 
@@ -33,6 +33,7 @@ def oracle(game: Game) -> Exact:
 __all__ = [
     "Exact",
     "GameTables",
+    "Outcome",
     "SearchSolution",
     "Solution",
     "by_search",

@@ -23,9 +23,12 @@ from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position
 from qarena.games.connect4 import ConnectFour
+from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _
+from qarena.kernels import mnk
 from qarena.kernels import search as k
 from qarena.solve.book import Book, shipped_book
+from qarena.solve.solver import Outcome
 
 #: Bytes an entry of the table takes: the key's low 52 bits, a move and a bound, in one word.
 ENTRY_BYTES = 8
@@ -44,15 +47,16 @@ def prime_at_least(n: int) -> int:
     return n
 
 
-def default_entries() -> int:
+def default_entries(entry_bytes: int = ENTRY_BYTES) -> int:
     """Entries of a table sized from the memory budget (:data:`DEFAULT_TABLE_BYTES` at most)."""
-    return prime_at_least(min(DEFAULT_TABLE_BYTES, memory_budget() // 4) // ENTRY_BYTES)
+    return prime_at_least(min(DEFAULT_TABLE_BYTES, memory_budget() // 4) // entry_bytes)
 
 
 def searchable(game: Game) -> bool:
-    """Can :class:`Searcher` solve this game: four in a row, and a column's cells plus a
-    spare bit for every column within 64 bits."""
-    return isinstance(game, ConnectFour) and game.searchable
+    """Can a searcher here solve this game: Connect Four with four in a row, and a column's
+    cells plus a spare bit for every column within 64 bits (:class:`Searcher`), or
+    tic-tac-toe of up to 40 cells (:class:`LineSearcher`)."""
+    return isinstance(game, ConnectFour | TicTacToe) and game.searchable
 
 
 def bits(game: ConnectFour, position: Position) -> tuple[np.uint64, np.uint64, int]:
@@ -241,6 +245,128 @@ class Searcher:
         return dict(sorted(results.items()))
 
 
+@dataclass
+class LineSearcher:
+    """Solves positions of one tic-tac-toe board (an m,n,k-game) by search
+    (``kernels/mnk.py``); its table carries over between them. One thread: the table's
+    symmetric keys already make these searches short."""
+
+    game: TicTacToe
+    entries: int = field(default_factory=lambda: default_entries(mnk.ENTRY_BYTES))
+    #: No opening book: the searches from the start take seconds.
+    book: None = None
+    keys: np.ndarray = field(init=False, repr=False)
+    values: np.ndarray = field(init=False, repr=False)
+    counters: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        game = self.game
+        if isinstance(game, ConnectFour) or not searchable(game):
+            raise QarenaError(
+                _(
+                    "{spec} cannot be searched: search solves tic-tac-toe boards of up to "
+                    "{most} cells"
+                ).format(spec=game.spec, most=mnk.MAX_CELLS)
+            )
+        check_count("entries", self.entries, 2**40)
+        need = self.entries * mnk.ENTRY_BYTES
+        if need > memory_budget():
+            raise TooLargeError(
+                _(
+                    "a search table of {entries:,} entries needs {need}, more than this machine "
+                    "can spare ({budget}); ask for fewer entries"
+                ).format(
+                    entries=self.entries,
+                    need=format_bytes(need),
+                    budget=format_bytes(memory_budget()),
+                )
+            )
+        size = prime_at_least(self.entries)
+        self.keys = np.zeros(size, dtype=np.uint64)
+        self.values = np.zeros(size, dtype=np.int16)
+        self.counters = np.zeros(mnk.COUNTERS, dtype=np.int64)
+        self._lines = np.array(
+            [sum(1 << c for c in line) for line in game.lines], dtype=np.uint64
+        ).reshape(-1)
+        self._images = np.array(game.symmetries, dtype=np.int64)
+        self._powers = np.array([3**c for c in range(game.cells)], dtype=np.uint64)
+        self._board = np.uint64((1 << game.cells) - 1)
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.counters[0])
+
+    def _bits(self, position: Position) -> tuple[np.uint64, np.uint64, int]:
+        """(the mover's stones, the other's, the count of stones) as bitboards."""
+        stones = sum(1 for v in position if v)
+        mover = 1 if stones % 2 == 0 else 2  # x moves first
+        me = sum(1 << c for c, v in enumerate(position) if v == mover)
+        them = sum(1 << c for c, v in enumerate(position) if v and v != mover)
+        return np.uint64(me), np.uint64(them), stones
+
+    def _search(self, me: np.uint64, them: np.uint64, stones: int, weak: bool) -> int:
+        """One search on a thread of its own, so that Ctrl-C stops it (and is raised again
+        here) with nothing stored that was not proved."""
+        flags = np.zeros(mnk.COUNTERS, dtype=np.int64)
+        found: list[int | BaseException] = []
+        game = self.game
+
+        def run() -> None:
+            try:
+                score = mnk.solve_bits(
+                    me, them, stones, weak, game.cells, self._board, self._lines, game.k,
+                    self._images, self._powers, self.keys, self.values, flags,
+                )  # fmt: skip
+                found.append(int(score))
+            except BaseException as e:  # raised again by the caller's thread
+                found.append(e)
+
+        thread = threading.Thread(target=run, daemon=True)
+        try:
+            thread.start()
+            while thread.is_alive():
+                thread.join(timeout=0.2)
+        finally:
+            flags[1] = 1
+            thread.join()
+            self.counters[0] += int(flags[0])
+        answer = found[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def _check(self, position: Position) -> None:
+        if self.game.is_terminal(position):
+            raise QarenaError(
+                _("{position} is finished; there is no move to make").format(
+                    position=self.game.format_position(position)
+                )
+            )
+
+    def score(self, position: Position, weak: bool = False) -> int:
+        """The score of a position where play goes on; with ``weak``, only its sign."""
+        self._check(position)
+        return self._search(*self._bits(position), weak)
+
+    def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
+        """Each legal move's score for the player making it (with ``weak``, its sign)."""
+        self._check(position)
+        game = self.game
+        me, them, stones = self._bits(position)
+        wins = mnk.threats(me, them, self._lines, game.k)
+        results: dict[Move, int] = {}
+        for move in game.legal_moves(position):
+            bit = np.uint64(1 << move)
+            if wins & bit:
+                results[move] = 1 if weak else (game.cells + 1 - stones) // 2
+            elif stones + 1 == game.cells:
+                results[move] = 0
+            else:
+                results[move] = -self._search(them, me | bit, stones + 1, weak)
+        return results
+
+
 def _sign(score: int) -> int:
     return WIN if score > 0 else LOSS if score < 0 else DRAW
 
@@ -263,11 +389,14 @@ class SearchSolution:
     board too big to enumerate: values (a weak search: who wins), plies to the end and every
     move's score (an exact one). Answers are kept, so a game's positions are searched once."""
 
-    game: ConnectFour
-    searcher: Searcher
+    game: ConnectFour | TicTacToe
+    searcher: Searcher | LineSearcher
     _scores: dict[tuple[Position, bool], dict[Move, int]] = field(
         default_factory=dict, init=False, repr=False
     )
+    #: One search at a time: callers on other threads (the web app's requests) wait, and
+    #: then find the answer kept, rather than searching the same position side by side.
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __repr__(self) -> str:
         book = self.searcher.book
@@ -287,11 +416,15 @@ class SearchSolution:
             return {}
         key = (position, weak)
         found = self._scores.get(key)
-        if found is None:
-            if len(self._scores) >= MAX_KEPT:
-                self._scores.clear()  # a long-lived process (the web app) keeps a bounded set
-            found = self.searcher.move_scores(position, weak)
-            self._scores[key] = found
+        if found is not None:
+            return found
+        with self._lock:
+            found = self._scores.get(key)
+            if found is None:
+                if len(self._scores) >= MAX_KEPT:
+                    self._scores.clear()  # a long-lived process (the web app) stays bounded
+                found = self.searcher.move_scores(position, weak)
+                self._scores[key] = found
         return found
 
     def score(self, position: Position) -> int:
@@ -322,6 +455,16 @@ class SearchSolution:
         scores = exact if exact is not None else self.move_scores(position, weak=True)
         return {m: _sign(s) for m, s in scores.items()}
 
+    def move_outcomes(self, position: Position) -> dict[Move, Outcome]:
+        """For each legal move, its value for the mover and the plies to the end with it
+        (from the exact scores)."""
+        stones = sum(1 for v in position if v)
+        cells = self.game.rows * self.game.cols
+        return {
+            m: Outcome(_sign(s), plies_to_end(s, stones, cells))
+            for m, s in self.move_scores(position).items()
+        }
+
     def optimal_moves(self, position: Position) -> list[Move]:
         """The legal moves that keep the position's value; empty at terminal positions."""
         values = self.move_values(position)
@@ -344,14 +487,17 @@ class SearchSolution:
 
 
 @lru_cache(maxsize=2)
-def search_solution(game: ConnectFour) -> SearchSolution:
+def search_solution(game: ConnectFour | TicTacToe) -> SearchSolution:
     """One search solution per board and process (one table of the default size), with the
     book shipped for that board if there is one."""
-    return SearchSolution(game, Searcher(game, book=shipped_book(game)))
+    if isinstance(game, ConnectFour):  # a kind of TicTacToe: asked first
+        return SearchSolution(game, Searcher(game, book=shipped_book(game)))
+    return SearchSolution(game, LineSearcher(game))
 
 
 __all__ = [
     "ENTRY_BYTES",
+    "LineSearcher",
     "SearchSolution",
     "Searcher",
     "bits",

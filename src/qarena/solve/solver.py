@@ -4,11 +4,57 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
+from typing import Literal, NamedTuple, Protocol
 
-from qarena.games.base import Game, Move, Position, value_name
+from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, value_name, value_word
+from qarena.i18n import _, ngettext
 from qarena.kernels.constants import NOT_TERMINAL
 from qarena.solve.space import GameTables, game_tables
+
+#: Who makes a move, for words spoken to a person playing the AI.
+Mover = Literal["human", "ai"]
+
+
+class Outcome(NamedTuple):
+    """Where a move leads with best play from then on: its ``value`` for the player making it
+    (1 win, 0 draw, -1 loss) and the ``plies`` to the end, the move itself the first."""
+
+    value: int
+    plies: int
+
+    @property
+    def moves(self) -> int:
+        """The winner's moves to the end, this one counted when the mover wins (0: a draw)."""
+        if self.value == DRAW:
+            return 0
+        return (self.plies + 1) // 2 if self.value == WIN else self.plies // 2
+
+    def words(self, mover: Mover = "human") -> str:
+        """For people, from the side of ``mover``, who makes the move: "win in 3 of your
+        moves", "loss in 2 of the AI's moves", "draw". The count is the winner's moves to
+        the end (in a misère game the loser makes the last one)."""
+        n = self.moves
+        if self.value == DRAW:
+            return value_word(DRAW)
+        # Not plural forms: in some languages the "one" form also serves 21, 31, ...
+        if self.plies == 1:
+            return _("win with this move") if self.value == WIN else _("loss with this move")
+        you_win = (self.value == WIN) == (mover == "human")
+        if self.value == LOSS and self.plies == 2:
+            return _("loss: you win next move") if you_win else _("loss: the AI wins next move")
+        if self.value == WIN:
+            text = (
+                ngettext("win in {count} of your moves", "win in {count} of your moves", n)
+                if you_win
+                else ngettext("win in {count} of its moves", "win in {count} of its moves", n)
+            )
+        elif you_win:
+            text = ngettext("loss in {count} of your moves", "loss in {count} of your moves", n)
+        else:
+            text = ngettext(
+                "loss in {count} of the AI's moves", "loss in {count} of the AI's moves", n
+            )
+        return text.format(count=n)
 
 
 class Exact(Protocol):
@@ -28,6 +74,8 @@ class Exact(Protocol):
     def move_values(self, position: Position) -> dict[Move, int]: ...
 
     def optimal_moves(self, position: Position) -> list[Move]: ...
+
+    def move_outcomes(self, position: Position) -> dict[Move, Outcome]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +108,15 @@ class Solution:
         t = self.tables
         row, frame = t.frame(position)
         return {m: -int(t.value[t.nxt[row, f]]) for m, f in frame.items()}
+
+    def move_outcomes(self, position: Position) -> dict[Move, Outcome]:
+        """For each legal move, its value for the mover and the plies to the end with it."""
+        t = self.tables
+        row, frame = t.frame(position)
+        return {
+            m: Outcome(-int(t.value[t.nxt[row, f]]), 1 + int(t.depth[t.nxt[row, f]]))
+            for m, f in frame.items()
+        }
 
     def optimal_moves(self, position: Position) -> list[Move]:
         """The legal moves that keep the position's value; empty at terminal positions."""

@@ -30,6 +30,7 @@ class HomeForm(BaseModel):
     c4_k: str = "4"
     rule: str = "misere"
     spec: str = ""
+    opponent: str = "trained"
     first: str = "human"
 
 
@@ -105,6 +106,24 @@ def _digits(text: str, what: str) -> str:
     return text
 
 
+#: The home menu's classic Connect Four, played against perfect play.
+CLASSIC = "connect4:6x7"
+
+
+def opponent_of(form: HomeForm) -> str:
+    """Whom the home form asks to play: "trained" or "perfect" (always, for classic Connect
+    Four, which no agent learns here)."""
+    if form.kind == "classic":
+        return "perfect"
+    if form.opponent not in ("trained", "perfect"):
+        raise QarenaError(
+            _("the opponent is 'trained' or 'perfect', not {opponent!r}").format(
+                opponent=form.opponent
+            )
+        )
+    return form.opponent
+
+
 def game_spec(form: HomeForm) -> str:
     """The game spec the home form describes."""
     kind, normal = form.kind, form.rule == "normal"
@@ -124,6 +143,8 @@ def game_spec(form: HomeForm) -> str:
         rows, cols = _digits(form.rows, _("rows")), _digits(form.cols, _("columns"))
         k = _digits(form.k, _("in a row to win"))
         return f"tictactoe:{rows}x{cols}:{k}"
+    if kind == "classic":
+        return CLASSIC
     if kind == "connect4":
         rows, cols = _digits(form.c4_rows, _("rows")), _digits(form.c4_cols, _("columns"))
         k = _digits(form.c4_k, _("in a row to win"))
@@ -133,9 +154,9 @@ def game_spec(form: HomeForm) -> str:
             raise QarenaError(_("give the game's spec, e.g. nim:3,5,7"))
         return form.spec.strip()
     raise QarenaError(
-        _("unknown game {kind!r}; expected nim, subtraction, tictactoe, connect4 or spec").format(
-            kind=kind
-        )
+        _(
+            "unknown game {kind!r}; expected nim, subtraction, tictactoe, connect4, classic or spec"
+        ).format(kind=kind)
     )
 
 

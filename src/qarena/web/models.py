@@ -25,6 +25,12 @@ class NewGame(BaseModel):
     )
     first: Literal["human", "ai"] = "human"
     policy: str | None = Field(default=None, max_length=64, description="A policy id")
+    opponent: Literal["trained", "perfect"] | None = Field(
+        default=None,
+        description="Whom to play: a trained agent (the policy given, the game's best stored "
+        "one or one trained on the spot) or perfect play (the solver). Default: perfect play "
+        "on boards solved by search (classic Connect Four), else a trained agent.",
+    )
     seed: int | None = Field(
         default=None,
         ge=0,
@@ -136,15 +142,26 @@ class Detail(BaseModel):
     detail: str = Field(description="What went wrong, in one sentence")
 
 
+class OutcomeOut(BaseModel):
+    value: Literal["win", "draw", "loss"] = Field(description="For the player making the move")
+    plies: int = Field(description="Plies to the end with best play, the move the first")
+
+
 class GameOut(BaseModel):
     id: str
     game: str
-    policy: str
+    opponent: Literal["trained", "perfect"]
+    policy: str | None = Field(description="The policy playing (None: perfect play)")
     first: Literal["human", "ai"]
     position: str
     to_move: Literal["human", "ai"] | None
     legal_moves: list[str]
     q: dict[str, float] = Field(description="The AI's value of each legal move")
+    outcomes: dict[str, OutcomeOut] | None = Field(
+        default=None,
+        description="Against perfect play, while the game goes on: each legal move's exact "
+        "outcome for the player to move",
+    )
     history: list[str]
     ai_move: str | None
     result: Literal["human", "ai", "draw"] | None

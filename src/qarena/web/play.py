@@ -15,8 +15,9 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from qarena.agents.greedy import GreedyAgent
+from qarena.agents.strategies import PerfectAgent
 from qarena.errors import MoveError, QarenaError
-from qarena.games import Move
+from qarena.games import Move, value_name
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
 from qarena.match import Duel, Match, Result, Score
@@ -49,12 +50,16 @@ class Agent(GreedyAgent):
     training: dict[str, Any] | None = None
 
 
+#: Whom a person plays in the browser: a stored policy's agent, or perfect play.
+Opponent = Agent | PerfectAgent
+
+
 @dataclass
 class Session(Kept, Match):
     """One game in the browser or through the API: the match, its id, what the page shows, and
     when it was last used."""
 
-    agent: Agent
+    agent: Opponent
     show_values: bool = True
     show_hint: bool = False
     #: The browser playing it (its cookie's id), whose running score its result goes to.
@@ -81,13 +86,19 @@ class Session(Kept, Match):
             return None
         return _("The AI {move}.").format(move=played(self.game, reply.move))
 
+    @property
+    def perfect(self) -> bool:
+        """Whether the AI is perfect play (the solver), not a learned policy."""
+        return isinstance(self.agent, PerfectAgent)
+
     def state(self) -> dict[str, Any]:
         """The API's view of the game."""
-        game, reply = self.game, self.last_reply
-        return {
+        game, reply, agent = self.game, self.last_reply, self.agent
+        state: dict[str, Any] = {
             "id": self.id,
             "game": game.spec,
-            "policy": self.agent.policy,
+            "opponent": "perfect" if isinstance(agent, PerfectAgent) else "trained",
+            "policy": agent.policy if isinstance(agent, Agent) else None,
             "first": self.first,
             "position": game.format_position(self.position),
             "to_move": self.to_move,
@@ -97,6 +108,14 @@ class Session(Kept, Match):
             "ai_move": None if reply is None else game.format_move(reply.move),
             "result": self.result(),
         }
+        if isinstance(agent, PerfectAgent) and not self.over:
+            # Each move's exact outcome for the player to move: its value and plies to the end.
+            outcomes = agent.solution.move_outcomes(self.position)
+            state["outcomes"] = {
+                game.format_move(m): {"value": value_name(o.value), "plies": o.plies}
+                for m, o in outcomes.items()
+            }
+        return state
 
 
 class Sessions(Generic[S]):
@@ -159,7 +178,7 @@ class Sessions(Generic[S]):
 class Games(Sessions["Session"]):
     """Games of people against agents."""
 
-    def new(self, agent: Agent, first: str, seed: int | None = None) -> Session:
+    def new(self, agent: Opponent, first: str, seed: int | None = None) -> Session:
         """A new game; the AI's opening is played when it moves first."""
         if first not in ("human", "ai"):
             raise QarenaError(_("first must be 'human' or 'ai', not {first!r}").format(first=first))

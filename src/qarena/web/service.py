@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from qarena.agents.base import Player
-from qarena.agents.strategies import STRATEGIES, make_agent, players_of
+from qarena.agents.strategies import STRATEGIES, PerfectAgent, make_agent, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
@@ -21,11 +21,12 @@ from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
 from qarena.learn.learners import learner_class
 from qarena.match import SPOT_LEARNER
+from qarena.solve import by_search
 from qarena.training.run import check_versus
 from qarena.web.errors import Full
 from qarena.web.jobs import Job, Jobs
 from qarena.web.models import NewGame, TrainIn
-from qarena.web.play import DELAYS, Agent, Games, Scores, Session, Watch, Watches
+from qarena.web.play import DELAYS, Agent, Games, Opponent, Scores, Session, Watch, Watches
 from qarena.web.store import PolicyRow, PolicyStore, training_of
 from qarena.web.upload import MAX_UPLOAD
 
@@ -82,6 +83,7 @@ class Web:
         self.jobs = Jobs(self.store, max_training, max_queued)
         self.train_seconds = train_seconds
         self._agents: OrderedDict[str, Agent] = OrderedDict()
+        self._perfect: OrderedDict[str, PerfectAgent] = OrderedDict()
         self._lock = threading.Lock()
         self._spot_lock = threading.Lock()
         #: Whether the server is stopping: set when serving under ``qarena serve``.
@@ -133,6 +135,14 @@ class Web:
         """The game a spec names, if it is within the budget: checked before any table is built
         or any training starts. With ``stored``, a game too big to train here passes when the
         store holds a policy for it (trained on the command line): playing it only loads it."""
+        game = self._parse(spec)
+        why = self.too_big(game)
+        if why is not None and not (stored and self._stored(game) is not None):
+            raise QarenaError(why)
+        return game
+
+    def _parse(self, spec: str) -> Game:
+        """The game ``spec`` names; nothing is built."""
         if not spec.isascii():
             # Python reads digits of any script as numbers; specs are typed in ASCII.
             raise QarenaError(
@@ -141,11 +151,7 @@ class Web:
                     "nim:3,5,7"
                 ).format(spec=spec)
             )
-        game = parse_spec(spec)
-        why = self.too_big(game)
-        if why is not None and not (stored and self._stored(game) is not None):
-            raise QarenaError(why)
-        return game
+        return parse_spec(spec)
 
     def _stored(self, game: Game) -> PolicyRow | None:
         """The game's best stored policy, looking for files put in the folder since."""
@@ -176,12 +182,57 @@ class Web:
         with self._lock:
             self._agents.pop(policy_id, None)
 
-    def opponent_for(self, spec: str, first: str) -> Agent | Job:
+    def opponent_for(
+        self, spec: str, first: str, opponent: str | None = None
+    ) -> Agent | PerfectAgent | Job:
         """Whom a person asking to play ``spec`` meets, for the home page's form and the API
-        alike: the game's best stored agent (a game too big to train here plays when one was
-        trained on the command line into the folder); else, within the budget, the
-        on-the-spot run training one; else the refusal, saying how to train it."""
-        return self.agent_or_job(self.game(spec, stored=True), first)
+        alike. ``opponent`` "perfect" is the solver's perfect play; "trained" (or None, on a
+        game that is not searched) the game's best stored agent (a game too big to train here
+        plays when one was trained on the command line into the folder), else, within the
+        budget, the on-the-spot run training one, else the refusal, saying how to train it.
+        A game solved by search (classic Connect Four) plays perfect play unless asked."""
+        if opponent not in (None, "trained", "perfect"):
+            raise QarenaError(
+                _("the opponent is 'trained' or 'perfect', not {opponent!r}").format(
+                    opponent=opponent
+                )
+            )
+        game = self._parse(spec)
+        if opponent == "perfect" or (opponent is None and by_search(game)):
+            return self.perfect(game)
+        try:
+            game = self.game(spec, stored=True)
+        except QarenaError as e:
+            if by_search(game):
+                raise QarenaError(
+                    _("{why}; or play it against perfect play (the solver)").format(why=e)
+                ) from None
+            raise
+        return self.agent_or_job(game, first)
+
+    def perfect(self, game: Game) -> PerfectAgent:
+        """Perfect play of ``game``, kept per game: by search on boards solved by search,
+        else from the enumerated solution, which the web app builds only within its budget."""
+        with self._lock:
+            agent = self._perfect.get(game.spec)
+            if agent is not None:
+                self._perfect.move_to_end(game.spec)
+                return agent
+        if not by_search(game):
+            size = self._over_budget(game)
+            if size is not None:
+                raise QarenaError(
+                    _(
+                        "perfect play of {spec} needs its every position solved ({size}); "
+                        "play it with qarena play {spec} --opponent perfect on the command line"
+                    ).format(spec=game.spec, size=size)
+                )
+        agent = PerfectAgent(game)
+        with self._lock:
+            self._perfect[game.spec] = agent
+            while len(self._perfect) > AGENT_CACHE:
+                self._perfect.popitem(last=False)
+        return agent
 
     def agent_or_job(self, game: Game, first: str) -> Agent | Job:
         """The game's best stored agent; else the on-the-spot run training one, shared by
@@ -204,6 +255,9 @@ class Web:
 
     def start_game(self, body: NewGame) -> Session | Job:
         """A new game, or the on-the-spot run to wait for before there can be one."""
+        agent: Opponent
+        if body.policy is not None and body.opponent == "perfect":
+            raise QarenaError(_("a policy plays as itself: give a policy or opponent perfect"))
         if body.policy is not None:
             game = None if body.game is None else self.game(body.game, stored=True)
             agent = self.agent(body.policy)
@@ -216,7 +270,7 @@ class Web:
         elif body.game is None:
             raise QarenaError(_("give a game spec, a policy id, or both"))
         else:
-            got = self.opponent_for(body.game, body.first)
+            got = self.opponent_for(body.game, body.first, body.opponent)
             if isinstance(got, Job):
                 return got
             agent = got

@@ -20,7 +20,7 @@ from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match import LABELS, Conflict, Score, value_text
-from qarena.solve import solve
+from qarena.solve import Outcome, oracle, solve
 from qarena.web.describe import verdict_span
 from qarena.web.errors import Full, NotFound, PageRoute, status_of, validation_text
 from qarena.web.forms import (
@@ -30,6 +30,7 @@ from qarena.web.forms import (
     TrainForm,
     form_number,
     game_spec,
+    opponent_of,
 )
 from qarena.web.jobs import Job
 from qarena.web.language import COOKIE as LANGUAGE_COOKIE
@@ -98,7 +99,7 @@ def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]
     first = fields.first
     try:
         _check_first(first)
-        got = web.opponent_for(game_spec(fields), first)
+        got = web.opponent_for(game_spec(fields), first, opponent_of(fields))
         if isinstance(got, Job):
             # The run may be shared with someone who chose another opener: say ours.
             mine = "" if first == got.first else f"?first={first}"
@@ -127,24 +128,25 @@ def _browser(request: Request) -> tuple[str, bool]:
 
 
 def _panel(session: Session, score: Score, error: str | None = None) -> dict[str, Any]:
-    game, position = session.game, session.position
+    game, position, agent = session.game, session.position, session.agent
     legal = game.legal_moves(position)
-    verdicts: dict[int, int] = {}
+    # The solver's outcomes, as a hint beside a learned agent's values; perfect play's own
+    # values are the solver's, so it needs no hint.
+    hint = session.show_hint and not session.perfect
+    outcomes: dict[int, Outcome] = solve(game).move_outcomes(position) if hint and legal else {}
     verdict = None
-    if session.show_hint and legal:
-        solution = solve(game)
-        verdicts = solution.move_values(position)
-        verdict = solution.value_of(position)
+    if legal and (hint or (session.perfect and session.show_values)):
+        verdict = solve(game).value_of(position) if hint else oracle(game).value_of(position)
     clickable = {
         "hx-post": f"/games/{session.id}/move",
     }
     rows = [
         {
             "move": game.format_move(m),
-            "value": session.agent.value_text(position, m),
-            "best": session.agent.would_play(position, m),
-            "verdict": value_name(verdicts[m]) if m in verdicts else None,
-            "verdict_text": value_word(verdicts[m]) if m in verdicts else None,
+            "value": agent.value_text(position, m) if session.show_values else "",
+            "best": agent.would_play(position, m),
+            "verdict": value_name(outcomes[m].value) if m in outcomes else None,
+            "verdict_text": outcomes[m].words() if m in outcomes else None,
         }
         for m in legal
     ]
@@ -160,10 +162,11 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
             )
         ),
         "rows": rows,
+        "hint": hint,
         # "←" picks out the AI's choice; when every move ties, it would pick out nothing.
         "best_count": best,
         "mark_best": best == 1 or best < len(rows),
-        "legend": session.agent.learner.value_legend(),
+        "legend": agent.value_legend(),
         "verdict": None if verdict is None else value_name(verdict),
         "verdict_span": None if verdict is None else verdict_span(verdict),
         "error": error,
@@ -185,18 +188,19 @@ def _ai_values(session: Session) -> dict[str, Any]:
     reply = session.last_reply if session.show_values else None
     if reply is None:
         return {"ai_rows": [], "ai_tied": None}
-    game, learner = session.game, session.agent.learner
-    # The solver's verdicts here are for the AI, the one to move where it chose.
-    verdicts = solve(game).move_values(reply.position) if session.show_hint else {}
+    game, agent = session.game, session.agent
+    # The solver's outcomes here are for the AI, the one to move where it chose.
+    hint = session.show_hint and not session.perfect
+    outcomes = solve(game).move_outcomes(reply.position) if hint else {}
     rows = [
         {
             "move": game.format_move(m),
-            "value": learner.format_value(v),
+            "value": agent.value_text(reply.position, m, "ai"),
             "played": m == reply.move,
-            "verdict": value_name(verdicts[m]) if m in verdicts else None,
-            "verdict_text": value_word(verdicts[m]) if m in verdicts else None,
+            "verdict": value_name(outcomes[m].value) if m in outcomes else None,
+            "verdict_text": outcomes[m].words("ai") if m in outcomes else None,
         }
-        for m, v in reply.values.items()
+        for m in reply.values
     ]
     tied = [game.format_move(m) for m in reply.best] if reply.tied else None
     return {"ai_rows": rows, "ai_tied": tied}

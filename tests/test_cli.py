@@ -103,7 +103,7 @@ def test_too_large_names_positions_and_bytes(capsys: pytest.CaptureFixture[str])
     _, _, err = _run(capsys, "train", "tictactoe:5x5:5", "--out", "never.npz")
     # Boards with ceil(n/2) x's and floor(n/2) o's, shared among the 8 symmetries.
     bound = sum(math.comb(25, n) * math.comb(n, n // 2) for n in range(26))
-    assert f"about {-(-bound // 8):,} positions" in err
+    assert f"up to {-(-bound // 8):,} positions" in err
     assert "TB" in err
 
 
@@ -119,7 +119,7 @@ def test_memory_limit_refuses_before_allocating(
     code, _, err = _run(capsys, "solve", "nim:9,9,9")
     assert code == 2
     # Every one of nim's 10 × 10 × 10 pile sizes is reachable; the estimate takes them all.
-    assert "about 1,000 positions need" in err and "kB" in err
+    assert "up to 1,000 positions need" in err and "kB" in err
     assert allocations == []
 
 

@@ -210,10 +210,11 @@ def format_count(n: int) -> str:
 
 
 #: Why a game does not fit, by what was asked ("solve", "tables", "learn") and whether the
-#: positions are an estimate (made before any search).
+#: positions are an estimate (made before any search: a bound, often well above the count,
+#: e.g. 3.5·10^13 for classic Connect Four, whose positions Tromp counted at 4.5·10^12).
 _TOO_LARGE = {
     ("solve", True): gettext_noop(
-        "{spec} is too large to solve here: about {count} positions need {need}, more than the "
+        "{spec} is too large to solve here: up to {count} positions need {need}, more than the "
         "{budget} this machine can spare"
     ),
     ("solve", False): gettext_noop(
@@ -221,7 +222,7 @@ _TOO_LARGE = {
         "{budget} this machine can spare"
     ),
     ("tables", True): gettext_noop(
-        "{spec} is too large to build tables for here: about {count} positions need {need}, "
+        "{spec} is too large to build tables for here: up to {count} positions need {need}, "
         "more than the {budget} this machine can spare"
     ),
     ("tables", False): gettext_noop(
@@ -229,7 +230,7 @@ _TOO_LARGE = {
         "than the {budget} this machine can spare"
     ),
     ("learn", True): gettext_noop(
-        "{spec} is too large to learn here: about {count} positions need {need}, more than the "
+        "{spec} is too large to learn here: up to {count} positions need {need}, more than the "
         "{budget} this machine can spare"
     ),
     ("learn", False): gettext_noop(

@@ -17,6 +17,7 @@ from qarena.games import parse_spec
 from qarena.games.base import Position
 from qarena.games.connect4 import ConnectFour
 from qarena.solve import solve
+from qarena.solve.book import shipped_book
 from qarena.solve.search import Searcher, bits, plies_to_end, searchable
 
 
@@ -56,6 +57,19 @@ def test_scores_are_bitbully_s_on_classic_connect_four() -> None:
     for moves, position in _random_positions(game, 40, 16, 32, seed=2026):
         theirs = engine.score_all_moves(bitbully.Board("".join(map(str, moves))))
         assert searcher.move_scores(position) == dict(theirs), moves
+
+
+def test_the_shipped_book_s_scores_are_bitbully_s() -> None:
+    # BitBully with its own opening book answers these early positions at once.
+    bitbully = pytest.importorskip("bitbully")
+    game = _game("connect4:6x7")
+    book = shipped_book(game)
+    assert book is not None and book.plies == 5
+    engine = bitbully.BitBully()
+    for moves, position in _random_positions(game, 40, 0, book.plies, seed=11):
+        mine, mask, _stones = bits(game, position)
+        theirs = engine.score_all_moves(bitbully.Board("".join(map(str, moves))))
+        assert book.score(mine, mask, game.rows, game.cols) == max(dict(theirs).values()), moves
 
 
 def test_early_positions_score_as_bitbully_s_with_one_thread_or_two() -> None:
@@ -104,7 +118,10 @@ def test_scores_agree_with_the_enumerating_solver(spec: str) -> None:
 
 
 def test_known_results() -> None:
-    # Tromp: 5×5 Connect Four is a draw; 4×5 (4 rows, 5 columns) is a draw too.
+    # Tromp: 6×6 Connect Four is a second-player win, with the board's last stone at the
+    # latest; 5×5 is a draw; 4×5 (4 rows, 5 columns) is a draw too.
+    six = _game("connect4:6x6")
+    assert Searcher(six, entries=4_000_037).score(six.start()) == -1
     assert (
         Searcher(_game("connect4:5x5"), entries=1_000_003).score(_game("connect4:5x5").start()) == 0
     )

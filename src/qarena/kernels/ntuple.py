@@ -1,0 +1,238 @@
+"""n-tuple networks on board games (tic-tac-toe, Connect Four): values from many small lookup
+tables, learned by temporal-difference self-play.
+
+A board is its cells, row-major from the top: 0 empty, 1 x (the first player), 2 o. A tuple is
+a few cells; under each of the board's symmetries it reads its cells' codes, each 0 (empty, not
+playable yet: a Connect Four cell with an empty cell below), 1 (x), 2 (o) or 3 (empty and
+playable now), as a base-4 number: the index into that tuple's table. The value of a board is
+``tanh`` of the sum of every tuple's table entry under every symmetry (symmetric boards get the
+same value, and one board teaches its images too). There is one set of tables for each player
+to move. Values are the first player's: +1 a win for x, -1 a win for o.
+
+Learning is TD(λ) over the boards of a self-play game: after each move the board before it is
+moved towards the board after it (towards the result at the end), and the boards before that
+too, by λ per move back. A move made to explore teaches nothing and cuts the chain. A move that
+wins at once is always made.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from qarena.kernels.jit import njit
+from qarena.kernels.rng import below, uniform
+
+#: A cell's codes: empty and not playable yet, x, o, empty and playable now.
+CODES = 4
+#: Counters of a run: games played, moves made, the stop flag.
+COUNTERS = 3
+#: Bytes of a table entry (float32).
+WEIGHT_BYTES = 4
+
+
+@njit
+def cell_code(board: np.ndarray, cell: int, cols: int, gravity: bool) -> int:
+    v = board[cell]
+    if v:
+        return int(v)
+    if not gravity or cell + cols >= board.size or board[cell + cols]:
+        return 3
+    return 0
+
+
+@njit
+def indices(
+    board: np.ndarray, cells: np.ndarray, cols: int, gravity: bool, out: np.ndarray
+) -> None:
+    """Each (symmetry, tuple)'s index into its table, into ``out`` (flattened: symmetry-major);
+    ``cells[s, t, j]`` is the j-th cell of tuple t under symmetry s."""
+    n = 0
+    for s in range(cells.shape[0]):
+        for t in range(cells.shape[1]):
+            idx = 0
+            for j in range(cells.shape[2] - 1, -1, -1):
+                idx = idx * CODES + cell_code(board, cells[s, t, j], cols, gravity)
+            out[n] = idx
+            n += 1
+
+
+@njit
+def total(weights: np.ndarray, side: int, idx: np.ndarray, tuples: int) -> float:
+    """The sum of the entries ``idx`` names in the tables of ``side`` (0: x to move)."""
+    acc = 0.0
+    for n in range(idx.size):
+        # float(): summed in 64 bits as numba does (NumPy would keep float32 + float in 32).
+        acc += float(weights[side, n % tuples, idx[n]])
+    return acc
+
+
+@njit
+def value(
+    weights: np.ndarray, board: np.ndarray, side: int, cells: np.ndarray, cols: int,
+    gravity: bool, scratch: np.ndarray,
+) -> float:  # fmt: skip
+    """The board's value for x, with ``side`` to move."""
+    indices(board, cells, cols, gravity, scratch)
+    return math.tanh(total(weights, side, scratch, cells.shape[1]))
+
+
+@njit
+def wins(board: np.ndarray, lines: np.ndarray, mark: int) -> bool:
+    """Whether ``mark`` fills a whole line."""
+    for i in range(lines.shape[0]):
+        full = True
+        for j in range(lines.shape[1]):
+            if board[lines[i, j]] != mark:
+                full = False
+                break
+        if full:
+            return True
+    return False
+
+
+@njit
+def target_cell(board: np.ndarray, move: int, cols: int, gravity: bool) -> int:
+    """The cell a move fills: its column's lowest empty cell (Connect Four), else the move's
+    own cell; -1 when it is not legal."""
+    if not gravity:
+        return move if board[move] == 0 else -1
+    cell = -1
+    c = move
+    while c < board.size and board[c] == 0:
+        cell = c
+        c += cols
+    return cell
+
+
+@njit
+def play_games(
+    weights: np.ndarray,
+    cells: np.ndarray,
+    lines: np.ndarray,
+    rows: int,
+    cols: int,
+    gravity: bool,
+    games: int,
+    alpha0: float,
+    alpha1: float,
+    epsilon0: float,
+    epsilon1: float,
+    lam: float,
+    done_before: int,
+    total_games: int,
+    rng: np.ndarray,
+    counters: np.ndarray,
+) -> None:
+    """``games`` games of self-play, learning as they go (see the module's text). α decays
+    exponentially from ``alpha0`` to ``alpha1`` and ε linearly from ``epsilon0`` to
+    ``epsilon1`` over ``total_games``, of which ``done_before`` were played before these.
+    Threads may share ``weights`` (lost updates are rare and harmless); each plays with its
+    own generator ``rng`` (``kernels/rng``: the same stream compiled and as plain Python).
+    Stops early when ``counters[2]`` is set."""
+    n_cells = rows * cols
+    moves_n = cols if gravity else n_cells
+    tuples = cells.shape[1]
+    per_board = cells.shape[0] * tuples
+    # The boards of the game so far: their indices, side to move, and tanh' factor.
+    hist_idx = np.zeros((n_cells + 1, per_board), dtype=np.int64)
+    hist_side = np.zeros(n_cells + 1, dtype=np.int64)
+    hist_grad = np.zeros(n_cells + 1, dtype=np.float64)
+    scratch = np.zeros(per_board, dtype=np.int64)
+    board = np.zeros(n_cells, dtype=np.int8)
+    candidates = np.zeros(moves_n, dtype=np.int64)
+    for g in range(games):
+        if counters[2]:
+            return
+        progress = (done_before + g) / max(total_games, 1)
+        alpha = alpha0 * (alpha1 / alpha0) ** progress if alpha0 > 0 else 0.0
+        epsilon = epsilon0 + (epsilon1 - epsilon0) * progress
+        board[:] = 0
+        side = 0
+        start = 0  # the first board of the chain TD(λ) updates
+        indices(board, cells, cols, gravity, hist_idx[0])
+        v_now = math.tanh(total(weights, 0, hist_idx[0], tuples))
+        hist_side[0] = 0
+        hist_grad[0] = 1.0 - v_now * v_now
+        ply = 0
+        while True:
+            mark = side + 1
+            # The legal moves; one that wins at once is made at once.
+            n = 0
+            winning = -1
+            for m in range(moves_n):
+                cell = target_cell(board, m, cols, gravity)
+                if cell < 0:
+                    continue
+                candidates[n] = m
+                n += 1
+                if winning < 0:
+                    board[cell] = mark
+                    if wins(board, lines, mark):
+                        winning = m
+                    board[cell] = 0
+            explored = False
+            if winning >= 0:
+                move = winning
+            elif uniform(rng) < epsilon:
+                move = candidates[below(rng, n)]
+                explored = True
+            else:
+                best = -2.0
+                ties = 0
+                move = candidates[0]
+                for i in range(n):
+                    m = candidates[i]
+                    cell = target_cell(board, m, cols, gravity)
+                    board[cell] = mark
+                    v = value(weights, board, 1 - side, cells, cols, gravity, scratch)
+                    board[cell] = 0
+                    mine = v if side == 0 else -v
+                    if mine > best + 1e-12:
+                        best, move, ties = mine, m, 1
+                    elif mine > best - 1e-12:
+                        ties += 1
+                        if below(rng, ties) == 0:
+                            move = m
+            cell = target_cell(board, move, cols, gravity)
+            board[cell] = mark
+            ply += 1
+            counters[1] += 1
+            over = False
+            if wins(board, lines, mark):
+                target = 1.0 if side == 0 else -1.0
+                over = True
+            elif ply == n_cells:
+                target = 0.0
+                over = True
+            side = 1 - side
+            indices(board, cells, cols, gravity, hist_idx[ply])
+            v_next = math.tanh(total(weights, side, hist_idx[ply], tuples))
+            hist_side[ply] = side
+            hist_grad[ply] = 1.0 - v_next * v_next
+            if not over:
+                target = v_next
+            if explored and not over:
+                start = ply  # an exploring move teaches nothing, and cuts the chain
+            else:
+                # The board before the move, then those before it, λ less each move back.
+                before = ply - 1
+                now = total(weights, hist_side[before], hist_idx[before], tuples)
+                delta = target - math.tanh(now)
+                if alpha > 0 and delta != 0.0:
+                    decay = 1.0
+                    k = before
+                    while k >= start and decay > 1e-3:
+                        step = alpha * delta * decay * hist_grad[k]
+                        s_k = hist_side[k]
+                        for i in range(per_board):
+                            slot = hist_idx[k, i]
+                            weights[s_k, i % tuples, slot] = (
+                                float(weights[s_k, i % tuples, slot]) + step
+                            )
+                        decay *= lam
+                        k -= 1
+            if over:
+                break
+        counters[0] += 1

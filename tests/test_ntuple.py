@@ -1,0 +1,97 @@
+"""n-tuple networks (qarena.learn.ntuple): they learn small boards by self-play, judged exactly
+by the solver; symmetric boards share a value; the pure-Python path learns the same tables."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import qarena
+from qarena.errors import TooLargeError
+from qarena.games import parse_spec
+from qarena.games.tictactoe import TicTacToe
+from qarena.learn.ntuple import NTupleNetwork, random_walk_tuples
+
+
+def _board(spec: str) -> TicTacToe:
+    game = parse_spec(spec)
+    assert isinstance(game, TicTacToe)
+    return game
+
+
+def test_random_walk_tuples_are_connected_distinct_cells_and_seeded() -> None:
+    game = _board("connect4:6x7")
+    layout = random_walk_tuples(game, 70, 8, seed=3)
+    assert layout.shape == (70, 8)
+    assert (random_walk_tuples(game, 70, 8, seed=3) == layout).all()
+    for walk in layout.tolist():
+        assert len(set(walk)) == 8 and all(0 <= c < 42 for c in walk)
+        for a, b in itertools.pairwise(walk):
+            (ra, ca), (rb, cb) = divmod(a, 7), divmod(b, 7)
+            assert max(abs(ra - rb), abs(ca - cb)) == 1  # neighbours, diagonals too
+
+
+def test_symmetric_boards_share_a_value() -> None:
+    game = _board("connect4:4x5")
+    net = NTupleNetwork.new(game, 20, 6, seed=1)
+    net.learn(2_000, seed=1)
+    mirror = game.symmetries[1]
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        position = game.start()
+        for _ in range(int(rng.integers(1, 12))):
+            moves = game.legal_moves(position)
+            position = game.apply(position, moves[int(rng.integers(len(moves)))])
+            if game.is_terminal(position):
+                break
+        if game.is_terminal(position):
+            continue
+        image = tuple(position[mirror.index(c)] for c in range(game.cells))
+        assert net.value(image) == pytest.approx(net.value(position), abs=1e-5)
+
+
+def test_it_learns_tic_tac_toe_judged_by_the_solver() -> None:
+    game = _board("tictactoe")
+    net = NTupleNetwork.new(game, 30, 5, seed=1)
+    untrained = qarena.judge(net, game, games=10).optimality.share
+    net.learn(40_000, seed=0)
+    learned = qarena.judge(net, game, games=10).optimality.share
+    # The share of decision positions where its move keeps the game's value, by the solver.
+    assert learned >= 0.95 and learned > untrained
+
+
+SCRIPT = """
+import hashlib
+from qarena.games import parse_spec
+from qarena.learn.ntuple import NTupleNetwork
+net = NTupleNetwork.new(parse_spec("{spec}"), 8, 4, seed=2)
+moves = net.learn(40, seed=5, epsilon=(0.3, 0.1), lam=0.7)
+print(moves, hashlib.sha256(net.weights.tobytes()).hexdigest())
+"""
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4"])
+def test_the_pure_python_path_learns_the_same_tables(spec: str) -> None:
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    plain = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(spec=spec)],
+        capture_output=True, text=True, env=env, check=True,
+    )  # fmt: skip
+    compiled = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(spec=spec)], capture_output=True, text=True, check=True
+    )
+    assert plain.stdout == compiled.stdout
+
+
+def test_tables_beyond_the_memory_budget_are_refused_before_they_are_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "100000000")
+    with pytest.raises(TooLargeError, match="70 tuples of 10 cells need") as e:
+        NTupleNetwork.new(_board("connect4:6x7"), 70, 10)
+    assert "\n" not in str(e.value)

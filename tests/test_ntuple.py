@@ -36,6 +36,39 @@ def test_random_walk_tuples_are_connected_distinct_cells_and_seeded() -> None:
             assert max(abs(ra - rb), abs(ca - cb)) == 1  # neighbours, diagonals too
 
 
+@pytest.mark.parametrize("spec", ["connect4:6x7", "tictactoe:4x4:3"])
+def test_a_move_s_index_changes_are_the_indices_of_the_board_after_it(spec: str) -> None:
+    # Learning weighs moves by the index changes their cells make; reading the whole board
+    # afterwards must give the same indices.
+    from qarena.kernels import ntuple as k
+
+    game = _board(spec)
+    net = NTupleNetwork.new(game, 30, 6, seed=4)
+    cells, gravity = net._cells, net._gravity
+    start, where, power = k.touches(cells, game.cells)
+    size = cells.shape[0] * cells.shape[1]
+    now, after = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    shift, touched = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    rng = np.random.default_rng(1)
+    position = game.start()
+    for _ in range(200):
+        if game.is_terminal(position):
+            position = game.start()
+        board = np.asarray(position, dtype=np.int8)
+        k.indices(board, cells, game.cols, gravity, now)
+        move = game.legal_moves(position)[int(rng.integers(len(game.legal_moves(position))))]
+        cell = k.target_cell(board, move, game.cols, gravity)
+        mark = 1 + (game.to_move(position) or 0)
+        count = k._changes(board, cell, mark, game.cols, gravity, start, where, power, shift,
+                           touched)  # fmt: skip
+        for q in touched[:count]:
+            now[q] += shift[q]
+            shift[q] = 0
+        position = game.apply(position, move)
+        k.indices(np.asarray(position, dtype=np.int8), cells, game.cols, gravity, after)
+        assert (now == after).all()
+
+
 def test_symmetric_boards_share_a_value() -> None:
     game = _board("connect4:4x5")
     net = NTupleNetwork.new(game, 20, 6, seed=1)

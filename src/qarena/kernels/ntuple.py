@@ -106,6 +106,55 @@ def target_cell(board: np.ndarray, move: int, cols: int, gravity: bool) -> int:
     return cell
 
 
+def touches(cells: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each board cell sits in the tuples, for updating indices move by move: for cell
+    ``c``, entries ``start[c]:start[c + 1]`` of ``where`` (a (symmetry, tuple) pair, flattened
+    as in :func:`indices`) and ``power`` (its place's power of 4)."""
+    found: list[list[tuple[int, int]]] = [[] for _ in range(n_cells)]
+    symmetries, tuples, length = cells.shape
+    for s in range(symmetries):
+        for t in range(tuples):
+            for j in range(length):
+                found[int(cells[s, t, j])].append((s * tuples + t, CODES**j))
+    start = np.zeros(n_cells + 1, dtype=np.int64)
+    for c in range(n_cells):
+        start[c + 1] = start[c] + len(found[c])
+    where = np.array([n for pairs in found for n, _ in pairs], dtype=np.int64)
+    power = np.array([p for pairs in found for _, p in pairs], dtype=np.int64)
+    return start, where, power
+
+
+@njit
+def _shift(
+    cell: int, change: int, start: np.ndarray, where: np.ndarray, power: np.ndarray,
+    delta: np.ndarray, touched: np.ndarray, count: int,
+) -> int:  # fmt: skip
+    """Add a cell's code change to the indices it is part of (``delta``), listing the pairs
+    touched first; returns the new count of them."""
+    for e in range(start[cell], start[cell + 1]):
+        n = where[e]
+        if delta[n] == 0:
+            touched[count] = n
+            count += 1
+        delta[n] += change * power[e]
+    return count
+
+
+@njit
+def _changes(
+    board: np.ndarray, cell: int, mark: int, cols: int, gravity: bool, start: np.ndarray,
+    where: np.ndarray, power: np.ndarray, delta: np.ndarray, touched: np.ndarray,
+) -> int:  # fmt: skip
+    """The index changes of ``mark`` placed on ``cell`` (and, with gravity, the cell above
+    it becoming playable), into ``delta``/``touched``; returns how many pairs changed. A pair
+    whose changes cancel out stays listed with a zero change."""
+    count = _shift(cell, mark - cell_code(board, cell, cols, gravity), start, where, power,
+                   delta, touched, 0)  # fmt: skip
+    if gravity and cell >= cols and board[cell - cols] == 0:
+        count = _shift(cell - cols, 3, start, where, power, delta, touched, count)
+    return count
+
+
 @njit
 def play_games(
     weights: np.ndarray,
@@ -124,13 +173,18 @@ def play_games(
     total_games: int,
     rng: np.ndarray,
     counters: np.ndarray,
+    start: np.ndarray,
+    where: np.ndarray,
+    power: np.ndarray,
 ) -> None:
     """``games`` games of self-play, learning as they go (see the module's text). α decays
     exponentially from ``alpha0`` to ``alpha1`` and ε linearly from ``epsilon0`` to
     ``epsilon1`` over ``total_games``, of which ``done_before`` were played before these.
     Threads may share ``weights`` (lost updates are rare and harmless); each plays with its
     own generator ``rng`` (``kernels/rng``: the same stream compiled and as plain Python).
-    Stops early when ``counters[2]`` is set."""
+    Stops early when ``counters[2]`` is set. ``start``, ``where`` and ``power`` are the
+    cells' places in the tuples (:func:`touches`): a move changes the indices of the tuples
+    through its cell (and the cell above), so a move is weighed without reading the board."""
     n_cells = rows * cols
     moves_n = cols if gravity else n_cells
     tuples = cells.shape[1]
@@ -139,8 +193,9 @@ def play_games(
     hist_idx = np.zeros((n_cells + 1, per_board), dtype=np.int64)
     hist_side = np.zeros(n_cells + 1, dtype=np.int64)
     hist_grad = np.zeros(n_cells + 1, dtype=np.float64)
-    scratch = np.zeros(per_board, dtype=np.int64)
     board = np.zeros(n_cells, dtype=np.int8)
+    shift = np.zeros(per_board, dtype=np.int64)
+    touched = np.zeros(per_board, dtype=np.int64)
     candidates = np.zeros(moves_n, dtype=np.int64)
     for g in range(games):
         if counters[2]:
@@ -150,7 +205,7 @@ def play_games(
         epsilon = epsilon0 + (epsilon1 - epsilon0) * progress
         board[:] = 0
         side = 0
-        start = 0  # the first board of the chain TD(λ) updates
+        first = 0  # the first board of the chain TD(λ) updates
         indices(board, cells, cols, gravity, hist_idx[0])
         v_now = math.tanh(total(weights, 0, hist_idx[0], tuples))
         hist_side[0] = 0
@@ -182,12 +237,23 @@ def play_games(
                 best = -2.0
                 ties = 0
                 move = candidates[0]
+                now_idx = hist_idx[ply]
+                other = 1 - side
+                base = total(weights, other, now_idx, tuples)
                 for i in range(n):
                     m = candidates[i]
                     cell = target_cell(board, m, cols, gravity)
-                    board[cell] = mark
-                    v = value(weights, board, 1 - side, cells, cols, gravity, scratch)
-                    board[cell] = 0
+                    count = _changes(board, cell, mark, cols, gravity, start, where, power,
+                                     shift, touched)  # fmt: skip
+                    acc = base
+                    for e in range(count):
+                        q = touched[e]
+                        t = q % tuples
+                        acc += float(weights[other, t, now_idx[q] + shift[q]]) - float(
+                            weights[other, t, now_idx[q]]
+                        )
+                        shift[q] = 0
+                    v = math.tanh(acc)
                     mine = v if side == 0 else -v
                     if mine > best + 1e-12:
                         best, move, ties = mine, m, 1
@@ -196,6 +262,13 @@ def play_games(
                         if below(rng, ties) == 0:
                             move = m
             cell = target_cell(board, move, cols, gravity)
+            count = _changes(board, cell, mark, cols, gravity, start, where, power, shift,
+                             touched)  # fmt: skip
+            hist_idx[ply + 1] = hist_idx[ply]
+            for e in range(count):
+                q = touched[e]
+                hist_idx[ply + 1, q] += shift[q]
+                shift[q] = 0
             board[cell] = mark
             ply += 1
             counters[1] += 1
@@ -207,14 +280,13 @@ def play_games(
                 target = 0.0
                 over = True
             side = 1 - side
-            indices(board, cells, cols, gravity, hist_idx[ply])
             v_next = math.tanh(total(weights, side, hist_idx[ply], tuples))
             hist_side[ply] = side
             hist_grad[ply] = 1.0 - v_next * v_next
             if not over:
                 target = v_next
             if explored and not over:
-                start = ply  # an exploring move teaches nothing, and cuts the chain
+                first = ply  # an exploring move teaches nothing, and cuts the chain
             else:
                 # The board before the move, then those before it, λ less each move back.
                 before = ply - 1
@@ -223,7 +295,7 @@ def play_games(
                 if alpha > 0 and delta != 0.0:
                     decay = 1.0
                     k = before
-                    while k >= start and decay > 1e-3:
+                    while k >= first and decay > 1e-3:
                         step = alpha * delta * decay * hist_grad[k]
                         s_k = hist_side[k]
                         for i in range(per_board):

@@ -107,6 +107,7 @@ class NTupleNetwork:
         self._lines = np.array(game.lines, dtype=np.int64).reshape(len(game.lines), game.k)
         self._gravity = isinstance(game, ConnectFour)
         self._scratch = np.zeros(self._cells.shape[0] * self._cells.shape[1], dtype=np.int64)
+        self._touches = k.touches(self._cells, game.cells)
 
     # --- as a player --------------------------------------------------------------------
 
@@ -180,7 +181,7 @@ class NTupleNetwork:
             k.play_games(
                 self.weights, self._cells, self._lines, game.rows, game.cols, self._gravity,
                 shares[i], a0, a1, epsilon[0], epsilon[1], lam, self.games,
-                total, rngs[i], counters[i],
+                total, rngs[i], counters[i], *self._touches,
             )  # fmt: skip
 
         if workers == 1:

@@ -7,15 +7,17 @@ import itertools
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import qarena
-from qarena.errors import TooLargeError
+from qarena.errors import QarenaError, TooLargeError
 from qarena.games import parse_spec
 from qarena.games.tictactoe import TicTacToe
-from qarena.learn.ntuple import NTupleNetwork, random_walk_tuples
+from qarena.learn.ntuple import NTupleNetwork, load_network, random_walk_tuples, save_network
+from qarena.policyfile import save_policy
 
 
 def _board(spec: str) -> TicTacToe:
@@ -128,3 +130,39 @@ def test_tables_beyond_the_memory_budget_are_refused_before_they_are_made(
     with pytest.raises(TooLargeError, match="70 tuples of 10 cells need") as e:
         NTupleNetwork.new(_board("connect4:6x7"), 70, 10)
     assert "\n" not in str(e.value)
+
+
+def test_a_network_file_holds_the_network_and_refuses_what_it_is_not(tmp_path: Path) -> None:
+    game = _board("connect4:4x5")
+    net = NTupleNetwork.new(game, 12, 5, seed=2)
+    net.learn(500, seed=3)
+    path = tmp_path / "net.npz"
+    save_network(path, net)
+    again = load_network(path, game)
+    assert (again.tuples == net.tuples).all() and (again.weights == net.weights).all()
+    assert again.games == net.games == 500
+    position = game.apply(game.start(), 2)
+    assert again.values(position) == net.values(position)
+    # Most entries are never reached: the file keeps the others only.
+    assert 0 < np.count_nonzero(net.weights) < net.weights.size // 4
+
+    with pytest.raises(QarenaError, match="plays connect4:4x5:4, not connect4:6x7:4") as e:
+        load_network(path, _board("connect4:6x7"))
+    assert "\n" not in str(e.value)
+    book = tmp_path / "book.npz"
+    save_policy(str(book), {"keys": np.zeros(1, np.uint64)}, {"kind": "book", "game": "x"})
+    with pytest.raises(QarenaError, match="is not an n-tuple network"):
+        load_network(book)
+    # A file that claims more entries than its tables have is refused before it is read.
+    meta = {"kind": "ntuple", "game": game.spec, "tuples": 12, "length": 5, "games": 0}
+    arrays = {"tuples": net.tuples, "places": np.arange(3, dtype=np.int64),
+              "entries": np.ones(3, np.float32)}  # fmt: skip
+    for bad in ({"entries": 10**12}, {"length": 40}, {"tuples": "12"}):
+        save_policy(str(tmp_path / "bad.npz"), arrays, {**meta, "entries": 3, **bad})
+        with pytest.raises(QarenaError, match="is damaged"):
+            load_network(tmp_path / "bad.npz")
+    off = net.tuples.copy()
+    off[0, 0] = game.cells
+    save_policy(str(tmp_path / "off.npz"), {**arrays, "tuples": off}, {**meta, "entries": 3})
+    with pytest.raises(QarenaError, match="off the board"):
+        load_network(tmp_path / "off.npz")

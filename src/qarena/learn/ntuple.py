@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
+from qarena.policyfile import ArraySpec, load_policy, save_policy
 
 #: The most tuples and cells per tuple a network may have (a table has 4**length entries).
 MAX_TUPLES = 1_000
@@ -201,3 +203,84 @@ class NTupleNetwork:
                     t.join()
         self.games += sum(int(c[0]) for c in counters)
         return sum(int(c[1]) for c in counters)
+
+
+#: What an n-tuple network's file says it is.
+KIND = "ntuple"
+
+
+def save_network(path: str | os.PathLike[str], net: NTupleNetwork) -> None:
+    """The network in qarena's array file (the one safe writer): its tuples, and only the
+    table entries that are not zero (most are never reached), as their places and values."""
+    flat = net.weights.reshape(-1)
+    places = np.flatnonzero(flat).astype(np.int64)
+    save_policy(
+        os.fspath(path),
+        {"tuples": net.tuples.astype(np.int64), "places": places, "entries": flat[places]},
+        {
+            "kind": KIND,
+            "game": net.game.spec,
+            "tuples": int(net.tuples.shape[0]),
+            "length": int(net.tuples.shape[1]),
+            "entries": int(places.size),
+            "games": net.games,
+        },
+    )
+
+
+def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTupleNetwork:
+    """An n-tuple network's file (of ``game``, when given); anything else is refused in one
+    line naming the file, its sizes checked before any array is read."""
+    from qarena.games import parse_spec
+
+    p = os.fspath(path)
+    meta: dict[str, Any] = {}
+
+    def damaged(what: str) -> QarenaError:
+        return QarenaError(_("{file} is damaged: {what}").format(file=p, what=what))
+
+    def expect(found: dict[str, Any]) -> dict[str, ArraySpec]:
+        if found.get("kind") != KIND:
+            raise QarenaError(_("{file} is not an n-tuple network").format(file=p))
+        spec = found.get("game")
+        if game is not None and spec != game.spec:
+            raise QarenaError(
+                _("{file} plays {other}, not {spec}").format(file=p, other=spec, spec=game.spec)
+            )
+        tuples, length, entries = found.get("tuples"), found.get("length"), found.get("entries")
+        games = found.get("games")
+        sizes = (tuples, length, entries, games)
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in sizes):
+            raise damaged(_("its sizes are not counts"))
+        assert isinstance(tuples, int) and isinstance(length, int) and isinstance(entries, int)
+        assert isinstance(games, int)
+        if not (0 < tuples <= MAX_TUPLES and 0 < length <= MAX_LENGTH):
+            raise damaged(_("its sizes are not counts"))
+        if not 0 <= entries <= 2 * tuples * k.CODES**length or not 0 <= games < 2**62:
+            raise damaged(_("its sizes are not counts"))
+        meta.update(found)
+        return {
+            "tuples": ((tuples, length), np.dtype(np.int64)),
+            "places": ((entries,), np.dtype(np.int64)),
+            "entries": ((entries,), np.dtype(np.float32)),
+        }
+
+    data = load_policy(p, expect)
+    board = game if game is not None else parse_spec(str(meta["game"]))
+    if not isinstance(board, TicTacToe):
+        raise damaged(_("its game is not a board"))
+    layout, places = data.arrays["tuples"], data.arrays["places"]
+    if layout.min() < 0 or layout.max() >= board.cells:
+        raise damaged(_("a tuple's cell is off the board"))
+    if any(len(set(row)) != layout.shape[1] for row in layout.tolist()):
+        raise damaged(_("a tuple holds a cell twice"))
+    size = 2 * layout.shape[0] * k.CODES ** layout.shape[1]
+    if places.size and (places[0] < 0 or places[-1] >= size or (places[1:] <= places[:-1]).any()):
+        raise damaged(_("its entries' places are not in order"))
+    weights = np.zeros(size, dtype=np.float32)
+    weights[places] = data.arrays["entries"]
+    net = NTupleNetwork(
+        board, layout, weights.reshape(2, layout.shape[0], k.CODES ** layout.shape[1])
+    )
+    net.games = int(meta["games"])
+    return net

@@ -4,6 +4,7 @@ by the solver; symmetric boards share a value; the pure-Python path learns the s
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -166,3 +167,21 @@ def test_a_network_file_holds_the_network_and_refuses_what_it_is_not(tmp_path: P
     save_policy(str(tmp_path / "off.npz"), {**arrays, "tuples": off}, {**meta, "entries": 3})
     with pytest.raises(QarenaError, match="off the board"):
         load_network(tmp_path / "off.npz")
+
+
+def test_a_network_file_is_a_player_for_eval_and_compete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qarena.cli import run
+
+    game = _board("tictactoe")
+    net = NTupleNetwork.new(game, 30, 5, seed=1)
+    net.learn(20_000, seed=0)
+    path = tmp_path / "ttt.npz"
+    save_network(path, net)
+    assert run(["eval", str(path), "--games", "5", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    # The same player judged through the file: the solver's verdict on its every decision.
+    assert record["optimality"] == pytest.approx(qarena.judge(net, game).optimality.share)
+    assert run(["compete", str(path), "perfect", "--games", "2"]) == 0
+    assert "ttt.npz" in capsys.readouterr().out

@@ -21,6 +21,7 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
+from qarena.learn.ntuple import is_network, load_network
 
 #: What :func:`player` turns into a player.
 PlayerLike = (
@@ -135,6 +136,16 @@ def is_policy_path(name: str) -> bool:
     return os.path.exists(name) or name.endswith(".npz")
 
 
+def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
+    """The player a file holds: an n-tuple network, or a learner's greedy agent (whose loader
+    refuses what is neither, in one line)."""
+    if is_network(path):
+        net = load_network(path, game)
+        net.name = os.path.basename(path)
+        return net
+    return GreedyAgent.load(path, game, seed)
+
+
 def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> Player:
     """``x`` as a player of ``game``.
 
@@ -168,7 +179,7 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
                 )
             )
         else:
-            found = GreedyAgent.load(name, game, seed)
+            found = _from_file(name, game, seed)
     elif isinstance(x, Player):
         found = x
     elif isinstance(x, list | tuple):

@@ -39,6 +39,7 @@ from qarena.evaluate.sampled import MAX_SAMPLE
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.learners import learner_class, load_learner
+from qarena.learn.ntuple import is_network, load_network
 from qarena.match import about, is_builtin
 from qarena.solve import by_search
 from qarena.solve.space import game_tables
@@ -208,6 +209,26 @@ def eval_command(
             player=policy,
             game=game.title,
             spec=game.spec,
+        )
+    elif is_network(policy):
+        net = load_network(policy, parse_spec(spec) if spec is not None else None)
+        game = net.game
+        given = _parsed(game, lines)
+        announce(game)
+        with _judging(game):
+            result = api.judge(
+                net, game, games=games, seed=seed, lengths=lengths, sample=sample,
+                positions=given,
+            )  # fmt: skip
+        heading = styled(
+            ngettext(
+                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
+                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
+                net.games,
+            ),
+            game=game.title,
+            spec=game.spec,
+            count=net.games,
         )
     else:
         learner = load_learner(policy, parse_spec(spec) if spec is not None else None)

@@ -24,7 +24,7 @@ from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
-from qarena.policyfile import ArraySpec, load_policy, save_policy
+from qarena.policyfile import ArraySpec, load_policy, read_meta, save_policy
 
 #: The most tuples and cells per tuple a network may have (a table has 4**length entries).
 MAX_TUPLES = 1_000
@@ -207,6 +207,15 @@ class NTupleNetwork:
 
 #: What an n-tuple network's file says it is.
 KIND = "ntuple"
+
+
+def is_network(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is an n-tuple network's file (by its metadata alone; False for any
+    file that is not one of qarena's, whose loader then says what is wrong)."""
+    try:
+        return read_meta(path).get("kind") == KIND
+    except QarenaError:
+        return False
 
 
 def save_network(path: str | os.PathLike[str], net: NTupleNetwork) -> None:

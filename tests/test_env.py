@@ -503,3 +503,21 @@ def test_the_example_trains_through_the_environment_and_judges_the_agent(check_e
     assert found, result.stdout
     assert 0.0 <= float(found.group(1)) <= 1.0
     assert int(found.group(3)) == 164  # misère 3-5-7 nim's decision positions
+
+
+def test_gym_env_against_an_n_tuple_network_passes_check_env(
+    check_env: Any, tmp_path: Path
+) -> None:
+    from qarena.learn.ntuple import NTupleNetwork, save_network
+
+    game = parse_spec("connect4:4x5")
+    net = NTupleNetwork.new(game, 10, 4, seed=1)
+    net.learn(2_000)
+    path = tmp_path / "net.npz"
+    save_network(path, net)
+    env = gym_env("connect4:4x5", opponent=path, seat="random")
+    assert env.unwrapped.opponent_name == "net.npz"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped)
+    assert [str(w.message) for w in caught] == []

@@ -185,3 +185,121 @@ def test_a_network_file_is_a_player_for_eval_and_compete(
     assert record["optimality"] == pytest.approx(qarena.judge(net, game).optimality.share)
     assert run(["compete", str(path), "perfect", "--games", "2"]) == 0
     assert "ttt.npz" in capsys.readouterr().out
+
+
+def test_train_learner_ntuple_with_a_curve_and_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qarena.cli import run
+
+    out = tmp_path / "ttt.npz"
+    args = ["train", "tictactoe", "--learner", "ntuple", "--out", str(out), "--tuples", "20",
+            "--tuple-length", "4", "--workers", "1", "--seed", "3"]  # fmt: skip
+    assert run([*args, "--episodes", "20000", "--curve", "--every", "10000", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["episodes"] == 20_000 and record["curve_points"] == 2
+    net = load_network(out)
+    assert net.games == 20_000 and net.config.tuples == 20 and net.config.seed == 3
+    assert net.curve is not None and [p.games for p in net.curve.points] == [10_000, 20_000]
+    # Tic-tac-toe is a draw: no player wins moving first against perfect play, and the
+    # curve's last point is the judgement the command printed.
+    last = net.curve.points[-1]
+    assert last.record[0] == 0 and record["optimality"] == last.optimality
+    assert record["perfect_first"]["loss"] == last.record[2]
+    # The judgement is the solver's: along 50 games of perfect play, as a fresh call finds.
+    from qarena.evaluate.sampled import along_perfect_play
+    from qarena.solve import oracle
+
+    again, _ = along_perfect_play(net, oracle(net.game), 50, net.config.seed + net.games)
+    assert again.share == last.optimality
+
+    # --resume goes on in place: the games add up, the curve goes on, the shape is kept.
+    assert run(["train", "tictactoe", "--learner", "ntuple", "--out", str(out), "--resume",
+                str(out), "--episodes", "10000", "--curve", "--json"]) == 0  # fmt: skip
+    capsys.readouterr()
+    more = load_network(out)
+    assert more.games == 30_000 and more.config == net.config
+    assert more.curve is not None and [p.games for p in more.curve.points][-1] == 30_000
+    assert more.seconds > net.seconds
+
+    # qarena plot draws its curve: each line against games and against minutes.
+    svg = tmp_path / "curve.svg"
+    assert run(["plot", str(out), "-o", str(svg)]) == 0
+    drawn = svg.read_text()
+    for key in ("optimality", "wins", "losses"):
+        assert f'id="{key}-games"' in drawn and f'id="{key}-minutes"' in drawn
+
+    # qarena table and qarena explain --policy show its moves beside the solver's verdicts.
+    capsys.readouterr()
+    assert run(["table", str(out), "--position", "x../.../..."]) == 0
+    shown = capsys.readouterr().out
+    assert "n-tuple network" in shown and shown.count("keeps the draw") >= 1
+    assert run(["table", str(out), "--top", "3"]) == 2
+    assert "keeps no table of positions" in capsys.readouterr().err
+    assert run(["explain", "tictactoe", "--policy", str(out), "--json"]) == 0
+    policy = json.loads(capsys.readouterr().out)["policy"]
+    assert policy["learner"] == "ntuple" and policy["episodes"] == 30_000
+    assert policy["moves"] == [more.game.format_move(m) for m in more.choices(more.game.start())]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--opponent", "random"], "--opponent does not apply to an n-tuple network"),
+        (["--gamma", "0.5"], "--gamma does not apply to the ntuple learner"),
+        (["--lambda", "2"], "lambda must be in [0, 1], not 2"),
+        (["--tuples", "0"], "--tuples must be at least 1, not 0"),
+        (["--tuple-length", "11"], "--tuple-length must be at most 10, not 11"),
+        (["--alpha-end", "0"], "alpha-end must be in (0, 1], not 0"),
+        (["--every", "5"], "--every sets how often --curve records a point; add --curve"),
+    ],
+)
+def test_train_ntuple_refuses_bad_settings_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    out = tmp_path / "n.npz"
+    result = subprocess.run(
+        [sys.executable, "-m", "qarena", "train", "tictactoe", "--learner", "ntuple", "--out",
+         str(out), "--episodes", "10", *args],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def test_table_learners_refuse_the_network_s_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qarena.cli import run
+
+    for args in (["--lambda", "0.5"], ["--workers", "2"]):
+        assert run(["train", "nim:1,2", "--out", str(tmp_path / "q.npz"), *args]) == 2
+        assert "applies to --learner ntuple only" in capsys.readouterr().err
+    assert not (tmp_path / "q.npz").exists()
+
+
+def test_a_network_is_an_opponent_in_the_browser(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from qarena.web.app import create_app
+
+    with TestClient(create_app(tmp_path), base_url="http://localhost") as client:
+        page = client.post("/play", data={"kind": "classic-network", "first": "human"})
+        assert page.status_code == 200 and 'id="opponent-note"' in page.text
+        assert "n-tuple network" in page.text
+        made = client.post("/api/games", json={"game": "connect4:6x7", "opponent": "network"})
+        state = made.json()
+        assert state["opponent"] == "network" and state["policy"] is None
+        assert sorted(state["q"]) == list("abcdefg")
+        moved = client.post(f"/api/games/{state['id']}/moves", json={"move": "d"}).json()
+        assert moved["history"][0] == "d" and moved["ai_move"] in "abcdefg"
+        refused = client.post("/api/games", json={"game": "nim", "opponent": "network"})
+        assert refused.status_code == 422 and "board games" in refused.json()["detail"]
+        # The watch page plays it against perfect play, each move judged by search.
+        watch = client.post(
+            "/watch", data={"a": "network", "b": "perfect", "game": "connect4:6x7"}
+        )
+        assert watch.status_code == 200 and "/watch/" in str(watch.url)
+        step = client.post(f"{watch.url.path}/step", data={"at": "0"})
+        assert step.status_code == 200 and 'class="mover-0' in step.text

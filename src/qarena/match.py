@@ -13,16 +13,17 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from qarena.agents.base import Player
+from qarena.agents.base import Player, Rival
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import player
-from qarena.agents.strategies import PerfectAgent, is_builtin
+from qarena.agents.strategies import is_builtin
 from qarena.errors import IllegalMoveError, QarenaError
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending, illegal
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import Curve
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.solve import oracle
 from qarena.training.run import Progress, RunResult, default_episodes, new_learner, train_run
 
@@ -107,7 +108,7 @@ class Match:
     """One game from its start: the person sits at ``human_seat`` (0: moves first), the agent
     at the other seat, picking among its ties with ``rng``."""
 
-    agent: GreedyAgent | PerfectAgent
+    agent: Rival
     human_seat: int
     rng: np.random.Generator
     positions: list[Position] = field(init=False)
@@ -320,6 +321,8 @@ def value_text(player: Player, value: float) -> str:
     learner writes them, others' (the solver's, for ``perfect``) as a signed number."""
     if isinstance(player, GreedyAgent):
         return player.learner.format_value(value)
+    if isinstance(player, NTupleNetwork):
+        return player.format_value(value)
     return f"{value:+g}"
 
 

@@ -7,9 +7,14 @@ adapters for a plain function or a table a person wrote (:mod:`qarena.agents.pla
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from qarena.games.base import Game, Move, Position
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from qarena.solve.solver import Mover
 
 
 @runtime_checkable
@@ -28,7 +33,28 @@ class Player(Protocol):
     def values(self, position: Position) -> dict[Move, float] | None: ...
 
 
+class Rival(Player, Protocol):
+    """A player a person plays against (``qarena play``, the web's game): besides its moves,
+    its own value of each move as text, which moves it would pick among, and what its values
+    mean. Met by a trained agent, perfect play and an n-tuple network."""
+
+    @property
+    def value_heading(self) -> str: ...
+
+    def pick(self, position: Position, rng: np.random.Generator) -> Move: ...
+
+    def move_values(self, position: Position) -> dict[Move, float]: ...
+
+    def best_at(self, position: Position) -> tuple[Move, ...]: ...
+
+    def would_play(self, position: Position, move: Move) -> bool: ...
+
+    def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str: ...
+
+    def value_legend(self) -> str: ...
+
+
 #: The name this module had before every player met one protocol.
 Agent = Player
 
-__all__ = ["Agent", "Player"]
+__all__ = ["Agent", "Player", "Rival"]

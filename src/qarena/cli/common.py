@@ -19,7 +19,7 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.base import Learner
-from qarena.learn.settings import SETTINGS
+from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.solve import check_fits
 
 app = typer.Typer(
@@ -184,7 +184,7 @@ def setting_parameters(sweep: bool) -> list[inspect.Parameter]:
     each for ``train``; for ``sweep`` comma-separated lists (reward triples separated by ';'
     or the option repeated), and no ``--seed`` (a sweep has ``--seeds``)."""
     params = []
-    for s in SETTINGS:
+    for s in SETTINGS if sweep else (*SETTINGS, *NETWORK_SETTINGS):
         if sweep and s.name == "seed":
             continue
         if sweep:

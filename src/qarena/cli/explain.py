@@ -30,6 +30,8 @@ from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
 from qarena.solve import Exact, game_tables, oracle
 
 _MARKS = ".xo"
@@ -254,7 +256,10 @@ def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
             ).format(learner=title, count=n, ties=len(verdict.choices))
         )
     for c in verdict.choices:
-        learned = learner_class(verdict.kind).describe_value(c.learned)
+        if verdict.kind == NETWORK:
+            learned = _("value {value}").format(value=number(c.learned, "+.4f"))
+        else:
+            learned = learner_class(verdict.kind).describe_value(c.learned)
         move, judged = game.format_move(c.move), _judged(verdict.value, c.value)
         if tied:
             lines.append(f"  {move} — {judged} · {learned}")
@@ -463,11 +468,14 @@ def explain_command(
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
     solution: Exact | None = None
-    learner: Learner | None = None
+    learner: Learner | NTupleNetwork | None = None
     if policy is not None or not has_theory(game):
         # Nim and subtraction need no solver to be explained, however large.
         announce(game)
-        learner = load_learner(policy, game) if policy is not None else None
+        if policy is not None and is_network(policy):
+            learner = load_network(policy, game)
+        elif policy is not None:
+            learner = load_learner(policy, game)
         solution = oracle(game)
     e = explain(game, pos, solution)
     verdict = None
@@ -518,5 +526,6 @@ def explain_command(
             )
         )
     if verdict is not None and learner is not None:
-        for line in _policy_lines(verdict, game, learner.title):
+        title = _("n-tuple network") if isinstance(learner, NTupleNetwork) else learner.title
+        for line in _policy_lines(verdict, game, title):
             out.print(Text(line))

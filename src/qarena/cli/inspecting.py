@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena.budget import check_count
-from qarena.cli.common import PolicyArg, app, err, out, styled, title
+from qarena.cli.common import PolicyArg, announce, app, err, out, styled, title
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, write_atomic
@@ -22,7 +22,8 @@ from qarena.games import DRAW, LOSS, WIN, value_word
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner
-from qarena.solve import solve
+from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.solve import oracle, solve
 
 #: Most entries ``--top`` shows at each end.
 MAX_TOP = 1000
@@ -89,6 +90,16 @@ def table_command(
         check_count("--top", top, MAX_TOP)
     if csv_target is not None and csv_target != "-":
         check_target(csv_target, [policy])  # before the policy is even read
+    if is_network(policy):
+        if top is not None or csv_target is not None:
+            raise QarenaError(
+                _(
+                    "{file} is an n-tuple network, which keeps no table of positions: "
+                    "--position shows its values of one position's moves"
+                ).format(file=policy)
+            )
+        _network_table(load_network(policy), position)
+        return
     learner = load_learner(policy)
     if csv_target is not None:
         rows = _write_csv(csv_target, learner, policy)
@@ -157,6 +168,60 @@ def _position_table(learner: Learner, position: str | None) -> None:
     if game.layout == "grid":
         notes = {m: learner.format_value(float(values[m]), compact=True) for m in moves}
         out.print(draw(game, pos, notes))
+    out.print(table)
+
+
+def _network_table(net: NTupleNetwork, position: str | None) -> None:
+    """One position's moves as an n-tuple network values them, best first, with the
+    solver's verdict on each (by search on boards too big to enumerate)."""
+    game = net.game
+    pos = game.parse_position(position) if position is not None else game.start()
+    if game.is_terminal(pos):
+        raise QarenaError(
+            _("the game is over in {position}: no moves to show").format(
+                position=game.format_position(pos)
+            )
+        )
+    announce(game)
+    solution = oracle(game)
+    value = solution.value_of(pos)
+    values = net.values(pos)
+    best = set(net.choices(pos))
+    verdicts = solution.move_values(pos)
+    moves = sorted(values, key=lambda m: (-values[m], m))
+    table = Table(
+        title=styled(
+            ngettext(
+                "n-tuple network  [dim]{spec}, {count:,} game of self-play[/]",
+                "n-tuple network  [dim]{spec}, {count:,} games of self-play[/]",
+                net.games,
+            ),
+            spec=game.spec,
+            count=net.games,
+        ),
+        title_justify="left",
+    )
+    table.add_column(_("move"), style="bold")
+    table.add_column(_("value"), justify="right")
+    table.add_column(_("solver"))
+    table.add_column("")
+    for m in moves:
+        table.add_row(
+            game.format_move(m),
+            net.format_value(values[m]),
+            verdict(value, verdicts[m]),
+            _("← agent's choice") if m in best else "",
+        )
+    out.print(
+        _("position {position}: {value} for the player to move").format(
+            position=game.format_position(pos), value=value_word(value)
+        )
+    )
+    if game.layout == "grid":
+        notes = {m: net.format_value(values[m], compact=True) for m in moves}
+        out.print(draw(game, pos, notes))
+    else:
+        out.print(draw(game, pos))
     out.print(table)
 
 

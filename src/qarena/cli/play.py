@@ -14,6 +14,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from qarena.agents.base import Rival
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import PerfectAgent
 from qarena.budget import check_seed
@@ -26,6 +27,7 @@ from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
+from qarena.learn.ntuple import is_network, load_network
 from qarena.match import SPOT_LEARNER, Match, Reply, Result, Score, train_on_the_spot
 from qarena.solve import Exact, Outcome, by_search, oracle
 
@@ -172,7 +174,7 @@ def _ask(prompt: str) -> str:
 @dataclass
 class _Session:
     game: Game
-    agent: GreedyAgent | PerfectAgent
+    agent: Rival
     first: str
     show_q: bool
     hint: bool
@@ -424,13 +426,23 @@ def play_command(
         check_seed(seed)
     if sys.stdin is None or sys.stdin.closed:  # started with <&-: no one can type a move
         raise QarenaError(_("play reads your moves from standard input, which is closed"))
-    agent: GreedyAgent | PerfectAgent
+    agent: Rival
     searched = _searched(target)
     if opponent == "perfect" or (opponent is None and searched is not None):
         game = searched if searched is not None else _agent(target).game
         announce(game)
         agent = PerfectAgent(game, seed)
         err.print(_("Playing against perfect play, by the solver."))
+    elif (target.endswith(".npz") or is_file(target)) and is_network(target):
+        agent = load_network(target)
+        agent.name = os.path.basename(target)
+        game = agent.game
+        err.print(
+            _(
+                "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
+            ).format(spec=game.spec, file=target, count=agent.games),
+            soft_wrap=True,
+        )
     else:
         agent = GreedyAgent(_agent(target))
         game = agent.game

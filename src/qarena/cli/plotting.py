@@ -9,7 +9,13 @@ import typer
 
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
-from qarena.evaluate.plot import FORMATS, PlotRun, or_list, render_curves
+from qarena.evaluate.plot import (
+    FORMATS,
+    PlotRun,
+    or_list,
+    render_curves,
+    render_network_curve,
+)
 from qarena.experiments.plots import (
     heatmap_cells,
     optimality_series,
@@ -22,6 +28,7 @@ from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
 from qarena.i18n import _
 from qarena.learn.learners import load_learner
+from qarena.learn.ntuple import is_network, load_network
 
 
 def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
@@ -87,6 +94,16 @@ def plot_command(
             _("--x, --y and --where apply to a sweep folder (qarena sweep --out DIR)")
         )
     target, fmt = _output(files, out_file)
+    networks = [path for path in files if is_network(path)]
+    if networks:
+        if len(files) > 1:
+            raise QarenaError(
+                _("{file} is an n-tuple network: its curve is drawn alone").format(file=networks[0])
+            )
+        net = load_network(files[0])
+        write_atomic(target, render_network_curve(files[0].stem, net, fmt), files)
+        err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
+        return
     runs: list[PlotRun] = []
     for path in files:
         learner = load_learner(path)

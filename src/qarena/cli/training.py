@@ -14,7 +14,6 @@ from rich.table import Table
 from qarena.budget import MAX_EPISODES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
-    LearnerOpt,
     SpecArg,
     announce,
     app,
@@ -28,12 +27,28 @@ from qarena.cli.common import (
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
+from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import read_rewards
+from qarena.learn.curve import JudgedPoint
 from qarena.learn.learners import learner_class, load_learner, save_learner
-from qarena.learn.settings import NAMES
+from qarena.learn.ntuple import (
+    KIND,
+    NetworkConfig,
+    NTupleNetwork,
+    default_games,
+    load_network,
+    save_network,
+)
+from qarena.learn.settings import NAMES, NETWORK_SETTINGS
+from qarena.training.run import (
+    JUDGED_GAMES,
+    check_versus,
+    network_curve,
+    plan_run,
+    train_network,
+)
 from qarena.training.run import Progress as RunProgress
-from qarena.training.run import check_versus, plan_run
 from qarena.transitions.judge import Optimality
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are
@@ -83,7 +98,14 @@ def train_command(
     out_file: Annotated[
         Path, typer.Option("--out", "-o", help="Policy file to write (.npz).", show_default=False)
     ],
-    learner_kind: LearnerOpt = "q",
+    learner_kind: Annotated[
+        str,
+        typer.Option(
+            "--learner",
+            "-l",
+            help="The learner: {learners}, or ntuple (an n-tuple network, for boards of any size).",
+        ),
+    ] = "q",
     episodes: EpisodesOpt = None,
     opponent_name: Annotated[
         str,
@@ -120,11 +142,45 @@ def train_command(
         int | None,
         typer.Option(help="With --curve: a point every K episodes (default: 1% of the run)."),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="n-tuple network: threads of self-play sharing its tables (default: every core).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     **settings: Any,
 ) -> int:
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
+    if learner_kind == KIND:
+        refused = [
+            flag
+            for flag, used in (
+                ("--opponent", opponent_name != "self"),
+                ("--seat", seat != "both"),
+                ("--no-canonical", no_canonical),
+                ("--until-perfect", until_perfect),
+                ("--check-every", check_every is not None),
+            )
+            if used
+        ]
+        if refused:
+            raise QarenaError(
+                _(
+                    "{flag} does not apply to an n-tuple network, which learns by self-play and "
+                    "is judged along perfect-play games (--curve)"
+                ).format(flag=refused[0])
+            )
+        return _train_network(
+            game, out_file, episodes, resume, curve, every, workers, as_json, settings
+        )
+    for s in NETWORK_SETTINGS:
+        if settings[s.name] is not None:
+            raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
+    if workers is not None:
+        raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
     cls = learner_class(learner_kind)
     if episodes is not None:
         check_count("--episodes", episodes, MAX_EPISODES)
@@ -287,6 +343,173 @@ def train_command(
                 "interrupted after {count:,} episodes; what was learned is saved.",
                 result.episodes,
             ).format(count=result.episodes)
+        )
+        return told_stop()
+    return 0
+
+
+def _point_text(p: JudgedPoint) -> str:
+    win, draw, loss = p.record
+    return _(
+        "optimality {share:.4f} along perfect play; moving first against perfect play: "
+        "{win:.0%} won, {draw:.0%} drawn, {loss:.0%} lost"
+    ).format(share=p.optimality, win=win, draw=draw, loss=loss)
+
+
+def _train_network(
+    game: Game,
+    out_file: Path,
+    games: int | None,
+    resume: Path | None,
+    curve: bool,
+    every: int | None,
+    workers: int | None,
+    as_json: bool,
+    settings: dict[str, Any],
+) -> int:
+    """qarena train --learner ntuple: self-play on threads sharing one network's tables."""
+    import os
+
+    if games is not None:
+        check_count("--episodes", games, MAX_EPISODES)
+    check_curve_every(every, curve)
+    cores = len(os.sched_getaffinity(0))
+    if workers is not None:
+        check_count("--workers", workers, cores * 4)
+    if settings["seed"] is not None:
+        check_seed(settings["seed"])
+    given = {name: value for name, value in settings.items() if value is not None}
+    # The one input --out may name is --resume's file: training goes on in place.
+    check_target(out_file, [])
+    if resume is not None:
+        net = load_network(resume, game)
+        for name in ("tuples", "tuple_length", "seed"):
+            if name in given and given[name] != getattr(net.config, name):
+                flag = "--" + name.replace("_", "-")
+                raise QarenaError(
+                    _("{file} was made with other {flag}; a resumed network keeps its own").format(
+                        file=resume, flag=flag
+                    )
+                )
+        net.config = NetworkConfig.build(given, net.config)
+    else:
+        net = NTupleNetwork.from_config(game, NetworkConfig.build(given))
+    total = games or default_games(game)
+    if games is None:
+        err.print(
+            _(
+                "{spec}: the default run is {count:,} games of self-play; --episodes N trains "
+                "fewer."
+            ).format(spec=game.spec, count=total)
+        )
+    run_curve = network_curve(net, total, every, JUDGED_GAMES) if curve else None
+    threads = workers or cores
+    progress = Progress(
+        TextColumn("{task.description}", style="bold", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[optimality]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    shown = {"optimality": ""}
+
+    def show(p: RunProgress) -> None:
+        if p.judged is not None:
+            shown["optimality"] = _("optimality {share:.4f}").format(share=p.judged.optimality)
+        rate = _("{rate:,.0f} games/s").format(rate=p.episodes / p.seconds) if p.seconds else ""
+        progress.update(task, completed=p.episodes, rate=rate, optimality=shown["optimality"])
+
+    net.warm_up()
+    with _StopFlag() as stop, progress:
+        task = progress.add_task(
+            _("n-tuple network on {spec}").format(spec=game.spec),
+            total=total,
+            rate="",
+            optimality="",
+        )
+        result = train_network(
+            net,
+            total,
+            workers=threads,
+            curve=run_curve,
+            on_progress=show,
+            should_stop=lambda: stop.set,
+        )
+    save_network(out_file, net)
+    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    if as_json:
+        record: dict[str, Any] = {
+            "game": game.spec,
+            "learner": KIND,
+            "episodes": result.games,
+            "train_seconds": round(result.seconds, 6),
+            "steps": result.steps,
+            "games_per_second": round(rate),
+            "workers": threads,
+            "tuples": net.config.tuples,
+            "tuple_length": net.config.tuple_length,
+        }
+        if result.point is not None:
+            win, draw, loss = result.point.record
+            record["optimality"] = result.point.optimality
+            record["perfect_first"] = {"win": win, "draw": draw, "loss": loss}
+            record["curve_points"] = len(net.curve.points) if net.curve is not None else 0
+        if result.stopped:
+            record["interrupted"] = True
+        out.print(json.dumps(record), soft_wrap=True)
+    else:
+        table = Table(
+            title=styled(
+                _("n-tuple network on {game}  [dim]{spec}[/]"), game=game.title, spec=game.spec
+            ),
+            show_header=False,
+            title_justify="left",
+        )
+        table.add_column(style="bold")
+        table.add_column()
+        c = net.config
+        table.add_row(
+            _("network"),
+            _("{tuples:,} tuples of {length} cells, {entries:,} table entries in use").format(
+                tuples=c.tuples, length=c.tuple_length, entries=int((net.weights != 0).sum())
+            ),
+        )
+        games_text = number(result.games, ",")
+        if net.games != result.games:
+            games_text = _("{count:,} ({total:,} in all)").format(
+                count=result.games, total=net.games
+            )
+        table.add_row(_("games of self-play"), games_text)
+        table.add_row(
+            _("training"),
+            _("{seconds:,.1f} s on {threads} threads, {rate:,.0f} games/s").format(
+                seconds=result.seconds, threads=threads, rate=rate
+            ),
+        )
+        if result.point is not None:
+            table.add_row(_("judged"), _point_text(result.point))
+        if net.curve is not None and run_curve is not None:
+            table.add_row(
+                _("learning curve"),
+                ngettext(
+                    "{points:,} points, one every {every:,} episodes",
+                    "{points:,} points, one every {every:,} episodes",
+                    run_curve.every,
+                ).format(points=len(run_curve.points), every=run_curve.every),
+            )
+        table.add_row(_("saved to"), str(out_file))
+        out.print(table)
+    if result.stopped:
+        err.print(
+            ngettext(
+                "interrupted after {count:,} episodes; what was learned is saved.",
+                "interrupted after {count:,} episodes; what was learned is saved.",
+                result.games,
+            ).format(count=result.games)
         )
         return told_stop()
     return 0

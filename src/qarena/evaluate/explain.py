@@ -26,6 +26,8 @@ from qarena.games.nim import NimExplanation, explain_nim, nim_sum
 from qarena.games.subtraction import SubtractionExplanation, explain_subtraction
 from qarena.i18n import _
 from qarena.learn.base import Learner
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.solve import Exact, Solution, oracle
 from qarena.solve.space import GameTables
 
@@ -149,8 +151,11 @@ class PolicyVerdict:
         return all(c.value == self.value for c in self.choices)
 
 
-def judge_policy(learner: Learner, solution: Exact, position: Position) -> PolicyVerdict:
-    """The learner's greedy moves at ``position`` and whether each keeps the solver's value."""
+def judge_policy(
+    learner: Learner | NTupleNetwork, solution: Exact, position: Position
+) -> PolicyVerdict:
+    """The learner's greedy moves at ``position`` (an n-tuple network's: those of its highest
+    value) and whether each keeps the solver's value."""
     game = learner.game
     if game.is_terminal(position):
         raise QarenaError(
@@ -159,6 +164,16 @@ def judge_policy(learner: Learner, solution: Exact, position: Position) -> Polic
             )
         )
     verdicts = solution.move_values(position)  # raises PositionError if unreachable
+    if isinstance(learner, NTupleNetwork):
+        values_of = learner.values(position)
+        return PolicyVerdict(
+            kind=NETWORK,
+            episodes=learner.games,
+            value=max(verdicts.values()),
+            choices=tuple(
+                PolicyChoice(m, values_of[m], verdicts[m]) for m in learner.choices(position)
+            ),
+        )
     row, frame = learner.tables.frame(position)
     values = learner.table_values()[row]
     best = learner.best_moves()[row]

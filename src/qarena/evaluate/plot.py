@@ -19,6 +19,7 @@ from qarena.errors import QarenaError
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.curve import Curve, CurvePoint
+from qarena.learn.ntuple import NTupleNetwork
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -383,4 +384,65 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
             fig.legend(run_handles, labels, loc="outside lower left", **legend)
             fig.legend(style_handles, style_labels, loc="outside lower right", **legend)
 
+        return encode(fig, fmt)
+
+
+def render_network_curve(name: str, net: NTupleNetwork, fmt: str) -> bytes:
+    """An n-tuple network's learning curve as PNG or SVG bytes: its optimality along
+    perfect-play games and its wins moving first against perfect play, against the games of
+    self-play (left) and the minutes of training (right)."""
+    if fmt not in FORMATS:
+        raise QarenaError(
+            _("cannot draw {fmt!r}; the formats are {formats}").format(
+                fmt=fmt, formats=and_list(FORMATS)
+            )
+        )
+    curve = net.curve
+    if curve is None or not curve.points:
+        raise QarenaError(
+            _("{name} has no learning curve; train it with --curve").format(name=name)
+        )
+    points = curve.points
+    c = net.config
+    lines = (
+        ("optimality", _("optimality, along perfect play"), [p.optimality for p in points]),
+        ("wins", _("won, first against perfect"), [p.record[0] for p in points]),
+        ("losses", _("lost, first against perfect"), [p.record[2] for p in points]),
+    )
+    marker = "o" if len(points) < MARKER_POINTS else ""
+    from matplotlib.ticker import FuncFormatter
+
+    with reproducible():
+        fig = new_figure(*figure_pixels(1))
+        left = fig.add_subplot(1, 2, 1)
+        right = fig.add_subplot(1, 2, 2, sharey=left)
+        for ax, xs, label in (
+            (left, [p.games for p in points], _("games of self-play")),
+            (right, [p.seconds / 60 for p in points], _("minutes of training")),
+        ):
+            for j, (key, text, ys) in enumerate(lines):
+                (line,) = ax.plot(xs, ys, marker=marker, markersize=3, color=f"C{j}", label=text)
+                line.set_gid(f"{key}-{'games' if ax is left else 'minutes'}")
+            ax.set_xlabel(label)
+            ax.grid(True, alpha=0.5)
+            ax.set_xlim(left=0)
+        left.xaxis.set_major_formatter(
+            FuncFormatter(lambda x, _pos: _format_episodes(x) if x else "0")
+        )
+        left.set_ylim(-0.02, 1.02)
+        left.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        left.set_ylabel(_("share"))
+        fig.suptitle(
+            _("n-tuple network on {game}  {spec}").format(game=net.game.title, spec=net.game.spec),
+            fontsize=12,
+        )
+        left.set_title(
+            _("{tuples} tuples of {length} cells, {games} games judged per point").format(
+                tuples=c.tuples, length=c.tuple_length, games=curve.games
+            ),
+            fontsize=10,
+            color="0.3",
+        )
+        handles, labels = left.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=9)
         return encode(fig, fmt)

@@ -163,6 +163,32 @@ def random_openings(game: Game, count: int, rng: np.random.Generator) -> list[Po
     return found
 
 
+def along_perfect_play(
+    who: Player, solution: Exact, games: int, seed: int = 0
+) -> tuple[Optimality, Record]:
+    """How ``who`` plays where perfect play goes: the share of the decision positions of
+    ``games`` games of perfect play (each side picking at random among the moves that keep
+    the value) where its move keeps the value too, and its record in ``games`` games moving
+    first against perfect play. Every position is judged exactly; a rerun with the same
+    ``seed`` plays the same games."""
+    check_count("games", games, MAX_SAMPLE)
+    game = solution.game
+    rng = np.random.default_rng([seed, 0xA1])
+    optimal = decisions = 0
+    for _game in range(games):
+        position = game.start()
+        while not game.is_terminal(position):
+            values = solution.move_values(position)
+            best = max(values.values())
+            decisions += 1
+            optimal += values[who.act(position)] == best
+            keep = [m for m, v in values.items() if v == best]
+            position = game.apply(position, keep[int(rng.integers(len(keep)))])
+    perfect = make_player("perfect", game, seed=int(rng.integers(2**32)))
+    record = play_games(game, who, perfect, games)
+    return Optimality(decisions, optimal), record
+
+
 def evaluate_by_sample(
     who: Player,
     solution: Exact,
@@ -206,6 +232,7 @@ __all__ = [
     "DEFAULT_SAMPLED_GAMES",
     "Sample",
     "Verdict",
+    "along_perfect_play",
     "evaluate_by_sample",
     "judge_positions",
     "play_games",

@@ -141,3 +141,88 @@ def _share(x: object) -> bool:
     return (
         isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x <= 1
     )
+
+
+#: The columns of an n-tuple network's curve: games learned, seconds of training, optimality
+#: along perfect-play games, and the win, draw and loss shares moving first against perfect play.
+JUDGED_COLUMNS = ("games", "seconds", "optimality", "perfect_win", "perfect_draw", "perfect_loss")
+
+
+@dataclass(frozen=True)
+class JudgedPoint:
+    """Where a network stood after ``games`` games of self-play and ``seconds`` of training:
+    the share of positions along perfect-play games where its move keeps the value, and its
+    (win, draw, loss) shares moving first against perfect play."""
+
+    games: int
+    seconds: float
+    optimality: float
+    record: tuple[float, float, float]
+
+    def row(self) -> list[float | int]:
+        return [self.games, round(self.seconds, 3), self.optimality, *self.record]
+
+
+@dataclass
+class JudgedCurve:
+    """An n-tuple network's learning curve: a point every ``every`` games, each judged by
+    ``games`` games of perfect play and as many against it."""
+
+    every: int
+    games: int
+    points: list[JudgedPoint] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        last = f", last at {self.points[-1].games:,} games" if self.points else ""
+        return f"JudgedCurve({len(self.points)} points, one every {self.every:,} games{last})"
+
+    def to_pandas(self) -> Any:
+        """The points as a pandas DataFrame, one row per point; pandas must be installed."""
+        pd = need("pandas", "pandas")
+        return pd.DataFrame([p.row() for p in self.points], columns=list(JUDGED_COLUMNS))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "every": self.every,
+            "games": self.games,
+            "columns": list(JUDGED_COLUMNS),
+            "points": [p.row() for p in self.points],
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> JudgedCurve:
+        """A curve read back from metadata; anything malformed is refused with one line."""
+        if not isinstance(data, dict) or data.get("columns") != list(JUDGED_COLUMNS):
+            raise QarenaError(_("its learning curve is not in a form this qarena reads"))
+        every, games, rows = data.get("every"), data.get("games"), data.get("points")
+        if not _count(every) or not _count(games) or not isinstance(rows, list):
+            raise QarenaError(_("its learning curve is malformed"))
+        if len(rows) > MAX_POINTS:
+            raise QarenaError(
+                _("its learning curve has more than {most:,} points").format(most=MAX_POINTS)
+            )
+        points: list[JudgedPoint] = []
+        for row in rows:
+            if not (isinstance(row, list) and len(row) == len(JUDGED_COLUMNS)):
+                raise QarenaError(_("its learning curve has a malformed point"))
+            seconds = row[1]
+            if not _count(row[0]) or not (_number(seconds) and seconds >= 0):
+                raise QarenaError(_("its learning curve has a malformed point"))
+            if not all(_share(s) for s in row[2:]):
+                raise QarenaError(_("its learning curve has a share outside [0, 1]"))
+            if points and row[0] <= points[-1].games:
+                raise QarenaError(_("its learning curve's episodes do not increase"))
+            points.append(
+                JudgedPoint(
+                    int(row[0]),
+                    float(seconds),
+                    float(row[2]),
+                    (float(row[3]), float(row[4]), float(row[5])),
+                )
+            )
+        assert isinstance(every, int) and isinstance(games, int)
+        return cls(every, games, points)
+
+
+def _number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)

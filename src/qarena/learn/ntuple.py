@@ -9,9 +9,12 @@ sharing the tables.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -21,10 +24,12 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import Game, Move, Position
 from qarena.games.connect4 import ConnectFour
 from qarena.games.tictactoe import TicTacToe
-from qarena.i18n import _
+from qarena.i18n import _, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
+from qarena.learn.curve import JudgedCurve
 from qarena.policyfile import ArraySpec, load_policy, read_meta, save_policy
+from qarena.solve.solver import Mover
 
 #: The most tuples and cells per tuple a network may have (a table has 4**length entries).
 MAX_TUPLES = 1_000
@@ -62,6 +67,87 @@ def random_walk_tuples(game: TicTacToe, count: int, length: int, seed: int) -> n
     return out
 
 
+@dataclass(frozen=True)
+class NetworkConfig:
+    """How a network is shaped and learns: ``tuples`` random walks of ``tuple_length`` cells
+    (seeded by ``seed``, as is its self-play); α decays exponentially from ``alpha`` to
+    ``alpha_end`` over a run, a step on the sum of the tables' entries shared among them; ε
+    falls linearly from ``epsilon`` to ``epsilon_end``; ``lam`` is TD(λ)'s λ."""
+
+    tuples: int = 70
+    tuple_length: int = 8
+    alpha: float = 0.5
+    alpha_end: float = 0.1
+    epsilon: float = 0.1
+    epsilon_end: float = 0.0
+    lam: float = 0.5
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name, most in (("tuples", MAX_TUPLES), ("tuple_length", MAX_LENGTH)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise QarenaError(_("training settings are malformed ({problem})").format(
+                    problem=name))  # fmt: skip
+            check_count("--" + name.replace("_", "-"), value, most)
+        for name in ("alpha", "alpha_end"):
+            value = getattr(self, name)
+            if not _real(value) or not 0 < value <= 1:
+                raise QarenaError(
+                    _("{name} must be in (0, 1], not {value}").format(
+                        name=name.replace("_", "-"), value=value
+                    )
+                )
+        for name in ("epsilon", "epsilon_end", "lam"):
+            value = getattr(self, name)
+            if not _real(value) or not 0 <= value <= 1:
+                flag = "lambda" if name == "lam" else name.replace("_", "-")
+                raise QarenaError(
+                    _("{name} must be in [0, 1], not {value}").format(name=flag, value=value)
+                )
+        if not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise QarenaError(
+                _("seed must be a whole number from 0 to 2**63 - 1, not {value}").format(
+                    value=self.seed
+                )
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def build(cls, given: Mapping[str, Any], base: NetworkConfig | None = None) -> NetworkConfig:
+        """``base`` (default: the defaults) with the settings given (None: not given); a
+        setting a network does not use is refused in the command line's words."""
+        names = {f.name for f in fields(cls)}
+        for name, value in given.items():
+            if value is not None and name not in names:
+                flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
+                raise QarenaError(
+                    _("{flag} does not apply to the {learner} learner").format(
+                        flag=flag, learner=KIND
+                    )
+                )
+        chosen = {k: v for k, v in given.items() if v is not None}
+        try:
+            return replace(base or cls(), **chosen)
+        except TypeError as e:
+            raise QarenaError(
+                _("training settings are malformed ({problem})").format(problem=e)
+            ) from None
+
+
+def _real(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def default_games(game: Game) -> int:
+    """Games of self-play a network learns by default: 2,000 · 2^(cells/2), at most four
+    million (classic Connect Four's 42 cells; 45,000 for tic-tac-toe's 9)."""
+    cells = len(game.start())
+    return int(min(4_000_000, round(2_000 * 2 ** (cells / 2), -3)))
+
+
 @dataclass
 class NTupleNetwork:
     """An n-tuple network for one board (tic-tac-toe or Connect Four of any size)."""
@@ -72,6 +158,12 @@ class NTupleNetwork:
     name: str = "ntuple"
     #: Games learned so far.
     games: int = 0
+    config: NetworkConfig = field(default_factory=NetworkConfig)
+    #: Seconds of training so far (self-play only, not judging).
+    seconds: float = 0.0
+    curve: JudgedCurve | None = None
+    #: Games learned before this run: α and ε schedules start again here (``--resume``).
+    run_start: int = 0
 
     @classmethod
     def new(cls, game: Game, tuples: int = 70, length: int = 8, seed: int = 0) -> NTupleNetwork:
@@ -99,7 +191,40 @@ class NTupleNetwork:
             )
         layout = random_walk_tuples(game, tuples, length, seed)
         weights = np.zeros((2, tuples, k.CODES**length), dtype=np.float32)
-        return cls(game, layout, weights)
+        config = NetworkConfig(tuples=tuples, tuple_length=length, seed=seed)
+        return cls(game, layout, weights, config=config)
+
+    @classmethod
+    def from_config(cls, game: Game, config: NetworkConfig) -> NTupleNetwork:
+        """A new network shaped as ``config`` says, to learn as it says."""
+        net = cls.new(game, config.tuples, config.tuple_length, config.seed)
+        net.config = config
+        return net
+
+    def train(self, games: int, total: int, workers: int = 1) -> int:
+        """``games`` more games of this run of ``total``, with the network's settings (see
+        :meth:`learn`); returns the moves made."""
+        c = self.config
+        return self.learn(
+            games,
+            alpha=(c.alpha, c.alpha_end),
+            epsilon=(c.epsilon, c.epsilon_end),
+            lam=c.lam,
+            seed=c.seed,
+            workers=workers,
+            total=total,
+        )
+
+    def warm_up(self) -> None:
+        """Compile (or load the cached) kernels without learning, so timing excludes it."""
+        NTupleNetwork.new(self.game, 1, 1).learn(1)
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (
+            f"NTupleNetwork({self.game.spec}, {c.tuples} tuples of {c.tuple_length} cells, "
+            f"games={self.games:,}, seed={c.seed})"
+        )
 
     def __post_init__(self) -> None:
         game = self.game
@@ -142,6 +267,10 @@ class NTupleNetwork:
 
     def act(self, position: Position) -> Move:
         """The move of the highest value (the first of them in a tie)."""
+        return self.choices(position)[0]
+
+    def choices(self, position: Position) -> list[Move]:
+        """The moves of the highest value, in the game's order."""
         values = self.values(position)
         if not values:
             raise QarenaError(
@@ -149,7 +278,43 @@ class NTupleNetwork:
                     position=self.game.format_position(position)
                 )
             )
-        return max(values, key=lambda m: values[m])
+        best = max(values.values())
+        return [m for m, v in values.items() if v == best]
+
+    # What a person playing against it sees, as for a table learner's agent.
+
+    def pick(self, position: Position, rng: np.random.Generator) -> Move:
+        """A move of the highest value, uniformly among ties, drawn from ``rng``."""
+        moves = self.choices(position)
+        return moves[int(rng.integers(len(moves)))]
+
+    def move_values(self, position: Position) -> dict[Move, float]:
+        return self.values(position)
+
+    def best_at(self, position: Position) -> tuple[Move, ...]:
+        return tuple(self.choices(position))
+
+    def would_play(self, position: Position, move: Move) -> bool:
+        return move in self.choices(position)
+
+    @property
+    def value_heading(self) -> str:
+        return _("value")
+
+    def format_value(self, value: float, compact: bool = False) -> str:
+        return number(value, "+.2f" if compact else "+.4f")
+
+    def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str:
+        """Its value of ``move`` for whoever makes it."""
+        return self.format_value(self.values(position)[move])
+
+    def value_legend(self) -> str:
+        """What its values mean, for a note under them."""
+        return _(
+            "The network's values are for the player making the move: +1 a sure win, 0 a "
+            "draw, −1 a sure loss. Each is tanh of the sum of its tables' entries for the "
+            "board the move leaves; the network plays the highest."
+        )
 
     # --- learning -----------------------------------------------------------------------
 
@@ -171,7 +336,7 @@ class NTupleNetwork:
         seed learns the same network). Returns the moves made."""
         check_count("games", games, 10**10)
         check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
-        total = games if total is None else total
+        total = self.games - self.run_start + games if total is None else total
         counters = [np.zeros(k.COUNTERS, dtype=np.int64) for _ in range(workers)]
         rngs = [seed_state(seed * 1_000 + i + self.games) for i in range(workers)]
         shares = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
@@ -182,7 +347,7 @@ class NTupleNetwork:
         def run(i: int) -> None:
             k.play_games(
                 self.weights, self._cells, self._lines, game.rows, game.cols, self._gravity,
-                shares[i], a0, a1, epsilon[0], epsilon[1], lam, self.games,
+                shares[i], a0, a1, epsilon[0], epsilon[1], lam, self.games - self.run_start,
                 total, rngs[i], counters[i], *self._touches,
             )  # fmt: skip
 
@@ -218,9 +383,14 @@ def is_network(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def save_network(path: str | os.PathLike[str], net: NTupleNetwork) -> None:
-    """The network in qarena's array file (the one safe writer): its tuples, and only the
-    table entries that are not zero (most are never reached), as their places and values."""
+def save_network(
+    path: str | os.PathLike[str],
+    net: NTupleNetwork,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> None:
+    """The network in qarena's array file (the one safe writer; ``inputs``, files the command
+    read, are never overwritten): its tuples, its settings, its curve, and only the table
+    entries that are not zero (most are never reached), as their places and values."""
     flat = net.weights.reshape(-1)
     places = np.flatnonzero(flat).astype(np.int64)
     save_policy(
@@ -233,7 +403,11 @@ def save_network(path: str | os.PathLike[str], net: NTupleNetwork) -> None:
             "length": int(net.tuples.shape[1]),
             "entries": int(places.size),
             "games": net.games,
+            "settings": net.config.to_dict(),
+            "seconds": round(net.seconds, 3),
+            **({"curve": net.curve.to_json()} if net.curve is not None else {}),
         },
+        inputs,
     )
 
 
@@ -291,5 +465,41 @@ def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTup
     net = NTupleNetwork(
         board, layout, weights.reshape(2, layout.shape[0], k.CODES ** layout.shape[1])
     )
-    net.games = int(meta["games"])
+    net.games = net.run_start = int(meta["games"])
+    settings = meta.get("settings", {"tuples": layout.shape[0], "tuple_length": layout.shape[1]})
+    if not isinstance(settings, dict):
+        raise damaged(_("its settings are malformed"))
+    try:
+        net.config = NetworkConfig.build(settings)
+    except QarenaError as e:
+        raise damaged(str(e)) from None
+    if (net.config.tuples, net.config.tuple_length) != layout.shape:
+        raise damaged(_("its settings do not match its tuples"))
+    seconds = meta.get("seconds", 0.0)
+    if not _real(seconds) or seconds < 0:
+        raise damaged(_("its training time is not a number of seconds"))
+    net.seconds = float(seconds)
+    if "curve" in meta:
+        try:
+            net.curve = JudgedCurve.from_json(meta["curve"])
+        except QarenaError as e:
+            raise damaged(str(e)) from None
+    return net
+
+
+#: The networks shipped in the package (``qarena/data``), by game: trained by the command
+#: README gives, judged in BENCHMARKS.md.
+SHIPPED = {"connect4:6x7:4": "connect4-6x7.ntuple.npz"}
+
+
+def shipped_network(game: Game) -> NTupleNetwork | None:
+    """The n-tuple network shipped for ``game``, or None when none is."""
+    name = SHIPPED.get(game.spec)
+    if name is None:
+        return None
+    path = resources.files("qarena") / "data" / name
+    if not path.is_file():
+        return None
+    with resources.as_file(path) as real:
+        net = load_network(real, game)
     return net

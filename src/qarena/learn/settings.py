@@ -183,10 +183,55 @@ SETTINGS: tuple[TrainingSetting, ...] = (
     ),
 )
 
+#: The settings only an n-tuple network has (``--learner ntuple``; ``NetworkConfig``'s fields
+#: besides those above). It also reads ``alpha`` (where ``alpha_end`` takes over from a
+#: table learner's schedule), ``epsilon``, ``epsilon_end`` and ``seed``.
+NETWORK_SETTINGS: tuple[TrainingSetting, ...] = (
+    TrainingSetting(
+        "tuples",
+        "int",
+        gettext_noop("n-tuple network: how many tuples (random walks over the board)."),
+        gettext_noop("tuples"),
+        low=1,
+        high=1_000,
+    ),
+    TrainingSetting(
+        "tuple_length",
+        "int",
+        gettext_noop("n-tuple network: cells per tuple (a table of 4^L entries each)."),
+        gettext_noop("cells per tuple"),
+        low=1,
+        high=10,
+    ),
+    TrainingSetting(
+        "alpha_end",
+        "float",
+        gettext_noop(
+            "n-tuple network: the learning rate at the end of the run; it decays "
+            "exponentially from --alpha."
+        ),
+        gettext_noop("α learning rate at the end"),
+        low=0,
+        high=1,
+        low_open=True,
+    ),
+    TrainingSetting(
+        "lam",
+        "float",
+        gettext_noop("n-tuple network: λ of TD(λ), how far back each move's error reaches."),
+        gettext_noop("λ eligibility trace"),
+        flag="--lambda",
+        low=0,
+        high=1,
+    ),
+)
+
 #: The settings by name.
 BY_NAME = {s.name: s for s in SETTINGS}
 #: Their names, in the declaration's order (the order every form and table shows them in).
 NAMES = tuple(BY_NAME)
+#: The settings an n-tuple network reads: its own, and these of the table learners'.
+NETWORK_NAMES = ("alpha", "epsilon", "epsilon_end", "seed", *(s.name for s in NETWORK_SETTINGS))
 
 # The declaration covers LearnConfig exactly, but ``canonical`` (a flag of its own,
 # --no-canonical, that also decides the game's tables).
@@ -225,6 +270,13 @@ def defaults_text(name: str) -> str:
     return text
 
 
+def network_defaults_text(name: str) -> str:
+    """An n-tuple network's default of setting ``name``, for README's table."""
+    from qarena.learn.ntuple import NetworkConfig
+
+    return _shown(NetworkConfig().to_dict()[name])
+
+
 def markdown_table() -> str:
     """README's table of the training settings, derived from :data:`SETTINGS` and the
     learners' defaults (``tools/settings_table.py`` writes it; a test holds README to it)."""
@@ -240,13 +292,22 @@ def markdown_table() -> str:
         else:
             span = s.bounds or "any number"
         help_text = s.help.replace("|", "\\|")
-        lines.append(f"| `{s.option}` | {span} | {defaults_text(s.name)} | {help_text} |")
+        default = defaults_text(s.name)
+        if s.name in NETWORK_NAMES:
+            default += f"; ntuple {network_defaults_text(s.name)}"
+        lines.append(f"| `{s.option}` | {span} | {default} | {help_text} |")
+    for s in NETWORK_SETTINGS:
+        help_text = s.help.replace("|", "\\|")
+        default = f"ntuple {network_defaults_text(s.name)}; not used by the table learners"
+        lines.append(f"| `{s.option}` | {s.bounds} | {default} | {help_text} |")
     return "\n".join(lines) + "\n"
 
 
 __all__ = [
     "BY_NAME",
     "NAMES",
+    "NETWORK_NAMES",
+    "NETWORK_SETTINGS",
     "SETTINGS",
     "Kind",
     "TrainingSetting",

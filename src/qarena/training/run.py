@@ -22,21 +22,30 @@ from qarena.learn.curve import (
     MAX_POINTS,
     Curve,
     CurvePoint,
+    JudgedCurve,
+    JudgedPoint,
     early_points,
 )
 from qarena.learn.learners import learner_class
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.transitions.judge import Optimality
 
 __all__ = [
     "CHUNK_SECONDS",
+    "JUDGED_GAMES",
+    "NETWORK_CHUNK",
+    "NetworkResult",
     "Progress",
     "RunPlan",
     "RunResult",
     "check_versus",
     "default_episodes",
+    "judge_network",
+    "network_curve",
     "new_curve",
     "new_learner",
     "plan_run",
+    "train_network",
     "train_run",
 ]
 
@@ -54,6 +63,7 @@ class Progress:
     seconds: float  # training time in this run, kernel calls only
     optimality: Optimality | None  # when checked after this chunk
     point: CurvePoint | None = None  # when a curve point was recorded after this chunk
+    judged: JudgedPoint | None = None  # an n-tuple network's curve point, likewise
 
 
 @dataclass
@@ -306,3 +316,107 @@ def plan_run(
         check_checks("--check-every", check_every, total)
     run_curve = new_curve(learner, total, every) if curve else None
     return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve)
+
+
+#: Games of self-play between two looks at a stop or a curve point for an n-tuple network:
+#: about a second on classic Connect Four. Fixed, so one thread learns the same network from
+#: the same seed however the run is watched.
+NETWORK_CHUNK = 10_000
+#: Games of perfect play (and as many against it) behind each point of a network's curve.
+JUDGED_GAMES = 50
+
+
+def network_curve(net: NTupleNetwork, total: int, every: int | None, games: int) -> JudgedCurve:
+    """The curve this run of ``total`` games extends: the network's own when resumed (its
+    spacing kept unless ``every`` is given), else a new one with a point every ``every``
+    games (default: a tenth of the run)."""
+    old = net.curve
+    step = every or (old.every if old is not None else max(1, total // 10))
+    before = old.points if old is not None else []
+    points = len(before) + (net.games + total) // step - net.games // step + 1
+    if points > MAX_POINTS:
+        raise QarenaError(
+            _(
+                "--every {step} would record {points:,} points; a curve holds at most "
+                "{most:,}, so use --every {least} or more"
+            ).format(
+                step=step,
+                points=points,
+                most=MAX_POINTS,
+                least=-(-total // max(1, MAX_POINTS - len(before) - 1)),
+            )
+        )
+    return JudgedCurve(step, old.games if old is not None else games, list(before))
+
+
+def judge_network(net: NTupleNetwork, games: int, seed: int) -> JudgedPoint:
+    """The network judged now: its optimality along ``games`` games of perfect play and its
+    record moving first in ``games`` games against perfect play."""
+    from qarena.evaluate.sampled import along_perfect_play
+    from qarena.solve import oracle
+
+    optimality, record = along_perfect_play(net, oracle(net.game), games, seed)
+    shares = record.shares()
+    return JudgedPoint(
+        net.games, net.seconds, optimality.share, (shares["win"], shares["draw"], shares["loss"])
+    )
+
+
+@dataclass
+class NetworkResult:
+    games: int  # in this run
+    steps: int
+    seconds: float
+    point: JudgedPoint | None  # the curve's last point, when there is a curve
+    stopped: bool
+
+
+def train_network(
+    net: NTupleNetwork,
+    games: int,
+    *,
+    workers: int = 1,
+    curve: JudgedCurve | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> NetworkResult:
+    """``games`` games of self-play in chunks of :data:`NETWORK_CHUNK`, on ``workers``
+    threads, stopping early when ``should_stop`` says so between chunks. With ``curve``, the
+    network is judged whenever its game count is a multiple of the curve's ``every``, and at
+    the end; the curve becomes the network's and is saved with it."""
+    if curve is not None:
+        net.curve = curve
+    done = steps = 0
+    seconds = 0.0
+    stopped = False
+
+    def record() -> JudgedPoint | None:
+        assert curve is not None
+        if net.games == 0 or (curve.points and curve.points[-1].games >= net.games):
+            return None
+        point = judge_network(net, curve.games, net.config.seed + net.games)
+        curve.points.append(point)
+        return point
+
+    while done < games:
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        n = min(NETWORK_CHUNK, games - done)
+        if curve is not None:
+            n = min(n, curve.every - net.games % curve.every)
+        t0 = time.perf_counter()
+        steps += net.train(n, games, workers)
+        elapsed = time.perf_counter() - t0
+        seconds += elapsed
+        net.seconds += elapsed
+        done += n
+        point = None
+        if curve is not None and net.games % curve.every == 0:
+            point = record()
+        if on_progress is not None:
+            on_progress(Progress(done, games, steps, seconds, None, judged=point))
+    if curve is not None:
+        record()  # the end of the run, wherever it fell
+    last = curve.points[-1] if curve is not None and curve.points else None
+    return NetworkResult(done, steps, seconds, last, stopped)

@@ -111,10 +111,13 @@ CLASSIC = "connect4:6x7"
 
 
 def opponent_of(form: HomeForm) -> str:
-    """Whom the home form asks to play: "trained" or "perfect" (always, for classic Connect
-    Four, which no agent learns here)."""
+    """Whom the home form asks to play: "trained" or "perfect"; for classic Connect Four,
+    which no table learns, perfect play or ("classic-network") the n-tuple network that comes
+    with qarena."""
     if form.kind == "classic":
         return "perfect"
+    if form.kind == "classic-network":
+        return "network"
     if form.opponent not in ("trained", "perfect"):
         raise QarenaError(
             _("the opponent is 'trained' or 'perfect', not {opponent!r}").format(
@@ -143,7 +146,7 @@ def game_spec(form: HomeForm) -> str:
         rows, cols = _digits(form.rows, _("rows")), _digits(form.cols, _("columns"))
         k = _digits(form.k, _("in a row to win"))
         return f"tictactoe:{rows}x{cols}:{k}"
-    if kind == "classic":
+    if kind in ("classic", "classic-network"):
         return CLASSIC
     if kind == "connect4":
         rows, cols = _digits(form.c4_rows, _("rows")), _digits(form.c4_cols, _("columns"))
@@ -155,7 +158,8 @@ def game_spec(form: HomeForm) -> str:
         return form.spec.strip()
     raise QarenaError(
         _(
-            "unknown game {kind!r}; expected nim, subtraction, tictactoe, connect4, classic or spec"
+            "unknown game {kind!r}; expected nim, subtraction, tictactoe, connect4, classic, "
+            "classic-network or spec"
         ).format(kind=kind)
     )
 

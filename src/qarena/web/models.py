@@ -25,11 +25,12 @@ class NewGame(BaseModel):
     )
     first: Literal["human", "ai"] = "human"
     policy: str | None = Field(default=None, max_length=64, description="A policy id")
-    opponent: Literal["trained", "perfect"] | None = Field(
+    opponent: Literal["trained", "perfect", "network"] | None = Field(
         default=None,
         description="Whom to play: a trained agent (the policy given, the game's best stored "
-        "one or one trained on the spot) or perfect play (the solver). Default: perfect play "
-        "on boards solved by search (classic Connect Four), else a trained agent.",
+        "one or one trained on the spot), perfect play (the solver), or the n-tuple network "
+        "that comes with qarena (classic Connect Four). Default: perfect play on boards "
+        "solved by search, else a trained agent.",
     )
     seed: int | None = Field(
         default=None,
@@ -150,8 +151,10 @@ class OutcomeOut(BaseModel):
 class GameOut(BaseModel):
     id: str
     game: str
-    opponent: Literal["trained", "perfect"]
-    policy: str | None = Field(description="The policy playing (None: perfect play)")
+    opponent: Literal["trained", "perfect", "network"]
+    policy: str | None = Field(
+        description="The policy playing (None: perfect play or the n-tuple network)"
+    )
     first: Literal["human", "ai"]
     position: str
     to_move: Literal["human", "ai"] | None

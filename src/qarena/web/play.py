@@ -20,6 +20,7 @@ from qarena.errors import MoveError, QarenaError
 from qarena.games import Move, value_name
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.match import Duel, Match, Result, Score
 from qarena.web.errors import NotFound
 
@@ -50,8 +51,11 @@ class Agent(GreedyAgent):
     training: dict[str, Any] | None = None
 
 
-#: Whom a person plays in the browser: a stored policy's agent, or perfect play.
-Opponent = Agent | PerfectAgent
+#: Whom a person plays in the browser: a stored policy's agent, perfect play, or a shipped
+#: n-tuple network.
+Opponent = Agent | PerfectAgent | NTupleNetwork
+#: Their names in forms and the API.
+OPPONENTS = ("trained", "perfect", "network")
 
 
 @dataclass
@@ -91,13 +95,20 @@ class Session(Kept, Match):
         """Whether the AI is perfect play (the solver), not a learned policy."""
         return isinstance(self.agent, PerfectAgent)
 
+    @property
+    def opponent(self) -> str:
+        """Whom the person plays: "trained", "perfect" or "network"."""
+        if isinstance(self.agent, PerfectAgent):
+            return "perfect"
+        return "network" if isinstance(self.agent, NTupleNetwork) else "trained"
+
     def state(self) -> dict[str, Any]:
         """The API's view of the game."""
         game, reply, agent = self.game, self.last_reply, self.agent
         state: dict[str, Any] = {
             "id": self.id,
             "game": game.spec,
-            "opponent": "perfect" if isinstance(agent, PerfectAgent) else "trained",
+            "opponent": self.opponent,
             "policy": agent.policy if isinstance(agent, Agent) else None,
             "first": self.first,
             "position": game.format_position(self.position),

@@ -17,16 +17,28 @@ from qarena.agents.strategies import STRATEGIES, PerfectAgent, make_agent, playe
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
+from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
 from qarena.learn.learners import learner_class
+from qarena.learn.ntuple import NTupleNetwork, shipped_network
 from qarena.match import SPOT_LEARNER
 from qarena.solve import by_search
 from qarena.training.run import check_versus
 from qarena.web.errors import Full
 from qarena.web.jobs import Job, Jobs
 from qarena.web.models import NewGame, TrainIn
-from qarena.web.play import DELAYS, Agent, Games, Opponent, Scores, Session, Watch, Watches
+from qarena.web.play import (
+    DELAYS,
+    OPPONENTS,
+    Agent,
+    Games,
+    Opponent,
+    Scores,
+    Session,
+    Watch,
+    Watches,
+)
 from qarena.web.store import PolicyRow, PolicyStore, training_of
 from qarena.web.upload import MAX_UPLOAD
 
@@ -84,6 +96,7 @@ class Web:
         self.train_seconds = train_seconds
         self._agents: OrderedDict[str, Agent] = OrderedDict()
         self._perfect: OrderedDict[str, PerfectAgent] = OrderedDict()
+        self._networks: dict[str, NTupleNetwork] = {}
         self._lock = threading.Lock()
         self._spot_lock = threading.Lock()
         #: Whether the server is stopping: set when serving under ``qarena serve``.
@@ -182,22 +195,23 @@ class Web:
         with self._lock:
             self._agents.pop(policy_id, None)
 
-    def opponent_for(
-        self, spec: str, first: str, opponent: str | None = None
-    ) -> Agent | PerfectAgent | Job:
+    def opponent_for(self, spec: str, first: str, opponent: str | None = None) -> Opponent | Job:
         """Whom a person asking to play ``spec`` meets, for the home page's form and the API
         alike. ``opponent`` "perfect" is the solver's perfect play; "trained" (or None, on a
         game that is not searched) the game's best stored agent (a game too big to train here
         plays when one was trained on the command line into the folder), else, within the
         budget, the on-the-spot run training one, else the refusal, saying how to train it.
-        A game solved by search (classic Connect Four) plays perfect play unless asked."""
-        if opponent not in (None, "trained", "perfect"):
+        A game solved by search (classic Connect Four) plays perfect play unless asked;
+        "network" is the n-tuple network shipped for the game (classic Connect Four)."""
+        if opponent not in (None, *OPPONENTS):
             raise QarenaError(
-                _("the opponent is 'trained' or 'perfect', not {opponent!r}").format(
+                _("the opponent is 'trained', 'perfect' or 'network', not {opponent!r}").format(
                     opponent=opponent
                 )
             )
         game = self._parse(spec)
+        if opponent == "network":
+            return self.network(game)
         if opponent == "perfect" or (opponent is None and by_search(game)):
             return self.perfect(game)
         try:
@@ -209,6 +223,28 @@ class Web:
                 ) from None
             raise
         return self.agent_or_job(game, first)
+
+    def network(self, game: Game) -> NTupleNetwork:
+        """The n-tuple network shipped for ``game``, loaded once (it is read-only)."""
+        with self._lock:
+            net = self._networks.get(game.spec)
+        if net is None:
+            if not isinstance(game, TicTacToe):
+                raise QarenaError(
+                    _("n-tuple networks play board games (tic-tac-toe, Connect Four), not {spec}")
+                    .format(spec=game.spec)
+                )  # fmt: skip
+            net = shipped_network(game)
+            if net is None:
+                raise QarenaError(
+                    _(
+                        "no n-tuple network comes with qarena for {spec}; train one with qarena "
+                        "train {spec} --learner ntuple --out FILE and play it with qarena play FILE"
+                    ).format(spec=game.spec)
+                )
+            with self._lock:
+                self._networks[game.spec] = net
+        return net
 
     def perfect(self, game: Game) -> PerfectAgent:
         """Perfect play of ``game``, kept per game: by search on boards solved by search,
@@ -256,8 +292,12 @@ class Web:
     def start_game(self, body: NewGame) -> Session | Job:
         """A new game, or the on-the-spot run to wait for before there can be one."""
         agent: Opponent
-        if body.policy is not None and body.opponent == "perfect":
-            raise QarenaError(_("a policy plays as itself: give a policy or opponent perfect"))
+        if body.policy is not None and body.opponent in ("perfect", "network"):
+            raise QarenaError(
+                _("a policy plays as itself: give a policy or opponent {opponent}").format(
+                    opponent=body.opponent
+                )
+            )
         if body.policy is not None:
             game = None if body.game is None else self.game(body.game, stored=True)
             agent = self.agent(body.policy)
@@ -300,18 +340,28 @@ class Web:
                 )
             )
         names = (a.strip(), b.strip())
-        agents = {i: self.agent(n) for i, n in enumerate(names) if n not in STRATEGIES}
+        agents = {
+            i: self.agent(n) for i, n in enumerate(names) if n not in (*STRATEGIES, "network")
+        }
         games = {x.game.spec for x in agents.values()}
         if len(games) > 1:
             first, second = games
             raise QarenaError(
                 _("the two policies play different games: {a} and {b}").format(a=first, b=second)
             )
-        game = next(iter(agents.values())).game if agents else self.game(spec)
+        if agents:
+            game = next(iter(agents.values())).game
+        elif by_search(self._parse(spec)):
+            # Too big to enumerate, but the solver judges every move by search.
+            game = self._parse(spec)
+        else:
+            game = self.game(spec)
         players: list[Player] = []
         for i, name in enumerate(names):
             if i in agents:
                 players.append(agents[i].seeded(None, name))
+            elif name == "network":
+                players.append(self.network(game))
             else:
                 if name not in players_of(game):
                     raise QarenaError(

@@ -32,6 +32,7 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.ntuple import is_network
 from qarena.policyfile import read_meta
 from qarena.web.errors import NotFound
 
@@ -243,6 +244,10 @@ class PolicyStore:
             known = self._unreadable.get(policy_id)
             if known is not None and known[0] == key:
                 unreadable += 1
+                continue
+            if is_network(path):
+                # An n-tuple network is no table learner's policy: not listed, not unreadable.
+                skipped += 1
                 continue
             try:
                 learner = load_learner(path)

@@ -20,7 +20,7 @@ from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match import LABELS, Conflict, Score, value_text
-from qarena.solve import Outcome, oracle, solve
+from qarena.solve import Outcome, oracle
 from qarena.web.describe import verdict_span
 from qarena.web.errors import Full, NotFound, PageRoute, status_of, validation_text
 from qarena.web.forms import (
@@ -133,10 +133,10 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
     # The solver's outcomes, as a hint beside a learned agent's values; perfect play's own
     # values are the solver's, so it needs no hint.
     hint = session.show_hint and not session.perfect
-    outcomes: dict[int, Outcome] = solve(game).move_outcomes(position) if hint and legal else {}
+    outcomes: dict[int, Outcome] = oracle(game).move_outcomes(position) if hint and legal else {}
     verdict = None
     if legal and (hint or (session.perfect and session.show_values)):
-        verdict = solve(game).value_of(position) if hint else oracle(game).value_of(position)
+        verdict = oracle(game).value_of(position)
     clickable = {
         "hx-post": f"/games/{session.id}/move",
     }
@@ -191,7 +191,7 @@ def _ai_values(session: Session) -> dict[str, Any]:
     game, agent = session.game, session.agent
     # The solver's outcomes here are for the AI, the one to move where it chose.
     hint = session.show_hint and not session.perfect
-    outcomes = solve(game).move_outcomes(reply.position) if hint else {}
+    outcomes = oracle(game).move_outcomes(reply.position) if hint else {}
     rows = [
         {
             "move": game.format_move(m),
@@ -295,7 +295,7 @@ def _watch_page(request: Request, web: Web, form: dict[str, str], error: str | N
     context = {
         "form": form,
         "error": error,
-        "builtins": list(STRATEGIES),
+        "builtins": [*STRATEGIES, "network"],
         "policies": web.store.list(),
         "delays": list(DELAYS),
     }

@@ -297,9 +297,7 @@ def test_a_network_is_an_opponent_in_the_browser(tmp_path: Path) -> None:
         refused = client.post("/api/games", json={"game": "nim", "opponent": "network"})
         assert refused.status_code == 422 and "board games" in refused.json()["detail"]
         # The watch page plays it against perfect play, each move judged by search.
-        watch = client.post(
-            "/watch", data={"a": "network", "b": "perfect", "game": "connect4:6x7"}
-        )
+        watch = client.post("/watch", data={"a": "network", "b": "perfect", "game": "connect4:6x7"})
         assert watch.status_code == 200 and "/watch/" in str(watch.url)
         step = client.post(f"{watch.url.path}/step", data={"at": "0"})
         assert step.status_code == 200 and 'class="mover-0' in step.text

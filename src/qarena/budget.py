@@ -243,7 +243,8 @@ _TOO_LARGE = {
 #: What works for a game too large to enumerate that the search solver plays.
 SEARCH_INSTEAD = gettext_noop(
     "search solves it one position at a time: use qarena solve, explain, play, watch, "
-    "compete or eval (by samples)"
+    "compete or eval (by samples); qarena train --learner ntuple learns it with an n-tuple "
+    "network"
 )
 
 

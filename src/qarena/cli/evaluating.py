@@ -13,6 +13,7 @@ from rich.table import Table
 
 from qarena import api
 from qarena.agents.opponents import opponent
+from qarena.agents.players import player as make_player
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
@@ -35,13 +36,13 @@ from qarena.evaluate.report import (
     record_against,
     strategy_masks,
 )
-from qarena.evaluate.sampled import MAX_SAMPLE
+from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, wilson
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import is_network, load_network
 from qarena.match import about, is_builtin
-from qarena.solve import by_search
+from qarena.solve import by_search, oracle
 from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
 
@@ -168,6 +169,15 @@ def eval_command(
             "or Connect Four's columns from 1, like 4453).",
         ),
     ] = None,
+    along_perfect: Annotated[
+        int | None,
+        typer.Option(
+            "--along-perfect",
+            help="Judge it where perfect play goes instead: its move at every position of N "
+            "games of perfect play (each side picking at random among the moves that keep the "
+            "value), and its record in N games moving first against perfect play.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """How good a trained agent is: exact optimality over every decision position, and its
@@ -183,6 +193,22 @@ def eval_command(
     random openings) is judged exactly by search, and optimality comes with its 95% interval;
     --json then lists every position with the move chosen there and its verdict.
     """
+    if along_perfect is not None:
+        for flag, used in (
+            ("--games", games is not None),
+            ("--lengths", lengths),
+            ("--sample", sample is not None),
+            ("--positions", positions is not None),
+        ):
+            if used:
+                raise QarenaError(
+                    _("--along-perfect judges along its own games; {flag} does not go with it")
+                    .format(flag=flag)
+                )  # fmt: skip
+        check_count("--along-perfect", along_perfect, MAX_SAMPLE)
+        _check_seed(seed)
+        _along_perfect(policy, spec, along_perfect, seed, as_json)
+        return
     if games is not None:
         _check_games(games)
     if sample is not None:
@@ -513,3 +539,66 @@ def matrix_command(
             table.add_row(*lead, opp_name, _wdl(seats.first), _wdl(seats.second))
         table.add_section()
     out.print(table)
+
+
+def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json: bool) -> None:
+    """qarena eval --along-perfect N: the player's moves along N games of perfect play, and
+    its record in N games moving first against perfect play, every move judged exactly."""
+    if is_builtin(policy) and spec is None:
+        raise QarenaError(
+            _("{player} is a built-in player: name the game with --game SPEC").format(player=policy)
+        )
+    game = parse_spec(spec) if spec is not None else None
+    who = make_player(policy, game, seed=seed)
+    game = who.game
+    announce(game)
+    with _judging(game):
+        optimality, record = along_perfect_play(who, oracle(game), games, seed)
+    low, high = wilson(optimality.optimal, optimality.decisions)
+    if as_json:
+        _print(
+            {
+                "game": game.spec,
+                "player": who.name,
+                "games": games,
+                "seed": seed,
+                "decisions": optimality.decisions,
+                "optimal": optimality.optimal,
+                "optimality": optimality.share,
+                "interval": [low, high],
+                "first_against_perfect": {
+                    "win": record.win, "draw": record.draw, "loss": record.loss
+                },
+            }
+        )  # fmt: skip
+        return
+    out.print(
+        styled(
+            _("[bold]{player}[/] on {game}  [dim]{spec}[/]"),
+            player=who.name,
+            game=game.title,
+            spec=game.spec,
+        )
+    )
+    out.print(
+        ngettext(
+            "optimality {share:.4f} along {games:,} game of perfect play: keeps the value in "
+            "{optimal:,} of {decisions:,} positions (95% interval {low:.3f} to {high:.3f})",
+            "optimality {share:.4f} along {games:,} games of perfect play: keeps the value in "
+            "{optimal:,} of {decisions:,} positions (95% interval {low:.3f} to {high:.3f})",
+            games,
+        ).format(
+            share=optimality.share,
+            games=games,
+            optimal=optimality.optimal,
+            decisions=optimality.decisions,
+            low=low,
+            high=high,
+        )
+    )
+    out.print(
+        _(
+            "moving first against perfect play: {win:,} won, {draw:,} drawn, {loss:,} lost "
+            "({share:.1%} won)"
+        ).format(win=record.win, draw=record.draw, loss=record.loss, share=record.win / games)
+    )

@@ -318,3 +318,25 @@ def test_eval_along_perfect_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert record["first_against_perfect"]["win"] == 0
     assert run(["eval", "random", "--game", "tictactoe", "--along-perfect", "5", "-n", "3"]) == 2
     assert "does not go with it" in capsys.readouterr().err
+
+
+def test_the_python_api_trains_saves_and_loads_a_network(tmp_path: Path) -> None:
+    net = qarena.train_network(
+        "tictactoe", 5_000, workers=1, tuples=10, tuple_length=3, seed=1, curve=True
+    )
+    assert isinstance(net, NTupleNetwork) and net.games == 5_000 and net.config.tuples == 10
+    assert net.curve is not None and net.curve.points[-1].games == 5_000
+    path = qarena.save(net, tmp_path / "net.npz")
+    again = qarena.load(path)
+    assert isinstance(again, NTupleNetwork) and (again.weights == net.weights).all()
+    more = qarena.train_network("tictactoe", 2_000, workers=1, resume=again)
+    assert more.games == 7_000 and more.config == net.config
+    # A callback that returns True stops the run between chunks.
+    seen: list[int] = []
+    stopped = qarena.train_network(
+        "connect4:4x5", 50_000, workers=1, tuples=5, tuple_length=3,
+        callback=lambda p: seen.append(p.episodes) or True,
+    )  # fmt: skip
+    assert seen == [stopped.games] and stopped.games < 50_000
+    with pytest.raises(QarenaError, match="board games"):
+        qarena.train_network("nim", 10)

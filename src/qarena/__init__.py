@@ -2,7 +2,7 @@
 
 The calls a notebook needs are here at the top (:mod:`qarena.api`): ``qarena.game``,
 ``board``, ``solution``, ``train``, ``load``, ``save``, ``player``, ``judge``, ``compete``,
-``play`` and ``sweep``.
+``play``, ``sweep`` and ``train_network`` (an n-tuple network, for boards of any size).
 (``solution`` and ``judge``, not ``solve`` and ``evaluate``: those are subpackages here.)
 They are imported when first used, so ``import qarena`` stays quick.
 """
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         solution,
         sweep,
         train,
+        train_network,
     )
 
 try:
@@ -52,6 +53,7 @@ _API = (
     "solution",
     "sweep",
     "train",
+    "train_network",
 )
 
 
@@ -84,4 +86,5 @@ __all__ = [
     "solution",
     "sweep",
     "train",
+    "train_network",
 ]

@@ -52,12 +52,21 @@ from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.ntuple import (
+    NetworkConfig,
+    NTupleNetwork,
+    default_games,
+    is_network,
+    load_network,
+    save_network,
+)
 from qarena.learn.settings import NAMES
 from qarena.match import Duel, Turn
 from qarena.optional import need
 from qarena.solve import Exact, SearchSolution, Solution, by_search, oracle
 from qarena.solve.space import game_tables
-from qarena.training.run import Progress, plan_run
+from qarena.training.run import JUDGED_GAMES, Progress, network_curve, plan_run
+from qarena.training.run import train_network as run_network
 
 __all__ = [
     "Board",
@@ -77,6 +86,7 @@ __all__ = [
     "solution",
     "sweep",
     "train",
+    "train_network",
 ]
 
 GameLike = str | Game
@@ -125,15 +135,85 @@ def solution(spec: GameLike) -> Exact:
     return oracle(game(spec))
 
 
-def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner:
-    """A learner saved in a policy file (checked to be of ``spec``'s game when given)."""
-    return load_learner(path, None if spec is None else game(spec))
+def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner | NTupleNetwork:
+    """A learner saved in a policy file, or an n-tuple network saved by ``qarena train
+    --learner ntuple`` (checked to be of ``spec``'s game when given)."""
+    g = None if spec is None else game(spec)
+    if is_network(path):
+        return load_network(path, g)
+    return load_learner(path, g)
 
 
-def save(learner: Learner, path: str | os.PathLike[str]) -> Path:
-    """Save ``learner`` as a policy file (written atomically); returns its path."""
-    save_learner(path, learner)
+def save(learner: Learner | NTupleNetwork, path: str | os.PathLike[str]) -> Path:
+    """Save ``learner`` (or an n-tuple network) as a policy file (written atomically);
+    returns its path."""
+    if isinstance(learner, NTupleNetwork):
+        save_network(path, learner)
+    else:
+        save_learner(path, learner)
     return Path(path)
+
+
+def train_network(
+    spec: GameLike,
+    games: int | None = None,
+    *,
+    workers: int | None = None,
+    curve: bool = False,
+    every: int | None = None,
+    resume: NTupleNetwork | None = None,
+    callback: Callable[[Progress], object] | None = None,
+    tuples: int | None = None,
+    tuple_length: int | None = None,
+    alpha: float | None = None,
+    alpha_end: float | None = None,
+    epsilon: float | None = None,
+    epsilon_end: float | None = None,
+    lam: float | None = None,
+    seed: int | None = None,
+) -> NTupleNetwork:
+    """Train an n-tuple network as ``qarena train SPEC --learner ntuple`` does and return it:
+    ``games`` of self-play (default: scaled to the board) on ``workers`` threads (default:
+    every core), the settings None taking the defaults (with ``resume``, that network's
+    own). ``curve`` judges it every ``every`` games along perfect-play games; ``callback``
+    is called with a :class:`Progress` after each chunk and stops the run when it returns
+    True."""
+    g = game(spec)
+    given = {
+        "tuples": tuples, "tuple_length": tuple_length, "alpha": alpha, "alpha_end": alpha_end,
+        "epsilon": epsilon, "epsilon_end": epsilon_end, "lam": lam, "seed": seed,
+    }  # fmt: skip
+    if games is not None:
+        check_count("games", games, MAX_EPISODES)
+    if every is not None:
+        check_count("every", every, MAX_EPISODES)
+    cores = len(os.sched_getaffinity(0))
+    if workers is not None:
+        check_count("workers", workers, cores * 4)
+    if resume is not None:
+        if resume.game.spec != g.spec:
+            raise QarenaError(
+                _("it is a policy for {game}, not {spec}").format(
+                    game=resume.game.spec, spec=g.spec
+                )
+            )
+        net = resume
+        net.run_start = net.games
+        net.config = NetworkConfig.build(given, net.config)
+    else:
+        net = NTupleNetwork.from_config(g, NetworkConfig.build(given))
+    total = games or default_games(g)
+    run_curve = network_curve(net, total, every, JUDGED_GAMES) if curve else None
+    stop = [False]
+
+    def report(p: Progress) -> None:
+        if callback is not None and callback(p) is True:
+            stop[0] = True
+
+    net.warm_up()
+    run_network(net, total, workers=workers or cores, curve=run_curve, on_progress=report,
+                should_stop=lambda: stop[0])  # fmt: skip
+    return net
 
 
 def player(x: PlayerLike, spec: GameLike | None = None, seed: int | None = None) -> Player:

@@ -29,6 +29,7 @@ MASKS = [
     (re.compile(r"\d+(\.\d+)? GB this machine can spare"), "<memory> this machine can spare"),
     (re.compile(r"\d[\d,]*(\.\d+)? s\b"), "<seconds> s"),
     (re.compile(r"[\d,]+ moves/s"), "<rate> moves/s"),
+    (re.compile(r"[\d,]+ games/s"), "<rate> games/s"),
     # Threads sharing a search table find cutoffs in a different order from run to run.
     (re.compile(r"[\d,]+ positions in <seconds>"), "<n> positions in <seconds>"),
     (re.compile(r'"(train_seconds|steps_per_second)": [\d.e+-]+'), r'"\1": <n>'),

@@ -410,6 +410,8 @@ def render_network_curve(name: str, net: NTupleNetwork, fmt: str) -> bytes:
         ("losses", _("lost, first against perfect"), [p.record[2] for p in points]),
     )
     marker = "o" if len(points) < MARKER_POINTS else ""
+    # Points from the first thousand games to millions (the early ones): a log axis.
+    wide = points[-1].games >= 50 * points[0].games
     from matplotlib.ticker import FuncFormatter
 
     with reproducible():
@@ -423,9 +425,13 @@ def render_network_curve(name: str, net: NTupleNetwork, fmt: str) -> bytes:
             for j, (key, text, ys) in enumerate(lines):
                 (line,) = ax.plot(xs, ys, marker=marker, markersize=3, color=f"C{j}", label=text)
                 line.set_gid(f"{key}-{'games' if ax is left else 'minutes'}")
-            ax.set_xlabel(label)
             ax.grid(True, alpha=0.5)
-            ax.set_xlim(left=0)
+            if wide:
+                ax.set_xscale("log")
+                ax.set_xlabel(_("{what} (log scale)").format(what=label))
+            else:
+                ax.set_xlim(left=0)
+                ax.set_xlabel(label)
         left.xaxis.set_major_formatter(
             FuncFormatter(lambda x, _pos: _format_episodes(x) if x else "0")
         )

@@ -143,6 +143,8 @@ def _share(x: object) -> bool:
     )
 
 
+#: An n-tuple network's early points start here: fewer games teach it little.
+EARLY_FROM = 1_000
 #: The columns of an n-tuple network's curve: games learned, seconds of training, optimality
 #: along perfect-play games, and the win, draw and loss shares moving first against perfect play.
 JUDGED_COLUMNS = ("games", "seconds", "optimality", "perfect_win", "perfect_draw", "perfect_loss")
@@ -171,10 +173,24 @@ class JudgedCurve:
     every: int
     games: int
     points: list[JudgedPoint] = field(default_factory=list)
+    #: Points also at 1,000, 2,000, 5,000, 10,000, … games, before the first of every K.
+    early: bool = False
 
     def __repr__(self) -> str:
         last = f", last at {self.points[-1].games:,} games" if self.points else ""
         return f"JudgedCurve({len(self.points)} points, one every {self.every:,} games{last})"
+
+    def _early(self) -> list[int]:
+        return [e for e in early_points(self.every) if e >= EARLY_FROM] if self.early else []
+
+    def due(self, games: int) -> bool:
+        """Is a point due at this count of games?"""
+        return games % self.every == 0 or games in self._early()
+
+    def next_after(self, games: int) -> int:
+        """The next count of games at which a point is due."""
+        later = [e for e in self._early() if e > games]
+        return min([(games // self.every + 1) * self.every, *later])
 
     def to_pandas(self) -> Any:
         """The points as a pandas DataFrame, one row per point; pandas must be installed."""
@@ -184,6 +200,7 @@ class JudgedCurve:
     def to_json(self) -> dict[str, Any]:
         return {
             "every": self.every,
+            "early": self.early,
             "games": self.games,
             "columns": list(JUDGED_COLUMNS),
             "points": [p.row() for p in self.points],
@@ -195,7 +212,13 @@ class JudgedCurve:
         if not isinstance(data, dict) or data.get("columns") != list(JUDGED_COLUMNS):
             raise QarenaError(_("its learning curve is not in a form this qarena reads"))
         every, games, rows = data.get("every"), data.get("games"), data.get("points")
-        if not _count(every) or not _count(games) or not isinstance(rows, list):
+        early = data.get("early", False)
+        if (
+            not _count(every)
+            or not _count(games)
+            or not isinstance(rows, list)
+            or not isinstance(early, bool)
+        ):
             raise QarenaError(_("its learning curve is malformed"))
         if len(rows) > MAX_POINTS:
             raise QarenaError(
@@ -221,7 +244,7 @@ class JudgedCurve:
                 )
             )
         assert isinstance(every, int) and isinstance(games, int)
-        return cls(every, games, points)
+        return cls(every, games, points, early)
 
 
 def _number(x: object) -> bool:

@@ -329,11 +329,15 @@ JUDGED_GAMES = 50
 def network_curve(net: NTupleNetwork, total: int, every: int | None, games: int) -> JudgedCurve:
     """The curve this run of ``total`` games extends: the network's own when resumed (its
     spacing kept unless ``every`` is given), else a new one with a point every ``every``
-    games (default: a tenth of the run)."""
+    games (default: a tenth of the run, and before the first at 1,000, 2,000, 5,000, …
+    games, so a log axis shows how learning starts)."""
     old = net.curve
     step = every or (old.every if old is not None else max(1, total // 10))
+    early = old.early if old is not None else every is None
     before = old.points if old is not None else []
     points = len(before) + (net.games + total) // step - net.games // step + 1
+    if early:
+        points += len(early_points(step))
     if points > MAX_POINTS:
         raise QarenaError(
             _(
@@ -346,7 +350,7 @@ def network_curve(net: NTupleNetwork, total: int, every: int | None, games: int)
                 least=-(-total // max(1, MAX_POINTS - len(before) - 1)),
             )
         )
-    return JudgedCurve(step, old.games if old is not None else games, list(before))
+    return JudgedCurve(step, old.games if old is not None else games, list(before), early)
 
 
 def judge_network(net: NTupleNetwork, games: int, seed: int) -> JudgedPoint:
@@ -404,7 +408,7 @@ def train_network(
             break
         n = min(NETWORK_CHUNK, games - done)
         if curve is not None:
-            n = min(n, curve.every - net.games % curve.every)
+            n = min(n, curve.next_after(net.games) - net.games)
         t0 = time.perf_counter()
         steps += net.train(n, games, workers)
         elapsed = time.perf_counter() - t0
@@ -412,7 +416,7 @@ def train_network(
         net.seconds += elapsed
         done += n
         point = None
-        if curve is not None and net.games % curve.every == 0:
+        if curve is not None and curve.due(net.games):
             point = record()
         if on_progress is not None:
             on_progress(Progress(done, games, steps, seconds, None, judged=point))

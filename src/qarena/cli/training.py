@@ -31,7 +31,7 @@ from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import read_rewards
 from qarena.learn.curve import JudgedPoint
-from qarena.learn.learners import learner_class, load_learner, save_learner
+from qarena.learn.learners import LEARNERS, learner_class, load_learner, save_learner
 from qarena.learn.ntuple import (
     KIND,
     NetworkConfig,
@@ -181,6 +181,12 @@ def train_command(
             raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
     if workers is not None:
         raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
+    if learner_kind not in LEARNERS:
+        raise QarenaError(
+            _("unknown learner {kind!r}; expected one of {names}").format(
+                kind=learner_kind, names=", ".join([*LEARNERS, KIND])
+            )
+        )
     cls = learner_class(learner_kind)
     if episodes is not None:
         check_count("--episodes", episodes, MAX_EPISODES)

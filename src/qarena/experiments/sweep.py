@@ -420,6 +420,13 @@ def parse_names(flag_name: str, text: str, known: Iterable[str] | None = None) -
     if known is not None:
         allowed = tuple(known)
         for item in items:
+            if flag_name == "--learner" and item == "ntuple":
+                raise QarenaError(
+                    _(
+                        "--learner: a sweep trains table learners; train an n-tuple network "
+                        "with qarena train SPEC --learner ntuple"
+                    )
+                )
             if item not in allowed:
                 raise QarenaError(
                     _("{flag}: unknown {item!r}; expected {names}").format(

@@ -1,10 +1,10 @@
 """Training kernels. Only arrays, scalars and a generator state come in; tables change in place.
 
-Positions are codes; ``walk[code, move]`` is the next code (-1 illegal) and ``result[code]``
-the terminal result for the player to move there (NOT_TERMINAL otherwise), from kernels.tables.
-With canonical positions on, ``walk`` leads from canonical positions to canonical positions
-only, so games are played among representatives and the tables are indexed directly by
-``[code, move]`` (a canonical position's moves are already in its own frame).
+Positions are rows of the game's tables (``solve.space.GameTables``): ``succ[row, move]`` is
+the next row (-1 illegal) and ``result[row]`` the terminal result for the player to move there
+(NOT_TERMINAL otherwise). With canonical positions on, rows are symmetry classes and ``succ``
+leads from class to class only, so games are played among representatives and the tables are
+indexed directly by ``[row, move]`` (a representative's moves are already in its own frame).
 """
 
 from typing import NamedTuple
@@ -46,12 +46,12 @@ __all__ = [
 
 
 class Walk(NamedTuple):
-    """The positions a learner plays on: ``succ[code, move]`` the next code (-1 illegal),
-    ``moves[code, :nmoves[code]]`` the legal moves, ``result[code]`` the terminal result for
-    the player to move (NOT_TERMINAL otherwise), the start code, the longest game,
+    """The positions a learner plays on: ``succ[row, move]`` the next row (-1 illegal),
+    ``moves[row, :nmoves[row]]`` the legal moves, ``result[row]`` the terminal result for
+    the player to move (NOT_TERMINAL otherwise), the start row, the longest game,
     ``starts``: where an exploring start may begin (positions that are reachable and not
     over, or with START_SWEEP (position, move) pairs as ``position * moves + move``), and
-    ``mover[code]``: the seat to move where the position tells (-1 in impartial games)."""
+    ``mover[row]``: the seat to move where the position tells (-1 in impartial games)."""
 
     succ: np.ndarray
     moves: np.ndarray
@@ -65,7 +65,7 @@ class Walk(NamedTuple):
 
 class Versus(NamedTuple):
     """Whom the learner plays: itself, or a fixed opponent picking uniformly among
-    ``mask[code]``, with the learner in ``seat`` (SEAT_FIRST, SEAT_SECOND or SEAT_BOTH)."""
+    ``mask[row]``, with the learner in ``seat`` (SEAT_FIRST, SEAT_SECOND or SEAT_BOTH)."""
 
     mask: np.ndarray
     self_play: bool
@@ -166,7 +166,7 @@ def _reward(value: int, rewards: np.ndarray) -> float:
 
 @njit
 def _greedy_rest(
-    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray
+    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, rng: np.ndarray
 ) -> tuple[int, float]:
     """The legal move with the highest value (ties broken uniformly at random), and the highest
     value among the position's other moves (-inf if none), found in the same scan: the backward
@@ -176,9 +176,9 @@ def _greedy_rest(
     best_q = 0.0
     ties = 0
     second = -np.inf
-    for j in range(nmoves[code]):
-        m = moves[code, j]
-        v = q[code, m]
+    for j in range(nmoves[row]):
+        m = moves[row, j]
+        v = q[row, m]
         if best < 0 or v > best_q:
             if best >= 0:
                 second = best_q
@@ -194,25 +194,25 @@ def _greedy_rest(
 
 
 @njit
-def _max_except(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, a: int) -> float:
+def _max_except(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, a: int) -> float:
     best = -np.inf
-    for j in range(nmoves[code]):
-        m = moves[code, j]
+    for j in range(nmoves[row]):
+        m = moves[row, j]
         if m != a:
-            best = max(best, q[code, m])
+            best = max(best, q[row, m])
     return float(best)
 
 
 @njit
-def masked_move(mask: np.ndarray, code: int, rng: np.ndarray) -> int:
-    """Uniformly among the moves ``mask[code]`` allows (legal moves, or an opponent's choices)."""
+def masked_move(mask: np.ndarray, row: int, rng: np.ndarray) -> int:
+    """Uniformly among the moves ``mask[row]`` allows (legal moves, or an opponent's choices)."""
     count = 0
     for m in range(mask.shape[1]):
-        if mask[code, m]:
+        if mask[row, m]:
             count += 1
     pick = below(rng, count)
     for m in range(mask.shape[1]):
-        if mask[code, m]:
+        if mask[row, m]:
             if pick == 0:
                 return m
             pick -= 1
@@ -220,9 +220,9 @@ def masked_move(mask: np.ndarray, code: int, rng: np.ndarray) -> int:
 
 
 @njit
-def random_move(moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray) -> int:
+def random_move(moves: np.ndarray, nmoves: np.ndarray, row: int, rng: np.ndarray) -> int:
     """A legal move, uniformly."""
-    return int(moves[code, below(rng, nmoves[code])])
+    return int(moves[row, below(rng, nmoves[row])])
 
 
 @njit
@@ -233,7 +233,7 @@ def q_learning(
 
     Self-play uses the negamax form: one table serves both seats, and the target of a move that
     does not end the game is ``gamma * -max Q(next position)``, the next position being the
-    opponent's. Against a fixed opponent (``opponent[code]`` masks the moves it picks among),
+    opponent's. Against a fixed opponent (``opponent[row]`` masks the moves it picks among),
     the learner's target looks past the opponent's reply to its own next position.
 
     Each episode is played ε-greedily first, then its moves are updated last to first: the
@@ -290,26 +290,24 @@ def q_learning(
                     break
         after = final  # the value backed up into the move before
         for j in range(n - 1, -1, -1):
-            code = path[j]
+            row = path[j]
             a = played[j]
-            q[code, a] += alpha * (after - q[code, a])
+            q[row, a] += alpha * (after - q[row, a])
             # Max Q of this position now: its other moves are as the forward pass found them
             # (a position occurs once per game), and the played one was just updated.
-            after = sign * gamma * max(rest[j], q[code, a])
+            after = sign * gamma * max(rest[j], q[row, a])
     return steps
 
 
 @njit
-def _greedy(
-    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int, rng: np.ndarray
-) -> int:
+def _greedy(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, rng: np.ndarray) -> int:
     """The legal move with the highest value, ties broken uniformly at random."""
     best = -1
     best_q = 0.0
     ties = 0
-    for j in range(nmoves[code]):
-        m = moves[code, j]
-        v = q[code, m]
+    for j in range(nmoves[row]):
+        m = moves[row, j]
+        v = q[row, m]
         if best < 0 or v > best_q:
             best, best_q, ties = m, v, 1
         elif v == best_q:
@@ -320,10 +318,10 @@ def _greedy(
 
 
 @njit
-def _best_value(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, code: int) -> float:
+def _best_value(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int) -> float:
     best = -np.inf
-    for j in range(nmoves[code]):
-        best = max(best, q[code, moves[code, j]])
+    for j in range(nmoves[row]):
+        best = max(best, q[row, moves[row, j]])
     return float(best)
 
 
@@ -417,7 +415,7 @@ def afterstate_greedy(
     walk: np.ndarray,
     moves: np.ndarray,
     nmoves: np.ndarray,
-    code: int,
+    row: int,
     result: np.ndarray,
     rewards: np.ndarray,
     rng: np.ndarray,
@@ -426,9 +424,9 @@ def afterstate_greedy(
     best = -1
     best_v = 0.0
     ties = 0
-    for j in range(nmoves[code]):
-        m = moves[code, j]
-        after = walk[code, m]
+    for j in range(nmoves[row]):
+        m = moves[row, j]
+        after = walk[row, m]
         x = _afterstate_value(v, seat, after, result, rewards)
         if best < 0 or x > best_v:
             best, best_v, ties = m, x, 1
@@ -445,7 +443,7 @@ def afterstate_learning(
 ) -> int:
     """TD(0) on afterstates (Sutton & Barto's tic-tac-toe learner); returns the moves played.
 
-    ``v[seat, code]`` is the value to that seat of the position its own move produced. After
+    ``v[seat, row]`` is the value to that seat of the position its own move produced. After
     each greedy move, the seat's previous afterstate moves toward ``gamma`` times the value of
     the new one; exploratory moves teach nothing. When the game ends, each learning seat's last
     afterstate moves toward its outcome. In self-play both seats learn, each in its own table,
@@ -520,20 +518,20 @@ def matchbox_score(
     alive: np.ndarray,
     walk: np.ndarray,
     result: np.ndarray,
-    code: int,
+    row: int,
     move: int,
     known_wins: bool,
 ) -> int:
     """2 for a known win (it wins at once, or leaves the opponent only removed moves) when
     ``known_wins``, 1 for a still-allowed move, 0 for a removed one."""
     if known_wins:
-        after = walk[code, move]
+        after = walk[row, move]
         if result[after] != NOT_TERMINAL:
             if result[after] < 0:
                 return 2
         elif alive[after] == 0:
             return 2
-    return 1 if allowed[code, move] else 0
+    return 1 if allowed[row, move] else 0
 
 
 @njit
@@ -544,7 +542,7 @@ def matchbox_move(
     moves: np.ndarray,
     nmoves: np.ndarray,
     result: np.ndarray,
-    code: int,
+    row: int,
     rng: np.ndarray,
     known_wins: bool,
 ) -> int:
@@ -552,9 +550,9 @@ def matchbox_move(
     best = -1
     best_score = -1
     ties = 0
-    for j in range(nmoves[code]):
-        m = moves[code, j]
-        x = matchbox_score(allowed, alive, walk, result, code, m, known_wins)
+    for j in range(nmoves[row]):
+        m = moves[row, j]
+        x = matchbox_score(allowed, alive, walk, result, row, m, known_wins)
         if x > best_score:
             best, best_score, ties = m, x, 1
         elif x == best_score:
@@ -598,7 +596,7 @@ def matchbox_learning(
 ) -> int:
     """The matchbox learner (MENACE, the classic Nim learner); returns the moves played.
 
-    ``allowed[code, move]`` holds the moves still in a position's box and ``alive[code]`` how
+    ``allowed[row, move]`` holds the moves still in a position's box and ``alive[row]`` how
     many there are. After a lost game the loser's last move is removed (it lost at once, or let
     the opponent win at once), and a box left empty takes the move that led to it along. Both
     rules stay sound when a move was exploratory, so while learning the learner tries any legal

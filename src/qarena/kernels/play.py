@@ -1,7 +1,8 @@
 """Match kernel: two fixed agents, each given as the moves it picks among, play many games.
 
-``first[code, move]`` / ``second[code, move]`` are the moves each seat picks uniformly among;
-``nxt`` and ``result`` are the plain (not canonical) tables of kernels.tables.
+``first[row, move]`` / ``second[row, move]`` are the moves each seat picks uniformly among;
+``nxt`` and ``result`` are the plain (not canonical) tables of the game
+(``solve.space.GameTables``), a row per position.
 ``lengths[p]`` counts the games that lasted ``p`` plies.
 """
 
@@ -27,14 +28,14 @@ def play_matches(
     """Add to ``record`` the first seat's wins, draws and losses over ``games`` games, and to
     ``lengths[p]`` each game that lasted ``p`` plies (sized the game's most plies plus one)."""
     for _ in range(games):
-        code = start
+        row = start
         ply = 0
-        while result[code] == NOT_TERMINAL:
-            m = masked_move(first if ply % 2 == 0 else second, code, rng)
-            code = nxt[code, m]
+        while result[row] == NOT_TERMINAL:
+            m = masked_move(first if ply % 2 == 0 else second, row, rng)
+            row = nxt[row, m]
             ply += 1
         # The result is the mover's at the end: the first seat's when an even number was played.
-        r = result[code] if ply % 2 == 0 else -result[code]
+        r = result[row] if ply % 2 == 0 else -result[row]
         record[1 - r] += 1
         # Compiled code has no bounds checks: a game longer than the array is left uncounted
         # (the caller's total then falls short) rather than written past its end.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from qarena.errors import QarenaError, TooLargeError
 from qarena.i18n import _, gettext_noop, number
@@ -146,10 +146,17 @@ def estimate_positions(game: Game, canonical: bool = True) -> int:
     return -(-bound // game.symmetry_count) if canonical else bound
 
 
+class Sized(Protocol):
+    """What a learner class tells the budget: bytes of its own tables and of its largest set
+    of temporaries, for a game whose tables have ``rows`` rows (``Learner.memory``)."""
+
+    def memory(self, game: Game, rows: int, opponents: int = 0) -> tuple[int, int]: ...
+
+
 def footprint(
     game: Game,
     what: str,
-    learner: type | None = None,
+    learner: Sized | None = None,
     opponents: int = 0,
     positions: int | None = None,
     canonical: bool = True,
@@ -164,7 +171,7 @@ def footprint(
     search = SPACE_BUILD_PER_POSITION * n
     if what in ("solve", "tables") or learner is None:
         return Footprint(n, tables, 0, 0, search)
-    state, work = learner.memory(game, n, opponents)  # type: ignore[attr-defined]
+    state, work = learner.memory(game, n, opponents)
     work += OPPONENT_PER_ENTRY * opponents * e
     return Footprint(n, tables, state, work, search)
 
@@ -251,7 +258,7 @@ SEARCH_INSTEAD = gettext_noop(
 def check_memory(
     game: Game,
     what: str,
-    learner: type | None = None,
+    learner: Sized | None = None,
     opponents: int = 0,
     positions: int | None = None,
     canonical: bool = True,

@@ -16,6 +16,7 @@ from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
 from qarena.learn.settings import SETTINGS
+from qarena.web.store import is_policy_id
 
 #: Each training setting's label, on the Train form and in a policy's settings table.
 #: The training settings' labels (from their one declaration), and the symmetry setting's.
@@ -94,8 +95,6 @@ OPPONENT_WORDS = {
 
 def opponent_text(name: str) -> str:
     """Whom a run trained against, in words."""
-    from qarena.web.store import is_policy_id  # here: the store's errors import these words
-
     if name in OPPONENT_WORDS:
         return _(OPPONENT_WORDS[name])
     if is_policy_id(name):

@@ -1,5 +1,6 @@
-"""The web app's errors, and how they are answered: a page for a person's browser, a
-``{"detail": str}`` body for everyone else."""
+"""How the web app's errors are answered: a page for a person's browser, a ``{"detail": str}``
+body for everyone else. The errors themselves are in ``exceptions.py``, a leaf module any part
+of the app imports without importing the pages."""
 
 from __future__ import annotations
 
@@ -16,56 +17,19 @@ from starlette.routing import BaseRoute, Match
 from qarena.errors import QarenaError
 from qarena.games.words import sentence
 from qarena.i18n import _, speaking
-from qarena.match import Conflict
+from qarena.web.exceptions import status_of
 from qarena.web.language import request_language
 from qarena.web.templating import page
 
 __all__ = [
-    "BodyStalled",
-    "BodyTooLarge",
-    "Conflict",
-    "Full",
-    "NotFound",
     "PageRoute",
     "error_page",
     "install",
     "is_api",
-    "status_of",
     "validation_text",
 ]
 
 log = logging.getLogger("qarena.web")
-
-
-class BodyStalled(QarenaError):
-    """A request body that stopped arriving (408)."""
-
-
-class NotFound(QarenaError):
-    """No such game, policy or job."""
-
-
-class Full(QarenaError):
-    """The server is too busy for this now (the training line is full); try again later."""
-
-
-class BodyTooLarge(QarenaError):
-    """A request body over its route's limit, found while the route reads it."""
-
-
-def status_of(exc: QarenaError) -> int:
-    """The HTTP status that answers a domain error; 422 for bad input."""
-    if isinstance(exc, NotFound):
-        return 404
-    if isinstance(exc, Conflict):
-        return 409
-    if isinstance(exc, Full):
-        return 503
-    if isinstance(exc, BodyTooLarge):
-        return 413
-    if isinstance(exc, BodyStalled):
-        return 408
-    return 422
 
 
 class PageRoute(APIRoute):

@@ -27,7 +27,7 @@ from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import make_learner
 from qarena.match import train_timed
 from qarena.training.run import Progress, check_versus, default_episodes
-from qarena.web.errors import Full, NotFound
+from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id
 
 log = logging.getLogger("qarena.web")

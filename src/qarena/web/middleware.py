@@ -14,7 +14,8 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from qarena.i18n import _
-from qarena.web.errors import BodyStalled, BodyTooLarge, error_page, is_api
+from qarena.web.errors import error_page, is_api
+from qarena.web.exceptions import BodyStalled, BodyTooLarge
 
 #: The largest request body, in bytes.
 MAX_BODY = 16 * 1024

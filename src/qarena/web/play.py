@@ -22,7 +22,7 @@ from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.match import Duel, Match, Result, Score
-from qarena.web.errors import NotFound
+from qarena.web.exceptions import NotFound
 
 #: Games kept in memory at once; a new one pushes out the least recently used.
 MAX_GAMES = 1_000

@@ -25,7 +25,7 @@ from qarena.learn.ntuple import NTupleNetwork, shipped_network
 from qarena.match import SPOT_LEARNER
 from qarena.solve import by_search
 from qarena.training.run import check_versus
-from qarena.web.errors import Full
+from qarena.web.exceptions import Full
 from qarena.web.jobs import Job, Jobs
 from qarena.web.models import NewGame, TrainIn
 from qarena.web.play import (

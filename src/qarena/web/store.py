@@ -34,7 +34,7 @@ from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.ntuple import is_network
 from qarena.policyfile import read_meta
-from qarena.web.errors import NotFound
+from qarena.web.exceptions import NotFound
 
 log = logging.getLogger("qarena.web")
 

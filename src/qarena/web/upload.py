@@ -16,7 +16,7 @@ from starlette.requests import ClientDisconnect
 from qarena.errors import QarenaError
 from qarena.games import Game
 from qarena.i18n import _, ngettext, number
-from qarena.web.errors import BodyTooLarge
+from qarena.web.exceptions import BodyTooLarge
 from qarena.web.store import PolicyRow, PolicyStore
 
 #: The largest policy file the app takes: far above what any game trained here needs (the

@@ -22,7 +22,8 @@ from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match import LABELS, Conflict, Score, value_text
 from qarena.solve import Outcome, oracle
 from qarena.web.describe import verdict_span
-from qarena.web.errors import Full, NotFound, PageRoute, status_of, validation_text
+from qarena.web.errors import PageRoute, validation_text
+from qarena.web.exceptions import Full, NotFound, status_of
 from qarena.web.forms import (
     HOME_DEFAULTS,
     TRAIN_DEFAULTS,

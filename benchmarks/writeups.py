@@ -33,8 +33,8 @@ import numpy as np
 
 from qarena.games import Nim, parse_spec
 from qarena.learn.learners import LEARNERS, make_learner
+from qarena.optimality.judge import optimality_of_values
 from qarena.solve.space import game_tables
-from qarena.transitions.judge import optimality_of_values
 
 COMMAND = ".venv/bin/python benchmarks/writeups.py"
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"

@@ -5,32 +5,28 @@ checking (under ``if TYPE_CHECKING:``) do not count, since they never run."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "qarena"
 
-#: Bottom to top (ARCHITECTURE.md). Top-level modules count as packages of their own.
-LAYERS: list[set[str]] = [
-    {
-        "qarena",
-        "errors",
-        "budget",
-        "fileio",
-        "policyfile",
-        "i18n",
-        "optional",
-    },  # shared: errors, budgets, the writer, the array files, words
-    {"games"},
-    {"kernels"},
-    {"solve"},
-    {"transitions"},  # transition tables and judging values against the solver
-    {"learn"},
-    {"agents"},  # strategies, frozen learners, opponents as move masks
-    {"evaluate"},
-    {"training", "match", "env"},  # orchestration: training runs, the play session, RL envs
-    {"experiments", "api"},  # sweeps of runs, their plots, the report; the Python API
-    {"cli", "web", "__main__"},
-]
+ARCHITECTURE = SRC.parents[1] / "ARCHITECTURE.md"
+
+
+def _layers() -> list[set[str]]:
+    """The layers, bottom to top, as ARCHITECTURE.md's table gives them: a row per layer,
+    ``| N | `pkg`, `pkg` | what lives there |``. Top-level modules count as packages of their
+    own; ``qarena`` is the package's ``__init__.py``."""
+    rows: dict[int, set[str]] = {}
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        found = re.match(r"\| (\d+) \| ([^|]*) \|", line)
+        if found:
+            rows[int(found.group(1))] = set(re.findall(r"`([\w]+)`", found.group(2)))
+    assert sorted(rows) == list(range(len(rows))), "ARCHITECTURE.md's layers are 0, 1, 2, …"
+    return [rows[i] for i in range(len(rows))]
+
+
+LAYERS = _layers()
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 
@@ -114,3 +110,49 @@ def test_no_package_level_import_cycle() -> None:
     for start in sorted(graph):
         if start not in state:
             visit(start, [start])
+
+
+def _module_imports(path: Path, modules: set[str]) -> set[str]:
+    """The modules ``path`` imports when it is imported (its top-level statements, not the
+    imports inside functions, nor those for type checking): ``from qarena.a import b`` is
+    module ``qarena.a.b`` when there is one, else ``qarena.a``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.If) and "TYPE_CHECKING" in ast.unparse(statement.test):
+            continue
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    found.add(sub if sub in modules else node.module)
+    return found & modules
+
+
+def test_no_module_level_import_cycle() -> None:
+    paths = {_module_of(p): p for p in SRC.rglob("*.py")}
+    graph = {m: _module_imports(p, set(paths)) - {m} for m, p in paths.items()}
+    # Depth-first search; a module met again while still on the path closes a cycle.
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        path.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                cycles.append([*path[path.index(n) :], n])
+            elif n not in state:
+                visit(n)
+        path.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)

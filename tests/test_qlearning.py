@@ -16,8 +16,8 @@ from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.qlearning import QLearner
+from qarena.optimality.judge import optimality_of_values
 from qarena.solve import game_tables, solve
-from qarena.transitions.judge import optimality_of_values
 from tests.conftest import at
 
 

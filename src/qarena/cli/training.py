@@ -41,6 +41,7 @@ from qarena.learn.ntuple import (
     save_network,
 )
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
+from qarena.optimality.judge import Optimality
 from qarena.training.run import (
     JUDGED_GAMES,
     check_versus,
@@ -49,7 +50,6 @@ from qarena.training.run import (
     train_network,
 )
 from qarena.training.run import Progress as RunProgress
-from qarena.transitions.judge import Optimality
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are
 #: announced, so nobody waits without knowing why.

@@ -35,7 +35,7 @@ from qarena.env.judge import judge_policy
 from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.i18n import _
-from qarena.transitions.judge import Optimality
+from qarena.optimality.judge import Optimality
 
 if TYPE_CHECKING:
     import gymnasium

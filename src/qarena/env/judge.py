@@ -19,8 +19,8 @@ from qarena.env.encoding import check_view, seen_by
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
+from qarena.optimality.judge import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
 from qarena.solve.space import game_tables
-from qarena.transitions.judge import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
 
 #: What a policy says about a position: the move it plays, or its value of each move.
 Answer = Move | Mapping[Move, float]

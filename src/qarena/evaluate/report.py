@@ -13,9 +13,9 @@ from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponent
 from qarena.games import parse_spec
 from qarena.i18n import _, number
 from qarena.learn.base import Learner
+from qarena.optimality.judge import Optimality, optimality_of_values
 from qarena.optional import need
 from qarena.solve.space import GameTables
-from qarena.transitions.judge import Optimality, optimality_of_values
 
 if TYPE_CHECKING:
     from qarena.evaluate.sampled import Sample

@@ -25,8 +25,8 @@ from qarena.evaluate.matches import Record, SeatRecords, evaluation_opponents
 from qarena.evaluate.report import Evaluation
 from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.i18n import _
+from qarena.optimality.judge import Optimality
 from qarena.solve import Exact
-from qarena.transitions.judge import Optimality
 
 #: Decision positions judged unless asked for another number.
 DEFAULT_SAMPLE = 2_000

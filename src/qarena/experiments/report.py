@@ -41,8 +41,8 @@ from qarena.games import Game, parse_spec, value_word
 from qarena.games.nim import is_pole_position
 from qarena.i18n import _, language
 from qarena.learn.learners import load_learner
+from qarena.optimality.judge import optimality_of_values
 from qarena.solve import game_tables, solve
-from qarena.transitions.judge import optimality_of_values
 
 #: The learners without the negamax form, kept as baselines.
 BASELINES = ("naive-q", "elimination")

@@ -20,10 +20,10 @@ from qarena.kernels import learn as k
 from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import Curve
+from qarena.optimality.judge import Optimality, optimality_of_values
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
 from qarena.solve.space import GameTables, game_tables
-from qarena.transitions.judge import Optimality, optimality_of_values
 
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
 START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}

@@ -28,7 +28,7 @@ from qarena.learn.curve import (
 )
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import NTupleNetwork
-from qarena.transitions.judge import Optimality
+from qarena.optimality.judge import Optimality
 
 __all__ = [
     "CHUNK_SECONDS",

@@ -1,4 +1,5 @@
-"""Shared fixtures: the specs every conformance test runs over, and the real-browser harness.
+"""Shared fixtures: the specs every conformance test runs over, running a script compiled and
+as plain Python (``run_script``), and the real-browser harness.
 
 The browser tests (marker ``browser``) run the web app under uvicorn on a free loopback port
 and drive it with Playwright through the system Chromium (Debian's ``chromium``; ``make test``
@@ -15,6 +16,8 @@ import os
 import re
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -30,6 +33,27 @@ def at(tables: Any, table: Any, position: tuple[int, ...]) -> dict[int, float]:
     move ids (read through its class's row and frame)."""
     row, frame = tables.frame(position)
     return {m: float(table[row, f]) for m, f in frame.items()}
+
+
+#: ``run_script(script, *args, jit=True)``: the standard output of ``python -c script args``.
+RunScript = Callable[..., str]
+
+
+@pytest.fixture(scope="session")
+def run_script() -> RunScript:
+    """Run a script in a fresh interpreter, compiled (``jit=True``) or with numba switched off
+    (``NUMBA_DISABLE_JIT=1``: the pure-Python path every kernel must also give): the one
+    harness of the tests that hold the two paths to the same results."""
+
+    def run(script: str, *args: str, jit: bool = True) -> str:
+        env = {**os.environ, "NUMBA_DISABLE_JIT": "0" if jit else "1"}
+        done = subprocess.run(
+            [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env,
+            check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    return run
 
 
 @pytest.fixture(autouse=True, scope="session")

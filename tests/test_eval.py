@@ -6,9 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
-import subprocess
-import sys
 from collections import deque
 from functools import cache
 from pathlib import Path
@@ -24,7 +21,7 @@ from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
 from qarena.learn.learners import load_learner
 from qarena.policyfile import load_policy, save_policy
 from qarena.solve import GameTables, game_tables, solve
-from tests.conftest import at
+from tests.conftest import RunScript, at
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, object]:
@@ -355,18 +352,8 @@ print(r.win, r.draw, r.loss)
 """
 
 
-def test_pure_python_matches_agree() -> None:
-    outs = []
-    for disable in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        proc = subprocess.run(
-            [sys.executable, "-c", MATCH_SCRIPT, "tictactoe"],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        outs.append(proc.stdout)
+def test_pure_python_matches_agree(run_script: RunScript) -> None:
+    outs = [run_script(MATCH_SCRIPT, "tictactoe", jit=jit) for jit in (True, False)]
     assert outs[0] == outs[1] and sum(map(int, outs[0].split())) == 500
 
 

@@ -4,9 +4,6 @@ solver only judges the result."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +14,7 @@ from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import LEARNERS, make_learner
+from tests.conftest import RunScript
 
 SCRIPT = """
 import hashlib, sys
@@ -34,18 +32,13 @@ print(digest, steps)
 
 @pytest.mark.parametrize("kind", sorted(LEARNERS))
 @pytest.mark.parametrize("order", ["uniform", "sweep"])
-def test_pure_python_matches_compiled_with_exploring_starts(kind: str, order: str) -> None:
+def test_pure_python_matches_compiled_with_exploring_starts(
+    kind: str, order: str, run_script: RunScript
+) -> None:
     """On tic-tac-toe, so the afterstate learner's per-seat tables must find whose turn it is
     at a position drawn mid-game."""
     outputs = [
-        subprocess.run(
-            [sys.executable, "-c", SCRIPT, kind, "tictactoe", order],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        ).stdout.split()
-        for env in (dict(os.environ), {**os.environ, "NUMBA_DISABLE_JIT": "1"})
+        run_script(SCRIPT, kind, "tictactoe", order, jit=jit).split() for jit in (True, False)
     ]
     assert outputs[0] == outputs[1]
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
 
 import pytest
 
 from qarena.games import parse_spec
 from qarena.solve import solve
+from tests.conftest import RunScript
 
 SCRIPT = """
 import hashlib, sys
@@ -24,16 +22,13 @@ print(hashlib.sha256(b"".join(a.tobytes() for a in arrays)).hexdigest(), s.posit
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "nim:2,6,7", "subtraction:12:3:normal"])
-def test_pure_python_solver_matches(spec: str) -> None:
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, spec], capture_output=True, text=True, env=env, check=True
-    )
+def test_pure_python_solver_matches(spec: str, run_script: RunScript) -> None:
+    plain = run_script(SCRIPT, spec, jit=False)
     s = solve(parse_spec(spec))
     t = s.tables
     arrays = (t.codes, t.nxt, t.moves, t.nmoves, t.result, t.mover, t.orbit, t.value, t.depth)
     digest = hashlib.sha256(b"".join(a.tobytes() for a in arrays)).hexdigest()
-    assert proc.stdout.split() == [digest, str(s.positions)]
+    assert plain.split() == [digest, str(s.positions)]
 
 
 MATCH_SCRIPT = """
@@ -49,19 +44,9 @@ print(r.win, r.draw, r.loss, *n.counts)
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "nim:2,6,7", "subtraction:12:3:normal"])
-def test_pure_python_match_lengths_match(spec: str) -> None:
+def test_pure_python_match_lengths_match(spec: str, run_script: RunScript) -> None:
     """The match kernel's records and game lengths are the same compiled and as plain Python."""
-    outs = []
-    for disable in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        proc = subprocess.run(
-            [sys.executable, "-c", MATCH_SCRIPT, spec],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        outs.append(proc.stdout.split())
+    outs = [run_script(MATCH_SCRIPT, spec, jit=jit).split() for jit in (True, False)]
     assert outs[0] == outs[1]
     numbers = [int(x) for x in outs[0]]
     assert sum(numbers[:3]) == sum(numbers[3:]) == 700

@@ -4,9 +4,6 @@ counts, all judged by the exact solver."""
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +18,7 @@ from qarena.learn.learners import LEARNERS, load_learner, make_learner, save_lea
 from qarena.policyfile import load_policy
 from qarena.solve import solve
 from qarena.training.run import default_episodes, train_run
+from tests.conftest import RunScript
 from tests.test_policyfile import craft
 
 
@@ -116,19 +114,11 @@ print(digest, steps)
         ("elimination", "subtraction:12:3", "perfect"),
     ],
 )
-def test_pure_python_training_matches_compiled(kind: str, spec: str, opp: str) -> None:
-    def run(env: dict[str, str]) -> list[str]:
-        proc = subprocess.run(
-            [sys.executable, "-c", SCRIPT, kind, spec, opp],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        return proc.stdout.split()
-
-    compiled = run(dict(os.environ))
-    assert compiled == run({**os.environ, "NUMBA_DISABLE_JIT": "1"})
+def test_pure_python_training_matches_compiled(
+    kind: str, spec: str, opp: str, run_script: RunScript
+) -> None:
+    compiled = run_script(SCRIPT, kind, spec, opp).split()
+    assert compiled == run_script(SCRIPT, kind, spec, opp, jit=False).split()
     learner = make_learner(kind, parse_spec(spec), LearnConfig(seed=11, alpha=0.5, epsilon_end=0.2))
     steps = learner.train(1500, opponent(learner.tables, opp))
     digest = hashlib.sha256(b"".join(a.tobytes() for a in learner.arrays().values())).hexdigest()

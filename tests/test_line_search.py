@@ -6,10 +6,7 @@ same scores."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 
 import pytest
 
@@ -20,6 +17,7 @@ from qarena.games.base import DRAW, WIN, Position
 from qarena.games.tictactoe import TicTacToe
 from qarena.solve import by_search, oracle, solve
 from qarena.solve.search import LineSearcher, SearchSolution, plies_to_end, searchable
+from tests.conftest import RunScript
 
 
 def _game(spec: str) -> TicTacToe:
@@ -107,18 +105,15 @@ print(scores)
 """
 
 
-def test_the_pure_python_path_gives_the_same_scores() -> None:
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, check=True
-    )
+def test_the_pure_python_path_gives_the_same_scores(run_script: RunScript) -> None:
+    plain = run_script(SCRIPT, jit=False)
     game = _game("tictactoe:4x4:3")
     searcher = LineSearcher(game, entries=10_007)
     position, scores = game.start(), []
     for move in (5, 0, 6, 10):
         position = game.apply(position, move)
         scores.append(searcher.score(position))
-    assert done.stdout.strip() == str(scores)
+    assert plain.strip() == str(scores)
 
 
 def test_what_cannot_be_searched_is_refused_in_a_line() -> None:

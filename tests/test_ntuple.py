@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from qarena.games import parse_spec
 from qarena.games.tictactoe import TicTacToe
 from qarena.learn.ntuple import NTupleNetwork, load_network, random_walk_tuples, save_network
 from qarena.policyfile import save_policy
+from tests.conftest import RunScript
 
 
 def _board(spec: str) -> TicTacToe:
@@ -112,16 +112,9 @@ print(moves, hashlib.sha256(net.weights.tobytes()).hexdigest())
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4"])
-def test_the_pure_python_path_learns_the_same_tables(spec: str) -> None:
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    plain = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(spec=spec)],
-        capture_output=True, text=True, env=env, check=True,
-    )  # fmt: skip
-    compiled = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(spec=spec)], capture_output=True, text=True, check=True
-    )
-    assert plain.stdout == compiled.stdout
+def test_the_pure_python_path_learns_the_same_tables(spec: str, run_script: RunScript) -> None:
+    script = SCRIPT.format(spec=spec)
+    assert run_script(script, jit=False) == run_script(script)
 
 
 def test_tables_beyond_the_memory_budget_are_refused_before_they_are_made(

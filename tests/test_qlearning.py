@@ -4,9 +4,6 @@ gives the same table as the compiled one."""
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -18,7 +15,7 @@ from qarena.learn.base import LearnConfig
 from qarena.learn.qlearning import QLearner
 from qarena.optimality.judge import optimality_of_values
 from qarena.solve import game_tables, solve
-from tests.conftest import at
+from tests.conftest import RunScript, at
 
 
 @pytest.mark.parametrize(
@@ -102,19 +99,11 @@ print(hashlib.sha256(learner.q.tobytes()).hexdigest(), steps)
     ("spec", "opp", "canonical"),
     [("tictactoe", "self", "1"), ("nim", "random", "0"), ("nim:2,6,7", "bouton", "1")],
 )
-def test_pure_python_training_matches_compiled(spec: str, opp: str, canonical: str) -> None:
-    def run(env: dict[str, str]) -> list[str]:
-        proc = subprocess.run(
-            [sys.executable, "-c", SCRIPT, spec, opp, canonical],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        return proc.stdout.split()
-
-    compiled = run(dict(os.environ))
-    pure = run({**os.environ, "NUMBA_DISABLE_JIT": "1"})
+def test_pure_python_training_matches_compiled(
+    spec: str, opp: str, canonical: str, run_script: RunScript
+) -> None:
+    compiled = run_script(SCRIPT, spec, opp, canonical).split()
+    pure = run_script(SCRIPT, spec, opp, canonical, jit=False).split()
     assert compiled == pure
     learner = QLearner(
         parse_spec(spec), LearnConfig(seed=11, alpha=0.5, canonical=canonical == "1")

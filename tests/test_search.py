@@ -4,10 +4,7 @@ to enumerate, and the pure-Python path gives the same scores."""
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +16,7 @@ from qarena.games.connect4 import ConnectFour
 from qarena.solve import solve
 from qarena.solve.book import shipped_book
 from qarena.solve.search import Searcher, bits, plies_to_end, searchable
+from tests.conftest import RunScript
 
 
 def _game(spec: str) -> ConnectFour:
@@ -145,18 +143,15 @@ print(scores)
 """
 
 
-def test_the_pure_python_path_gives_the_same_scores() -> None:
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    run = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, check=True
-    )
+def test_the_pure_python_path_gives_the_same_scores(run_script: RunScript) -> None:
+    plain = run_script(SCRIPT, jit=False)
     game = _game("connect4:4x4")
     searcher = Searcher(game, entries=10_007)
     position, scores = game.start(), []
     for move in (1, 2, 1, 2, 0):
         position = game.apply(position, move)
         scores.append(searcher.score(position))
-    assert run.stdout.strip() == str(scores)
+    assert plain.strip() == str(scores)
 
 
 def test_a_table_beyond_the_memory_budget_is_refused_before_it_is_made(

@@ -15,7 +15,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from qarena.agents.opponents import opponent
 from qarena.agents.strategies import players_of
@@ -67,6 +67,12 @@ def in_line(n: int) -> str:
     return _(_IN_LINE[ordinal(n)[-2:]]).format(n=n)
 
 
+#: Where a training job stands: waiting in line, training, finished with a policy, or failed.
+JobState = Literal["queued", "running", "done", "failed"]
+#: The states of a job that has not ended.
+LIVE: tuple[JobState, ...] = ("queued", "running")
+
+
 @dataclass
 class Job:
     """One training run. ``spot`` jobs train the default agent for a game someone wants to play
@@ -83,7 +89,7 @@ class Job:
     spot: bool = False
     first: str = "human"
     seconds: float | None = None
-    state: str = "queued"  # queued, running, done, failed
+    state: JobState = "queued"
     queue_position: int | None = None  # 1 for the next to start, while queued
     done: int = 0
     optimality: float | None = None
@@ -151,7 +157,7 @@ class Jobs:
                 (
                     j
                     for j in self._jobs.values()
-                    if j.spot and j.state in ("queued", "running") and j.game.spec == game.spec
+                    if j.spot and j.state in LIVE and j.game.spec == game.spec
                 ),
                 None,
             )
@@ -296,7 +302,7 @@ class Jobs:
         """Stop a job: a running one between chunks (what it learned is saved); a waiting one
         leaves the line at once, having learned nothing. False when it had already ended."""
         with self._lock:
-            if job.state not in ("queued", "running"):
+            if job.state not in LIVE:
                 return False
             job.cancel = True
             if job.state == "queued":

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from qarena.learn.learners import LEARNERS
 from qarena.learn.settings import SETTINGS, TrainingSetting
-from qarena.web.jobs import MAX_EPISODES
+from qarena.web.jobs import MAX_EPISODES, JobState
 from qarena.web.store import PolicyRow
 
 #: A number in a JSON body: ``true`` is not 1, nor ``"5"`` 5.
@@ -175,7 +175,7 @@ class JobOut(BaseModel):
     game: str
     learner: str
     opponent: str
-    state: Literal["queued", "running", "done", "failed"]
+    state: JobState
     episodes: int
     total: int
     fraction: float

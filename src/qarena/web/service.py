@@ -26,7 +26,7 @@ from qarena.match import SPOT_LEARNER
 from qarena.solve import by_search
 from qarena.training.run import check_versus
 from qarena.web.exceptions import Full
-from qarena.web.jobs import Job, Jobs
+from qarena.web.jobs import LIVE, Job, Jobs
 from qarena.web.models import NewGame, TrainIn
 from qarena.web.play import (
     DELAYS,
@@ -320,7 +320,7 @@ class Web:
         """The game ``body`` asked for, once ``job`` (its on-the-spot run) has ended."""
         if job.state == "done" and job.policy is not None:
             return self.games.new(self.agent(job.policy), body.first, body.seed)
-        if job.state in ("queued", "running"):
+        if job.state in LIVE:
             raise Full(
                 _("the agent for {spec} is still training; try again in a minute").format(
                     spec=job.game.spec

@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from qarena.evaluate.svg import curve_svg
 from qarena.i18n import _
 from qarena.match import Conflict
-from qarena.web.jobs import Job
+from qarena.web.jobs import LIVE, Job
 from qarena.web.models import (
     Detail,
     GameOut,
@@ -337,7 +337,7 @@ async def events(request: Request, job_id: str, web: WebDep) -> StreamingRespons
 async def _ended(job: Job, timeout: float) -> None:
     """Wait (without holding a thread) until the job has ended or ``timeout`` has passed."""
     deadline = time.monotonic() + timeout
-    while job.state in ("queued", "running") and time.monotonic() < deadline:
+    while job.state in LIVE and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
 
 

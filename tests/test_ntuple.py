@@ -299,15 +299,17 @@ def test_a_network_is_an_opponent_in_the_browser(tmp_path: Path) -> None:
 def test_eval_along_perfect_play(capsys: pytest.CaptureFixture[str]) -> None:
     from qarena.cli import run
 
-    # Tic-tac-toe is a draw: perfect play fills the board (9 decisions a game), and no one
-    # wins moving first against it; perfect play keeps the value everywhere.
+    # Tic-tac-toe is a draw: perfect play fills the board (9 positions a game), and no one
+    # wins moving first against it. Every opening move draws, so the empty board is no
+    # decision (only positions where some move gives the value away count); perfect play
+    # keeps the value at every decision.
     assert run(["eval", "perfect", "--game", "tictactoe", "--along-perfect", "12", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["decisions"] == 9 * 12 and record["optimality"] == 1.0
+    assert 0 < record["decisions"] <= 8 * 12 and record["optimality"] == 1.0
     assert record["first_against_perfect"] == {"win": 0, "draw": 12, "loss": 0}
     assert run(["eval", "random", "--game", "tictactoe", "--along-perfect", "12", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["decisions"] == 9 * 12 and record["optimality"] < 1
+    assert 0 < record["decisions"] <= 8 * 12 and record["optimality"] < 1
     assert record["first_against_perfect"]["win"] == 0
     assert run(["eval", "random", "--game", "tictactoe", "--along-perfect", "5", "-n", "3"]) == 2
     assert "does not go with it" in capsys.readouterr().err

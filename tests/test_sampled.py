@@ -63,7 +63,11 @@ def test_a_sampled_evaluation_reruns_the_same_and_perfect_play_keeps_every_value
     first = once("random")
     assert first == once("random")
     sample = first["sample"]
-    assert isinstance(sample, dict) and len(sample["positions"]) == 120
+    assert isinstance(sample, dict) and 0 < len(sample["positions"]) <= 120
+    # Only decision positions are judged: somewhere a move gives the value away.
+    for judged in sample["positions"]:
+        values = searched.move_values(game.parse_position(judged["position"]))
+        assert min(values.values()) < max(values.values())
     perfect = once("perfect")
     assert perfect["optimality"] == 1.0 and perfect["sample"]["interval"][1] == 1.0  # type: ignore[index]
     # Perfect play never loses to random play; against itself 4×5 is a draw (Tromp).

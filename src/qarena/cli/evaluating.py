@@ -173,9 +173,9 @@ def eval_command(
         int | None,
         typer.Option(
             "--along-perfect",
-            help="Judge it where perfect play goes instead: its move at every position of N "
-            "games of perfect play (each side picking at random among the moves that keep the "
-            "value), and its record in N games moving first against perfect play.",
+            help="Judge it where perfect play goes instead: its move at every decision position "
+            "of N games of perfect play (each side picking at random among the moves that keep "
+            "the value), and its record in N games moving first against perfect play.",
         ),
     ] = None,
     as_json: JsonOpt = False,
@@ -583,9 +583,11 @@ def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json
     out.print(
         ngettext(
             "optimality {share:.4f} along {games:,} game of perfect play: keeps the value in "
-            "{optimal:,} of {decisions:,} positions (95% interval {low:.3f} to {high:.3f})",
+            "{optimal:,} of its {decisions:,} decision positions (95% interval {low:.3f} to "
+            "{high:.3f})",
             "optimality {share:.4f} along {games:,} games of perfect play: keeps the value in "
-            "{optimal:,} of {decisions:,} positions (95% interval {low:.3f} to {high:.3f})",
+            "{optimal:,} of their {decisions:,} decision positions (95% interval {low:.3f} to "
+            "{high:.3f})",
             games,
         ).format(
             share=optimality.share,

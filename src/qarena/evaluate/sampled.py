@@ -4,7 +4,8 @@ interval; and its games against random and perfect play in each seat, played mov
 
 The sample mixes the player's own positions from those games with positions after random
 openings (random moves by both sides, 0 to half the board's cells deep), half and half when
-there are enough of both. Everything is drawn from generators seeded by ``seed``, so a rerun
+there are enough of both; the decision positions among them (where some move gives the value
+away) are judged, as optimality counts them. Everything is drawn from generators seeded by ``seed``, so a rerun
 judges the same positions (a player that draws its own moves must be seeded too).
 """
 
@@ -103,8 +104,12 @@ class Sample:
         }
 
 
-def judge_positions(who: Player, solution: Exact, positions: Sequence[Position]) -> Sample:
-    """The player's move at each position (none may be over), judged exactly."""
+def judge_positions(
+    who: Player, solution: Exact, positions: Sequence[Position], decisions_only: bool = False
+) -> Sample:
+    """The player's move at each position (none may be over), judged exactly; with
+    ``decisions_only``, only at the decision positions among them (where some move gives the
+    value away), as optimality counts them."""
     game = solution.game
     verdicts = []
     for position in positions:
@@ -114,9 +119,11 @@ def judge_positions(who: Player, solution: Exact, positions: Sequence[Position])
                     position=game.format_position(position)
                 )
             )
-        move = who.act(position)
         values = solution.move_values(position)
         value = max(values.values())
+        if decisions_only and min(values.values()) == value:
+            continue
+        move = who.act(position)
         verdicts.append(Verdict(position, move, value, values[move] == value))
     return Sample(tuple(verdicts), "given")
 
@@ -166,11 +173,11 @@ def random_openings(game: Game, count: int, rng: np.random.Generator) -> list[Po
 def along_perfect_play(
     who: Player, solution: Exact, games: int, seed: int = 0
 ) -> tuple[Optimality, Record]:
-    """How ``who`` plays where perfect play goes: the share of the decision positions of
-    ``games`` games of perfect play (each side picking at random among the moves that keep
-    the value) where its move keeps the value too, and its record in ``games`` games moving
-    first against perfect play. Every position is judged exactly; a rerun with the same
-    ``seed`` plays the same games."""
+    """How ``who`` plays where perfect play goes: the share of the decision positions (those
+    with moves of different values) of ``games`` games of perfect play (each side picking at
+    random among the moves that keep the value) where its move keeps the value too, and its
+    record in ``games`` games moving first against perfect play. Every position is judged
+    exactly; a rerun with the same ``seed`` plays the same games."""
     check_count("games", games, MAX_SAMPLE)
     game = solution.game
     rng = np.random.default_rng([seed, 0xA1])
@@ -180,8 +187,9 @@ def along_perfect_play(
         while not game.is_terminal(position):
             values = solution.move_values(position)
             best = max(values.values())
-            decisions += 1
-            optimal += values[who.act(position)] == best
+            if min(values.values()) < best:  # a decision: some move gives the value away
+                decisions += 1
+                optimal += values[who.act(position)] == best
             keep = [m for m, v in values.items() if v == best]
             position = game.apply(position, keep[int(rng.integers(len(keep)))])
     perfect = make_player("perfect", game, seed=int(rng.integers(2**32)))
@@ -220,7 +228,7 @@ def evaluate_by_sample(
         from_games = min(len(own), sample // 2)
         picked = [own[int(i)] for i in rng.choice(len(own), size=from_games, replace=False)]
         picked += random_openings(game, sample - from_games, rng)
-        judged = judge_positions(who, solution, picked)
+        judged = judge_positions(who, solution, picked, decisions_only=True)
         judged = Sample(judged.verdicts, "sampled")
     else:
         judged = judge_positions(who, solution, positions)

@@ -5,8 +5,9 @@ interval; and its games against random and perfect play in each seat, played mov
 The sample mixes the player's own positions from those games with positions after random
 openings (random moves by both sides, 0 to half the board's cells deep), half and half when
 there are enough of both; the decision positions among them (where some move gives the value
-away) are judged, as optimality counts them. Everything is drawn from generators seeded by ``seed``, so a rerun
-judges the same positions (a player that draws its own moves must be seeded too).
+away) are judged, as optimality counts them. Everything is drawn from generators seeded by
+``seed``, so a rerun judges the same positions (a player that draws its own moves must be
+seeded too).
 """
 
 from __future__ import annotations

@@ -77,10 +77,10 @@ class NetworkConfig:
     tuples: int = 70
     tuple_length: int = 8
     alpha: float = 0.5
-    alpha_end: float = 0.1
+    alpha_end: float = 0.3
     epsilon: float = 0.1
     epsilon_end: float = 0.0
-    lam: float = 0.5
+    lam: float = 0.8
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -322,18 +322,23 @@ class NTupleNetwork:
         self,
         games: int,
         *,
-        alpha: tuple[float, float] = (0.5, 0.1),
-        epsilon: tuple[float, float] = (0.1, 0.0),
-        lam: float = 0.5,
+        alpha: tuple[float, float] | None = None,
+        epsilon: tuple[float, float] | None = None,
+        lam: float | None = None,
         seed: int = 0,
         workers: int = 1,
         total: int | None = None,
     ) -> int:
         """Play and learn ``games`` games of self-play: α (a step on the sum of the tables'
         entries, shared among them) decays from ``alpha[0]`` to ``alpha[1]`` and ε falls from
-        ``epsilon[0]`` to ``epsilon[1]`` over ``total`` games
-        (default: these), on ``workers`` threads sharing the tables (one thread: the same
-        seed learns the same network). Returns the moves made."""
+        ``epsilon[0]`` to ``epsilon[1]`` over ``total`` games (default: these), on
+        ``workers`` threads sharing the tables (one thread: the same seed learns the same
+        network). Settings not given are the network's own (:class:`NetworkConfig`). Returns
+        the moves made."""
+        own = self.config
+        alpha = (own.alpha, own.alpha_end) if alpha is None else alpha
+        epsilon = (own.epsilon, own.epsilon_end) if epsilon is None else epsilon
+        lam = own.lam if lam is None else lam
         check_count("games", games, 10**10)
         check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
         total = self.games - self.run_start + games if total is None else total

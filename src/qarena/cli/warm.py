@@ -32,6 +32,10 @@ def _warm_search() -> None:
     lines = LineSearcher(board, entries=10_007)
     lines.move_scores(board.start())
     lines.move_scores(board.start(), weak=True)
+    # An n-tuple network's self-play (one kernel serves every board, gravity or not).
+    from qarena.learn.ntuple import NTupleNetwork
+
+    NTupleNetwork.new(board, 1, 1).learn(1)
 
 
 @app.command("warm-up", hidden=True)

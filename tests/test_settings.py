@@ -121,11 +121,11 @@ def test_the_network_settings_are_network_config_and_train_s_options() -> None:
 
     assert set(NETWORK_NAMES) == {f.name for f in fields(NetworkConfig)}
     options = _options("train")
+    lists = _options("sweep")
     for s in NETWORK_SETTINGS:
-        assert options[s.name] == (s.option, s.help)
+        assert options[s.name] == lists[s.name] == (s.option, s.help)
         if s.low is not None and s.high is not None:
             high = int(s.high) if s.kind == "int" else s.high
             NetworkConfig(**{s.name: high})
             with pytest.raises(QarenaError):
                 NetworkConfig(**{s.name: high + (1 if s.kind == "int" else 1e-9)})
-    assert "tuples" not in _options("sweep")

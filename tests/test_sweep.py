@@ -429,3 +429,148 @@ def test_bad_reports_are_one_line_and_run_nothing(
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and says in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_a_network_run_is_qarena_train_and_its_row_is_qarena_eval(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from qarena.learn.ntuple import load_network
+
+    args = ["tictactoe", "--learner", "q,ntuple", "--tuples", "3,6", "--tuple-length", "4"]
+    args += ["--lambda", "0,0.8", "--episodes", "3000", "--games", "100"]
+    one, two = tmp_path / "one", tmp_path / "two"
+    record = _sweep(capsys, *args, "--out", str(one), "--workers", "1")
+    # q reads none of the network's settings: one run; the network, 2 x 2.
+    assert [r["run"] for r in record["rows"]] == [
+        "q,episodes=3000,seed=0",
+        "ntuple,tuples=3,tuple_length=4,lam=0,episodes=3000,seed=0",
+        "ntuple,tuples=3,tuple_length=4,episodes=3000,seed=0",
+        "ntuple,tuples=6,tuple_length=4,lam=0,episodes=3000,seed=0",
+        "ntuple,tuples=6,tuple_length=4,episodes=3000,seed=0",
+    ]
+    rows = _rows(one)
+    assert rows[0]["tuples"] == rows[0]["lam"] == "" and rows[0]["canonical"] == "true"
+    for row in rows[1:]:
+        path = one / "runs" / f"{row['run']}.npz"
+        setting = Setting.from_json(_setting_of(path))
+        trained = tmp_path / "trained.npz"
+        code, _, err = _run(capsys, *setting.command("tictactoe", str(trained)).split()[1:])
+        assert code == 0, err
+        mine, theirs = load_network(path), load_network(trained)
+        assert mine.config == theirs.config and mine.games == theirs.games == 3000
+        np.testing.assert_array_equal(mine.weights, theirs.weights)
+        assert (row["tuples"], row["tuple_length"], row["canonical"]) == (
+            str(mine.config.tuples),
+            "4",
+            "",
+        )
+        code, out, err = _run(capsys, "eval", str(path), "--games", "100", "--json")
+        assert code == 0, err
+        evaluation = json.loads(out)
+        assert float(row["optimality"]) == evaluation["optimality"]
+        for name in ("random", "perfect"):
+            seats = evaluation["matches"][name]
+            for outcome in ("win", "draw", "loss"):
+                both = (seats["first"][outcome] + seats["second"][outcome]) / 2
+                assert float(row[f"{name}_{outcome}"]) == pytest.approx(both, abs=1e-12)
+    pooled = _sweep(capsys, *args, "--out", str(two), "--workers", "2")
+    assert pooled["trained"] == 5
+    assert _without_time(_rows(one)) == _without_time(_rows(two))
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--opponent", "random"], "--opponent does not apply to an n-tuple network"),
+        (["--until-perfect"], "--until-perfect does not apply to an n-tuple network"),
+        (["--no-canonical"], "--no-canonical does not apply to an n-tuple network"),
+        (["--tuples", "0"], "--tuples must be at least 1"),
+        (["--lambda", "1.5"], "lambda must be in [0, 1]"),
+        (["--tuple-length", "10", "--tuples", "2,8"], "more than this machine can spare"),
+    ],
+)
+def test_bad_network_sweeps_are_one_line_and_write_nothing(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    args: list[str],
+    says: str,
+) -> None:
+    # 40 MiB: the default 70 tuples of 8 cells fit (35 MiB), 8 of 10 cells (64 MiB) do not.
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", str(40 * 2**20))
+    folder = tmp_path / "sweep"
+    code, out, err = _run(capsys, "sweep", "connect4", "--learner", "ntuple", "--out",
+                          str(folder), *args)  # fmt: skip
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and says in err, err
+    assert not folder.exists()
+
+
+def test_network_settings_and_boards_are_refused_where_they_do_not_apply(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "sweep"
+    for args, says in (
+        (["nim", "--learner", "ntuple"], "n-tuple networks play board games"),
+        (["tictactoe", "--tuples", "5"], "--tuples does not apply to the q learner"),
+    ):
+        code, out, err = _run(capsys, "sweep", *args, "--out", str(folder))
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert says in err, err
+        assert not folder.exists()
+
+
+def test_a_results_table_from_before_networks_is_still_read(tmp_path: Path) -> None:
+    from qarena.experiments.sweep import NETWORK_AXES, read_results
+
+    old = [c for c in COLUMNS if c not in NETWORK_AXES]
+    row = {c: "" for c in old} | {"run": "q,seed=0", "learner": "q", "optimality": "1.0"}
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=old, lineterminator="\n")
+    writer.writeheader()
+    writer.writerow(row)
+    (tmp_path / "results.csv").write_text(buffer.getvalue(), encoding="utf-8")
+    (read,) = read_results(tmp_path / "results.csv")
+    assert tuple(read) == COLUMNS and read["tuples"] == "" and read["optimality"] == "1.0"
+
+
+def test_a_network_sweeps_curve_is_the_one_its_file_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from qarena.experiments.plots import optimality_series
+    from qarena.experiments.sweep import SweepFolder
+    from qarena.learn.ntuple import load_network
+
+    folder = tmp_path / "sweep"
+    args = ["tictactoe", "--learner", "ntuple", "--tuples", "2,4", "--tuple-length", "4"]
+    args += ["--episodes", "2000", "--curve", "--every", "1000", "--games", "20"]
+    _sweep(capsys, *args, "--out", str(folder), "--workers", "1")
+    rows = _rows(folder)
+    series = optimality_series(SweepFolder(folder), rows)
+    assert [s.label for s in series] == ["tuples=2", "tuples=4"]
+    for row, line in zip(rows, series, strict=True):
+        curve = load_network(folder / "runs" / f"{row['run']}.npz").curve
+        assert curve is not None
+        assert line.x == [p.games for p in curve.points] == [1000, 2000]
+        assert line.values == [[p.optimality] for p in curve.points]
+    code, _, err = _run(capsys, "plot", str(folder), "-o", str(tmp_path / "lines.svg"))
+    assert code == 0, err
+
+
+def test_the_python_sweep_trains_networks_as_the_command_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import qarena
+
+    runs = qarena.sweep(
+        "tictactoe", tmp_path / "api", "ntuple", tuples=[2, 3], tuple_length=4, lam=0.5,
+        episodes=1000, games=20, workers=1,
+    )  # fmt: skip
+    record = _sweep(capsys, "tictactoe", "--learner", "ntuple", "--tuples", "2,3",
+                    "--tuple-length", "4", "--lambda", "0.5", "--episodes", "1000",
+                    "--games", "20", "--workers", "1", "--out", str(tmp_path / "cli"))  # fmt: skip
+    assert _without_time(runs.rows) == _without_time(record["rows"])
+    assert [r["tuples"] for r in runs.rows] == ["2", "3"]
+    with pytest.raises(QarenaError, match="--until-perfect does not apply to an n-tuple"):
+        qarena.sweep("tictactoe", tmp_path / "x", "ntuple", until_perfect=True)
+    assert not (tmp_path / "x").exists()

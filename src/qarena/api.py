@@ -29,18 +29,17 @@ from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate import display
 from qarena.evaluate.display import Board
+from qarena.evaluate.judging import judge_player
 from qarena.evaluate.matches import Record, play_series
-from qarena.evaluate.report import Evaluation, evaluate_moves
-from qarena.evaluate.report import evaluate as _evaluate_learner
+from qarena.evaluate.report import Evaluation
 from qarena.evaluate.sampled import (
-    DEFAULT_SAMPLE,
     DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
-    evaluate_by_sample,
     play_games,
 )
 from qarena.experiments.backends import plan_sweep, run_plan
 from qarena.experiments.sweep import (
+    NETWORK_AXES,
     SETTING_COLUMNS,
     SWEEP_GAMES,
     Fixed,
@@ -344,43 +343,18 @@ def judge(
     ``games`` is 10 unless told, since perfect play searches each of its moves."""
     check_seed(seed)
     g = None if spec is None else game(spec)
-    sampled = sample is not None or positions is not None
-    if not sampled:
-        g_known = g if g is not None else (who.game if isinstance(who, Learner) else None)
-        sampled = g_known is not None and by_search(g_known)
-    if sampled:
-        if lengths:
-            raise QarenaError(_("game lengths are counted only when every position is judged"))
-        found = _player(who, g, seed)
-        count = DEFAULT_SAMPLED_GAMES if games is None else games
-        check_count("games", count, MAX_GAMES, least=0)
-        given = None
-        if positions is not None:
-            check_count("positions", len(positions), MAX_SAMPLE)
-            given = [found.game.parse_position(p) if isinstance(p, str) else p for p in positions]
-        return evaluate_by_sample(
-            found,
-            oracle(found.game),
-            sample=DEFAULT_SAMPLE if sample is None else sample,
-            games=count,
-            seed=seed,
-            positions=given,
-        )
-    games = 1000 if games is None else games
-    check_count("games", games, MAX_GAMES)
-    if isinstance(who, Learner):
-        if g is not None and who.game.spec != g.spec:
-            raise QarenaError(
-                _("{player} plays {spec}, not {game}").format(
-                    player=who.kind, spec=who.game.spec, game=g.spec
-                )
+    if isinstance(who, Learner) and g is not None and who.game.spec != g.spec:
+        raise QarenaError(
+            _("{player} plays {spec}, not {game}").format(
+                player=who.kind, spec=who.game.spec, game=g.spec
             )
-        return _evaluate_learner(who, games, seed, lengths)
-    found = _player(who, g)
-    if isinstance(found, GreedyAgent):
-        return _evaluate_learner(found.learner, games, seed, lengths)
-    tables = game_tables(found.game)
-    return evaluate_moves(tables, move_mask(tables, found), games, seed, lengths)
+        )
+    found = _player(who, g, seed)
+    given = None
+    if positions is not None:
+        check_count("positions", len(positions), MAX_SAMPLE)
+        given = [found.game.parse_position(p) if isinstance(p, str) else p for p in positions]
+    return judge_player(found, games, seed, sample=sample, positions=given, lengths=lengths)
 
 
 @dataclass(frozen=True)
@@ -652,7 +626,7 @@ def sweep(
     curve: bool = False,
     every: int | None = None,
     until_perfect: bool = False,
-    games: int = SWEEP_GAMES,
+    games: int | None = None,
     workers: int | None = None,
     backend: str = "local",
     progress: bool = False,
@@ -667,15 +641,24 @@ def sweep(
     start_order: str | Sequence[str] | None = None,
     alpha_second: Values = None,
     epsilon_second: Values = None,
+    tuples: Values = None,
+    tuple_length: Values = None,
+    alpha_end: Values = None,
+    lam: Values = None,
 ) -> Sweep:
     """Train a run for every combination of the values given (a value or a list of values per
     setting), as ``qarena sweep`` does, into the folder ``out`` (made if new, resumed if not:
-    finished runs are kept). Opponents are names or policy files. Returns the rows."""
+    finished runs are kept). Opponents are names or policy files; ``learner`` may name
+    ``"ntuple"``, an n-tuple network, whose own settings are ``tuples``, ``tuple_length``,
+    ``alpha_end`` and ``lam``. ``games`` in each seat against random and perfect play: 1,000,
+    or 10 on a board judged by samples. Returns the rows."""
     g = game(spec)
+    if games is None:
+        games = DEFAULT_SAMPLED_GAMES if by_search(g) else SWEEP_GAMES
     check_count("games", games, 1_000_000)
     local = locals()
     values: dict[str, tuple[Any, ...]] = {}
-    for name in NAMES:
+    for name in (*NAMES, *NETWORK_AXES):
         if name == "seed":
             continue
         given = local[name]
@@ -695,6 +678,7 @@ def sweep(
     settings = grid.settings(g)
     files = {name: opponent_file(g, name) for name in grid.opponents}
     fixed = Fixed(g.spec, canonical, curve, every, games, until_perfect)
+    grid.check_fixed(fixed)
     folder = SweepFolder(Path(out))
     with folder.locked():
         plan = plan_sweep(

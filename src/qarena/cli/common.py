@@ -184,7 +184,7 @@ def setting_parameters(sweep: bool) -> list[inspect.Parameter]:
     each for ``train``; for ``sweep`` comma-separated lists (reward triples separated by ';'
     or the option repeated), and no ``--seed`` (a sweep has ``--seeds``)."""
     params = []
-    for s in SETTINGS if sweep else (*SETTINGS, *NETWORK_SETTINGS):
+    for s in (*SETTINGS, *NETWORK_SETTINGS):
         if sweep and s.name == "seed":
             continue
         if sweep:

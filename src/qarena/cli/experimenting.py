@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
+from rich.measure import Measurement
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -31,16 +32,19 @@ from qarena.cli.common import (
     with_settings,
 )
 from qarena.errors import QarenaError
+from qarena.evaluate.sampled import DEFAULT_SAMPLED_GAMES
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
 from qarena.experiments.plots import varying
 from qarena.experiments.report import Lab, build_report, render_html
 from qarena.experiments.sweep import (
     MEASURED,
+    NETWORK_AXES,
     SETTING_COLUMNS,
     SWEEP_GAMES,
     Fixed,
     Grid,
     SweepFolder,
+    flag,
     opponent_file,
     parse_floats,
     parse_ints,
@@ -53,7 +57,9 @@ from qarena.games import parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
-from qarena.learn.settings import NAMES
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.settings import NAMES, NETWORK_SETTINGS
+from qarena.solve import by_search
 
 #: Most worker processes a sweep starts.
 MAX_WORKERS = 1_024
@@ -80,10 +86,16 @@ def _grid(
         "starts",
         "alpha_second",
         "epsilon_second",
+        "alpha_end",
+        "lam",
     ):
         text = lists[axis]
         if text is not None:
-            values[axis] = parse_floats("--" + axis.replace("_", "-"), text)
+            values[axis] = parse_floats(flag(axis), text)
+    for s in NETWORK_SETTINGS:
+        text = lists[s.name]
+        if s.kind == "int" and text is not None:
+            values[s.name] = parse_ints(s.option, text, int(s.high or 0))
     if lists["schedule"] is not None:
         values["schedule"] = parse_names("--epsilon-schedule", lists["schedule"], SCHEDULES)
     if lists["start_order"] is not None:
@@ -91,7 +103,7 @@ def _grid(
     if rewards:
         values["rewards"] = parse_rewards(rewards)
     return Grid(
-        learners=parse_names("--learner", learners, LEARNERS),
+        learners=parse_names("--learner", learners, (*LEARNERS, NETWORK)),
         values=values,
         opponents=parse_names("--opponent", opponents),
         seats=parse_names("--seat", seats, SEATS),
@@ -170,7 +182,12 @@ def sweep_command(
         ),
     ],
     learners: Annotated[
-        str, typer.Option("--learner", "-l", help="Learners, comma-separated, of {learners}.")
+        str,
+        typer.Option(
+            "--learner",
+            "-l",
+            help="Learners, comma-separated, of {learners}, ntuple (an n-tuple network).",
+        ),
     ] = "q",
     opponents: Annotated[
         str,
@@ -203,9 +220,17 @@ def sweep_command(
         ),
     ] = False,
     games: Annotated[
-        int,
-        typer.Option("--games", "-n", help="Games in each seat against random and perfect play."),
-    ] = SWEEP_GAMES,
+        int | None,
+        typer.Option(
+            "--games",
+            "-n",
+            help=(
+                "Games in each seat against random and perfect play (default: 1,000; 10 on a "
+                "board judged by samples, where perfect play searches each move)."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     workers: WorkersOpt = None,
     backend: BackendOpt = "local",
     ray_address: RayAddressOpt = None,
@@ -220,14 +245,19 @@ def sweep_command(
     game = parse_spec(spec)
     check_backend(backend, ray_address, workers)
     check_curve_every(every, curve)
+    if games is None:
+        games = DEFAULT_SAMPLED_GAMES if by_search(game) else SWEEP_GAMES
     check_count("--games", games, 1_000_000)
-    lists: dict[str, Any] = {name: options[name] for name in NAMES if name != "seed"}
+    lists: dict[str, Any] = {
+        name: options[name] for name in (*NAMES, *NETWORK_AXES) if name != "seed"
+    }
     rewards = lists.pop("rewards")
     announce(game)
     grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds)
     settings = grid.settings(game)
     files = {name: opponent_file(game, name) for name in grid.opponents}
     fixed = Fixed(game.spec, not no_canonical, curve, every, games, until_perfect)
+    grid.check_fixed(fixed)
     folder = SweepFolder(out_dir)
     with folder.locked():
         plan = plan_sweep(
@@ -299,7 +329,15 @@ def sweep_command(
                 trained=trained,
             )
         )
-        out.print(_summary(ours, curve))
+        summary = _summary(ours, curve)
+        # Wider than the screen: printed whole (the lines wrap), never a result squeezed out.
+        wide = Measurement.get(out, out.options.update(max_width=1_000), summary).maximum
+        width = out.width
+        try:
+            out.width = max(width, wide)
+            out.print(summary)
+        finally:
+            out.width = width
         if len(ours) > SHOWN_ROWS:
             more = len(ours) - SHOWN_ROWS
             out.print(

@@ -27,8 +27,13 @@ from qarena.experiments.sweep import (
 )
 from qarena.fileio import check_target
 from qarena.games import parse_spec
+from qarena.games.base import Game
 from qarena.i18n import _, language, ngettext
 from qarena.learn.learners import learner_class
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import NetworkConfig, table_bytes
+from qarena.solve import by_search
+from qarena.solve.search import DEFAULT_TABLE_BYTES as SEARCH_TABLE_BYTES
 
 BACKENDS = ("local", "ray")
 #: results.csv is rewritten at most this often while runs finish (and always at the end).
@@ -154,11 +159,7 @@ def fitting_workers(
     """As many workers as asked for, but no more than memory holds: each is a process with a
     run's tables. Also a note saying so when that is fewer."""
     game = parse_spec(fixed.game)
-    opponents = len(MEASURED) + 1
-    need = BASE_BYTES + max(
-        footprint(game, "learn", learner_class(k), opponents, canonical=fixed.canonical).total
-        for k in {s.learner for s in settings}
-    )
+    need = BASE_BYTES + max(_run_bytes(game, fixed, s) for s in settings)
     fit = max(1, memory_budget() // need)
     if asked <= fit:
         return asked, None
@@ -168,6 +169,17 @@ def fitting_workers(
         fit,
     ).format(count=fit, asked=asked, spec=game.spec, need=format_bytes(need))
     return int(fit), note
+
+
+def _run_bytes(game: Game, fixed: Fixed, setting: Setting) -> int:
+    """What one run takes at most: a table learner's tables and the game's, or a network's
+    tables and what judging it takes (the game's tables, or the search solver's)."""
+    if setting.learner != NETWORK:
+        cls = learner_class(setting.learner)
+        opponents = len(MEASURED) + 1
+        return footprint(game, "learn", cls, opponents, canonical=fixed.canonical).total
+    judging = SEARCH_TABLE_BYTES if by_search(game) else footprint(game, "tables").total
+    return table_bytes(NetworkConfig.build(setting.given)) + judging
 
 
 def plan_sweep(

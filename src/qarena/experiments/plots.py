@@ -14,7 +14,8 @@ from qarena.errors import QarenaError
 from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reproducible
 from qarena.experiments.sweep import SETTING_COLUMNS, Fixed, SweepFolder, read_results
 from qarena.i18n import _, ngettext
-from qarena.learn.curve import Curve
+from qarena.learn.curve import Curve, JudgedCurve
+from qarena.learn.ntuple import KIND as NETWORK
 from qarena.policyfile import read_meta
 
 #: Settings drawn on one optimality figure at most (each a line and a band).
@@ -103,8 +104,8 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> list[Series]:
         if curves:
             by_x: dict[int, list[float]] = {}
             for row in members:
-                for point in _curve(folder, row, metas[row["run"]]).points:
-                    by_x.setdefault(point.episodes, []).append(point.optimality)
+                for x, y in _curve(folder, row, metas[row["run"]]):
+                    by_x.setdefault(x, []).append(y)
         else:
             by_x = {}
             for row in members:
@@ -116,9 +117,14 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> list[Series]:
     return series
 
 
-def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> Curve:
+def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> list[tuple[int, float]]:
+    """A run's curve as (episodes, optimality): a network's points are its optimality along
+    perfect-play games (``qarena train --curve``), at each count of games."""
     try:
-        return Curve.from_json(meta["curve"])
+        if meta.get("kind") == NETWORK:
+            judged = JudgedCurve.from_json(meta["curve"])
+            return [(p.games, p.optimality) for p in judged.points]
+        return [(p.episodes, p.optimality) for p in Curve.from_json(meta["curve"]).points]
     except QarenaError as e:
         raise QarenaError(
             _("{file}: {problem}").format(file=folder.path(row["run"]), problem=e)
@@ -131,7 +137,9 @@ def render_optimality(series: Sequence[Series], title: str, fmt: str) -> bytes:
     from matplotlib.ticker import FuncFormatter
 
     with reproducible():
-        fig = new_figure(PIXELS[0], PIXELS[1] + ROW_PIXELS * max(0, len(series) - 1) // 2)
+        # Long labels (settings that differ between learners) take a legend row each.
+        columns = 2 if max(len(s.label) for s in series) <= 48 else 1
+        fig = new_figure(PIXELS[0], PIXELS[1] + ROW_PIXELS * max(0, len(series) - 1) // columns)
         ax = fig.add_subplot()
         for i, s in enumerate(series):
             colour = f"C{i % 10}"
@@ -164,7 +172,7 @@ def render_optimality(series: Sequence[Series], title: str, fmt: str) -> bytes:
         ax.set_ylabel(_("optimality (mean; band: lowest to highest seed)"))
         ax.grid(True, which="major", alpha=0.5)
         fig.suptitle(_plain(title), fontsize=12)
-        fig.legend(loc="outside lower center", ncols=2, fontsize=9)
+        fig.legend(loc="outside lower center", ncols=columns, fontsize=9)
         return encode(fig, fmt)
 
 

@@ -9,10 +9,11 @@ A sweep folder holds::
     results.csv    one row per run, rebuilt from the run files
 
 A run is exactly ``qarena train`` with its settings (the same learner, opponent, episodes and
-seed give the same tables), followed by ``qarena eval``'s matches against random and perfect
-play. Runs are deterministic, so any backend, any number of workers and any order of finishing
-give the same table, row for row, apart from the training time. The run files are the record:
-a run counts as finished when its file is there, so a sweep resumes by being run again.
+seed give the same tables; an n-tuple network learns on one thread, so that it does too),
+followed by ``qarena eval``'s matches against random and perfect play. Runs are
+deterministic, so any backend, any number of workers and any order of finishing give the same
+table, row for row, apart from the training time. The run files are the record: a run counts
+as finished when its file is there, so a sweep resumes by being run again.
 """
 
 from __future__ import annotations
@@ -33,17 +34,37 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from qarena.agents.opponents import opponent
+from qarena.agents.players import player
 from qarena.agents.strategies import STRATEGIES, is_builtin, players_of
 from qarena.budget import check_count, check_seed
 from qarena.errors import QarenaError
+from qarena.evaluate.judging import judge_player
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.fileio import LOCK_NAME, folder_lock, is_dir, is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, speaking
-from qarena.learn.base import ALL_HYPERPARAMETERS, SEAT_SETTINGS, SEATS, Learner, read_rewards
+from qarena.learn.base import ALL_HYPERPARAMETERS, SEAT_SETTINGS, SEATS, read_rewards
 from qarena.learn.learners import learner_bytes, learner_class
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import (
+    NetworkConfig,
+    NTupleNetwork,
+    check_board,
+    check_fits,
+    default_games,
+    network_bytes,
+)
+from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS, SETTINGS
 from qarena.policyfile import read_meta
-from qarena.training.run import default_episodes, new_curve, new_learner, train_run
+from qarena.training.run import (
+    JUDGED_GAMES,
+    default_episodes,
+    network_curve,
+    new_curve,
+    new_learner,
+    train_network,
+    train_run,
+)
 
 #: Most runs one sweep may hold (each is a policy file and a row).
 MAX_RUNS = 10_000
@@ -56,6 +77,11 @@ MEASURED = ("random", "perfect")
 #: The hyperparameter axes, in the order they appear in names and columns (the seed is an
 #: axis of its own; canonical or not, what every run of a folder shares).
 HYPER_AXES = tuple(n for n in ALL_HYPERPARAMETERS if n not in ("canonical", "seed"))
+#: The axes only an n-tuple network has (``--learner ntuple``); it reads alpha, epsilon and
+#: epsilon_end of the axes above too.
+NETWORK_AXES = tuple(s.name for s in NETWORK_SETTINGS)
+#: Every axis of settings, in column order.
+AXES = (*HYPER_AXES, *NETWORK_AXES)
 #: Settings only self-play uses: against an opponent, games start anew.
 SELF_PLAY_ONLY = ("starts", "start_order")
 #: The columns of results.csv.
@@ -64,6 +90,7 @@ COLUMNS = (
     "game",
     "learner",
     *HYPER_AXES,
+    *NETWORK_AXES,
     "canonical",
     "opponent",
     "seat",
@@ -76,7 +103,9 @@ COLUMNS = (
     *(f"{name}_{outcome}" for name in MEASURED for outcome in ("win", "draw", "loss")),
 )
 #: The columns that tell runs apart.
-SETTING_COLUMNS = ("learner", *HYPER_AXES, "opponent", "seat", "seed")
+SETTING_COLUMNS = ("learner", *AXES, "opponent", "seat", "seed")
+#: Columns a results table or run file written before a sweep could train networks lacks.
+LATER_COLUMNS = (*SEAT_SETTINGS, *NETWORK_AXES)
 #: What a sweep folder's sweep.json says, beside its format.
 FIXED = ("game", "canonical", "curve", "every", "games", "until_perfect")
 SWEEP_FORMAT = "qarena-sweep"
@@ -87,9 +116,29 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9._=,:+-]")
 _MAX_NAME = 180
 
 
+_OPTIONS = {s.name: s.option for s in (*SETTINGS, *NETWORK_SETTINGS)}
+
+
 def flag(axis: str) -> str:
     """The command-line option of an axis."""
-    return "--epsilon-schedule" if axis == "schedule" else "--" + axis.replace("_", "-")
+    return _OPTIONS.get(axis) or "--" + axis.replace("_", "-")
+
+
+def reads(learner: str) -> tuple[frozenset[str], dict[str, Any]]:
+    """The settings ``learner`` reads (seed aside), and their defaults."""
+    if learner == NETWORK:
+        return frozenset(NETWORK_NAMES) - {"seed"}, NetworkConfig().to_dict()
+    cls = learner_class(learner)
+    return frozenset(cls.hyperparameters), cls.default_config().to_dict()
+
+
+def check_setting(setting: Setting) -> None:
+    """Values out of range: one line, as ``qarena train`` says it."""
+    if setting.learner == NETWORK:
+        config = NetworkConfig.build(setting.given)
+        check_fits(config.tuples, config.tuple_length)
+    else:
+        learner_class(setting.learner).build_config(setting.given)
 
 
 def _short(x: Any) -> str:
@@ -167,7 +216,9 @@ class Setting:
         if self.episodes is not None:
             words += ["--episodes", str(self.episodes)]
         words += ["--seed", str(self.seed)]
-        if not canonical:
+        if self.learner == NETWORK:
+            words += ["--workers", "1"]  # one thread: the same seed, the same network
+        if not canonical and self.learner != NETWORK:
             words.append("--no-canonical")
         if until_perfect:
             words.append("--until-perfect")
@@ -218,11 +269,10 @@ class Grid:
         that run, and runs that come out the same are one run. A setting that no run can use
         is refused, as ``qarena train`` refuses it."""
         self._check(game)
-        axes = [a for a in HYPER_AXES if a in self.values]
+        axes = [a for a in AXES if a in self.values]
         runs: dict[Setting, None] = {}
         for learner in self.learners:
-            cls = learner_class(learner)
-            defaults = cls.default_config().to_dict()
+            names, defaults = reads(learner)
             combos = itertools.product(
                 *(self.values[a] for a in axes),
                 self.opponents,
@@ -233,11 +283,11 @@ class Grid:
             for combo in combos:
                 *hyper_values, opp, seat, episodes, seed = combo
                 self_play = opp == "self"
+                if learner == NETWORK and not self_play:
+                    continue  # a network learns by self-play alone
                 hyper = []
                 for axis, value in zip(axes, hyper_values, strict=True):
-                    if axis not in cls.hyperparameters or (
-                        axis in SELF_PLAY_ONLY and not self_play
-                    ):
+                    if axis not in names or (axis in SELF_PLAY_ONLY and not self_play):
                         continue
                     default = defaults[axis]
                     if axis == "rewards":
@@ -252,7 +302,7 @@ class Grid:
                     episodes,
                     seed,
                 )
-                cls.build_config(setting.given)  # values out of range: one line, now
+                check_setting(setting)
                 runs[setting] = None
         if len(runs) > MAX_RUNS:
             raise QarenaError(
@@ -261,6 +311,22 @@ class Grid:
                 )
             )
         return list(runs)
+
+    def check_fixed(self, fixed: Fixed) -> None:
+        """Refuse what a network cannot share with the table learners' runs, in one line."""
+        if NETWORK not in self.learners:
+            return
+        for name, used in (
+            ("--no-canonical", not fixed.canonical),
+            ("--until-perfect", fixed.until_perfect),
+        ):
+            if used:
+                raise QarenaError(
+                    _(
+                        "{flag} does not apply to an n-tuple network, which learns by self-play "
+                        "and is judged along perfect-play games (--curve)"
+                    ).format(flag=name)
+                )
 
     def _check(self, game: Game) -> None:
         total = math.prod(
@@ -280,9 +346,9 @@ class Grid:
                     count=shown, most=MAX_RUNS
                 )
             )
-        classes = [learner_class(k) for k in self.learners]
+        read = [reads(k)[0] for k in self.learners]
         for axis in self.values:
-            if not any(axis in cls.hyperparameters for cls in classes):
+            if not any(axis in names for names in read):
                 kinds = " or ".join(self.learners)
                 raise QarenaError(
                     _("{flag} does not apply to the {kinds} learner").format(
@@ -308,6 +374,15 @@ class Grid:
                     )
                 raise QarenaError(text.format(name=name, rules=", ".join(game.rule_players)))
         self_play = "self" in self.opponents
+        if NETWORK in self.learners:
+            check_board(game)
+            if not self_play:
+                raise QarenaError(
+                    _(
+                        "{flag} does not apply to an n-tuple network, which learns by self-play "
+                        "and is judged along perfect-play games (--curve)"
+                    ).format(flag="--opponent")
+                )
         if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
             axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
             raise QarenaError(
@@ -420,13 +495,6 @@ def parse_names(flag_name: str, text: str, known: Iterable[str] | None = None) -
     if known is not None:
         allowed = tuple(known)
         for item in items:
-            if flag_name == "--learner" and item == "ntuple":
-                raise QarenaError(
-                    _(
-                        "--learner: a sweep trains table learners; train an n-tuple network "
-                        "with qarena train SPEC --learner ntuple"
-                    )
-                )
             if item not in allowed:
                 raise QarenaError(
                     _("{flag}: unknown {item!r}; expected {names}").format(
@@ -470,6 +538,8 @@ def run_task(task: Task) -> RunOutput:
 
 
 def _run_task(task: Task) -> RunOutput:
+    if task.setting.learner == NETWORK:
+        return _run_network(task)
     if task.threads:
         import numba
 
@@ -497,7 +567,11 @@ def _run_task(task: Task) -> RunOutput:
     perfect_at = result.perfect_at
     if curve is not None and perfect_at is None:
         perfect_at = next((p.episodes for p in curve.points if p.optimality == 1.0), None)
-    row = _row(learner, setting, task, result.episodes, result.seconds, result.steps)
+    config = learner.config.to_dict()
+    used = set(learner.hyperparameters)
+    if setting.opponent != "self":
+        used -= set(SELF_PLAY_ONLY)
+    row = _row(config, used, setting, task, result.episodes, result.seconds, result.steps)
     row["optimality"] = cell(result.optimality.share)
     row["perfect_at"] = cell(perfect_at)
     for name, seats in records.items():
@@ -507,16 +581,41 @@ def _run_task(task: Task) -> RunOutput:
     return RunOutput(setting.name, learner_bytes(learner, meta), row)
 
 
+def _run_network(task: Task) -> RunOutput:
+    """A network's run: ``qarena train --learner ntuple`` on one thread (so the same settings
+    learn the same network), then judged as ``qarena eval`` judges it."""
+    setting, fixed = task.setting, task.fixed
+    game = parse_spec(fixed.game)
+    net = NTupleNetwork.from_config(game, NetworkConfig.build(setting.given))
+    total = setting.episodes or default_games(game)
+    curve = network_curve(net, total, fixed.every, JUDGED_GAMES) if fixed.curve else None
+    result = train_network(net, total, curve=curve)
+    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)
+    used = set(NETWORK_NAMES) - {"seed"}
+    config = net.config.to_dict()
+    row = _row(config, used, setting, task, result.games, result.seconds, result.steps)
+    row["canonical"] = ""  # a network reads the board as it is, its mirror image summed in
+    row["optimality"] = cell(evaluation.optimality.share)
+    row["perfect_at"] = ""
+    for name in MEASURED:
+        for outcome, share in evaluation.matches[name].total.shares().items():
+            row[f"{name}_{outcome}"] = cell(share)
+    meta = {"sweep": {"setting": setting.to_json(), "row": row}}
+    return RunOutput(setting.name, network_bytes(net, meta), row)
+
+
 def _row(
-    learner: Learner, setting: Setting, task: Task, episodes: int, seconds: float, steps: int
+    config: Mapping[str, Any],
+    used: set[str],
+    setting: Setting,
+    task: Task,
+    episodes: int,
+    seconds: float,
+    steps: int,
 ) -> dict[str, str]:
-    config = learner.config.to_dict()
     row = {"run": setting.name, "game": task.fixed.game, "learner": setting.learner}
-    for axis in HYPER_AXES:
-        used = axis in learner.hyperparameters
-        if axis in SELF_PLAY_ONLY and setting.opponent != "self":
-            used = False
-        row[axis] = cell(config[axis]) if used else ""
+    for axis in AXES:
+        row[axis] = cell(config[axis]) if axis in used else ""
     row["canonical"] = cell(task.fixed.canonical)
     row["opponent"] = _opponent_label(setting.opponent)
     row["seat"] = "" if setting.opponent == "self" else setting.seat
@@ -711,11 +810,10 @@ class SweepFolder:
                 continue
             sweep = meta.get("sweep")
             row = sweep.get("row") if isinstance(sweep, dict) else None
-            # Runs written before the second player's settings existed lack their columns:
-            # they were not set.
+            # Runs written before some settings existed lack their columns: not set.
             if (
                 isinstance(row, dict)
-                and set(COLUMNS) - set(SEAT_SETTINGS) <= set(row) <= set(COLUMNS)
+                and set(COLUMNS) - set(LATER_COLUMNS) <= set(row) <= set(COLUMNS)
                 and all(isinstance(v, str) for v in row.values())
                 and row["run"] == path.stem
                 and meta.get("game") == row["game"]
@@ -753,14 +851,16 @@ def read_results(path: Path) -> list[dict[str, str]]:
             _("cannot read {file}: {problem}").format(file=where, problem=e)
         ) from None
     reader = csv.DictReader(io.StringIO(text))
-    if tuple(reader.fieldnames or ()) != COLUMNS:
+    header = tuple(reader.fieldnames or ())
+    # A table written before some settings existed lacks their columns: they were not set.
+    if header != COLUMNS and header != tuple(c for c in COLUMNS if c not in NETWORK_AXES):
         raise QarenaError(_("{file} is not a qarena sweep's results table").format(file=where))
     rows = list(reader)
     if any(None in row or any(v is None for v in row.values()) for row in rows):
         raise QarenaError(
             _("{file} is damaged: a row has the wrong number of cells").format(file=where)
         )
-    return rows
+    return [{c: row.get(c, "") for c in COLUMNS} for row in rows]
 
 
 def ordered_rows(
@@ -787,7 +887,7 @@ def sweep_command(grid: Grid, fixed: Fixed, out: str) -> str:
     words = ["qarena", "sweep", fixed.game, "--out", out]
     if grid.learners != ("q",):
         words += ["--learner", ",".join(grid.learners)]
-    for axis in HYPER_AXES:
+    for axis in AXES:
         if axis in grid.values:
             values = grid.values[axis]
             if axis == "rewards":

@@ -28,7 +28,7 @@ from qarena.i18n import _, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import JudgedCurve
-from qarena.policyfile import ArraySpec, load_policy, read_meta, save_policy
+from qarena.policyfile import ArraySpec, encode_policy, load_policy, read_meta, save_policy
 from qarena.solve.solver import Mover
 
 #: The most tuples and cells per tuple a network may have (a table has 4**length entries).
@@ -141,6 +141,37 @@ def _real(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
+def check_board(game: Game) -> None:
+    """Refuse, in one line, a game that is not a board an n-tuple network plays."""
+    if not isinstance(game, TicTacToe):
+        raise QarenaError(
+            _("n-tuple networks play board games (tic-tac-toe, Connect Four), not {spec}")
+            .format(spec=game.spec)
+        )  # fmt: skip
+
+
+def table_bytes(config: NetworkConfig) -> int:
+    """The bytes of the tables of a network shaped as ``config`` says."""
+    return int(2 * config.tuples * k.CODES**config.tuple_length * k.WEIGHT_BYTES)
+
+
+def check_fits(tuples: int, length: int) -> None:
+    """Refuse, before anything is allocated, tables larger than the memory budget."""
+    need = table_bytes(NetworkConfig(tuples=tuples, tuple_length=length))
+    if need > memory_budget():
+        raise TooLargeError(
+            _(
+                "{tuples} tuples of {length} cells need {need} of tables, more than this "
+                "machine can spare ({budget})"
+            ).format(
+                tuples=tuples,
+                length=length,
+                need=format_bytes(need),
+                budget=format_bytes(memory_budget()),
+            )
+        )
+
+
 def default_games(game: Game) -> int:
     """Games of self-play a network learns by default: 2,000 · 2^(cells/2), at most four
     million (classic Connect Four's 42 cells; 45,000 for tic-tac-toe's 9)."""
@@ -169,26 +200,11 @@ class NTupleNetwork:
     def new(cls, game: Game, tuples: int = 70, length: int = 8, seed: int = 0) -> NTupleNetwork:
         """A network of ``tuples`` random-walk tuples of ``length`` cells, its tables zero
         (every board worth a draw), checked against the memory budget first."""
-        if not isinstance(game, TicTacToe):
-            raise QarenaError(
-                _("n-tuple networks play board games (tic-tac-toe, Connect Four), not {spec}")
-                .format(spec=game.spec)
-            )  # fmt: skip
+        check_board(game)
+        assert isinstance(game, TicTacToe)
         check_count("tuples", tuples, MAX_TUPLES)
         check_count("tuple length", length, MAX_LENGTH)
-        need = 2 * tuples * k.CODES**length * k.WEIGHT_BYTES
-        if need > memory_budget():
-            raise TooLargeError(
-                _(
-                    "{tuples} tuples of {length} cells need {need} of tables, more than this "
-                    "machine can spare ({budget})"
-                ).format(
-                    tuples=tuples,
-                    length=length,
-                    need=format_bytes(need),
-                    budget=format_bytes(memory_budget()),
-                )
-            )
+        check_fits(tuples, length)
         layout = random_walk_tuples(game, tuples, length, seed)
         weights = np.zeros((2, tuples, k.CODES**length), dtype=np.float32)
         config = NetworkConfig(tuples=tuples, tuple_length=length, seed=seed)
@@ -396,24 +412,31 @@ def save_network(
     """The network in qarena's array file (the one safe writer; ``inputs``, files the command
     read, are never overwritten): its tuples, its settings, its curve, and only the table
     entries that are not zero (most are never reached), as their places and values."""
+    save_policy(os.fspath(path), *_contents(net), inputs)
+
+
+def network_bytes(net: NTupleNetwork, extra: Mapping[str, Any] | None = None) -> bytes:
+    """The network's file as bytes, ``extra`` added to its metadata (a sweep's run)."""
+    arrays, meta = _contents(net)
+    return encode_policy(arrays, {**meta, **(extra or {})})
+
+
+def _contents(net: NTupleNetwork) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     flat = net.weights.reshape(-1)
     places = np.flatnonzero(flat).astype(np.int64)
-    save_policy(
-        os.fspath(path),
-        {"tuples": net.tuples.astype(np.int64), "places": places, "entries": flat[places]},
-        {
-            "kind": KIND,
-            "game": net.game.spec,
-            "tuples": int(net.tuples.shape[0]),
-            "length": int(net.tuples.shape[1]),
-            "entries": int(places.size),
-            "games": net.games,
-            "settings": net.config.to_dict(),
-            "seconds": round(net.seconds, 3),
-            **({"curve": net.curve.to_json()} if net.curve is not None else {}),
-        },
-        inputs,
-    )
+    arrays = {"tuples": net.tuples.astype(np.int64), "places": places, "entries": flat[places]}
+    meta = {
+        "kind": KIND,
+        "game": net.game.spec,
+        "tuples": int(net.tuples.shape[0]),
+        "length": int(net.tuples.shape[1]),
+        "entries": int(places.size),
+        "games": net.games,
+        "settings": net.config.to_dict(),
+        "seconds": round(net.seconds, 3),
+        **({"curve": net.curve.to_json()} if net.curve is not None else {}),
+    }
+    return arrays, meta
 
 
 def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTupleNetwork:

@@ -20,6 +20,7 @@ from qarena.games import LOSS, WIN, Game, GameArrays, Move, Position, parse_spec
 from qarena.games.base import mixed_radix_arrays
 from qarena.games.registry import register, unregister
 from qarena.solve import solve
+from tests.conformance import check_game
 
 TAKES = (1, 3)
 
@@ -162,6 +163,39 @@ def test_unregistered_toy_is_unknown() -> None:
     unregister("toy")
     with pytest.raises(Exception, match="unknown game 'toy'"):
         parse_spec("toy")
+
+
+@pytest.mark.parametrize("spec", ["toy", "toy:3,9", "toy:0,4"])
+def test_the_toy_passes_every_games_conformance_checks(spec: str) -> None:
+    check_game(parse_spec(spec))
+
+
+@dataclass(frozen=True)
+class _Forgetful(Toy):
+    """A toy whose text form forgets the second heap."""
+
+    def format_position(self, position: Position) -> str:
+        return f"{position[0]} 0"
+
+
+@dataclass(frozen=True)
+class _Lax(Toy):
+    """A toy that lets a move be made after the game has ended."""
+
+    def is_terminal(self, position: Position) -> bool:
+        return sum(position) == 0
+
+    def legal_moves(self, position: Position) -> list[Move]:
+        return [] if sum(position) == 0 else super().legal_moves(position)
+
+    def apply(self, position: Position, move: Move) -> Position:
+        return position if sum(position) == 0 else super().apply(position, move)
+
+
+@pytest.mark.parametrize("broken", [_Forgetful(), _Lax()])
+def test_the_conformance_checks_catch_a_broken_game(broken: Toy) -> None:
+    with pytest.raises(AssertionError):
+        check_game(broken)
 
 
 def test_solver_agrees_with_brute_force() -> None:

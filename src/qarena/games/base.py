@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from qarena.errors import IllegalMoveError, PositionError, QarenaError
+from qarena.errors import IllegalMoveError, PositionError, QarenaError, TooLargeError
 from qarena.i18n import _, gettext_noop
 
 Position = tuple[int, ...]
@@ -336,11 +336,16 @@ class Game(ABC):
 
 
 def mixed_radix_arrays(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """``radix`` and its place values as int64 arrays."""
-    weight = np.ones(len(radix), dtype=np.int64)
-    for i in range(1, len(radix)):
-        weight[i] = weight[i - 1] * radix[i - 1]
-    return np.asarray(radix, dtype=np.int64), weight
+    """``radix`` and its place values as int64 arrays; refused when the codes would not fit
+    in 64 bits (classic Connect Four's 3^42), rather than wrapped around."""
+    places = [1]
+    for r in radix[:-1]:
+        places.append(places[-1] * r)
+    if places[-1] * (radix[-1] if radix else 1) >= 2**63:
+        raise TooLargeError(
+            _("the positions of this game do not fit 64-bit codes; it is solved by search")
+        )
+    return np.asarray(radix, dtype=np.int64), np.asarray(places, dtype=np.int64)
 
 
 def value_name(value: int) -> str:

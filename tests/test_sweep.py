@@ -18,7 +18,8 @@ import pytest
 
 from qarena.cli import run
 from qarena.errors import QarenaError
-from qarena.experiments.sweep import COLUMNS, Grid, Setting
+from qarena.experiments.folder import COLUMNS
+from qarena.experiments.grid import Grid, Setting
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
 from tests.conftest import in_ci
@@ -375,7 +376,7 @@ def test_until_perfect_stops_each_run_where_qarena_train_does(
 def test_a_second_sweep_into_a_busy_folder_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from qarena.experiments.sweep import SweepFolder
+    from qarena.experiments.folder import SweepFolder
 
     folder = tmp_path / "sweep"
     with SweepFolder(folder).locked():
@@ -521,7 +522,8 @@ def test_network_settings_and_boards_are_refused_where_they_do_not_apply(
 
 
 def test_a_results_table_from_before_networks_is_still_read(tmp_path: Path) -> None:
-    from qarena.experiments.sweep import NETWORK_AXES, read_results
+    from qarena.experiments.folder import read_results
+    from qarena.experiments.grid import NETWORK_AXES
 
     old = [c for c in COLUMNS if c not in NETWORK_AXES]
     row = {c: "" for c in old} | {"run": "q,seed=0", "learner": "q", "optimality": "1.0"}
@@ -537,8 +539,8 @@ def test_a_results_table_from_before_networks_is_still_read(tmp_path: Path) -> N
 def test_a_network_sweeps_curve_is_the_one_its_file_holds(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    from qarena.experiments.folder import SweepFolder
     from qarena.experiments.plots import optimality_series
-    from qarena.experiments.sweep import SweepFolder
     from qarena.learn.ntuple import load_network
 
     folder = tmp_path / "sweep"

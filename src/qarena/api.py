@@ -38,15 +38,9 @@ from qarena.evaluate.sampled import (
     play_games,
 )
 from qarena.experiments.backends import plan_sweep, run_plan
-from qarena.experiments.sweep import (
-    NETWORK_AXES,
-    SETTING_COLUMNS,
-    SWEEP_GAMES,
-    Fixed,
-    Grid,
-    SweepFolder,
-    opponent_file,
-)
+from qarena.experiments.folder import SETTING_COLUMNS, SweepFolder
+from qarena.experiments.grid import NETWORK_AXES, SWEEP_GAMES, Fixed, Grid
+from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _
 from qarena.learn.base import Learner

@@ -34,24 +34,22 @@ from qarena.cli.common import (
 from qarena.errors import QarenaError
 from qarena.evaluate.sampled import DEFAULT_SAMPLED_GAMES
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
-from qarena.experiments.plots import varying
-from qarena.experiments.report import Lab, build_report, render_html
-from qarena.experiments.sweep import (
-    MEASURED,
+from qarena.experiments.folder import MEASURED, SETTING_COLUMNS, SweepFolder
+from qarena.experiments.grid import (
     NETWORK_AXES,
-    SETTING_COLUMNS,
     SWEEP_GAMES,
     Fixed,
     Grid,
-    SweepFolder,
     flag,
-    opponent_file,
     parse_floats,
     parse_ints,
     parse_names,
     parse_rewards,
     parse_seeds,
 )
+from qarena.experiments.plots import varying
+from qarena.experiments.report import Lab, build_report, render_html
+from qarena.experiments.sweep import opponent_file
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
 from qarena.i18n import _, ngettext, number

@@ -15,16 +15,9 @@ from typing import Any
 
 from qarena.budget import BASE_BYTES, footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
-from qarena.experiments.sweep import (
-    MEASURED,
-    Fixed,
-    RunOutput,
-    Setting,
-    SweepFolder,
-    Task,
-    ordered_rows,
-    run_task,
-)
+from qarena.experiments.folder import MEASURED, RunOutput, SweepFolder, ordered_rows
+from qarena.experiments.grid import Fixed, Setting
+from qarena.experiments.sweep import Task, run_task
 from qarena.fileio import check_target
 from qarena.games import parse_spec
 from qarena.games.base import Game

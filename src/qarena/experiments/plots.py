@@ -12,7 +12,8 @@ from pathlib import Path
 
 from qarena.errors import QarenaError
 from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reproducible
-from qarena.experiments.sweep import SETTING_COLUMNS, Fixed, SweepFolder, read_results
+from qarena.experiments.folder import SETTING_COLUMNS, SweepFolder, read_results
+from qarena.experiments.grid import Fixed
 from qarena.i18n import _, ngettext
 from qarena.learn.curve import Curve, JudgedCurve
 from qarena.learn.ntuple import KIND as NETWORK

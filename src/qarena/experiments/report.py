@@ -26,6 +26,8 @@ from qarena.agents.strategies import make_agent, players_of
 from qarena.evaluate.matches import both_seats, evaluation_opponents, play_series
 from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
 from qarena.experiments.backends import cores, plan_sweep, run_plan
+from qarena.experiments.folder import SweepFolder
+from qarena.experiments.grid import Fixed, Grid, sweep_command
 from qarena.experiments.plots import (
     Panel,
     heatmap_cells,
@@ -36,7 +38,6 @@ from qarena.experiments.plots import (
     render_optimality,
     select,
 )
-from qarena.experiments.sweep import Fixed, Grid, SweepFolder, sweep_command
 from qarena.games import Game, parse_spec, value_word
 from qarena.games.nim import is_pole_position
 from qarena.i18n import _, language

@@ -1,0 +1,298 @@
+"""A sweep's folder::
+
+    sweep.json     what every run shares: the game, canonical or not, curves, games per match
+    runs/*.npz     one normal policy file per run, named by its settings; its metadata carries
+                   the run's row of results under "sweep"
+    results.csv    one row per run, rebuilt from the run files
+
+The run files are the record: a run counts as finished when its file is there, so a sweep
+resumes by being run again. Its rows and their columns, written and read back here alone."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qarena.errors import QarenaError
+from qarena.experiments.grid import (
+    AXES,
+    FIXED,
+    HYPER_AXES,
+    NETWORK_AXES,
+    SWEEP_FORMAT,
+    Fixed,
+    Setting,
+)
+from qarena.fileio import LOCK_NAME, folder_lock, is_dir, is_file, write_atomic
+from qarena.i18n import _
+from qarena.learn.base import SEAT_SETTINGS
+from qarena.policyfile import read_meta
+
+#: The opponents each run is measured against.
+MEASURED = ("random", "perfect")
+
+
+#: The columns of results.csv.
+COLUMNS = (
+    "run",
+    "game",
+    "learner",
+    *HYPER_AXES,
+    *NETWORK_AXES,
+    "canonical",
+    "opponent",
+    "seat",
+    "seed",
+    "episodes",
+    "train_seconds",
+    "steps",
+    "optimality",
+    "perfect_at",
+    *(f"{name}_{outcome}" for name in MEASURED for outcome in ("win", "draw", "loss")),
+)
+
+
+#: The columns that tell runs apart.
+SETTING_COLUMNS = ("learner", *AXES, "opponent", "seat", "seed")
+
+
+#: Columns a results table or run file written before a sweep could train networks lacks.
+LATER_COLUMNS = (*SEAT_SETTINGS, *NETWORK_AXES)
+
+
+def cell(x: Any) -> str:
+    """A value in results.csv: floats exactly (``repr``), rewards as ``1.0,0.0,-1.0``."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float):
+        return repr(x)
+    if isinstance(x, tuple | list):
+        return ",".join(cell(v) for v in x)
+    return str(x)
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    name: str
+    policy: bytes  # the run's policy file
+    row: dict[str, str]
+
+
+class SweepFolder:
+    """A sweep's folder: its fixed settings, its finished runs, its results table."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.runs = root / "runs"
+        self.results = root / "results.csv"
+        self.settings_file = root / "sweep.json"
+
+    def fixed(self) -> Fixed | None:
+        """The folder's fixed settings; None when there is no sweep here yet."""
+        if not self.settings_file.exists():
+            return None
+        where = str(self.settings_file)
+        if not is_file(where):
+            raise QarenaError(_("{file} is not a regular file").format(file=where))
+        try:
+            raw = self.settings_file.read_bytes()
+            data = json.loads(raw[:100_000]) if len(raw) <= 100_000 else None
+        except (OSError, ValueError):
+            data = None
+        if not isinstance(data, dict) or data.get("format") != SWEEP_FORMAT:
+            raise QarenaError(_("{file} is not a qarena sweep's settings").format(file=where))
+        try:
+            fixed = Fixed(**{k: data[k] for k in FIXED if k in data})
+            assert isinstance(fixed.game, str) and isinstance(fixed.canonical, bool)
+            assert isinstance(fixed.curve, bool) and isinstance(fixed.games, int)
+            assert fixed.every is None or isinstance(fixed.every, int)
+            assert isinstance(fixed.until_perfect, bool)
+        except (TypeError, AssertionError):
+            raise QarenaError(
+                _("{file} is not a qarena sweep's settings").format(file=where)
+            ) from None
+        return fixed
+
+    def open(self, fixed: Fixed) -> None:
+        """Make the folder for ``fixed``, or check that the sweep in it shares them."""
+        root = str(self.root)
+        old = self.fixed()
+        if old is None:
+            self._check_no_other_files()
+        if old is not None and old != fixed:
+            diffs = [
+                _("{setting} {old!r}, not {new!r}").format(
+                    setting=k, old=getattr(old, k), new=getattr(fixed, k)
+                )
+                for k in FIXED
+                if getattr(old, k) != getattr(fixed, k)
+            ]
+            raise QarenaError(
+                _(
+                    "{folder} holds a sweep with {differences}: resume it with the same game and "
+                    "options, or give another --out"
+                ).format(folder=root, differences="; ".join(diffs))
+            )
+        try:
+            self.runs.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise QarenaError(
+                _("cannot make the folder {folder}: {problem}").format(
+                    folder=self.runs, problem=e.strerror or e
+                )
+            ) from None
+        if not is_dir(str(self.runs)):
+            raise QarenaError(_("{folder} is not a folder").format(folder=self.runs))
+        if old is None:
+            text = json.dumps(fixed.to_json(), indent=2) + "\n"
+            write_atomic(self.settings_file, text.encode())
+
+    def _check_no_other_files(self) -> None:
+        """A folder with no sweep in it yet must hold nothing of anyone else's: the sweep
+        writes results.csv and sweep.json there, over whatever has those names."""
+        try:
+            entries = sorted(os.listdir(self.root))
+        except FileNotFoundError:
+            return
+        others = [e for e in entries if e != LOCK_NAME and not (e == "runs" and self._empty_runs())]
+        if others:
+            names = ", ".join(others[:3]) + ("…" if len(others) > 3 else "")
+            raise QarenaError(
+                _(
+                    "{folder} holds files but no sweep ({names}); give --out a new or empty "
+                    "folder, or the folder of a sweep to resume"
+                ).format(folder=self.root, names=names)
+            )
+
+    def _empty_runs(self) -> bool:
+        return is_dir(str(self.runs)) and not any(os.scandir(self.runs))
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """The folder (made if new) held by this sweep while the block runs: a second sweep
+        into it is refused until this one ends. A folder this sweep made is removed again if
+        the sweep fails before a run is finished (a refused backend, say), so a refusal leaves
+        nothing behind."""
+        root = str(self.root)
+        if os.path.lexists(root) and not is_dir(root):
+            raise QarenaError(_("--out {folder} is not a folder").format(folder=root))
+        made = not os.path.lexists(root)
+        if not made and not self.settings_file.exists():
+            self._check_no_other_files()  # before the lock file, too, is put there
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise QarenaError(
+                _("cannot make the folder {folder}: {problem}").format(
+                    folder=root, problem=e.strerror or e
+                )
+            ) from None
+        try:
+            with folder_lock(root, "sweep"):
+                yield
+        except BaseException:
+            if made:
+                self._unmake()
+            raise
+
+    def _unmake(self) -> None:
+        """Remove the folder this sweep made, if it holds no finished run: only the files a
+        sweep writes, and only empty folders."""
+        if self.runs.is_dir() and any(self.runs.iterdir()):
+            return
+        for path in (self.settings_file, self.results, self.root / LOCK_NAME):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        for folder in (self.runs, self.root):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+    def path(self, name: str) -> Path:
+        return self.runs / f"{name}.npz"
+
+    def finished(self) -> dict[str, dict[str, str]]:
+        """The row of every finished run, by name: each run file's own record. A file that is
+        not a finished run of this sweep (damaged, or of another game) is left out, so the run
+        is trained again."""
+        rows: dict[str, dict[str, str]] = {}
+        if not self.runs.is_dir():
+            return rows
+        for path in sorted(self.runs.glob("*.npz")):
+            try:
+                meta = read_meta(path)
+            except QarenaError:
+                continue
+            sweep = meta.get("sweep")
+            row = sweep.get("row") if isinstance(sweep, dict) else None
+            # Runs written before some settings existed lack their columns: not set.
+            if (
+                isinstance(row, dict)
+                and set(COLUMNS) - set(LATER_COLUMNS) <= set(row) <= set(COLUMNS)
+                and all(isinstance(v, str) for v in row.values())
+                and row["run"] == path.stem
+                and meta.get("game") == row["game"]
+            ):
+                rows[path.stem] = {c: row.get(c, "") for c in COLUMNS}
+        return rows
+
+    def save(self, output: RunOutput) -> None:
+        write_atomic(self.path(output.name), output.policy)
+
+    def write_results(self, rows: Iterable[Mapping[str, str]]) -> None:
+        write_atomic(self.results, results_csv(rows))
+
+
+def results_csv(rows: Iterable[Mapping[str, str]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+    return buffer.getvalue().encode()
+
+
+def read_results(path: Path) -> list[dict[str, str]]:
+    """results.csv back as rows (for plots and reports), checked to be one."""
+    where = str(path)
+    if not is_file(where):
+        raise QarenaError(
+            _("no results table at {file}; is it a sweep folder (qarena sweep)?").format(file=where)
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise QarenaError(
+            _("cannot read {file}: {problem}").format(file=where, problem=e)
+        ) from None
+    reader = csv.DictReader(io.StringIO(text))
+    header = tuple(reader.fieldnames or ())
+    # A table written before some settings existed lacks their columns: they were not set.
+    if header != COLUMNS and header != tuple(c for c in COLUMNS if c not in NETWORK_AXES):
+        raise QarenaError(_("{file} is not a qarena sweep's results table").format(file=where))
+    rows = list(reader)
+    if any(None in row or any(v is None for v in row.values()) for row in rows):
+        raise QarenaError(
+            _("{file} is damaged: a row has the wrong number of cells").format(file=where)
+        )
+    return [{c: row.get(c, "") for c in COLUMNS} for row in rows]
+
+
+def ordered_rows(
+    finished: Mapping[str, dict[str, str]], settings: Sequence[Setting]
+) -> list[dict[str, str]]:
+    """The rows of the finished runs: this sweep's in grid order, then the folder's others (an
+    earlier sweep into the same folder) by name."""
+    names = [s.name for s in settings]
+    ours = set(names)
+    rows = [finished[n] for n in names if n in finished]
+    rows += [finished[n] for n in sorted(finished) if n not in ours]
+    return rows

@@ -1,0 +1,505 @@
+"""A sweep's settings: what its runs vary (:class:`Setting`, the :class:`Grid` of every
+combination, for table learners and n-tuple networks alike) and what they share
+(:class:`Fixed`); the command line's lists read into them, and each run and the whole sweep
+written back as the command that gives them."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from qarena.agents.strategies import STRATEGIES, players_of
+from qarena.budget import check_count, check_seed
+from qarena.errors import QarenaError
+from qarena.fileio import is_file
+from qarena.games import Game
+from qarena.i18n import _
+from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, read_rewards
+from qarena.learn.learners import learner_class
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import (
+    NetworkConfig,
+    check_board,
+    check_fits,
+)
+from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS, SETTINGS
+
+#: Most runs one sweep may hold (each is a policy file and a row).
+MAX_RUNS = 10_000
+
+
+#: Games in each seat of a run's matches against random and perfect play (as qarena eval).
+SWEEP_GAMES = 1_000
+
+
+#: The hyperparameter axes, in the order they appear in names and columns (the seed is an
+#: axis of its own; canonical or not, what every run of a folder shares).
+HYPER_AXES = tuple(n for n in ALL_HYPERPARAMETERS if n not in ("canonical", "seed"))
+
+
+#: The axes only an n-tuple network has (``--learner ntuple``); it reads alpha, epsilon and
+#: epsilon_end of the axes above too.
+NETWORK_AXES = tuple(s.name for s in NETWORK_SETTINGS)
+
+
+#: Every axis of settings, in column order.
+AXES = (*HYPER_AXES, *NETWORK_AXES)
+
+
+#: Settings only self-play uses: against an opponent, games start anew.
+SELF_PLAY_ONLY = ("starts", "start_order")
+
+
+#: What a sweep folder's sweep.json says, beside its format.
+FIXED = ("game", "canonical", "curve", "every", "games", "until_perfect")
+
+
+SWEEP_FORMAT = "qarena-sweep"
+
+
+T = TypeVar("T")
+
+
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9._=,:+-]")
+
+
+_MAX_NAME = 180
+
+
+_OPTIONS = {s.name: s.option for s in (*SETTINGS, *NETWORK_SETTINGS)}
+
+
+def flag(axis: str) -> str:
+    """The command-line option of an axis."""
+    return _OPTIONS.get(axis) or "--" + axis.replace("_", "-")
+
+
+def reads(learner: str) -> tuple[frozenset[str], dict[str, Any]]:
+    """The settings ``learner`` reads (seed aside), and their defaults."""
+    if learner == NETWORK:
+        return frozenset(NETWORK_NAMES) - {"seed"}, NetworkConfig().to_dict()
+    cls = learner_class(learner)
+    return frozenset(cls.hyperparameters), cls.default_config().to_dict()
+
+
+def check_setting(setting: Setting) -> None:
+    """Values out of range: one line, as ``qarena train`` says it."""
+    if setting.learner == NETWORK:
+        config = NetworkConfig.build(setting.given)
+        check_fits(config.tuples, config.tuple_length)
+    else:
+        learner_class(setting.learner).build_config(setting.given)
+
+
+def _short(x: Any) -> str:
+    """A value in a run's name: 0.5, 1, -1 (floats without a needless ``.0``)."""
+    if isinstance(x, float):
+        text = repr(x)
+        return text.removesuffix(".0")
+    if isinstance(x, tuple | list):
+        return ":".join(_short(v) for v in x)
+    return str(x)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One run's settings: the learner, the hyperparameters given that differ from its
+    defaults (in :data:`HYPER_AXES` order), whom it trains against, how long, and its seed."""
+
+    learner: str
+    hyper: tuple[tuple[str, Any], ...]
+    opponent: str = "self"
+    seat: str = "both"
+    episodes: int | None = None  # None: the learner's default for the game
+    seed: int = 0
+
+    @property
+    def given(self) -> dict[str, Any]:
+        """The settings as ``qarena train`` takes them (None: not given)."""
+        return {**dict(self.hyper), "seed": self.seed}
+
+    @property
+    def name(self) -> str:
+        """The run's file name without ``.npz``: the learner and each setting that is not the
+        default, e.g. ``q,alpha=0.5,vs=random,seed=3``; the same settings, the same name."""
+        parts = [self.learner, *(f"{k}={_short(v)}" for k, v in self.hyper)]
+        if self.opponent != "self":
+            parts.append(f"vs={opponent_label(self.opponent)}")
+            if self.seat != "both":
+                parts.append(f"seat={self.seat}")
+        if self.episodes is not None:
+            parts.append(f"episodes={self.episodes}")
+        parts.append(f"seed={self.seed}")
+        name = _NAME_CHARS.sub("_", ",".join(parts))
+        if len(name) > _MAX_NAME:
+            digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+            name = f"{name[: _MAX_NAME - 13]}~{digest}"
+        return name
+
+    def command(
+        self, spec: str, out: str, canonical: bool = True, until_perfect: bool = False
+    ) -> str:
+        """The ``qarena train`` command that gives this run's policy file."""
+        words = ["qarena", "train", spec, "--out", out]
+        if self.learner != "q":
+            words += ["--learner", self.learner]
+        for k, v in self.hyper:
+            value = ",".join(_short(x) for x in v) if k == "rewards" else _short(v)
+            words += [flag(k), value]
+        if self.opponent != "self":
+            words += ["--opponent", self.opponent]
+            if self.seat != "both":
+                words += ["--seat", self.seat]
+        if self.episodes is not None:
+            words += ["--episodes", str(self.episodes)]
+        words += ["--seed", str(self.seed)]
+        if self.learner == NETWORK:
+            words += ["--workers", "1"]  # one thread: the same seed, the same network
+        if not canonical and self.learner != NETWORK:
+            words.append("--no-canonical")
+        if until_perfect:
+            words.append("--until-perfect")
+        return " ".join(_quote(w) for w in words)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "learner": self.learner,
+            "hyper": [[k, list(v) if isinstance(v, tuple) else v] for k, v in self.hyper],
+            "opponent": self.opponent,
+            "seat": self.seat,
+            "episodes": self.episodes,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Setting:
+        hyper = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in d["hyper"])
+        return cls(d["learner"], hyper, d["opponent"], d["seat"], d["episodes"], d["seed"])
+
+
+def _quote(word: str) -> str:
+    return word if re.fullmatch(r"[A-Za-z0-9._/=:,+-]+", word) else "'" + word + "'"
+
+
+def opponent_label(name: str) -> str:
+    if name == "self" or name in STRATEGIES:
+        return name
+    # A policy file: its stem, and a hash of where it is, so two files of one name differ.
+    where = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:6]
+    return f"{Path(name).stem}-{where}"
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The values of every axis; runs are their combinations, the last axis (seed) fastest."""
+
+    learners: tuple[str, ...]
+    values: Mapping[str, tuple[Any, ...]]  # hyperparameter axes given
+    opponents: tuple[str, ...] = ("self",)
+    seats: tuple[str, ...] = ("both",)
+    episodes: tuple[int | None, ...] = (None,)
+    seeds: tuple[int, ...] = (0,)
+
+    def settings(self, game: Game) -> list[Setting]:
+        """Every run, checked, in grid order. A setting a run cannot use (a hyperparameter
+        its learner lacks; exploring starts or a seat where they do not apply) is left out of
+        that run, and runs that come out the same are one run. A setting that no run can use
+        is refused, as ``qarena train`` refuses it."""
+        self._check(game)
+        axes = [a for a in AXES if a in self.values]
+        runs: dict[Setting, None] = {}
+        for learner in self.learners:
+            names, defaults = reads(learner)
+            combos = itertools.product(
+                *(self.values[a] for a in axes),
+                self.opponents,
+                self.seats,
+                self.episodes,
+                self.seeds,
+            )
+            for combo in combos:
+                *hyper_values, opp, seat, episodes, seed = combo
+                self_play = opp == "self"
+                if learner == NETWORK and not self_play:
+                    continue  # a network learns by self-play alone
+                hyper = []
+                for axis, value in zip(axes, hyper_values, strict=True):
+                    if axis not in names or (axis in SELF_PLAY_ONLY and not self_play):
+                        continue
+                    default = defaults[axis]
+                    if axis == "rewards":
+                        default = tuple(default)
+                    if value != default:
+                        hyper.append((axis, value))
+                setting = Setting(
+                    learner,
+                    tuple(hyper),
+                    opp,
+                    "both" if self_play else seat,
+                    episodes,
+                    seed,
+                )
+                check_setting(setting)
+                runs[setting] = None
+        if len(runs) > MAX_RUNS:
+            raise QarenaError(
+                _("the sweep has {count:,} runs; at most {most:,}").format(
+                    count=len(runs), most=MAX_RUNS
+                )
+            )
+        return list(runs)
+
+    def check_fixed(self, fixed: Fixed) -> None:
+        """Refuse what a network cannot share with the table learners' runs, in one line."""
+        if NETWORK not in self.learners:
+            return
+        for name, used in (
+            ("--no-canonical", not fixed.canonical),
+            ("--until-perfect", fixed.until_perfect),
+        ):
+            if used:
+                raise QarenaError(
+                    _(
+                        "{flag} does not apply to an n-tuple network, which learns by self-play "
+                        "and is judged along perfect-play games (--curve)"
+                    ).format(flag=name)
+                )
+
+    def _check(self, game: Game) -> None:
+        total = math.prod(
+            [
+                len(self.learners),
+                *(len(v) for v in self.values.values()),
+                len(self.opponents),
+                len(self.seats),
+                len(self.episodes),
+                len(self.seeds),
+            ]
+        )
+        if total > MAX_RUNS:
+            shown = f"{total:,}" if total < 10**30 else _("a number that large")
+            raise QarenaError(
+                _("the sweep has {count} combinations; at most {most:,} runs").format(
+                    count=shown, most=MAX_RUNS
+                )
+            )
+        read = [reads(k)[0] for k in self.learners]
+        for axis in self.values:
+            if not any(axis in names for names in read):
+                kinds = " or ".join(self.learners)
+                raise QarenaError(
+                    _("{flag} does not apply to the {kinds} learner").format(
+                        flag=flag(axis), kinds=kinds
+                    )
+                )
+        named = ("self", *STRATEGIES, *game.rule_players)
+        for name in self.opponents:
+            if name in STRATEGIES and name not in players_of(game):
+                raise QarenaError(
+                    _("--opponent {name} does not play {spec}").format(name=name, spec=game.spec)
+                )
+            if name not in named and not is_file(name):
+                if game.rule_players:
+                    text = _(
+                        "unknown opponent {name!r}; expected self, random, perfect, {rules}, or a "
+                        "policy file"
+                    )
+                else:
+                    text = _(
+                        "unknown opponent {name!r}; expected self, random, perfect, or a policy "
+                        "file"
+                    )
+                raise QarenaError(text.format(name=name, rules=", ".join(game.rule_players)))
+        self_play = "self" in self.opponents
+        if NETWORK in self.learners:
+            check_board(game)
+            if not self_play:
+                raise QarenaError(
+                    _(
+                        "{flag} does not apply to an n-tuple network, which learns by self-play "
+                        "and is judged along perfect-play games (--curve)"
+                    ).format(flag="--opponent")
+                )
+        if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
+            axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
+            raise QarenaError(
+                _("{flag} applies to self-play; against an --opponent games start anew").format(
+                    flag=flag(axis)
+                )
+            )
+        if self.seats != ("both",) and self.opponents == ("self",):
+            raise QarenaError(_("--seat applies only against an --opponent; self-play takes both"))
+        for seat in self.seats:
+            if seat not in SEATS:
+                raise QarenaError(
+                    _("unknown seat {seat!r}; expected {seats}").format(
+                        seat=seat, seats=", ".join(SEATS)
+                    )
+                )
+
+
+def split_list(flag_name: str, text: str) -> list[str]:
+    """``a,b,c`` as a list of non-empty items."""
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        raise QarenaError(
+            _("{flag} takes a comma-separated list like a,b, not {text!r}").format(
+                flag=flag_name, text=text
+            )
+        )
+    return items
+
+
+def parse_floats(flag_name: str, text: str) -> tuple[float, ...]:
+    values = []
+    for item in split_list(flag_name, text):
+        try:
+            x = float(item)
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x):
+            raise QarenaError(
+                _("{flag} takes numbers like 0.1,0.5, not {item!r}").format(
+                    flag=flag_name, item=item
+                )
+            )
+        values.append(x)
+    return _distinct(values)
+
+
+def parse_ints(flag_name: str, text: str, most: int) -> tuple[int, ...]:
+    values = []
+    for item in split_list(flag_name, text):
+        if not re.fullmatch(r"[0-9_]{1,40}", item):
+            raise QarenaError(
+                _("{flag} takes whole numbers like 1000,10000, not {item!r}").format(
+                    flag=flag_name, item=item
+                )
+            )
+        value = int(item)
+        check_count(flag_name, value, most)
+        values.append(value)
+    return _distinct(values)
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``0-4`` (a range, both ends in), ``0,3,7``, or a mix: ``0-2,9``."""
+    seeds: list[int] = []
+    for item in split_list("--seeds", text):
+        m = re.fullmatch(r"([0-9]{1,20})(?:-([0-9]{1,20}))?", item)
+        if m is None:
+            raise QarenaError(
+                _("--seeds takes a range like 0-4 or a list like 0,3,7, not {item!r}").format(
+                    item=item
+                )
+            )
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) is not None else lo
+        check_seed(lo, "--seeds")
+        check_seed(hi, "--seeds")
+        if hi < lo:
+            raise QarenaError(_("--seeds range {item} ends before it starts").format(item=item))
+        if hi - lo + len(seeds) >= MAX_RUNS:
+            raise QarenaError(
+                _("--seeds {text} names more than {most:,} seeds").format(text=text, most=MAX_RUNS)
+            )
+        seeds.extend(range(lo, hi + 1))
+    return _distinct(seeds)
+
+
+def parse_rewards(texts: Sequence[str]) -> tuple[tuple[float, float, float], ...]:
+    """Reward triples, one per ``--rewards`` or separated by ``;``: ``1,0,-1;100,0,-100``."""
+    triples = []
+    for text in texts:
+        for part in text.split(";"):
+            values = read_rewards(part)
+            if values is None:
+                raise QarenaError(
+                    _(
+                        "--rewards takes triples WIN,DRAW,LOSS like 1,0,-1 (several separated "
+                        "by ';' or given as more --rewards), not {part!r}"
+                    ).format(part=part)
+                )
+            triples.append(values)
+    return _distinct(triples)
+
+
+def parse_names(flag_name: str, text: str, known: Iterable[str] | None = None) -> tuple[str, ...]:
+    items = split_list(flag_name, text)
+    if known is not None:
+        allowed = tuple(known)
+        for item in items:
+            if item not in allowed:
+                raise QarenaError(
+                    _("{flag}: unknown {item!r}; expected {names}").format(
+                        flag=flag_name, item=item, names=", ".join(allowed)
+                    )
+                )
+    return _distinct(items)
+
+
+def _distinct(values: Iterable[T]) -> tuple[T, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """What every run of a sweep folder shares."""
+
+    game: str
+    canonical: bool = True
+    curve: bool = False
+    every: int | None = None
+    games: int = SWEEP_GAMES
+    until_perfect: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": SWEEP_FORMAT, "format_version": 1, **self.__dict__}
+
+
+def _seeds_text(seeds: Sequence[int]) -> str:
+    """``0-4`` for a run of seeds, else ``0,3,7``."""
+    if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ",".join(str(s) for s in seeds)
+
+
+def sweep_command(grid: Grid, fixed: Fixed, out: str) -> str:
+    """The ``qarena sweep`` command that runs ``grid`` with ``fixed`` into ``out``."""
+    words = ["qarena", "sweep", fixed.game, "--out", out]
+    if grid.learners != ("q",):
+        words += ["--learner", ",".join(grid.learners)]
+    for axis in AXES:
+        if axis in grid.values:
+            values = grid.values[axis]
+            if axis == "rewards":
+                text = ";".join(",".join(_short(x) for x in v) for v in values)
+            else:
+                text = ",".join(_short(v) for v in values)
+            words += [flag(axis), text]
+    if grid.opponents != ("self",):
+        words += ["--opponent", ",".join(grid.opponents)]
+    if grid.seats != ("both",):
+        words += ["--seat", ",".join(grid.seats)]
+    if grid.episodes != (None,):
+        words += ["--episodes", ",".join(str(e) for e in grid.episodes)]
+    if grid.seeds != (0,):
+        words += ["--seeds", _seeds_text(grid.seeds)]
+    if not fixed.canonical:
+        words.append("--no-canonical")
+    if fixed.curve:
+        words.append("--curve")
+    if fixed.every is not None:
+        words += ["--every", str(fixed.every)]
+    if fixed.until_perfect:
+        words.append("--until-perfect")
+    if fixed.games != SWEEP_GAMES:
+        words += ["--games", str(fixed.games)]
+    return " ".join(_quote(w) for w in words)

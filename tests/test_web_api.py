@@ -1070,3 +1070,75 @@ def test_json_numbers_and_booleans_are_what_they_say(
     r = client.post("/api/train", json={"game": "nim:1,2", **body})
     assert r.status_code == 422, r.text
     assert client.post("/api/games", json={"game": "nim:1,2", "seed": True}).status_code == 422
+
+
+def test_a_stored_network_is_listed_inspected_played_and_watched(tmp_path: Path) -> None:
+    """An n-tuple network's file, uploaded or put in the policy folder, works as a policy
+    does: listed (no exact optimality of its own), inspected beside the solver's verdicts,
+    played and watched; never a training opponent, never the game's best stored agent."""
+    from qarena.cli import run
+    from qarena.learn.ntuple import load_network
+    from qarena.solve import solve
+
+    made = tmp_path / "net.npz"
+    args = ["train", "tictactoe", "--learner", "ntuple", "--tuples", "4", "--episodes", "2000"]
+    assert run([*args, "--workers", "1", "--out", str(made)]) == 0
+    net = load_network(made)
+    data_dir = tmp_path / "data"
+    with TestClient(create_app(data_dir)) as client:
+        r = upload(client, "net.npz", made.read_bytes())
+        assert r.status_code == 303, r.text
+        pid = r.headers["location"].split("added=")[1]
+        row = client.get(f"/api/policies/{pid}").json()
+        assert (row["learner"], row["episodes"], row["optimality"]) == ("ntuple", 2000, None)
+        listing = client.get(f"/policies?added={pid}").text
+        assert "N-tuple network" in listing and "2,000 games of self-play" in listing
+
+        game = parse_spec("tictactoe")
+        position = game.apply(game.start(), 0)  # x in a1
+        text = game.format_position(position)
+        page = client.get(f"/policies/{pid}/inspect", params={"position": text}).text
+        verdicts = solve(game).move_values(position)
+        values = net.move_values(position)
+        for m in game.legal_moves(position):
+            # Each move's row: the network's value and the solver's verdict, as computed here.
+            cells = re.search(rf'<tr data-move="{game.format_move(m)}"[^>]*>(.*?)</tr>', page, re.S)
+            assert cells is not None
+            assert f"{values[m]:+.4f}" in cells.group(1)
+            assert f"verdict-{value_name(verdicts[m])}" in cells.group(1)
+        assert "tuples" in page and 'href="/compare?id=' not in page
+
+        state = new_game(client, "tictactoe", policy=pid)
+        assert state["game"] == "tictactoe:3x3:3"
+        assert client.get(f"/policies/{pid}/play", follow_redirects=False).status_code == 303
+        assert client.get("/watch", params={"a": pid, "b": "perfect"}).status_code == 200
+
+        # Not a training opponent, nor the agent the home page's "trained" opponent picks.
+        refused = client.post(
+            "/api/train", json={"game": "tictactoe", "opponent": pid, "episodes": 100}
+        )
+        assert refused.status_code == 422 and "n-tuple network" in refused.text
+        compare = client.get("/compare", params={"id": pid}).text
+        assert "is an n-tuple network" in compare
+
+
+def test_an_index_from_before_networks_keeps_its_rows(tmp_path: Path) -> None:
+    import sqlite3
+
+    from qarena.web.store import PolicyStore
+
+    data_dir = tmp_path / "data"
+    (data_dir / "policies").mkdir(parents=True)
+    with sqlite3.connect(data_dir / "index.sqlite3") as db:
+        db.execute(
+            "CREATE TABLE policies (id TEXT PRIMARY KEY, game TEXT NOT NULL, learner TEXT NOT "
+            "NULL, episodes INTEGER NOT NULL, optimality REAL NOT NULL, created TEXT NOT NULL)"
+        )
+        db.execute(
+            "INSERT INTO policies VALUES ('0123456789ab', 'nim', 'q', 5, 0.5, '2026-01-01')"
+        )
+    store = PolicyStore(data_dir)
+    assert store.get("0123456789ab").optimality == 0.5
+    with sqlite3.connect(data_dir / "index.sqlite3") as db:
+        notnull = {r[1]: r[3] for r in db.execute("PRAGMA table_info(policies)")}
+    assert notnull["optimality"] == 0

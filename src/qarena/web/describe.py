@@ -15,7 +15,9 @@ from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
-from qarena.learn.settings import SETTINGS
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import NetworkConfig
+from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.web.store import is_policy_id
 
 #: Each training setting's label, on the Train form and in a policy's settings table.
@@ -80,7 +82,9 @@ def capitalized(text: str) -> str:
 
 
 def learner_title(kind: str) -> str:
-    """A learner by its title, as pages name it: "Q-learning", "Matchbox"."""
+    """A learner by its title, as pages name it: "Q-learning", "Matchbox", "N-tuple network"."""
+    if kind == NETWORK:
+        return capitalized(_("n-tuple network"))
     cls = LEARNERS.get(kind)
     return kind if cls is None else capitalized(cls.title)
 
@@ -232,6 +236,26 @@ def policy_label(learner: str, game: str, episodes: int, policy: str) -> str:
     ).format(learner=learner, game=game, count=episodes, id=policy)
 
 
+def network_trained_text(games: int) -> str:
+    """How a stored network learned, and where it is judged."""
+    return ngettext(
+        "{count:,} game of self-play. Its optimality is not judged here: qarena eval FILE judges "
+        "it (by samples on a board too big to enumerate).",
+        "{count:,} games of self-play. Its optimality is not judged here: qarena eval FILE "
+        "judges it (by samples on a board too big to enumerate).",
+        games,
+    ).format(count=games)
+
+
+def network_setting_rows(config: NetworkConfig) -> list[tuple[str, str]]:
+    """(label, value) rows: an n-tuple network's settings, in the declaration's order."""
+    values = config.to_dict()
+    own = {s.name: s.label for s in NETWORK_SETTINGS}
+    order = ("tuples", "tuple_length", "alpha", "alpha_end", "epsilon", "epsilon_end", "lam")
+    rows = [(_(own.get(k) or LABELS[k]), setting_text(k, values[k])) for k in order]
+    return [*rows, (_(LABELS["seed"]), str(values["seed"]))]
+
+
 def trained_text(episodes: int, optimality: float) -> str:
     """ "2,000 episodes; it plays the best move in 97.5% of positions."."""
     return ngettext(
@@ -258,8 +282,15 @@ def finished_text(stopped: bool, episodes: int, optimality: float) -> str:
     return text.format(count=episodes, percent=_percent(optimality, 1))
 
 
-def added_text(learner: str, game: str, episodes: int, optimality: float) -> str:
-    """What the Policies page says of a policy just uploaded."""
+def added_text(learner: str, game: str, episodes: int, optimality: float | None) -> str:
+    """What the Policies page says of a policy just uploaded (an n-tuple network has no
+    optimality judged here)."""
+    if optimality is None:
+        return ngettext(
+            "Added: an n-tuple network for {game}, {count:,} game of self-play.",
+            "Added: an n-tuple network for {game}, {count:,} games of self-play.",
+            episodes,
+        ).format(game=game, count=episodes)
     return ngettext(
         "Added: a {learner} policy for {game}, {count:,} episode, best move in {percent}% of "
         "positions.",

@@ -25,6 +25,7 @@ from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import make_learner
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.match import train_timed
 from qarena.training.run import Progress, check_versus, default_episodes
 from qarena.web.exceptions import Full, NotFound
@@ -273,6 +274,13 @@ class Jobs:
                     "policy {id} plays {game}, not {spec}: train against a policy of the same game"
                 ).format(id=policy_id, game=row.game, spec=game.spec)
             )
+        if row.network:
+            raise QarenaError(
+                _(
+                    "policy {id} is an n-tuple network; a learner trains against a table "
+                    "learner's policy or a built-in player"
+                ).format(id=policy_id)
+            )
         hyper = self.store.meta(policy_id).get("hyperparameters")
         theirs = hyper.get("canonical", True) if isinstance(hyper, dict) else True
         if theirs != learner.config.canonical:
@@ -293,6 +301,8 @@ class Jobs:
         if not is_policy_id(job.opponent):
             return opponent(learner.tables, job.opponent)
         other = self.store.load(job.opponent)
+        if isinstance(other, NTupleNetwork):  # checked when the run was asked for
+            raise QarenaError(f"policy {job.opponent} is an n-tuple network")
         if other.tables.rows != learner.tables.rows:  # checked when the run was asked for
             raise QarenaError(f"policy {job.opponent} has tables of another shape")
         # As a policy file opponent on the command line: uniformly among its best moves.

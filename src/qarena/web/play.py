@@ -51,8 +51,10 @@ class Agent(GreedyAgent):
     training: dict[str, Any] | None = None
 
 
-#: Whom a person plays in the browser: a stored policy's agent, perfect play, or a shipped
-#: n-tuple network.
+#: A stored policy as it plays: a table learner's agent, or an n-tuple network.
+Stored = Agent | NTupleNetwork
+#: Whom a person plays in the browser: a stored policy, perfect play, or a shipped n-tuple
+#: network.
 Opponent = Agent | PerfectAgent | NTupleNetwork
 #: Their names in forms and the API.
 OPPONENTS = ("trained", "perfect", "network")

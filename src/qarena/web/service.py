@@ -3,6 +3,7 @@ training jobs, loaded agents, and the limits on what the app builds."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections import OrderedDict
@@ -36,6 +37,7 @@ from qarena.web.play import (
     Opponent,
     Scores,
     Session,
+    Stored,
     Watch,
     Watches,
 )
@@ -94,7 +96,7 @@ class Web:
         self.scores = Scores()
         self.jobs = Jobs(self.store, max_training, max_queued)
         self.train_seconds = train_seconds
-        self._agents: OrderedDict[str, Agent] = OrderedDict()
+        self._agents: OrderedDict[str, Stored] = OrderedDict()
         self._perfect: OrderedDict[str, PerfectAgent] = OrderedDict()
         self._networks: dict[str, NTupleNetwork] = {}
         self._lock = threading.Lock()
@@ -173,16 +175,22 @@ class Web:
             row = self.store.best_for(game.spec)
         return row
 
-    def agent(self, policy_id: str) -> Agent:
-        """The stored policy's agent (NotFound when there is none), loaded once."""
+    def agent(self, policy_id: str) -> Stored:
+        """The stored policy's agent, or its n-tuple network (NotFound when there is none),
+        loaded once."""
         with self._lock:
-            agent = self._agents.get(policy_id)
-            if agent is not None:
+            cached = self._agents.get(policy_id)
+            if cached is not None:
                 self._agents.move_to_end(policy_id)
-                return agent
+                return cached
         # Read once here, not on every page that shows how the agent was trained.
         training = training_of(self.store.meta(policy_id))
-        agent = Agent(self.store.load(policy_id), policy=policy_id, training=training)
+        loaded = self.store.load(policy_id)
+        agent: Stored = (
+            loaded
+            if isinstance(loaded, NTupleNetwork)
+            else Agent(loaded, policy=policy_id, training=training)
+        )
         with self._lock:
             self._agents[policy_id] = agent
             while len(self._agents) > AGENT_CACHE:
@@ -270,7 +278,7 @@ class Web:
                 self._perfect.popitem(last=False)
         return agent
 
-    def agent_or_job(self, game: Game, first: str) -> Agent | Job:
+    def agent_or_job(self, game: Game, first: str) -> Stored | Job:
         """The game's best stored agent; else the on-the-spot run training one, shared by
         everyone who asks meanwhile (started if there is none)."""
         row = None
@@ -359,7 +367,13 @@ class Web:
         players: list[Player] = []
         for i, name in enumerate(names):
             if i in agents:
-                players.append(agents[i].seeded(None, name))
+                stored = agents[i]
+                # Named by its policy id; a network's tables are shared, not copied.
+                players.append(
+                    dataclasses.replace(stored, name=name)
+                    if isinstance(stored, NTupleNetwork)
+                    else stored.seeded(None, name)
+                )
             elif name == "network":
                 players.append(self.network(game))
             else:

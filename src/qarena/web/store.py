@@ -32,7 +32,8 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
-from qarena.learn.ntuple import is_network
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -47,10 +48,21 @@ CREATE TABLE IF NOT EXISTS policies (
     game TEXT NOT NULL,
     learner TEXT NOT NULL,
     episodes INTEGER NOT NULL,
-    optimality REAL NOT NULL,
+    optimality REAL,
     created TEXT NOT NULL
 )
 """
+
+
+def _allow_no_optimality(db: sqlite3.Connection) -> None:
+    """An index made before n-tuple networks were stored holds optimality NOT NULL: its rows
+    move to a table that allows none (a network's)."""
+    columns = db.execute("PRAGMA table_info(policies)").fetchall()
+    if any(name == "optimality" and notnull for _cid, name, _t, notnull, *_ in columns):
+        db.execute("ALTER TABLE policies RENAME TO policies_before")
+        db.execute(_SCHEMA)
+        db.execute("INSERT INTO policies SELECT * FROM policies_before")
+        db.execute("DROP TABLE policies_before")
 
 
 def is_policy_id(text: str) -> bool:
@@ -99,9 +111,16 @@ class PolicyRow(BaseModel):
     id: str
     game: str
     learner: str
-    episodes: int
-    optimality: float
+    episodes: int  # games, for an n-tuple network
+    #: The exact share of decision positions where it keeps the value; None for an n-tuple
+    #: network, which ``qarena eval`` judges (by samples on a board too big to enumerate).
+    optimality: float | None
     created: str
+
+    @property
+    def network(self) -> bool:
+        """Whether it is an n-tuple network's file, not a table learner's policy."""
+        return self.learner == NETWORK
 
     @property
     def filename(self) -> str:
@@ -134,6 +153,7 @@ class PolicyStore:
             with self._db() as db:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(_SCHEMA)
+                _allow_no_optimality(db)
         except (OSError, sqlite3.Error) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise QarenaError(
@@ -180,13 +200,19 @@ class PolicyStore:
         except QarenaError as e:
             raise QarenaError(str(e).replace(path, _("policy {id}").format(id=policy_id))) from None
 
-    def _index(self, policy_id: str, learner: Learner, created: datetime) -> PolicyRow:
+    def _index(
+        self, policy_id: str, learner: Learner | NTupleNetwork, created: datetime
+    ) -> PolicyRow:
+        if isinstance(learner, NTupleNetwork):
+            kind, count, share = NETWORK, learner.games, None
+        else:
+            kind, count, share = learner.kind, learner.episodes, learner.optimality().share
         row = PolicyRow(
             id=policy_id,
             game=learner.game.spec,
-            learner=learner.kind,
-            episodes=learner.episodes,
-            optimality=learner.optimality().share,
+            learner=kind,
+            episodes=count,
+            optimality=share,
             created=created.isoformat(timespec="seconds"),
         )
         with self._db() as db:
@@ -245,12 +271,8 @@ class PolicyStore:
             if known is not None and known[0] == key:
                 unreadable += 1
                 continue
-            if is_network(path):
-                # An n-tuple network is no table learner's policy: not listed, not unreadable.
-                skipped += 1
-                continue
             try:
-                learner = load_learner(path)
+                learner = load_network(path) if is_network(path) else load_learner(path)
                 modified = datetime.fromtimestamp(info.st_mtime, UTC)
                 self._index(policy_id, learner, modified)
                 self._unreadable.pop(policy_id, None)
@@ -298,7 +320,7 @@ class PolicyStore:
         """The game's policy of highest optimality (the newest among equals), if any."""
         with self._db() as db:
             found = db.execute(
-                "SELECT * FROM policies WHERE game = ? "
+                "SELECT * FROM policies WHERE game = ? AND optimality IS NOT NULL "
                 "ORDER BY optimality DESC, created DESC, rowid DESC LIMIT 1",
                 (game,),
             ).fetchone()
@@ -315,8 +337,10 @@ class PolicyStore:
                 db.execute("DELETE FROM policies WHERE id = ?", (policy_id,))
             raise NotFound(_("no policy {id!r}").format(id=policy_id)) from None
 
-    def load(self, policy_id: str) -> Learner:
-        self.get(policy_id)
+    def load(self, policy_id: str) -> Learner | NTupleNetwork:
+        """The stored table learner or n-tuple network (NotFound when there is none)."""
+        if self.get(policy_id).network:
+            return load_network(self.path(policy_id))
         return load_learner(self.path(policy_id))
 
     def delete(self, policy_id: str) -> None:
@@ -345,7 +369,7 @@ class Receiving:
         self.name = _("the file")
         self._stack = contextlib.ExitStack()
         self._file: IO[bytes] | None = None
-        self._loaded: Learner | None = None
+        self._loaded: Learner | NTupleNetwork | None = None
 
     def open(self) -> None:
         try:
@@ -375,7 +399,7 @@ class Receiving:
                 why = self.refuse(parse_spec(str(read_meta(tmp).get("game"))))
                 if why is not None:
                     raise QarenaError(why)
-            self._loaded = load_learner(tmp)
+            self._loaded = load_network(tmp) if is_network(tmp) else load_learner(tmp)
         except QarenaError as e:
             # Named as the person named it: the server's paths are not theirs to see.
             raise type(e)(str(e).replace(tmp, self.name)) from None

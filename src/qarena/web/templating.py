@@ -21,6 +21,7 @@ from qarena.budget import MAX_SIDE
 from qarena.games.registry import names
 from qarena.i18n import DEFAULT, LANGUAGES, _, is_number, language, number
 from qarena.learn.learners import LEARNERS
+from qarena.learn.ntuple import KIND as NETWORK
 from qarena.web.describe import (
     added_text,
     finished_text,
@@ -43,7 +44,7 @@ class _Titles(Mapping[str, str]):
     page being drawn."""
 
     def __getitem__(self, kind: str) -> str:
-        if kind not in LEARNERS:
+        if kind not in LEARNERS and kind != NETWORK:
             raise KeyError(kind)
         return learner_title(kind)
 

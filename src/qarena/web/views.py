@@ -16,15 +16,20 @@ from qarena.games.words import sentence
 from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.settings import SETTINGS
-from qarena.solve import solve
+from qarena.solve import Exact, oracle, solve
 from qarena.web.describe import (
     LABELS,
     capitalized,
     labels,
     learner_title,
+    network_setting_rows,
+    network_trained_text,
     policy_label,
     setting_rows,
+    trained_text,
     verdict_span,
 )
 from qarena.web.forms import TRAIN_DEFAULTS
@@ -91,7 +96,8 @@ def opponent_choices(web: Web, spec: str) -> dict[str, Any]:
     if game is None:
         return {"builtin": builtin, "stored": [], "game": None}
     builtin += [(name, _("the {name} player").format(name=name)) for name in game.rule_players]
-    return {"builtin": builtin, "stored": web.store.list(game.spec), "game": game.spec}
+    stored = [r for r in web.store.list(game.spec) if not r.network]  # tables only
+    return {"builtin": builtin, "stored": stored, "game": game.spec}
 
 
 def train_context(
@@ -158,14 +164,14 @@ def job_form(job: Job) -> dict[str, Any]:
 # --- the Inspect page ------------------------------------------------------------------------
 
 
-def _read_position(game: Game, text: str) -> Position:
+def _read_position(game: Game, text: str, solution: Exact) -> Position:
     if not text.isascii():
         # Python reads digits of any script as numbers; positions are ASCII.
         raise QarenaError(
             _("{text!r} is not a position: write it in ASCII letters and digits").format(text=text)
         )
     pos = game.parse_position(text)
-    solve(game).value_of(pos)  # refuses positions play cannot reach
+    solution.value_of(pos)  # refuses positions play cannot reach
     return pos
 
 
@@ -184,28 +190,32 @@ def inspect_context(
     web: Web, policy_id: str, position: str | None, came_from: str | None
 ) -> dict[str, Any]:
     """The Inspect page: the position (the start, unless one is given), the agent's values on
-    it, links to the position after each move and back, and how the agent was trained."""
+    it beside the solver's verdicts, links to the position after each move and back, and how
+    the agent (a table learner's, or an n-tuple network) was trained."""
     row = web.store.get(policy_id)
     agent = web.agent(policy_id)
-    game, learner = agent.game, agent.learner
+    game = agent.game
+    # A network may play a board too big to enumerate: the solver searches it there.
+    solution = oracle(game) if row.network else solve(game)
     error = None
     pos: Position = game.start()
     if position:
         try:
-            pos = _read_position(game, position)
+            pos = _read_position(game, position, solution)
         except QarenaError as e:
             error = sentence(str(e))
     previous = None
     if came_from and error is None:
         try:
-            before = _read_position(game, came_from)
+            before = _read_position(game, came_from, solution)
             if pos in {game.apply(before, m) for m in game.legal_moves(before)}:
                 previous = game.format_position(before)
         except QarenaError:
             pass  # a link's leftover: there is just no way back shown
     here = game.format_position(pos)
-    solution = solve(game)
     verdicts = solution.move_values(pos)
+    values = agent.move_values(pos) if not game.is_terminal(pos) else {}
+    compact = agent.format_value if isinstance(agent, NTupleNetwork) else agent.learner.format_value
     moves, links, notes = [], {}, {}
     for m in game.legal_moves(pos):
         text = game.format_move(m)
@@ -213,7 +223,7 @@ def inspect_context(
         href = f"?position={_quote(after)}&from={_quote(here)}"
         links[text] = href
         # As qarena table draws a board: each cell its value, in the short form.
-        notes[text] = learner.format_value(agent.value(pos, m), compact=True)
+        notes[text] = compact(values[m], compact=True)
         row_of_move = {
             "move": text,
             "value": agent.value_text(pos, m),
@@ -223,12 +233,9 @@ def inspect_context(
             "href": href,
         }
         moves.append(row_of_move)
-    training = agent.training
-    curve = learner.curve
-    return {
+    context = {
         "row": row,
         "game": game,
-        "learner": learner,
         "turn": turn_text(game, pos),
         "position": here,
         "start": game.format_position(game.start()),
@@ -240,8 +247,29 @@ def inspect_context(
         "moves": moves,
         # "←" picks out the agent's choice; when every move ties, it would pick out nothing.
         "mark_best": not all(m["best"] for m in moves),
-        "legend": learner.value_legend(),
+        "value_heading": agent.value_heading,
+        "legend": agent.value_legend(),
         "error": error,
+    }
+    if isinstance(agent, NTupleNetwork):
+        return {
+            **context,
+            "heading": _("{learner} for {game}").format(
+                learner=learner_title(NETWORK), game=game.title
+            ),
+            "trained": network_trained_text(agent.games),
+            "settings": network_setting_rows(agent.config),
+            "trained_here": True,
+            "curve": None,
+            "network": True,
+        }
+    learner, training, curve = agent.learner, agent.training, agent.learner.curve
+    return {
+        **context,
+        "heading": _("{learner} agent for {game}").format(
+            learner=learner_title(learner.kind), game=game.title
+        ),
+        "trained": trained_text(row.episodes, row.optimality or 0.0),
         "settings": setting_rows(learner.hyperparameter_values(), training),
         "trained_here": training is not None,
         "curve": (
@@ -249,6 +277,7 @@ def inspect_context(
             if curve is not None and curve.points
             else None
         ),
+        "network": False,
     }
 
 
@@ -284,7 +313,8 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     """The Compare page: the store's policies (of ``game`` when given) to choose from, and
     the chosen ones' learning curves on one chart, naming those that have none."""
     web.store.refresh()
-    everything = web.store.list()
+    # A network's curve is judged along perfect-play games, not over every position.
+    everything = [r for r in web.store.list() if not r.network]
     games = sorted({r.game for r in everything})
     rows = [r for r in everything if r.game == game] if game else everything
     chosen = list(dict.fromkeys(ids))  # in order, once each
@@ -303,6 +333,13 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     for policy_id in chosen:
         try:
             row = web.store.get(policy_id)
+            if row.network:
+                raise QarenaError(
+                    _(
+                        "policy {id} is an n-tuple network, judged along perfect-play games: "
+                        "qarena plot FILE draws its curve"
+                    ).format(id=policy_id)
+                )
             raw = web.store.meta(policy_id).get("curve")
             curve = Curve.from_json(raw) if raw is not None else None
         except QarenaError as e:

@@ -1134,9 +1134,7 @@ def test_an_index_from_before_networks_keeps_its_rows(tmp_path: Path) -> None:
             "CREATE TABLE policies (id TEXT PRIMARY KEY, game TEXT NOT NULL, learner TEXT NOT "
             "NULL, episodes INTEGER NOT NULL, optimality REAL NOT NULL, created TEXT NOT NULL)"
         )
-        db.execute(
-            "INSERT INTO policies VALUES ('0123456789ab', 'nim', 'q', 5, 0.5, '2026-01-01')"
-        )
+        db.execute("INSERT INTO policies VALUES ('0123456789ab', 'nim', 'q', 5, 0.5, '2026-01-01')")
     store = PolicyStore(data_dir)
     assert store.get("0123456789ab").optimality == 0.5
     with sqlite3.connect(data_dir / "index.sqlite3") as db:

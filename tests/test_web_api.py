@@ -1140,3 +1140,48 @@ def test_an_index_from_before_networks_keeps_its_rows(tmp_path: Path) -> None:
     with sqlite3.connect(data_dir / "index.sqlite3") as db:
         notnull = {r[1]: r[3] for r in db.execute("PRAGMA table_info(policies)")}
     assert notnull["optimality"] == 0
+
+
+def test_the_train_page_trains_a_network_as_the_command_line_does(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """A network's run from the API is `qarena train --learner ntuple --workers 1` with the
+    same settings: the stored file holds the same tables. What a network does not take is
+    refused in the command line's words, at its field on the page."""
+    import numpy as np
+
+    from qarena.cli import run
+    from qarena.learn.ntuple import load_network
+
+    r = client.post(
+        "/api/train",
+        json={"game": "tictactoe", "learner": "ntuple", "tuples": 5, "tuple_length": 4,
+              "lam": 0.5, "episodes": 1500, "seed": 3},
+    )  # fmt: skip
+    assert r.status_code == 202, r.text
+    done = wait_job(client, r.json()["job"])
+    assert done["state"] == "done" and done["episodes"] == 1500 and done["optimality"] is None
+    row = client.get(f"/api/policies/{done['policy']}").json()
+    assert (row["learner"], row["episodes"], row["optimality"]) == ("ntuple", 1500, None)
+    stored = load_network(client.app.state.web.store.path(done["policy"]))  # type: ignore[attr-defined]
+    made = tmp_path / "made.npz"
+    args = ["train", "tictactoe", "--learner", "ntuple", "--tuples", "5", "--tuple-length", "4"]
+    args += ["--lambda", "0.5", "--episodes", "1500", "--seed", "3", "--workers", "1"]
+    assert run([*args, "--out", str(made)]) == 0
+    np.testing.assert_array_equal(stored.weights, load_network(made).weights)
+    page = client.get(f"/train/{done['job']}").text
+    assert "1,500 games of self-play" in page and 'id="play-trained"' in page
+
+    for body, says in (
+        ({"learner": "ntuple", "gamma": 0.5}, "--gamma does not apply to the ntuple learner"),
+        ({"learner": "ntuple", "opponent": "random"}, "--opponent does not apply to an n-tuple"),
+        ({"learner": "q", "tuples": 5}, "--tuples applies to --learner ntuple only"),
+        ({"learner": "ntuple", "tuples": 0}, "tuples"),
+    ):
+        r = client.post("/api/train", json={"game": "tictactoe", **body})
+        assert r.status_code == 422 and says in r.text, r.text
+    form = {"game": "tictactoe", "learner": "ntuple", "lam": "2"}
+    page = client.post("/train", data=form).text
+    # The refusal is shown at the λ field, inside the opened "More options".
+    assert re.search(r'name="lam"[^>]*aria-invalid="true"', page)
+    assert '<details id="more-options" open>' in page

@@ -23,7 +23,7 @@ from qarena.web.store import is_policy_id
 #: Each training setting's label, on the Train form and in a policy's settings table.
 #: The training settings' labels (from their one declaration), and the symmetry setting's.
 LABELS = {
-    **{setting.name: setting.label for setting in SETTINGS},
+    **{setting.name: setting.label for setting in (*SETTINGS, *NETWORK_SETTINGS)},
     "canonical": gettext_noop("positions learned"),
 }
 SCHEDULES = {
@@ -250,10 +250,24 @@ def network_trained_text(games: int) -> str:
 def network_setting_rows(config: NetworkConfig) -> list[tuple[str, str]]:
     """(label, value) rows: an n-tuple network's settings, in the declaration's order."""
     values = config.to_dict()
-    own = {s.name: s.label for s in NETWORK_SETTINGS}
     order = ("tuples", "tuple_length", "alpha", "alpha_end", "epsilon", "epsilon_end", "lam")
-    rows = [(_(own.get(k) or LABELS[k]), setting_text(k, values[k])) for k in order]
+    rows = [(_(LABELS[k]), setting_text(k, values[k])) for k in order]
     return [*rows, (_(LABELS["seed"]), str(values["seed"]))]
+
+
+def network_finished_text(stopped: bool, games: int) -> str:
+    """How an n-tuple network's run ended."""
+    if stopped:
+        return ngettext(
+            "Stopped: {count:,} game of self-play learned and kept.",
+            "Stopped: {count:,} games of self-play learned and kept.",
+            games,
+        ).format(count=games)
+    return ngettext(
+        "Done: {count:,} game of self-play. qarena eval FILE judges the network.",
+        "Done: {count:,} games of self-play. qarena eval FILE judges the network.",
+        games,
+    ).format(count=games)
 
 
 def trained_text(episodes: int, optimality: float) -> str:

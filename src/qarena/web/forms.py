@@ -10,7 +10,7 @@ from pydantic import BaseModel, create_model
 from qarena.errors import QarenaError
 from qarena.i18n import _, gettext_noop
 from qarena.learn.base import NUMBER, read_rewards
-from qarena.learn.settings import SETTINGS
+from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 
 _INT = re.compile(r"[0-9]+")
 
@@ -64,7 +64,7 @@ class _TrainFormBase(BaseModel):
             "until_perfect": bool(self.until_perfect),
             "canonical": self.canonical == "yes",
         }
-        for setting in SETTINGS:
+        for setting in (*SETTINGS, *NETWORK_SETTINGS):
             text = str(getattr(self, setting.name))
             what = setting.name.replace("_", "-")  # as LearnConfig names it when it refuses
             if setting.kind == "rewards":
@@ -85,7 +85,7 @@ else:
         "TrainForm",
         __base__=_TrainFormBase,
         __doc__=_TrainFormBase.__doc__,
-        **{s.name: (str, "") for s in SETTINGS},
+        **{s.name: (str, "") for s in (*SETTINGS, *NETWORK_SETTINGS)},
     )
 
 

@@ -25,9 +25,16 @@ from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import make_learner
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import (
+    NetworkConfig,
+    NTupleNetwork,
+    check_board,
+    check_fits,
+    default_games,
+)
 from qarena.match import train_timed
-from qarena.training.run import Progress, check_versus, default_episodes
+from qarena.training.run import Progress, check_versus, default_episodes, train_network
 from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id
 
@@ -84,7 +91,7 @@ class Job:
     learner: str
     episodes: int
     opponent: str  # a name, or a stored policy's id
-    config: LearnConfig
+    config: LearnConfig | NetworkConfig  # a NetworkConfig for an n-tuple network's run
     seat: str = "both"
     until_perfect: bool = False
     spot: bool = False
@@ -194,6 +201,29 @@ class Jobs:
             first=first,
             seconds=seconds,
         )
+        return self._enqueue(job)
+
+    def start_network(self, game: Game, episodes: int | None, config: NetworkConfig) -> Job:
+        """An n-tuple network's run of self-play, as ``qarena train --learner ntuple`` on one
+        thread: checked (the board, the tables' memory, the games), then in line as any run."""
+        total = self.check_network(game, episodes, config)
+        job = Job(secrets.token_hex(6), game, NETWORK, total, "self", config)
+        return self._enqueue(job)
+
+    def check_network(self, game: Game, episodes: int | None, config: NetworkConfig) -> int:
+        """The checks of :meth:`start_network`, which start nothing: the games it will play."""
+        check_board(game)
+        check_fits(config.tuples, config.tuple_length)
+        if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
+            raise QarenaError(
+                _("episodes must be from 1 to {most:,}, not {count}").format(
+                    most=MAX_EPISODES, count=episodes
+                )
+            )
+        return episodes if episodes is not None else default_games(game)
+
+    def _enqueue(self, job: Job) -> Job:
+        spot = job.spot
         with self._lock:
             if self._closed:
                 raise Full(_("the server is stopping; start the run again once it is back"))
@@ -379,10 +409,41 @@ class Jobs:
     def _run(self, job: Job) -> None:
         # What the run keeps (its error) is in English, translated for whoever reads it.
         with speaking(DEFAULT):
-            self._train(job)
+            if isinstance(job.config, NetworkConfig):
+                self._train_network(job, job.config)
+            else:
+                self._train(job)
+
+    def _train_network(self, job: Job, config: NetworkConfig) -> None:
+        try:
+            net = NTupleNetwork.from_config(job.game, config)
+
+            def on_progress(p: Progress) -> None:
+                job.done = p.episodes
+                job.version += 1
+
+            result = train_network(
+                net, job.episodes, on_progress=on_progress, should_stop=lambda: job.cancel
+            )
+            job.done, job.stopped = result.games, result.stopped
+            if result.games == 0:
+                raise QarenaError(_("it was stopped before it learned anything"))
+            job.policy = self.store.add_network(net).id
+            job.state = "done"
+        except QarenaError as e:
+            job.error, job.state = str(e), "failed"
+        except Exception as e:  # a thread has no one else to tell
+            log.exception("training job %s failed", job.id)
+            job.error, job.state = f"training failed: {e}", "failed"
+        finally:
+            job.version += 1
+            with self._lock:
+                self._threads.pop(job.id, None)
+                self._dispatch()
 
     def _train(self, job: Job) -> None:
         try:
+            assert isinstance(job.config, LearnConfig)
             learner = make_learner(job.learner, job.game, job.config)
             opp = self._opponent(job, learner)
             every = max(1, job.episodes // CURVE_POINTS)

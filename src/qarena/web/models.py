@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from qarena.learn.learners import LEARNERS
-from qarena.learn.settings import SETTINGS, TrainingSetting
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS, TrainingSetting
 from qarena.web.jobs import MAX_EPISODES, JobState
 from qarena.web.store import PolicyRow
 
@@ -57,8 +58,10 @@ class _TrainBase(BaseModel):
     learner: str = Field(
         default="q",
         max_length=32,
-        description="The learner: q, afterstate, matchbox, seat-q, naive-q or elimination",
-        json_schema_extra={"enum": list(LEARNERS)},
+        description="The learner: q, afterstate, matchbox, seat-q, naive-q, elimination or "
+        "ntuple (an n-tuple network, which learns by self-play: no opponent, seat, "
+        "until_perfect or canonical false)",
+        json_schema_extra={"enum": [*LEARNERS, NETWORK]},
     )
     episodes: int | None = Field(
         default=None,
@@ -111,7 +114,8 @@ def _setting_field(setting: TrainingSetting) -> tuple[Any, Any]:
         )
     if setting.kind == "int":
         low = int(setting.low or 0)
-        return int | None, Field(default=None, ge=low, le=MAX_SEED, strict=True, description=text)
+        high = MAX_SEED if setting.high is None else int(setting.high)
+        return int | None, Field(default=None, ge=low, le=high, strict=True, description=text)
     bounds: dict[str, Any] = {}
     if setting.low is not None:
         bounds["exclusiveMinimum" if setting.low_open else "minimum"] = setting.low
@@ -133,7 +137,7 @@ else:
         "TrainIn",
         __base__=_TrainBase,
         __doc__=_TrainBase.__doc__,
-        **{s.name: _setting_field(s) for s in SETTINGS},
+        **{s.name: _setting_field(s) for s in (*SETTINGS, *NETWORK_SETTINGS)},
     )
 
 

@@ -22,7 +22,9 @@ from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
 from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import NTupleNetwork, shipped_network
+from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, shipped_network
+from qarena.learn.settings import NETWORK_SETTINGS
 from qarena.match import SPOT_LEARNER
 from qarena.solve import by_search
 from qarena.training.run import check_versus
@@ -388,10 +390,46 @@ class Web:
     def check_training(self, body: TrainIn) -> None:
         """The checks of :meth:`start_training`, which start nothing (QarenaError when one
         fails)."""
+        if body.learner == NETWORK:
+            game, net_config = self._network(body)
+            self.jobs.check_network(game, body.episodes, net_config)
+            return
         game, config = self._training(body)
         self.jobs.check(game, body.learner, body.episodes, body.opponent, config, seat=body.seat)
 
+    def _network(self, body: TrainIn) -> tuple[Game, NetworkConfig]:
+        """An n-tuple network's run, checked as ``qarena train --learner ntuple`` checks it:
+        self-play only, on a board of any size (its tables, not the game's, take the memory);
+        a table learner's setting is refused."""
+        refused = [
+            flag
+            for flag, used in (
+                ("--opponent", body.opponent != "self"),
+                ("--seat", body.seat != "both"),
+                ("--no-canonical", not body.canonical),
+                ("--until-perfect", body.until_perfect),
+            )
+            if used
+        ]
+        if refused:
+            raise QarenaError(
+                _(
+                    "{flag} does not apply to an n-tuple network, which learns by self-play and "
+                    "is judged along perfect-play games (--curve)"
+                ).format(flag=refused[0])
+            )
+        game = self._parse(body.game)
+        given = {
+            name: getattr(body, name) for name in (*SETTINGS, *(s.name for s in NETWORK_SETTINGS))
+        }
+        return game, NetworkConfig.build(given)
+
     def _training(self, body: TrainIn) -> tuple[Game, LearnConfig]:
+        for s in NETWORK_SETTINGS:
+            if getattr(body, s.name) is not None:
+                raise QarenaError(
+                    _("{flag} applies to --learner ntuple only").format(flag=s.option)
+                )
         game = self.game(body.game)
         cls = learner_class(body.learner)
         given = {name: getattr(body, name) for name in SETTINGS}
@@ -401,7 +439,11 @@ class Web:
     def start_training(self, body: TrainIn) -> Job:
         """A training run with the settings of ``qarena train``, checked as it checks them:
         the game's size here, the seat and exploring starts against whom it plays, then the
-        learner's own settings (``Learner.build_config``), then the opponent."""
+        learner's own settings (``Learner.build_config``), then the opponent. An n-tuple
+        network's run is checked as :meth:`_network` says."""
+        if body.learner == NETWORK:
+            game, net_config = self._network(body)
+            return self.jobs.start_network(game, body.episodes, net_config)
         game, config = self._training(body)
         cls = learner_class(body.learner)
         return self.jobs.start(

@@ -33,7 +33,7 @@ from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.ntuple import NTupleNetwork, is_network, load_network, save_network
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -183,6 +183,12 @@ class PolicyStore:
         policy_id = secrets.token_hex(6)
         save_learner(self.path(policy_id), learner, extra=extra)
         return self._index(policy_id, learner, datetime.now(UTC))
+
+    def add_network(self, net: NTupleNetwork) -> PolicyRow:
+        """Save an n-tuple network's file, then index it."""
+        policy_id = secrets.token_hex(6)
+        save_network(self.path(policy_id), net)
+        return self._index(policy_id, net, datetime.now(UTC))
 
     def receive(self, refuse: Callable[[Game], str | None] | None = None) -> Receiving:
         """A policy file to receive from elsewhere (an upload), written as it arrives;

@@ -27,6 +27,7 @@ from qarena.web.describe import (
     finished_text,
     learner_episodes,
     learner_title,
+    network_finished_text,
     network_note,
     no_curve_text,
     policy_label,
@@ -49,10 +50,10 @@ class _Titles(Mapping[str, str]):
         return learner_title(kind)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(LEARNERS)
+        return iter((*LEARNERS, NETWORK))
 
     def __len__(self) -> int:
-        return len(LEARNERS)
+        return len(LEARNERS) + 1
 
 
 class _NumberEscapeFormatter(EscapeFormatter):
@@ -111,6 +112,7 @@ for _helper in (
     added_text,
     finished_text,
     learner_episodes,
+    network_finished_text,
     network_note,
     no_curve_text,
     policy_label,

@@ -17,8 +17,8 @@ from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.settings import SETTINGS
+from qarena.learn.ntuple import NetworkConfig, NTupleNetwork
+from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.solve import Exact, oracle, solve
 from qarena.web.describe import (
     LABELS,
@@ -52,6 +52,10 @@ _FIELD_WORDS = [
     (r"--epsilon-second|epsilon-second|^epsilon_second\b", "epsilon_second"),
     (r"--alpha-second|alpha-second|^alpha_second\b", "alpha_second"),
     (r"--epsilon-end|epsilon-end|epsilon end|^epsilon_end\b", "epsilon_end"),
+    (r"--alpha-end|alpha-end|^alpha_end\b", "alpha_end"),
+    (r"--tuple-length|tuple length|^tuple_length\b", "tuple_length"),
+    (r"--tuples\b|^tuples\b|tuples of", "tuples"),
+    (r"--lambda\b|^lambda\b", "lam"),
     (r"--epsilon\b|^epsilon\b", "epsilon"),
     (r"--alpha|^alpha\b", "alpha"),
     (r"--gamma|^gamma\b", "gamma"),
@@ -117,13 +121,19 @@ def train_context(
         "job": job,
         "next": f"/train/{job.id}/play?first={first or job.first}" if job else None,
         "snap": job.snapshot() if job else None,
-        "curve": Markup(curve_svg(job.points if job else [], job.episodes if job else 1)),
+        # A network's run has no live curve: `qarena train --curve` judges one.
+        "curve": (
+            Markup(curve_svg(job.points if job else [], job.episodes if job else 1))
+            if job is None or job.learner != NETWORK
+            else ""
+        ),
         "form": form,
         "error": error,
         "error_field": field,
         "more_open": more,
         "labels": labels(),
         "settings": SETTINGS,
+        "network_settings": NETWORK_SETTINGS,
         "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
     }
 
@@ -134,6 +144,18 @@ def _typed(x: float) -> str:
 
 def job_form(job: Job) -> dict[str, Any]:
     """The Train form as the run was asked for, to train another like it."""
+    if isinstance(job.config, NetworkConfig):
+        form = {
+            **TRAIN_DEFAULTS,
+            "game": job.game.spec,
+            "learner": job.learner,
+            "episodes": str(job.episodes),
+        }
+        given, defaults = job.config.to_dict(), NetworkConfig().to_dict()
+        for name, value in given.items():
+            if value != defaults[name]:
+                form[name] = str(value) if isinstance(value, int) else _typed(value)
+        return form
     c = job.config
     hyper = job.config.to_dict()
     form = {

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from qarena.budget import MAX_EPISODES, check_count, check_seed
 from qarena.cli.common import (
@@ -30,7 +31,7 @@ from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import read_rewards
-from qarena.learn.curve import JudgedPoint
+from qarena.learn.curve import Curve, JudgedCurve, JudgedPoint
 from qarena.learn.learners import LEARNERS, learner_class, load_learner, save_learner
 from qarena.learn.ntuple import (
     KIND,
@@ -44,6 +45,9 @@ from qarena.learn.settings import NAMES, NETWORK_SETTINGS
 from qarena.optimality.judge import Optimality
 from qarena.training.run import (
     JUDGED_GAMES,
+    NetworkResult,
+    RunPlan,
+    RunResult,
     check_versus,
     network_curve,
     plan_run,
@@ -230,7 +234,7 @@ def train_command(
         curve=curve,
         every=every,
     )
-    learner, opp, total, run_curve = plan.learner, plan.opponent, plan.total, plan.curve
+    learner, total = plan.learner, plan.total
     if episodes is None and total >= LONG_RUN_EPISODES:
         err.print(
             _(
@@ -239,17 +243,7 @@ def train_command(
             ).format(spec=game.spec, count=total)
         )
 
-    progress = Progress(
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TextColumn("{task.fields[optimality]}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,  # a progress bar is for people watching a terminal
-    )
+    progress = _progress()
 
     shown = {"optimality": ""}
 
@@ -270,87 +264,12 @@ def train_command(
         )
         result = plan.run(show, lambda: stop.set)
     save_learner(out_file, learner, inputs)
-    rate = result.steps / result.seconds if result.seconds > 0 else 0.0
     if as_json:
-        record: dict[str, Any] = {
-            "game": game.spec,
-            "learner": cls.kind,
-            "episodes": result.episodes,
-            "train_seconds": round(result.seconds, 6),
-            "steps": result.steps,
-            "steps_per_second": round(rate),
-            "optimality": result.optimality.share,
-        }
-        if until_perfect:
-            record["perfect_at"] = result.perfect_at
-        if run_curve is not None:
-            record["curve_points"] = len(run_curve.points)
-        if result.stopped:
-            record["interrupted"] = True
-        out.print(json.dumps(record), soft_wrap=True)
+        out.print(json.dumps(_run_record(result, plan, game, cls.kind)), soft_wrap=True)
     else:
-        table = Table(
-            title=styled(
-                _("{learner} on {game}  [dim]{spec}[/]"),
-                learner=cls.title,
-                game=game.title,
-                spec=game.spec,
-            ),
-            show_header=False,
-            title_justify="left",
-        )
-        table.add_column(style="bold")
-        table.add_column()
-        table.add_row(
-            _("opponent"),
-            opp.name
-            if opp.self_play
-            else _("{opponent}, learner's seat: {seat}").format(opponent=opp.name, seat=seat),
-        )
-        episodes_text = number(result.episodes, ",")
-        if learner.episodes != result.episodes:
-            episodes_text = _("{count:,} ({total:,} in all)").format(
-                count=result.episodes, total=learner.episodes
-            )
-        table.add_row(_("episodes"), episodes_text)
-        table.add_row(
-            _("training"),
-            ngettext(
-                "{seconds:.3f} s, {steps:,} moves, {rate:,.0f} moves/s",
-                "{seconds:.3f} s, {steps:,} moves, {rate:,.0f} moves/s",
-                result.steps,
-            ).format(seconds=result.seconds, steps=result.steps, rate=rate),
-        )
-        table.add_row(_("optimality"), _share(result.optimality))
-        if until_perfect:
-            table.add_row(
-                _("perfect play"),
-                ngettext(
-                    "after {count:,} episodes", "after {count:,} episodes", result.perfect_at
-                ).format(count=result.perfect_at)
-                if result.perfect_at is not None
-                else _("not reached; train longer with --episodes"),
-            )
-        if run_curve is not None:
-            table.add_row(
-                _("learning curve"),
-                ngettext(
-                    "{points:,} points, one every {every:,} episodes",
-                    "{points:,} points, one every {every:,} episodes",
-                    run_curve.every,
-                ).format(points=len(run_curve.points), every=run_curve.every),
-            )
-        table.add_row(_("saved to"), str(out_file))
-        out.print(table)
+        out.print(_run_table(result, plan, game, cls.title, out_file))
     if result.stopped:
-        err.print(
-            ngettext(
-                "interrupted after {count:,} episodes; what was learned is saved.",
-                "interrupted after {count:,} episodes; what was learned is saved.",
-                result.episodes,
-            ).format(count=result.episodes)
-        )
-        return told_stop()
+        return _interrupted(result.episodes)
     return 0
 
 
@@ -410,17 +329,7 @@ def _train_network(
         )
     run_curve = network_curve(net, total, every, JUDGED_GAMES) if curve else None
     threads = workers or cores
-    progress = Progress(
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TextColumn("{task.fields[optimality]}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
+    progress = _progress()
     shown = {"optimality": ""}
 
     def show(p: RunProgress) -> None:
@@ -446,76 +355,181 @@ def _train_network(
             should_stop=lambda: stop.set,
         )
     save_network(out_file, net)
-    rate = result.games / result.seconds if result.seconds > 0 else 0.0
     if as_json:
-        record: dict[str, Any] = {
-            "game": game.spec,
-            "learner": KIND,
-            "episodes": result.games,
-            "train_seconds": round(result.seconds, 6),
-            "steps": result.steps,
-            "games_per_second": round(rate),
-            "workers": threads,
-            "tuples": net.config.tuples,
-            "tuple_length": net.config.tuple_length,
-        }
-        if result.point is not None:
-            win, draw, loss = result.point.record
-            record["optimality"] = result.point.optimality
-            record["perfect_first"] = {"win": win, "draw": draw, "loss": loss}
-            record["curve_points"] = len(net.curve.points) if net.curve is not None else 0
-        if result.stopped:
-            record["interrupted"] = True
-        out.print(json.dumps(record), soft_wrap=True)
+        out.print(json.dumps(_network_record(result, net, game, threads)), soft_wrap=True)
     else:
-        table = Table(
-            title=styled(
-                _("n-tuple network on {game}  [dim]{spec}[/]"), game=game.title, spec=game.spec
-            ),
-            show_header=False,
-            title_justify="left",
-        )
-        table.add_column(style="bold")
-        table.add_column()
-        c = net.config
-        table.add_row(
-            _("network"),
-            _("{tuples:,} tuples of {length} cells, {entries:,} table entries in use").format(
-                tuples=c.tuples, length=c.tuple_length, entries=int((net.weights != 0).sum())
-            ),
-        )
-        games_text = number(result.games, ",")
-        if net.games != result.games:
-            games_text = _("{count:,} ({total:,} in all)").format(
-                count=result.games, total=net.games
-            )
-        table.add_row(_("games of self-play"), games_text)
-        table.add_row(
-            _("training"),
-            _("{seconds:,.1f} s on {threads} threads, {rate:,.0f} games/s").format(
-                seconds=result.seconds, threads=threads, rate=rate
-            ),
-        )
-        if result.point is not None:
-            table.add_row(_("judged"), _point_text(result.point))
-        if net.curve is not None and run_curve is not None:
-            table.add_row(
-                _("learning curve"),
-                ngettext(
-                    "{points:,} points, one every {every:,} episodes",
-                    "{points:,} points, one every {every:,} episodes",
-                    run_curve.every,
-                ).format(points=len(run_curve.points), every=run_curve.every),
-            )
-        table.add_row(_("saved to"), str(out_file))
-        out.print(table)
+        out.print(_network_table(result, net, game, threads, run_curve, out_file))
     if result.stopped:
-        err.print(
-            ngettext(
-                "interrupted after {count:,} episodes; what was learned is saved.",
-                "interrupted after {count:,} episodes; what was learned is saved.",
-                result.games,
-            ).format(count=result.games)
-        )
-        return told_stop()
+        return _interrupted(result.games)
     return 0
+
+
+def _progress() -> Progress:
+    """The bar a run shows while it trains: on a terminal only, for people watching it."""
+    return Progress(
+        TextColumn("{task.description}", style="bold", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[optimality]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+
+
+def _summary(title: str | Text) -> Table:
+    """A run's two-column summary under ``title``."""
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    return table
+
+
+def _interrupted(count: int) -> int:
+    err.print(
+        ngettext(
+            "interrupted after {count:,} episodes; what was learned is saved.",
+            "interrupted after {count:,} episodes; what was learned is saved.",
+            count,
+        ).format(count=count)
+    )
+    return told_stop()
+
+
+def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict[str, Any]:
+    """``train --json``'s object for a table learner's run."""
+    rate = result.steps / result.seconds if result.seconds > 0 else 0.0
+    record: dict[str, Any] = {
+        "game": game.spec,
+        "learner": kind,
+        "episodes": result.episodes,
+        "train_seconds": round(result.seconds, 6),
+        "steps": result.steps,
+        "steps_per_second": round(rate),
+        "optimality": result.optimality.share,
+    }
+    if plan.until_perfect:
+        record["perfect_at"] = result.perfect_at
+    if plan.curve is not None:
+        record["curve_points"] = len(plan.curve.points)
+    if result.stopped:
+        record["interrupted"] = True
+    return record
+
+
+def _curve_text(curve: Curve | JudgedCurve) -> str:
+    return ngettext(
+        "{points:,} points, one every {every:,} episodes",
+        "{points:,} points, one every {every:,} episodes",
+        curve.every,
+    ).format(points=len(curve.points), every=curve.every)
+
+
+def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_file: Path) -> Table:
+    """``train``'s summary of a table learner's run."""
+    learner, opp = plan.learner, plan.opponent
+    table = _summary(
+        styled(_("{learner} on {game}  [dim]{spec}[/]"), learner=title, game=game.title,
+               spec=game.spec)
+    )  # fmt: skip
+    table.add_row(
+        _("opponent"),
+        opp.name
+        if opp.self_play
+        else _("{opponent}, learner's seat: {seat}").format(opponent=opp.name, seat=plan.seat),
+    )
+    episodes_text = number(result.episodes, ",")
+    if learner.episodes != result.episodes:
+        episodes_text = _("{count:,} ({total:,} in all)").format(
+            count=result.episodes, total=learner.episodes
+        )
+    table.add_row(_("episodes"), episodes_text)
+    rate = result.steps / result.seconds if result.seconds > 0 else 0.0
+    table.add_row(
+        _("training"),
+        ngettext(
+            "{seconds:.3f} s, {steps:,} moves, {rate:,.0f} moves/s",
+            "{seconds:.3f} s, {steps:,} moves, {rate:,.0f} moves/s",
+            result.steps,
+        ).format(seconds=result.seconds, steps=result.steps, rate=rate),
+    )
+    table.add_row(_("optimality"), _share(result.optimality))
+    if plan.until_perfect:
+        table.add_row(
+            _("perfect play"),
+            ngettext(
+                "after {count:,} episodes", "after {count:,} episodes", result.perfect_at
+            ).format(count=result.perfect_at)
+            if result.perfect_at is not None
+            else _("not reached; train longer with --episodes"),
+        )
+    if plan.curve is not None:
+        table.add_row(_("learning curve"), _curve_text(plan.curve))
+    table.add_row(_("saved to"), str(out_file))
+    return table
+
+
+def _network_record(
+    result: NetworkResult, net: NTupleNetwork, game: Game, threads: int
+) -> dict[str, Any]:
+    """``train --learner ntuple --json``'s object."""
+    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    record: dict[str, Any] = {
+        "game": game.spec,
+        "learner": KIND,
+        "episodes": result.games,
+        "train_seconds": round(result.seconds, 6),
+        "steps": result.steps,
+        "games_per_second": round(rate),
+        "workers": threads,
+        "tuples": net.config.tuples,
+        "tuple_length": net.config.tuple_length,
+    }
+    if result.point is not None:
+        win, draw, loss = result.point.record
+        record["optimality"] = result.point.optimality
+        record["perfect_first"] = {"win": win, "draw": draw, "loss": loss}
+        record["curve_points"] = len(net.curve.points) if net.curve is not None else 0
+    if result.stopped:
+        record["interrupted"] = True
+    return record
+
+
+def _network_table(
+    result: NetworkResult,
+    net: NTupleNetwork,
+    game: Game,
+    threads: int,
+    run_curve: JudgedCurve | None,
+    out_file: Path,
+) -> Table:
+    """``train --learner ntuple``'s summary."""
+    table = _summary(
+        styled(_("n-tuple network on {game}  [dim]{spec}[/]"), game=game.title, spec=game.spec)
+    )
+    c = net.config
+    table.add_row(
+        _("network"),
+        _("{tuples:,} tuples of {length} cells, {entries:,} table entries in use").format(
+            tuples=c.tuples, length=c.tuple_length, entries=int((net.weights != 0).sum())
+        ),
+    )
+    games_text = number(result.games, ",")
+    if net.games != result.games:
+        games_text = _("{count:,} ({total:,} in all)").format(count=result.games, total=net.games)
+    table.add_row(_("games of self-play"), games_text)
+    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    table.add_row(
+        _("training"),
+        _("{seconds:,.1f} s on {threads} threads, {rate:,.0f} games/s").format(
+            seconds=result.seconds, threads=threads, rate=rate
+        ),
+    )
+    if result.point is not None:
+        table.add_row(_("judged"), _point_text(result.point))
+    if net.curve is not None and run_curve is not None:
+        table.add_row(_("learning curve"), _curve_text(run_curve))
+    table.add_row(_("saved to"), str(out_file))
+    return table

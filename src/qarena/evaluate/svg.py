@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from qarena.games import ConnectFour, Game, HeapGame, Position, Subtraction, TicTacToe
+from qarena.games import Game, Position
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.curve import CurvePoint
 
@@ -63,9 +63,9 @@ def position_svg(
     """The position as an ``<svg id="position">``. ``clickable`` holds attributes every
     clickable element gets besides ``data-move`` (e.g. htmx's), or None for a still picture.
     ``before`` is the position before the last move, which is then marked."""
-    if isinstance(game, TicTacToe):
+    if game.layout == "grid":
         return _board(game, position, clickable, svg_id, before)
-    if isinstance(game, HeapGame):
+    if game.layout in ("piles", "heap"):
         return _heaps(game, position, clickable, svg_id, before)
     return _text_svg(game, position, svg_id)
 
@@ -88,21 +88,22 @@ def keypad_digit(cell: int) -> str:
 _PAD = 24
 
 
-def _board_frame(game: TicTacToe, svg_id: str, cls: str, label: str, live: bool) -> list[str]:
+def _board_frame(game: Game, svg_id: str, cls: str, label: str, live: bool) -> list[str]:
     """A board's opening: the ``<svg>`` and the column letters and row numbers around it."""
-    w, h = _PAD + game.cols * _CELL + 4, _PAD + game.rows * _CELL + 4
+    rows, cols = game.grid_size()
+    w, h = _PAD + cols * _CELL + 4, _PAD + rows * _CELL + 4
     parts = [_open_svg(svg_id, cls, w, h, label, live)]
-    for c in range(game.cols):
+    for c in range(cols):
         x = _PAD + c * _CELL + _CELL // 2
         parts.append(f'<text class="label" x="{x}" y="16">{string.ascii_lowercase[c]}</text>')
-    for r in range(game.rows):
+    for r in range(rows):
         y = _PAD + r * _CELL + _CELL // 2 + 5
         parts.append(f'<text class="label" x="10" y="{y}">{r + 1}</text>')
     return parts
 
 
-def _cell_xy(game: TicTacToe, cell: int) -> tuple[int, int]:
-    r, c = divmod(cell, game.cols)
+def _cell_xy(game: Game, cell: int) -> tuple[int, int]:
+    r, c = divmod(cell, game.grid_size()[1])
     return _PAD + c * _CELL, _PAD + r * _CELL
 
 
@@ -127,30 +128,33 @@ def _cell_state(mark: int) -> str:
 
 
 def _board(
-    game: TicTacToe,
+    game: Game,
     position: Position,
     clickable: dict[str, str] | None,
     svg_id: str,
     before: Position | None,
 ) -> str:
     live = clickable is not None and not game.is_terminal(position)
-    drop = isinstance(game, ConnectFour)
+    drop = game.drops
+    cols = game.grid_size()[1]
     # Connect Four: one keyboard stop per column, on the cell its piece would land in.
     landing = {}
     if drop:
         for cell, mark in enumerate(position):
             if not mark:
-                landing[cell % game.cols] = cell
+                landing[cell % cols] = cell
     parts = _board_frame(game, svg_id, "board", game.format_position(position), live)
     # Connect Four: drawn column by column, so that Tab goes from column to column.
     cells = range(len(position))
-    order = sorted(cells, key=lambda i: (i % game.cols, i)) if drop else cells
+    order = sorted(cells, key=lambda i: (i % cols, i)) if drop else cells
     for cell in order:
         mark = position[cell]
-        c = cell % game.cols
+        c = cell % cols
         x, y = _cell_xy(game, cell)
         # Connect Four: a click anywhere in a column drops a piece there.
-        move = game.format_move(c if drop else cell)
+        chosen = game.move_of(c if drop else cell, 0)
+        assert chosen is not None, "a grid's cells (or columns) are its moves"
+        move = game.format_move(chosen)
         state = _cell_state(mark)
         attrs = _attrs(clickable, move)
         words = (
@@ -205,11 +209,9 @@ def _take_words(one: bool, pile: int, take: int) -> str:
 _LABEL_W = 90
 
 
-def _heaps_frame(
-    game: HeapGame, position: Position, svg_id: str, cls: str, live: bool
-) -> list[str]:
-    """Heaps' opening ``<svg>``, as wide as the largest pile."""
-    w = _LABEL_W + max(game.piles) * _MATCH_W + 10
+def _heaps_frame(game: Game, position: Position, svg_id: str, cls: str, live: bool) -> list[str]:
+    """Heaps' opening ``<svg>``, as wide as the largest pile at the start."""
+    w = _LABEL_W + (max(game.radix) - 1) * _MATCH_W + 10
     h = len(position) * _ROW_H + 8
     return [_open_svg(svg_id, cls, w, h, game.format_position(position), live)]
 
@@ -229,11 +231,6 @@ def _hit(x: int, y: int) -> str:
     return f'<rect class="hit" x="{x}" y="{y}" width="{_MATCH_W}" height="{_ROW_H - 8}"/>'
 
 
-def _take_move(one: bool, pile: int, take: int) -> str:
-    """The move that takes ``take`` from the pile: "3", or "2:3" where there are several."""
-    return str(take) if one else f"{pile + 1}:{take}"
-
-
 def _match(x: int, y: int) -> str:
     """A match's drawing, in its column at ``x``."""
     return (
@@ -243,7 +240,7 @@ def _match(x: int, y: int) -> str:
 
 
 def _heaps(
-    game: HeapGame,
+    game: Game,
     position: Position,
     clickable: dict[str, str] | None,
     svg_id: str,
@@ -251,18 +248,19 @@ def _heaps(
 ) -> str:
     live = clickable is not None and not game.is_terminal(position)
     parts = _heaps_frame(game, position, svg_id, "heaps", live)
-    one = isinstance(game, Subtraction)
+    one = game.layout == "heap"
     for p, n in enumerate(position):
         y, start = _pile_start(one, p, n)
         parts.append(start)
         for i in range(n):
             take = n - i
             x = _LABEL_W + i * _MATCH_W
-            if game.max_take is not None and take > game.max_take:
+            chosen = game.move_of(p, take)
+            if chosen is None:
                 # Out of reach: a click here would take more than a move may.
                 parts.append(f'<g class="match far">{_hit(x, y)}{_match(x, y)}</g>')
                 continue
-            move = _take_move(one, p, take)
+            move = game.format_move(chosen)
             words = _take_words(one, p, take)
             attrs = _attrs(clickable, move) + (_control(words) if live else "")
             cls = "match takeable" + (" live" if clickable is not None else "")
@@ -406,24 +404,6 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
     return "".join(parts)
 
 
-def click_help(game: Game) -> str:
-    """How to play the drawing with the mouse. Drawings are the one place that knows the games
-    by type: each game's picture is its own."""
-    if isinstance(game, Subtraction):
-        return _("Click a match to take it and every match to its right (1 to {most}).").format(
-            most=game.k
-        )
-    if isinstance(game, HeapGame):
-        return _("Click a match to take it and every match to its right in that pile.")
-    if isinstance(game, ConnectFour):
-        return _("Click a column to drop a piece in it.")
-    if isinstance(game, TicTacToe):
-        if game.keypad:
-            return _("Click an empty cell, or press its digit key.")
-        return _("Click an empty cell.")
-    return _("Type a move.")
-
-
 # --- the inspect page: a position to walk through, the agent's values on it -----------------
 
 
@@ -443,15 +423,15 @@ def inspect_svg(
     address for it, and on a board each empty cell showing ``notes``' short text for the move
     that fills it (as ``qarena table`` draws them); on heaps a match's note is its tooltip.
     Drawn apart from the game's board, which plays moves rather than walking to them."""
-    if isinstance(game, TicTacToe):
+    if game.layout == "grid":
         return _inspect_board(game, position, links, notes, svg_id)
-    if isinstance(game, HeapGame):
+    if game.layout in ("piles", "heap"):
         return _inspect_heaps(game, position, links, notes, svg_id)
     return _text_svg(game, position, svg_id)
 
 
 def _inspect_board(
-    game: TicTacToe,
+    game: Game,
     position: Position,
     links: Mapping[str, str | None],
     notes: dict[str, str],
@@ -493,14 +473,14 @@ def _inspect_board(
 
 
 def _inspect_heaps(
-    game: HeapGame,
+    game: Game,
     position: Position,
     links: Mapping[str, str | None],
     notes: dict[str, str],
     svg_id: str,
 ) -> str:
     parts = _heaps_frame(game, position, svg_id, "heaps inspect", True)
-    one = isinstance(game, Subtraction)
+    one = game.layout == "heap"
     for p, n in enumerate(position):
         y, start = _pile_start(one, p, n)
         parts.append(start)
@@ -508,7 +488,8 @@ def _inspect_heaps(
             take = n - i
             x = _LABEL_W + i * _MATCH_W
             hit = _hit(x, y)
-            move = _take_move(one, p, take)
+            chosen = game.move_of(p, take)
+            move = "" if chosen is None else game.format_move(chosen)
             if move not in links:  # out of reach: more than a move may take
                 parts.append(f'<g class="match far">{hit}{_match(x, y)}</g>')
                 continue

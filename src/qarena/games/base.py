@@ -164,6 +164,31 @@ class Game(ABC):
         """(rows, columns) of a "grid" layout, row-major over the position's components."""
         return 1, len(self.radix)
 
+    #: On a "grid": pieces drop to the lowest empty cell of a column, and a move names the
+    #: column (Connect Four).
+    drops: bool = False
+
+    @property
+    def keypad(self) -> bool:
+        """On a "grid": whether the digit keys play its cells, laid out as a numeric keypad."""
+        return False
+
+    def move_of(self, component: int, detail: int) -> Move | None:
+        """The move on ``component`` (a pile; a cell, or a column where pieces drop) with
+        ``detail`` (how many it takes; 0 on a board), or None when no move is that: what a
+        drawing's click names."""
+        try:
+            move = self._make_move(component, detail)
+            if 0 <= move < self.num_moves and self._move_component(move) == (component, detail):
+                return move
+        except (IndexError, ValueError, QarenaError):
+            pass
+        return None
+
+    def click_help(self) -> str:
+        """How to play its drawing with the mouse (and keys); typing is the default."""
+        return _("Type a move.")
+
     def rules_text(self) -> str:
         """The game in a sentence or two; empty when there is nothing short to say."""
         return ""

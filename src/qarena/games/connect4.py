@@ -86,6 +86,12 @@ class ConnectFour(TicTacToe):
     def _make_move(self, component: int, detail: int) -> Move:
         return component % self.cols
 
+    # A piece drops to the lowest empty cell of the column a move names.
+    drops = True
+
+    def click_help(self) -> str:
+        return _("Click a column to drop a piece in it.")
+
     def arrays(self) -> GameArrays:
         # The board's arrays, with columns for moves and gravity on.
         return (

@@ -186,6 +186,9 @@ class HeapGame(Game):
     # --- words (nim's; the subtraction game overrides) --------------------------------
     layout = "piles"
 
+    def click_help(self) -> str:
+        return _("Click a match to take it and every match to its right in that pile.")
+
     def rules_text(self) -> str:
         if self.misere:
             return _(

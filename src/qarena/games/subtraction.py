@@ -63,6 +63,11 @@ class Subtraction(HeapGame):
     # --- words ----------------------------------------------------------------------
     layout = "heap"
 
+    def click_help(self) -> str:
+        return _("Click a match to take it and every match to its right (1 to {most}).").format(
+            most=self.k
+        )
+
     def rules_text(self) -> str:
         if self.misere:
             return _(

@@ -221,6 +221,11 @@ class TicTacToe(Game):
     def grid_size(self) -> tuple[int, int]:
         return self.rows, self.cols
 
+    def click_help(self) -> str:
+        if self.keypad:
+            return _("Click an empty cell, or press its digit key.")
+        return _("Click an empty cell.")
+
     def rules_text(self) -> str:
         return _(
             "Take turns marking empty cells; x moves first. {k} in a row (across, down or "

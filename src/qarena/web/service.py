@@ -18,12 +18,11 @@ from qarena.agents.strategies import STRATEGIES, PerfectAgent, make_agent, playe
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec
-from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, shipped_network
+from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, check_board, shipped_network
 from qarena.learn.settings import NETWORK_SETTINGS
 from qarena.match import SPOT_LEARNER
 from qarena.solve import by_search
@@ -239,11 +238,7 @@ class Web:
         with self._lock:
             net = self._networks.get(game.spec)
         if net is None:
-            if not isinstance(game, TicTacToe):
-                raise QarenaError(
-                    _("n-tuple networks play board games (tic-tac-toe, Connect Four), not {spec}")
-                    .format(spec=game.spec)
-                )  # fmt: skip
+            check_board(game)
             net = shipped_network(game)
             if net is None:
                 raise QarenaError(

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
-from qarena.evaluate.svg import click_help, position_svg
+from qarena.evaluate.svg import position_svg
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
@@ -175,7 +175,7 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
         "ai_move": session.ai_text(),
         "turn": _turn(game, session),
         "rules": rules(game),
-        "move_help": click_help(game),
+        "move_help": game.click_help(),
         "type_help": move_help(game, position) if legal else "",
         "score": score,
         "other": "ai" if session.first == "human" else "human",

@@ -121,16 +121,23 @@ def test_a_run_is_qarena_train_and_its_row_is_qarena_eval(
         assert mine.config == theirs.config and mine.episodes == theirs.episodes == 300
         for name, array in theirs.arrays().items():
             np.testing.assert_array_equal(mine.arrays()[name], array)
-        code, out, err = _run(capsys, "eval", str(path), "--games", "200", "--json")
-        assert code == 0, err
-        evaluation = json.loads(out)
-        assert float(row["optimality"]) == evaluation["optimality"]
-        for name in ("random", "perfect"):
-            seats = evaluation["matches"][name]
-            for outcome in ("win", "draw", "loss"):
-                both = (seats["first"][outcome] + seats["second"][outcome]) / 2
-                assert float(row[f"{name}_{outcome}"]) == pytest.approx(both, abs=1e-12)
+        _assert_row_is_eval(capsys, row, path, 200)
         assert row["episodes"] == "300" and int(row["steps"]) == mine.steps
+
+
+def _assert_row_is_eval(
+    capsys: pytest.CaptureFixture[str], row: dict[str, str], path: Path, games: int
+) -> None:
+    """A run's row holds what ``qarena eval RUN --games N`` says of its file."""
+    code, out, err = _run(capsys, "eval", str(path), "--games", str(games), "--json")
+    assert code == 0, err
+    evaluation = json.loads(out)
+    assert float(row["optimality"]) == evaluation["optimality"]
+    for name in ("random", "perfect"):
+        seats = evaluation["matches"][name]
+        for outcome in ("win", "draw", "loss"):
+            both = (seats["first"][outcome] + seats["second"][outcome]) / 2
+            assert float(row[f"{name}_{outcome}"]) == pytest.approx(both, abs=1e-12)
 
 
 def _setting_of(path: Path) -> dict:
@@ -465,15 +472,7 @@ def test_a_network_run_is_qarena_train_and_its_row_is_qarena_eval(
             "4",
             "",
         )
-        code, out, err = _run(capsys, "eval", str(path), "--games", "100", "--json")
-        assert code == 0, err
-        evaluation = json.loads(out)
-        assert float(row["optimality"]) == evaluation["optimality"]
-        for name in ("random", "perfect"):
-            seats = evaluation["matches"][name]
-            for outcome in ("win", "draw", "loss"):
-                both = (seats["first"][outcome] + seats["second"][outcome]) / 2
-                assert float(row[f"{name}_{outcome}"]) == pytest.approx(both, abs=1e-12)
+        _assert_row_is_eval(capsys, row, path, 100)
     pooled = _sweep(capsys, *args, "--out", str(two), "--workers", "2")
     assert pooled["trained"] == 5
     assert _without_time(_rows(one)) == _without_time(_rows(two))

@@ -39,6 +39,7 @@ from qarena.learn.ntuple import (
     NTupleNetwork,
     default_games,
     load_network,
+    refuse_table_options,
     save_network,
 )
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
@@ -159,24 +160,15 @@ def train_command(
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
     if learner_kind == KIND:
-        refused = [
-            flag
-            for flag, used in (
+        refuse_table_options(
+            (
                 ("--opponent", opponent_name != "self"),
                 ("--seat", seat != "both"),
                 ("--no-canonical", no_canonical),
                 ("--until-perfect", until_perfect),
                 ("--check-every", check_every is not None),
             )
-            if used
-        ]
-        if refused:
-            raise QarenaError(
-                _(
-                    "{flag} does not apply to an n-tuple network, which learns by self-play and "
-                    "is judged along perfect-play games (--curve)"
-                ).format(flag=refused[0])
-            )
+        )
         return _train_network(
             game, out_file, episodes, resume, curve, every, workers, as_json, settings
         )

@@ -28,6 +28,7 @@ from qarena.learn.ntuple import (
     NetworkConfig,
     check_board,
     check_fits,
+    refuse_table_options,
 )
 from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS, SETTINGS
 
@@ -258,19 +259,10 @@ class Grid:
 
     def check_fixed(self, fixed: Fixed) -> None:
         """Refuse what a network cannot share with the table learners' runs, in one line."""
-        if NETWORK not in self.learners:
-            return
-        for name, used in (
-            ("--no-canonical", not fixed.canonical),
-            ("--until-perfect", fixed.until_perfect),
-        ):
-            if used:
-                raise QarenaError(
-                    _(
-                        "{flag} does not apply to an n-tuple network, which learns by self-play "
-                        "and is judged along perfect-play games (--curve)"
-                    ).format(flag=name)
-                )
+        if NETWORK in self.learners:
+            refuse_table_options(
+                (("--no-canonical", not fixed.canonical), ("--until-perfect", fixed.until_perfect))
+            )
 
     def _check(self, game: Game) -> None:
         total = math.prod(
@@ -320,13 +312,7 @@ class Grid:
         self_play = "self" in self.opponents
         if NETWORK in self.learners:
             check_board(game)
-            if not self_play:
-                raise QarenaError(
-                    _(
-                        "{flag} does not apply to an n-tuple network, which learns by self-play "
-                        "and is judged along perfect-play games (--curve)"
-                    ).format(flag="--opponent")
-                )
+            refuse_table_options((("--opponent", not self_play),))
         if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
             axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
             raise QarenaError(

@@ -150,6 +150,19 @@ def check_board(game: Game) -> None:
         )  # fmt: skip
 
 
+def refuse_table_options(options: Iterable[tuple[str, bool]]) -> None:
+    """Refuse, in one line, the first of the table learners' options given (``(flag, used)``
+    pairs) that a network has no use for."""
+    for flag, used in options:
+        if used:
+            raise QarenaError(
+                _(
+                    "{flag} does not apply to an n-tuple network, which learns by self-play and "
+                    "is judged along perfect-play games (--curve)"
+                ).format(flag=flag)
+            )
+
+
 def table_bytes(config: NetworkConfig) -> int:
     """The bytes of the tables of a network shaped as ``config`` says."""
     return int(2 * config.tuples * k.CODES**config.tuple_length * k.WEIGHT_BYTES)

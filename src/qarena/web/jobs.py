@@ -409,91 +409,78 @@ class Jobs:
     def _run(self, job: Job) -> None:
         # What the run keeps (its error) is in English, translated for whoever reads it.
         with speaking(DEFAULT):
-            if isinstance(job.config, NetworkConfig):
-                self._train_network(job, job.config)
-            else:
-                self._train(job)
+            try:
+                if isinstance(job.config, NetworkConfig):
+                    self._train_network(job, job.config)
+                else:
+                    self._train(job, job.config)
+                job.state = "done"
+            except QarenaError as e:
+                job.error, job.state = str(e), "failed"
+            except Exception as e:  # a thread has no one else to tell
+                log.exception("training job %s failed", job.id)
+                job.error, job.state = f"training failed: {e}", "failed"
+            finally:
+                job.version += 1
+                with self._lock:
+                    self._threads.pop(job.id, None)
+                    self._dispatch()  # this run's slot is free: the next in line starts
 
     def _train_network(self, job: Job, config: NetworkConfig) -> None:
-        try:
-            net = NTupleNetwork.from_config(job.game, config)
+        net = NTupleNetwork.from_config(job.game, config)
 
-            def on_progress(p: Progress) -> None:
-                job.done = p.episodes
-                job.version += 1
-
-            result = train_network(
-                net, job.episodes, on_progress=on_progress, should_stop=lambda: job.cancel
-            )
-            job.done, job.stopped = result.games, result.stopped
-            if result.games == 0:
-                raise QarenaError(_("it was stopped before it learned anything"))
-            job.policy = self.store.add_network(net).id
-            job.state = "done"
-        except QarenaError as e:
-            job.error, job.state = str(e), "failed"
-        except Exception as e:  # a thread has no one else to tell
-            log.exception("training job %s failed", job.id)
-            job.error, job.state = f"training failed: {e}", "failed"
-        finally:
+        def on_progress(p: Progress) -> None:
+            job.done = p.episodes
             job.version += 1
-            with self._lock:
-                self._threads.pop(job.id, None)
-                self._dispatch()
 
-    def _train(self, job: Job) -> None:
-        try:
-            assert isinstance(job.config, LearnConfig)
-            learner = make_learner(job.learner, job.game, job.config)
-            opp = self._opponent(job, learner)
-            every = max(1, job.episodes // CURVE_POINTS)
-            curve = Curve(every, games=CURVE_GAMES, early=True)
+        result = train_network(
+            net, job.episodes, on_progress=on_progress, should_stop=lambda: job.cancel
+        )
+        job.done, job.stopped = result.games, result.stopped
+        if result.games == 0:
+            raise QarenaError(_("it was stopped before it learned anything"))
+        job.policy = self.store.add_network(net).id
 
-            def on_progress(p: Progress) -> None:
-                job.done = p.episodes
-                if p.optimality is not None:
-                    job.optimality = p.optimality.share
-                if p.point is not None:
-                    job.points = [*curve.points]
-                    job.optimality = p.point.optimality
-                job.version += 1
+    def _train(self, job: Job, config: LearnConfig) -> None:
+        learner = make_learner(job.learner, job.game, config)
+        opp = self._opponent(job, learner)
+        every = max(1, job.episodes // CURVE_POINTS)
+        curve = Curve(every, games=CURVE_GAMES, early=True)
 
-            result = train_timed(
-                learner,
-                job.episodes,
-                None if opp.self_play else opp,
-                job.seat,
-                seconds=job.seconds,
-                # An on-the-spot run is `qarena train`'s default run, as `qarena play`'s is:
-                # checking for perfect play every 1% of the run cost mid-size games most of
-                # their time limit.
-                until_perfect=job.until_perfect,
-                curve=curve,
-                on_progress=on_progress,
-                should_stop=lambda: job.cancel,
-            ).result
-            job.done = result.episodes
-            job.stopped = result.stopped
-            if result.episodes == 0:
-                # Stopped (the server shutting down) before the first chunk: nothing to keep.
-                raise QarenaError(_("it was stopped before it learned anything"))
-            job.optimality = result.optimality.share
-            job.points = [*curve.points]
-            # How it was trained, beyond its hyperparameters: the file says so wherever it goes.
-            training = {
-                "opponent": job.opponent,
-                "seat": job.seat,
-                "until_perfect": job.until_perfect,
-            }
-            job.policy = self.store.add(learner, {"training": training}).id
-            job.state = "done"
-        except QarenaError as e:
-            job.error, job.state = str(e), "failed"
-        except Exception as e:  # a thread has no one else to tell
-            log.exception("training job %s failed", job.id)
-            job.error, job.state = f"training failed: {e}", "failed"
-        finally:
+        def on_progress(p: Progress) -> None:
+            job.done = p.episodes
+            if p.optimality is not None:
+                job.optimality = p.optimality.share
+            if p.point is not None:
+                job.points = [*curve.points]
+                job.optimality = p.point.optimality
             job.version += 1
-            with self._lock:
-                self._threads.pop(job.id, None)
-                self._dispatch()  # this run's slot is free: the next in line starts
+
+        result = train_timed(
+            learner,
+            job.episodes,
+            None if opp.self_play else opp,
+            job.seat,
+            seconds=job.seconds,
+            # An on-the-spot run is `qarena train`'s default run, as `qarena play`'s is:
+            # checking for perfect play every 1% of the run cost mid-size games most of
+            # their time limit.
+            until_perfect=job.until_perfect,
+            curve=curve,
+            on_progress=on_progress,
+            should_stop=lambda: job.cancel,
+        ).result
+        job.done = result.episodes
+        job.stopped = result.stopped
+        if result.episodes == 0:
+            # Stopped (the server shutting down) before the first chunk: nothing to keep.
+            raise QarenaError(_("it was stopped before it learned anything"))
+        job.optimality = result.optimality.share
+        job.points = [*curve.points]
+        # How it was trained, beyond its hyperparameters: the file says so wherever it goes.
+        training = {
+            "opponent": job.opponent,
+            "seat": job.seat,
+            "until_perfect": job.until_perfect,
+        }
+        job.policy = self.store.add(learner, {"training": training}).id

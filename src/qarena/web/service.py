@@ -22,7 +22,13 @@ from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, check_board, shipped_network
+from qarena.learn.ntuple import (
+    NetworkConfig,
+    NTupleNetwork,
+    check_board,
+    refuse_table_options,
+    shipped_network,
+)
 from qarena.learn.settings import NETWORK_SETTINGS
 from qarena.match import SPOT_LEARNER
 from qarena.solve import by_search
@@ -396,23 +402,14 @@ class Web:
         """An n-tuple network's run, checked as ``qarena train --learner ntuple`` checks it:
         self-play only, on a board of any size (its tables, not the game's, take the memory);
         a table learner's setting is refused."""
-        refused = [
-            flag
-            for flag, used in (
+        refuse_table_options(
+            (
                 ("--opponent", body.opponent != "self"),
                 ("--seat", body.seat != "both"),
                 ("--no-canonical", not body.canonical),
                 ("--until-perfect", body.until_perfect),
             )
-            if used
-        ]
-        if refused:
-            raise QarenaError(
-                _(
-                    "{flag} does not apply to an n-tuple network, which learns by self-play and "
-                    "is judged along perfect-play games (--curve)"
-                ).format(flag=refused[0])
-            )
+        )
         game = self._parse(body.game)
         given = {
             name: getattr(body, name) for name in (*SETTINGS, *(s.name for s in NETWORK_SETTINGS))

@@ -158,7 +158,7 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
         # between a move and its score.
         rows: dict[int, list[str]] = {}
         for m, s in scores.items():
-            row = 0 if isinstance(game, ConnectFour) else m // game.cols
+            row = 0 if game.drops else m // game.grid_size()[1]
             rows.setdefault(row, []).append(f"{game.format_move(m)} {s:+d}" if s else
                                             f"{game.format_move(m)} 0")  # fmt: skip
         table.add_row(_("move scores"), "\n".join("  ".join(line) for line in rows.values()))

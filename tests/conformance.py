@@ -116,6 +116,8 @@ def _check_position(
     assert game.parse_position(game.format_position(position)) == position
     for m in moves:
         assert game.parse_move(game.format_move(m)) == m
+        # A drawing names the move a click makes from its parts (pile and count, or cell).
+        assert game.move_of(*game._move_component(m)) == m
     # Boards say whose turn it is, and it alternates from the first player.
     side = game.to_move(position)
     assert side is None if game.impartial else side == ply % 2

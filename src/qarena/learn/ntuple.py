@@ -529,7 +529,7 @@ def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTup
 
 
 #: The networks shipped in the package (``qarena/data``), by game: trained by the command
-#: README gives, judged in BENCHMARKS.md.
+#: BENCHMARKS.md gives (run 4: ``--tuples 200``) and judged there.
 SHIPPED = {"connect4:6x7:4": "connect4-6x7.ntuple.npz"}
 
 

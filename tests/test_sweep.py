@@ -525,20 +525,31 @@ def test_a_results_table_from_before_networks_is_still_read(tmp_path: Path) -> N
     from qarena.experiments.grid import NETWORK_AXES
 
     old = [c for c in COLUMNS if c not in NETWORK_AXES]
-    row = {c: "" for c in old} | {"run": "q,seed=0", "learner": "q", "optimality": "1.0"}
+    row = {c: "" for c in old} | {"run": "q,seed=0", "game": "nim:3", "learner": "q"}
+    row |= {"alpha": "0.5", "canonical": "true", "opponent": "self", "seed": "0"}
+    row |= {"episodes": "300", "train_seconds": "0.012345", "steps": "900", "optimality": "1.0"}
+    row |= {f"{name}_{o}": "0.5" for name in ("random", "perfect") for o in ("win", "loss")}
+    row |= {"random_draw": "0.0", "perfect_draw": "0.0"}
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=old, lineterminator="\n")
     writer.writeheader()
     writer.writerow(row)
     (tmp_path / "results.csv").write_text(buffer.getvalue(), encoding="utf-8")
     (read,) = read_results(tmp_path / "results.csv")
-    assert tuple(read) == COLUMNS and read["tuples"] == "" and read["optimality"] == "1.0"
+    assert read.settings["tuples"] == "" and read.settings["alpha"] == "0.5"
+    assert read.optimality == 1.0 and read.episodes == 300 and read.perfect_at is None
+    assert read.cells() == {c: row.get(c, "") for c in COLUMNS}
+    # A cell that is not what its column holds is one line, not a traceback.
+    damaged = buffer.getvalue().replace(",300,", ",many,")
+    (tmp_path / "results.csv").write_text(damaged, encoding="utf-8")
+    with pytest.raises(QarenaError, match="a cell is not what its column holds"):
+        read_results(tmp_path / "results.csv")
 
 
 def test_a_network_sweeps_curve_is_the_one_its_file_holds(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from qarena.experiments.folder import SweepFolder
+    from qarena.experiments.folder import SweepFolder, read_results
     from qarena.experiments.plots import optimality_series
     from qarena.learn.ntuple import load_network
 
@@ -546,11 +557,12 @@ def test_a_network_sweeps_curve_is_the_one_its_file_holds(
     args = ["tictactoe", "--learner", "ntuple", "--tuples", "2,4", "--tuple-length", "4"]
     args += ["--episodes", "2000", "--curve", "--every", "1000", "--games", "20"]
     _sweep(capsys, *args, "--out", str(folder), "--workers", "1")
-    rows = _rows(folder)
+    rows = read_results(folder / "results.csv")
+    assert [r.cells() for r in rows] == _rows(folder)
     series = optimality_series(SweepFolder(folder), rows)
     assert [s.label for s in series] == ["tuples=2", "tuples=4"]
     for row, line in zip(rows, series, strict=True):
-        curve = load_network(folder / "runs" / f"{row['run']}.npz").curve
+        curve = load_network(folder / "runs" / f"{row.run}.npz").curve
         assert curve is not None
         assert line.x == [p.games for p in curve.points] == [1000, 2000]
         assert line.values == [[p.optimality] for p in curve.points]
@@ -570,8 +582,9 @@ def test_the_python_sweep_trains_networks_as_the_command_does(
     record = _sweep(capsys, "tictactoe", "--learner", "ntuple", "--tuples", "2,3",
                     "--tuple-length", "4", "--lambda", "0.5", "--episodes", "1000",
                     "--games", "20", "--workers", "1", "--out", str(tmp_path / "cli"))  # fmt: skip
-    assert _without_time(runs.rows) == _without_time(record["rows"])
-    assert [r["tuples"] for r in runs.rows] == ["2", "3"]
+    assert _without_time([r.cells() for r in runs.rows]) == _without_time(record["rows"])
+    assert [r.settings["tuples"] for r in runs.rows] == ["2", "3"]
+    assert all(r.canonical is None and r.seat is None for r in runs.rows)
     with pytest.raises(QarenaError, match="--until-perfect does not apply to an n-tuple"):
         qarena.sweep("tictactoe", tmp_path / "x", "ntuple", until_perfect=True)
     assert not (tmp_path / "x").exists()

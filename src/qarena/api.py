@@ -38,7 +38,7 @@ from qarena.evaluate.sampled import (
     play_games,
 )
 from qarena.experiments.backends import plan_sweep, run_plan
-from qarena.experiments.folder import SETTING_COLUMNS, SweepFolder
+from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import NETWORK_AXES, SWEEP_GAMES, Fixed, Grid
 from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
@@ -560,15 +560,16 @@ def _axis(value: Any) -> tuple[Any, ...] | None:
 
 @dataclass(frozen=True)
 class Sweep:
-    """A sweep's folder and its rows (one per run, as ``results.csv`` holds them)."""
+    """A sweep's folder and its rows (one per run, the rows of ``results.csv``, typed:
+    ``row.optimality`` is a number, ``row.cells()`` the row as the file holds it)."""
 
     folder: Path
-    rows: list[dict[str, str]]
+    rows: list[RunRow]
     interrupted: bool = False
 
     def columns(self) -> list[str]:
         """The settings that tell runs apart, then the results."""
-        varying = [c for c in SETTING_COLUMNS if len({r[c] for r in self.rows if r[c]}) > 1]
+        varying = [c for c in SETTING_COLUMNS if len({r.column(c) for r in self.rows} - {""}) > 1]
         return [*(varying or ["learner"]), "episodes", "optimality", "perfect_at"]
 
     def __repr__(self) -> str:
@@ -577,7 +578,7 @@ class Sweep:
     def to_pandas(self) -> Any:
         """Every column of every run as a pandas DataFrame (numbers as numbers)."""
         pd = need("pandas", "pandas")
-        frame = pd.DataFrame(self.rows)
+        frame = pd.DataFrame([r.cells() for r in self.rows])
         for column in frame.columns:
             converted = pd.to_numeric(frame[column], errors="coerce")
             if converted.notna().sum() == frame[column].astype(bool).sum():
@@ -591,7 +592,7 @@ class Sweep:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
         body = "".join(
             "<tr>"
-            + "".join(f"<td>{html.escape(_cell(r.get(c, '')))}</td>" for c in columns)
+            + "".join(f"<td>{html.escape(_cell(r.column(c)))}</td>" for c in columns)
             + "</tr>"
             for r in self.rows
         )

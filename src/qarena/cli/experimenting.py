@@ -34,7 +34,7 @@ from qarena.cli.common import (
 from qarena.errors import QarenaError
 from qarena.evaluate.sampled import DEFAULT_SAMPLED_GAMES
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
-from qarena.experiments.folder import MEASURED, SETTING_COLUMNS, SweepFolder
+from qarena.experiments.folder import MEASURED, SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import (
     NETWORK_AXES,
     SWEEP_GAMES,
@@ -110,7 +110,7 @@ def _grid(
     )
 
 
-def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
+def _summary(rows: list[RunRow], curve: bool) -> Table:
     """The runs by what tells them apart (the columns that vary), with their results."""
     # Blank cells are settings a run's learner lacks: they tell no runs apart.
     columns = varying(rows, SETTING_COLUMNS) or ["learner"]
@@ -124,17 +124,12 @@ def _summary(rows: list[dict[str, str]], curve: bool) -> Table:
     for name in MEASURED:
         table.add_column(_("{opponent} w/d/l").format(opponent=name), justify="right", no_wrap=True)
     for row in rows[:SHOWN_ROWS]:
-        cells = [row[c] for c in columns]
-        cells += [
-            number(int(row["episodes"]), ","),
-            number(float(row["optimality"]), ".4f"),
-        ]
+        cells = [row.column(c) for c in columns]
+        cells += [number(row.episodes, ","), number(row.optimality, ".4f")]
         if curve:
-            cells.append(number(int(row["perfect_at"]), ",") if row["perfect_at"] else "-")
+            cells.append("-" if row.perfect_at is None else number(row.perfect_at, ","))
         for name in MEASURED:
-            cells.append(
-                "/".join(f"{float(row[f'{name}_{o}']):.2f}" for o in ("win", "draw", "loss"))
-            )
+            cells.append("/".join(f"{share:.2f}" for share in row.against[name]))
         table.add_row(*cells)
     return table
 
@@ -306,7 +301,7 @@ def sweep_command(
             "runs": len(settings),
             "trained": trained,
             "skipped": skipped,
-            "rows": ours,
+            "rows": [row.cells() for row in ours],
         }
         if interrupted:
             record["interrupted"] = True

@@ -15,7 +15,7 @@ from typing import Any
 
 from qarena.budget import BASE_BYTES, footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
-from qarena.experiments.folder import MEASURED, RunOutput, SweepFolder, ordered_rows
+from qarena.experiments.folder import MEASURED, RunOutput, RunRow, SweepFolder, ordered_rows
 from qarena.experiments.grid import Fixed, Setting
 from qarena.experiments.sweep import Task, run_task
 from qarena.fileio import check_target
@@ -131,7 +131,7 @@ class Plan:
     folder: SweepFolder
     settings: list[Setting]
     tasks: list[Task]
-    finished: dict[str, dict[str, str]]
+    finished: dict[str, RunRow]
     workers: int
     backend: str = "local"
     ray_address: str | None = None
@@ -141,7 +141,7 @@ class Plan:
     def skipped(self) -> int:
         return len(self.settings) - len(self.tasks)
 
-    def rows(self) -> list[dict[str, str]]:
+    def rows(self) -> list[RunRow]:
         """The finished runs' rows, in grid order."""
         return [self.finished[s.name] for s in self.settings if s.name in self.finished]
 

@@ -6,7 +6,8 @@
     results.csv    one row per run, rebuilt from the run files
 
 The run files are the record: a run counts as finished when its file is there, so a sweep
-resumes by being run again. Its rows and their columns, written and read back here alone."""
+resumes by being run again. A run's row (:class:`RunRow`) is typed; its form in results.csv
+and in a run file, its columns and its cells are made and read back here alone."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from qarena.errors import QarenaError
 from qarena.experiments.grid import (
@@ -80,11 +81,93 @@ def cell(x: Any) -> str:
     return str(x)
 
 
+class Shares(NamedTuple):
+    """A run's results against one opponent: the shares of its games won, drawn and lost, both
+    seats together."""
+
+    win: float
+    draw: float
+    loss: float
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run of a sweep and its results: the row of results.csv, typed.
+
+    ``settings`` holds the run's value of each axis as results.csv writes it ("" for a setting
+    its learner lacks): text that labels and groups runs. Everything measured is a number."""
+
+    run: str
+    game: str
+    learner: str
+    settings: Mapping[str, str]
+    canonical: bool | None  # None: a network, which reads the board as it is
+    opponent: str
+    seat: str | None  # None: self-play
+    seed: int
+    episodes: int
+    train_seconds: float
+    steps: int
+    optimality: float
+    perfect_at: int | None
+    against: Mapping[str, Shares]  # by name in MEASURED
+
+    def column(self, name: str) -> str:
+        """The cell of column ``name``, as results.csv holds it."""
+        return self.cells()[name]
+
+    def cells(self) -> dict[str, str]:
+        """The row as results.csv holds it: a cell for every column, in their order."""
+        cells = {"run": self.run, "game": self.game, "learner": self.learner}
+        cells |= {axis: self.settings.get(axis, "") for axis in AXES}
+        cells["canonical"] = cell(self.canonical)
+        cells["opponent"] = self.opponent
+        cells["seat"] = self.seat or ""
+        cells["seed"] = str(self.seed)
+        cells["episodes"] = str(self.episodes)
+        cells["train_seconds"] = f"{self.train_seconds:.6f}"
+        cells["steps"] = str(self.steps)
+        cells["optimality"] = cell(self.optimality)
+        cells["perfect_at"] = cell(self.perfect_at)
+        for name in MEASURED:
+            for outcome, share in self.against[name]._asdict().items():
+                cells[f"{name}_{outcome}"] = cell(share)
+        return {c: cells[c] for c in COLUMNS}
+
+    @classmethod
+    def from_cells(cls, cells: Mapping[str, str]) -> RunRow:
+        """A row back from its cells (a column written before it existed may be missing: its
+        setting was not set). Raises ValueError for a cell that is not what its column holds."""
+        try:
+            canonical = {"true": True, "false": False, "": None}[cells["canonical"]]
+            return cls(
+                run=cells["run"],
+                game=cells["game"],
+                learner=cells["learner"],
+                settings={axis: cells.get(axis, "") for axis in AXES},
+                canonical=canonical,
+                opponent=cells["opponent"],
+                seat=cells["seat"] or None,
+                seed=int(cells["seed"]),
+                episodes=int(cells["episodes"]),
+                train_seconds=float(cells["train_seconds"]),
+                steps=int(cells["steps"]),
+                optimality=float(cells["optimality"]),
+                perfect_at=int(cells["perfect_at"]) if cells["perfect_at"] else None,
+                against={
+                    name: Shares(*(float(cells[f"{name}_{o}"]) for o in ("win", "draw", "loss")))
+                    for name in MEASURED
+                },
+            )
+        except KeyError as e:
+            raise ValueError(f"no cell for column {e}") from None
+
+
 @dataclass(frozen=True)
 class RunOutput:
     name: str
     policy: bytes  # the run's policy file
-    row: dict[str, str]
+    row: RunRow
 
 
 class SweepFolder:
@@ -219,11 +302,11 @@ class SweepFolder:
     def path(self, name: str) -> Path:
         return self.runs / f"{name}.npz"
 
-    def finished(self) -> dict[str, dict[str, str]]:
+    def finished(self) -> dict[str, RunRow]:
         """The row of every finished run, by name: each run file's own record. A file that is
         not a finished run of this sweep (damaged, or of another game) is left out, so the run
         is trained again."""
-        rows: dict[str, dict[str, str]] = {}
+        rows: dict[str, RunRow] = {}
         if not self.runs.is_dir():
             return rows
         for path in sorted(self.runs.glob("*.npz")):
@@ -241,26 +324,32 @@ class SweepFolder:
                 and row["run"] == path.stem
                 and meta.get("game") == row["game"]
             ):
-                rows[path.stem] = {c: row.get(c, "") for c in COLUMNS}
+                with contextlib.suppress(ValueError):
+                    rows[path.stem] = RunRow.from_cells(row)
         return rows
 
     def save(self, output: RunOutput) -> None:
         write_atomic(self.path(output.name), output.policy)
 
-    def write_results(self, rows: Iterable[Mapping[str, str]]) -> None:
+    def write_results(self, rows: Iterable[RunRow]) -> None:
         write_atomic(self.results, results_csv(rows))
 
 
-def results_csv(rows: Iterable[Mapping[str, str]]) -> bytes:
+def run_meta(setting: Setting, row: RunRow) -> dict[str, Any]:
+    """What a run file's metadata carries of its sweep: its setting and its row."""
+    return {"sweep": {"setting": setting.to_json(), "row": row.cells()}}
+
+
+def results_csv(rows: Iterable[RunRow]) -> bytes:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow(row)
+        writer.writerow(row.cells())
     return buffer.getvalue().encode()
 
 
-def read_results(path: Path) -> list[dict[str, str]]:
+def read_results(path: Path) -> list[RunRow]:
     """results.csv back as rows (for plots and reports), checked to be one."""
     where = str(path)
     if not is_file(where):
@@ -283,12 +372,15 @@ def read_results(path: Path) -> list[dict[str, str]]:
         raise QarenaError(
             _("{file} is damaged: a row has the wrong number of cells").format(file=where)
         )
-    return [{c: row.get(c, "") for c in COLUMNS} for row in rows]
+    try:
+        return [RunRow.from_cells(row) for row in rows]
+    except ValueError:
+        raise QarenaError(
+            _("{file} is damaged: a cell is not what its column holds").format(file=where)
+        ) from None
 
 
-def ordered_rows(
-    finished: Mapping[str, dict[str, str]], settings: Sequence[Setting]
-) -> list[dict[str, str]]:
+def ordered_rows(finished: Mapping[str, RunRow], settings: Sequence[Setting]) -> list[RunRow]:
     """The rows of the finished runs: this sweep's in grid order, then the folder's others (an
     earlier sweep into the same folder) by name."""
     names = [s.name for s in settings]

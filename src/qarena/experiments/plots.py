@@ -12,7 +12,7 @@ from pathlib import Path
 
 from qarena.errors import QarenaError
 from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reproducible
-from qarena.experiments.folder import SETTING_COLUMNS, SweepFolder, read_results
+from qarena.experiments.folder import COLUMNS, SETTING_COLUMNS, RunRow, SweepFolder, read_results
 from qarena.experiments.grid import Fixed
 from qarena.i18n import _, ngettext
 from qarena.learn.curve import Curve, JudgedCurve
@@ -26,7 +26,7 @@ MAX_CELLS = 40
 #: The axes a heatmap can take: the columns that set a run (episodes too).
 HEATMAP_AXES = (*(c for c in SETTING_COLUMNS if c != "seed"), "episodes")
 
-Row = Mapping[str, str]
+Row = RunRow
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,9 @@ def _order(value: str) -> tuple[int, float, str]:
 def select(rows: Sequence[Row], where: Mapping[str, str]) -> list[Row]:
     """The rows whose columns have the values ``where`` names (as results.csv writes them)."""
     for key in where:
-        if key not in rows[0] if rows else True:
+        if key not in COLUMNS:
             raise QarenaError(_("--where {key}: results.csv has no column {key!r}").format(key=key))
-    chosen = [r for r in rows if all(_same(r[k], v) for k, v in where.items())]
+    chosen = [r for r in rows if all(_same(r.column(k), v) for k, v in where.items())]
     if not chosen:
         shown = ", ".join(f"{k}={v}" for k, v in where.items())
         raise QarenaError(_("no run of the sweep has {settings}").format(settings=shown))
@@ -69,20 +69,21 @@ def _same(cell: str, wanted: str) -> bool:
 
 def varying(rows: Sequence[Row], columns: Sequence[str]) -> list[str]:
     """The columns whose (non-blank) values differ between rows."""
-    return [c for c in columns if len({r[c] for r in rows if r[c]}) > 1]
+    return [c for c in columns if len({r.column(c) for r in rows} - {""}) > 1]
 
 
 def _label(row: Row, columns: Sequence[str]) -> str:
-    return ", ".join(f"{c}={row[c]}" for c in columns if row[c]) or row["learner"]
+    cells = row.cells()
+    return ", ".join(f"{c}={cells[c]}" for c in columns if cells[c]) or row.learner
 
 
 def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> list[Series]:
     """One series per setting (the seeds pooled): the runs' learning curves when they have
     them, else the final optimality at each episode count of the sweep."""
-    metas = {r["run"]: read_meta(folder.path(r["run"])) for r in rows}
+    metas = {r.run: read_meta(folder.path(r.run)) for r in rows}
     curves = all("curve" in m for m in metas.values())
     group_by = [c for c in varying(rows, SETTING_COLUMNS) if c != "seed"]
-    if not curves and len({r["episodes"] for r in rows}) < 2:
+    if not curves and len({r.episodes for r in rows}) < 2:
         raise QarenaError(
             _(
                 "these runs have no learning curves and one episode count: sweep with --curve, "
@@ -91,7 +92,7 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> list[Series]:
         )
     groups: dict[tuple[str, ...], list[Row]] = {}
     for row in rows:
-        groups.setdefault(tuple(row[c] for c in group_by), []).append(row)
+        groups.setdefault(tuple(row.column(c) for c in group_by), []).append(row)
     if len(groups) > MAX_LINES:
         raise QarenaError(
             _(
@@ -105,12 +106,12 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> list[Series]:
         if curves:
             by_x: dict[int, list[float]] = {}
             for row in members:
-                for x, y in _curve(folder, row, metas[row["run"]]):
+                for x, y in _curve(folder, row, metas[row.run]):
                     by_x.setdefault(x, []).append(y)
         else:
             by_x = {}
             for row in members:
-                by_x.setdefault(int(row["episodes"]), []).append(float(row["optimality"]))
+                by_x.setdefault(row.episodes, []).append(row.optimality)
         # Points every seed reached: a band over fewer seeds would narrow for no reason.
         most = max(len(v) for v in by_x.values())
         xs = sorted(x for x, v in by_x.items() if len(v) == most)
@@ -128,7 +129,7 @@ def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> list[tu
         return [(p.episodes, p.optimality) for p in Curve.from_json(meta["curve"]).points]
     except QarenaError as e:
         raise QarenaError(
-            _("{file}: {problem}").format(file=folder.path(row["run"]), problem=e)
+            _("{file}: {problem}").format(file=folder.path(row.run), problem=e)
         ) from None
 
 
@@ -200,18 +201,18 @@ def heatmap_cells(
             ).format(
                 columns=", ".join(others),
                 column=others[0],
-                value=sorted({r[others[0]] for r in rows})[0],
+                value=sorted({r.column(others[0]) for r in rows})[0],
             )
         )
-    xs = sorted({r[x] for r in rows}, key=_order)
-    ys = sorted({r[y] for r in rows}, key=_order)
+    xs = sorted({r.column(x) for r in rows}, key=_order)
+    ys = sorted({r.column(y) for r in rows}, key=_order)
     if len(xs) > MAX_CELLS or len(ys) > MAX_CELLS:
         raise QarenaError(
             _("a heatmap has at most {most} values on each axis").format(most=MAX_CELLS)
         )
     cells: dict[tuple[str, str], list[float]] = {}
     for r in rows:
-        cells.setdefault((r[x], r[y]), []).append(float(r["optimality"]))
+        cells.setdefault((r.column(x), r.column(y)), []).append(r.optimality)
     grid = [[_mean(cells.get((xv, yv))) for xv in xs] for yv in ys]
     seeds = max(len(v) for v in cells.values())
     return xs, ys, grid, seeds
@@ -344,7 +345,7 @@ def _plain(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def sweep_rows(root: Path) -> tuple[SweepFolder, Fixed, list[dict[str, str]]]:
+def sweep_rows(root: Path) -> tuple[SweepFolder, Fixed, list[RunRow]]:
     """A sweep folder, its fixed settings and its results table."""
     folder = SweepFolder(root)
     fixed = folder.fixed()

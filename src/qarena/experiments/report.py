@@ -26,7 +26,7 @@ from qarena.agents.strategies import make_agent, players_of
 from qarena.evaluate.matches import both_seats, evaluation_opponents, play_series
 from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
 from qarena.experiments.backends import cores, plan_sweep, run_plan
-from qarena.experiments.folder import SweepFolder
+from qarena.experiments.folder import RunRow, SweepFolder
 from qarena.experiments.grid import Fixed, Grid, sweep_command
 from qarena.experiments.plots import (
     Panel,
@@ -115,7 +115,7 @@ class Lab:
 
     def sweep(
         self, name: str, spec: str, grid: Grid, **options: Any
-    ) -> tuple[SweepFolder, list[dict[str, str]], str]:
+    ) -> tuple[SweepFolder, list[RunRow], str]:
         """Run (or resume) a sweep into the runs folder; its rows and its command."""
         game = parse_spec(spec)
         fixed = Fixed(game.spec, games=self.games, **options)
@@ -149,8 +149,8 @@ def _f(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-def _run_path(folder: SweepFolder, row: dict[str, str]) -> str:
-    return str(folder.path(row["run"]))
+def _run_path(folder: SweepFolder, row: RunRow) -> str:
+    return str(folder.path(row.run))
 
 
 # --- sections -------------------------------------------------------------------------------
@@ -187,9 +187,9 @@ def discounting(lab: Lab) -> Section:
         # Moving second against perfect play every game is lost, moving first (a perfect
         # agent) every game is won: the seats' lengths are those of lost and won games.
         if seats.second.loss == lab.games:
-            lost.setdefault(row["gamma"], []).append(seats.lengths.second.mean)
+            lost.setdefault(row.settings["gamma"], []).append(seats.lengths.second.mean)
         if seats.first.win == lab.games:
-            won.setdefault(row["gamma"], []).append(seats.lengths.first.mean)
+            won.setdefault(row.settings["gamma"], []).append(seats.lengths.first.mean)
     solution = solve(game)
     start = game.start()
     best = solution.depth_of(start)
@@ -247,7 +247,7 @@ def discounting(lab: Lab) -> Section:
         section.finding = finding.format(
             slow=slow, low=gammas[0], flat=flat, high=gammas[-1], best=best
         )
-    example = folder.path(rows[0]["run"]) if rows else "RUN.npz"
+    example = folder.path(rows[0].run) if rows else "RUN.npz"
     section.commands += [command, f"qarena eval {example} --lengths --games {lab.games}"]
     return section
 
@@ -279,8 +279,8 @@ def whom_to_learn_from(lab: Lab) -> Section:
         for row in rows:
             learner = load_learner(_run_path(folder, row))
             records = record_against(learner, masks, lab.games, 0)
-            key = (row["learner"], row["opponent"])
-            optimality.setdefault(key, []).append(float(row["optimality"]))
+            key = (row.learner, row.opponent)
+            optimality.setdefault(key, []).append(row.optimality)
             for judge, seats in records.items():
                 share = seats.total.shares()["win"]
                 cells.setdefault((*key, judge), []).append(share)
@@ -317,7 +317,7 @@ def whom_to_learn_from(lab: Lab) -> Section:
                 ),
             )
         )
-        example = folder.path(rows[0]["run"]) if rows else "RUN.npz"
+        example = folder.path(rows[0].run) if rows else "RUN.npz"
         section.commands.append(f"qarena eval {example} --games {lab.games}")
     section.tables.append(
         TableData(
@@ -420,7 +420,9 @@ def alpha_epsilon(lab: Lab) -> Section:
     table_rows = []
     for y, row_cells in zip(ys, cells, strict=True):
         for x, v in zip(xs, row_cells, strict=True):
-            values = [float(r["optimality"]) for r in rows if (r["alpha"], r["epsilon"]) == (x, y)]
+            values = [
+                r.optimality for r in rows if (r.settings["alpha"], r.settings["epsilon"]) == (x, y)
+            ]
             table_rows.append(
                 (x, y, _f(v or 0.0), _f(min(values)), _f(max(values)), str(len(values)))
             )
@@ -479,8 +481,8 @@ def tictactoe(lab: Lab) -> Section:
         learner = load_learner(_run_path(folder, row))
         records = record_against(learner, masks, lab.games, 0)
         r, p = records["random"], records["perfect"]
-        d = per.setdefault(int(row["episodes"]), {})
-        d.setdefault("optimality", []).append(float(row["optimality"]))
+        d = per.setdefault(row.episodes, {})
+        d.setdefault("optimality", []).append(row.optimality)
         d.setdefault("first", []).append(r.first.shares()["win"])
         d.setdefault("second", []).append(r.second.shares()["win"])
         d.setdefault("first_loss", []).append(r.first.shares()["loss"])
@@ -550,7 +552,7 @@ def tictactoe(lab: Lab) -> Section:
             win=b["win"],
             loss=b["loss"],
         )
-    example = folder.path(rows[-1]["run"]) if rows else "RUN.npz"
+    example = folder.path(rows[-1].run) if rows else "RUN.npz"
     section.commands += [
         command,
         f"qarena plot {lab.out('tictactoe')}",
@@ -622,7 +624,7 @@ def pole_positions(lab: Lab) -> Section:
         for player in ("poles", "poles-strict"):
             section.commands.append(f"qarena eval {player} --game {game.spec} --games {lab.games}")
         section.commands.append(
-            f"qarena compete {folder.path(rows[0]['run'])} poles --games {lab.games}"
+            f"qarena compete {folder.path(rows[0].run)} poles --games {lab.games}"
         )
     section.tables.append(
         TableData(
@@ -733,9 +735,9 @@ def _pole_mistakes(game: Game, examples: list[tuple[str, ...]], player: str) -> 
     return mistakes, traps
 
 
-def _shares(rows: Sequence[dict[str, str]], **match: str) -> list[float]:
+def _shares(rows: Sequence[RunRow], **match: str) -> list[float]:
     """The optimality of the runs whose columns hold the given values."""
-    return [float(r["optimality"]) for r in rows if all(r[k] == v for k, v in match.items())]
+    return [r.optimality for r in rows if all(r.settings[k] == v for k, v in match.items())]
 
 
 def _span(values: Sequence[float]) -> str:
@@ -841,7 +843,7 @@ def writeups(lab: Lab) -> Section:
     )
     lost: dict[str, list[float]] = {}
     for row in rows:
-        if row["epsilon"] != "0.1":
+        if row.settings["epsilon"] != "0.1":
             continue
         learner = load_learner(_run_path(folder, row))
         perfect = strategy_mask(learner.tables, "perfect")
@@ -849,7 +851,7 @@ def writeups(lab: Lab) -> Section:
             learner.tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
         )
         assert seats.lengths is not None
-        lost.setdefault(row["gamma"], []).append(seats.lengths.second.mean)
+        lost.setdefault(row.settings["gamma"], []).append(seats.lengths.second.mean)
     q_folder, q_rows, q_command = lab.sweep(
         "writeups-q", "nim:3,5,7", Grid(("q",), {"gamma": (1.0,)}, seeds=lab.seeds(5))
     )
@@ -943,10 +945,10 @@ def writeups(lab: Lab) -> Section:
         learner = load_learner(_run_path(folder, row))
         masks = strategy_masks(learner.tables, ("random", "perfect", "subtraction"))
         records = record_against(learner, masks, lab.games, 0)
-        first[row["learner"], row["opponent"]] = {
+        first[row.learner, row.opponent] = {
             name: r.first.shares()["win"] for name, r in records.items()
         }
-    example = next(r for r in rows if r["learner"] == "elimination" and r["opponent"] == "random")
+    example = next(r for r in rows if r.learner == "elimination" and r.opponent == "random")
     eval_command = f"{command}; qarena eval {_run_path(folder, example)} --games {lab.games}"
     versus_random = [first["elimination", o]["random"] for o in ("random", "perfect")]
     claim(
@@ -1110,27 +1112,24 @@ def learners_compared(lab: Lab) -> Section:
             rows += more
             section.commands.append(command)
         for kind in kinds:
-            mine = [r for r in rows if r["learner"] == kind]
-            reached = [r for r in mine if r["perfect_at"]]
+            mine = [r for r in rows if r.learner == kind]
+            reached = [r for r in mine if r.perfect_at is not None]
+            at = [r.perfect_at for r in mine if r.perfect_at is not None]
             if reached:
-                episodes_to.setdefault(kind, {})[game.spec] = [
-                    float(r["perfect_at"]) for r in reached
-                ]
+                episodes_to.setdefault(kind, {})[game.spec] = [float(x) for x in at]
             reached_of.setdefault(kind, []).append((len(reached), len(mine)))
             table_rows.append(
                 (
                     game.spec,
                     kind,
                     _("{count} of {total}").format(count=len(reached), total=len(mine)),
-                    f"{statistics.median(int(r['perfect_at']) for r in reached):,.0f}"
+                    f"{statistics.median(at):,.0f}"
                     if reached
                     else _("not within {episodes:,}").format(
-                        episodes=max(int(r["episodes"]) for r in mine)
+                        episodes=max(r.episodes for r in mine)
                     ),
-                    f"{_mean([float(r['train_seconds']) for r in reached]):.3f}"
-                    if reached
-                    else "-",
-                    _f(_mean([float(r["optimality"]) for r in mine])),
+                    f"{_mean([r.train_seconds for r in reached]):.3f}" if reached else "-",
+                    _f(_mean([r.optimality for r in mine])),
                 )
             )
     games = [parse_spec(s).spec for s in [*specs, *big]]

@@ -23,7 +23,7 @@ from qarena.agents.strategies import is_builtin
 from qarena.errors import QarenaError
 from qarena.evaluate.judging import judge_player
 from qarena.evaluate.report import record_against, strategy_masks
-from qarena.experiments.folder import MEASURED, RunOutput, cell
+from qarena.experiments.folder import MEASURED, RunOutput, RunRow, Shares, cell, run_meta
 from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, opponent_label
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
@@ -101,18 +101,26 @@ def _run_task(task: Task) -> RunOutput:
     perfect_at = result.perfect_at
     if curve is not None and perfect_at is None:
         perfect_at = next((p.episodes for p in curve.points if p.optimality == 1.0), None)
-    config = learner.config.to_dict()
     used = set(learner.hyperparameters)
     if setting.opponent != "self":
         used -= set(SELF_PLAY_ONLY)
-    row = _row(config, used, setting, task, result.episodes, result.seconds, result.steps)
-    row["optimality"] = cell(result.optimality.share)
-    row["perfect_at"] = cell(perfect_at)
-    for name, seats in records.items():
-        for outcome, share in seats.total.shares().items():
-            row[f"{name}_{outcome}"] = cell(share)
-    meta = {"sweep": {"setting": setting.to_json(), "row": row}}
-    return RunOutput(setting.name, learner_bytes(learner, meta), row)
+    row = RunRow(
+        run=setting.name,
+        game=fixed.game,
+        learner=setting.learner,
+        settings=_settings(learner.config.to_dict(), used),
+        canonical=fixed.canonical,
+        opponent=opponent_label(setting.opponent),
+        seat=None if setting.opponent == "self" else setting.seat,
+        seed=setting.seed,
+        episodes=result.episodes,
+        train_seconds=result.seconds,
+        steps=result.steps,
+        optimality=result.optimality.share,
+        perfect_at=perfect_at,
+        against={name: Shares(**records[name].total.shares()) for name in MEASURED},
+    )
+    return RunOutput(setting.name, learner_bytes(learner, run_meta(setting, row)), row)
 
 
 def _run_network(task: Task) -> RunOutput:
@@ -125,39 +133,29 @@ def _run_network(task: Task) -> RunOutput:
     curve = network_curve(net, total, fixed.every, JUDGED_GAMES) if fixed.curve else None
     result = train_network(net, total, curve=curve)
     evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)
-    used = set(NETWORK_NAMES) - {"seed"}
-    config = net.config.to_dict()
-    row = _row(config, used, setting, task, result.games, result.seconds, result.steps)
-    row["canonical"] = ""  # a network reads the board as it is, its mirror image summed in
-    row["optimality"] = cell(evaluation.optimality.share)
-    row["perfect_at"] = ""
-    for name in MEASURED:
-        for outcome, share in evaluation.matches[name].total.shares().items():
-            row[f"{name}_{outcome}"] = cell(share)
-    meta = {"sweep": {"setting": setting.to_json(), "row": row}}
-    return RunOutput(setting.name, network_bytes(net, meta), row)
+    row = RunRow(
+        run=setting.name,
+        game=fixed.game,
+        learner=setting.learner,
+        settings=_settings(net.config.to_dict(), set(NETWORK_NAMES) - {"seed"}),
+        canonical=None,  # a network reads the board as it is, its mirror image summed in
+        opponent=opponent_label(setting.opponent),
+        seat=None,
+        seed=setting.seed,
+        episodes=result.games,
+        train_seconds=result.seconds,
+        steps=result.steps,
+        optimality=evaluation.optimality.share,
+        perfect_at=None,
+        against={name: Shares(**evaluation.matches[name].total.shares()) for name in MEASURED},
+    )
+    return RunOutput(setting.name, network_bytes(net, run_meta(setting, row)), row)
 
 
-def _row(
-    config: Mapping[str, Any],
-    used: set[str],
-    setting: Setting,
-    task: Task,
-    episodes: int,
-    seconds: float,
-    steps: int,
-) -> dict[str, str]:
-    row = {"run": setting.name, "game": task.fixed.game, "learner": setting.learner}
-    for axis in AXES:
-        row[axis] = cell(config[axis]) if axis in used else ""
-    row["canonical"] = cell(task.fixed.canonical)
-    row["opponent"] = opponent_label(setting.opponent)
-    row["seat"] = "" if setting.opponent == "self" else setting.seat
-    row["seed"] = str(setting.seed)
-    row["episodes"] = str(episodes)
-    row["train_seconds"] = f"{seconds:.6f}"
-    row["steps"] = str(steps)
-    return row
+def _settings(config: Mapping[str, Any], used: set[str]) -> dict[str, str]:
+    """The run's value of each axis as results.csv writes it; blank where its learner lacks
+    the setting."""
+    return {axis: cell(config[axis]) if axis in used else "" for axis in AXES}
 
 
 def opponent_file(game: Game, name: str) -> bytes | None:

@@ -156,3 +156,39 @@ def test_no_module_level_import_cycle() -> None:
         if m not in state:
             visit(m)
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def _game_classes() -> set[str]:
+    """The names of the concrete games' classes (the interface ``Game`` is not one)."""
+    import inspect
+
+    from qarena import games
+
+    return {
+        name
+        for name, obj in vars(games).items()
+        if inspect.isclass(obj) and issubclass(obj, games.Game) and obj is not games.Game
+    }
+
+
+def test_only_games_ask_for_a_game_class() -> None:
+    """Outside ``games/`` a game is known by what it brings (its layout, ``as_board()``...),
+    never by its class: a new game then works everywhere without touching other packages."""
+    classes = _game_classes()
+    assert {"TicTacToe", "ConnectFour", "Nim"} <= classes  # the scan looks for something
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.parent.name == "games":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("isinstance", "issubclass")
+                and len(node.args) == 2
+            ):
+                names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+                names |= {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
+                if names & classes:
+                    found.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert not found, found

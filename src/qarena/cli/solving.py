@@ -24,7 +24,6 @@ from qarena.games import (
     DRAW,
     LOSS,
     WIN,
-    ConnectFour,
     Game,
     Position,
     parse_spec,
@@ -201,11 +200,12 @@ def book_command(
     stones are searched, on every core (threads sharing one table) or as Ray tasks; the
     earlier ones follow from them. Progress is saved beside the book every minute and on
     Ctrl-C, and the same command goes on from there."""
-    game = parse_spec(spec)
-    if not isinstance(game, ConnectFour) or not game.searchable:
+    given = parse_spec(spec)
+    game = given.as_connect_four()
+    if game is None or not game.searchable:
         raise QarenaError(
             _("{spec} has no book: books are for boards the search solver plays (Connect Four "
-              "with four in a row, columns × (rows + 1) at most 64)").format(spec=game.spec)
+              "with four in a row, columns × (rows + 1) at most 64)").format(spec=given.spec)
         )  # fmt: skip
     check_count("--plies", plies, MAX_PLIES, least=0)
     check_backend(backend, ray_address, workers)

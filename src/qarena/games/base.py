@@ -14,12 +14,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from qarena.errors import IllegalMoveError, PositionError, QarenaError, TooLargeError
 from qarena.i18n import _, gettext_noop
+
+if TYPE_CHECKING:  # the board games, named here so that others need not ask for classes
+    from qarena.games.connect4 import ConnectFour
+    from qarena.games.tictactoe import TicTacToe
 
 Position = tuple[int, ...]
 Move = int
@@ -239,6 +243,17 @@ class Game(ABC):
     #: Names of the game's closed-form players (``bouton``, ``poles``...), beyond random and
     #: perfect play.
     rule_players: tuple[str, ...] = ()
+
+    def as_board(self) -> TicTacToe | None:
+        """This game as a board of cells where k marks in a line win (tic-tac-toe, and Connect
+        Four, whose pieces drop), for the players that read cells and lines (search, n-tuple
+        networks); None for any other game."""
+        return None
+
+    def as_connect_four(self) -> ConnectFour | None:
+        """This game as a Connect Four board (for the bitboard search and its opening book);
+        None for any other game."""
+        return None
 
     @property
     def searchable(self) -> bool:

@@ -329,6 +329,9 @@ class TicTacToe(Game):
         cell, _detail = self._move_component(move)
         return self.cell_name(cell)
 
+    def as_board(self) -> TicTacToe:
+        return self
+
     @property
     def keypad(self) -> bool:
         """Whether moves may be typed as numeric-keypad digits: 3×3 boards, 7 8 9 on top."""

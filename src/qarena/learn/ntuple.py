@@ -22,7 +22,6 @@ import numpy as np
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import Game, Move, Position
-from qarena.games.connect4 import ConnectFour
 from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _, number
 from qarena.kernels import ntuple as k
@@ -141,13 +140,15 @@ def _real(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def check_board(game: Game) -> None:
-    """Refuse, in one line, a game that is not a board an n-tuple network plays."""
-    if not isinstance(game, TicTacToe):
+def check_board(game: Game) -> TicTacToe:
+    """The game as a board an n-tuple network plays; refused in one line if it is not one."""
+    board = game.as_board()
+    if board is None:
         raise QarenaError(
             _("n-tuple networks play board games (tic-tac-toe, Connect Four), not {spec}")
             .format(spec=game.spec)
         )  # fmt: skip
+    return board
 
 
 def refuse_table_options(options: Iterable[tuple[str, bool]]) -> None:
@@ -213,15 +214,14 @@ class NTupleNetwork:
     def new(cls, game: Game, tuples: int = 70, length: int = 8, seed: int = 0) -> NTupleNetwork:
         """A network of ``tuples`` random-walk tuples of ``length`` cells, its tables zero
         (every board worth a draw), checked against the memory budget first."""
-        check_board(game)
-        assert isinstance(game, TicTacToe)
+        board = check_board(game)
         check_count("tuples", tuples, MAX_TUPLES)
         check_count("tuple length", length, MAX_LENGTH)
         check_fits(tuples, length)
-        layout = random_walk_tuples(game, tuples, length, seed)
+        layout = random_walk_tuples(board, tuples, length, seed)
         weights = np.zeros((2, tuples, k.CODES**length), dtype=np.float32)
         config = NetworkConfig(tuples=tuples, tuple_length=length, seed=seed)
-        return cls(game, layout, weights, config=config)
+        return cls(board, layout, weights, config=config)
 
     @classmethod
     def from_config(cls, game: Game, config: NetworkConfig) -> NTupleNetwork:
@@ -261,7 +261,7 @@ class NTupleNetwork:
         # cells[s, t, j]: the j-th cell of tuple t seen through symmetry s.
         self._cells = images[:, self.tuples]
         self._lines = np.array(game.lines, dtype=np.int64).reshape(len(game.lines), game.k)
-        self._gravity = isinstance(game, ConnectFour)
+        self._gravity = game.drops
         self._scratch = np.zeros(self._cells.shape[0] * self._cells.shape[1], dtype=np.int64)
         self._touches = k.touches(self._cells, game.cells)
 
@@ -490,8 +490,8 @@ def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTup
         }
 
     data = load_policy(p, expect)
-    board = game if game is not None else parse_spec(str(meta["game"]))
-    if not isinstance(board, TicTacToe):
+    board = (game if game is not None else parse_spec(str(meta["game"]))).as_board()
+    if board is None:
         raise damaged(_("its game is not a board"))
     layout, places = data.arrays["tuples"], data.arrays["places"]
     if layout.min() < 0 or layout.max() >= board.cells:

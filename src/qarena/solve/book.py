@@ -280,8 +280,8 @@ def solve_chunk(
     from qarena.games import parse_spec
     from qarena.solve.search import Searcher
 
-    game = parse_spec(spec)
-    assert isinstance(game, ConnectFour)
+    game = parse_spec(spec).as_connect_four()
+    assert game is not None, spec  # sent only for Connect Four boards
     searcher = Searcher(game, entries=entries, workers=1)
     out = np.empty(mine.size, dtype=np.int64)
     for i in range(mine.size):

@@ -56,7 +56,7 @@ def searchable(game: Game) -> bool:
     """Can a searcher here solve this game: Connect Four with four in a row, and a column's
     cells plus a spare bit for every column within 64 bits (:class:`Searcher`), or
     tic-tac-toe of up to 40 cells (:class:`LineSearcher`)."""
-    return isinstance(game, ConnectFour | TicTacToe) and game.searchable
+    return game.searchable
 
 
 def bits(game: ConnectFour, position: Position) -> tuple[np.uint64, np.uint64, int]:
@@ -261,7 +261,7 @@ class LineSearcher:
 
     def __post_init__(self) -> None:
         game = self.game
-        if isinstance(game, ConnectFour) or not searchable(game):
+        if game.drops or not game.searchable:
             raise QarenaError(
                 _(
                     "{spec} cannot be searched: search solves tic-tac-toe boards of up to "
@@ -490,8 +490,9 @@ class SearchSolution:
 def search_solution(game: ConnectFour | TicTacToe) -> SearchSolution:
     """One search solution per board and process (one table of the default size), with the
     book shipped for that board if there is one."""
-    if isinstance(game, ConnectFour):  # a kind of TicTacToe: asked first
-        return SearchSolution(game, Searcher(game, book=shipped_book(game)))
+    board = game.as_connect_four()
+    if board is not None:
+        return SearchSolution(board, Searcher(board, book=shipped_book(board)))
     return SearchSolution(game, LineSearcher(game))
 
 

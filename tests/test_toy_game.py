@@ -252,9 +252,46 @@ def test_the_browser_plays_the_toy_from_its_spec(tmp_path: Path) -> None:
         assert "toy[:…]" in home.text
         page = client.post("/play", data={"kind": "spec", "spec": "toy:2,2"})
         assert page.status_code == 200 and "toy:2,2" in page.text
+        assert 'id="error"' not in page.text
         state = client.post("/api/games", json={"game": "toy:2,2"}).json()
         assert state["game"] == "toy:2,2" and state["to_move"] == "human"
         move = state["legal_moves"][0]
         after = client.post(f"/api/games/{state['id']}/moves", json={"move": move})
         assert after.status_code == 200, after.text
         assert after.json()["history"][0] == move
+
+
+def test_a_game_with_a_menu_is_offered_on_the_home_page(tmp_path: Path) -> None:
+    """A game that registers a menu is in the home form's list with its own fields, and its
+    fields make its spec, checked as the other games' are: nothing in the web names it."""
+    from fastapi.testclient import TestClient
+
+    from qarena.games.registry import Field, Menu
+    from qarena.web import create_app
+
+    menu = Menu(
+        title="Toy heaps",
+        fields=(
+            Field("toy_a", "First heap", "5", what="the first heap"),
+            Field("toy_b", "Second heap", "6", most=9, what="the second heap"),
+        ),
+        spec=lambda v: f"toy:{v['toy_a']},{v['toy_b']}",
+    )
+    register("toy", _parse, form="toy[:A,B] like 'toy:5,6'", menu=menu)
+    with TestClient(create_app(tmp_path, train_seconds=5.0)) as client:
+        home = client.get("/").text
+        assert '<option value="toy" >Toy heaps</option>' in home
+        assert '<fieldset class="for-toy">' in home and 'name="toy_b"' in home
+        assert 'name="toy_b" type="number" min="1" max="9" value="6"' in home
+        # Choosing the toy hides the other games' fields, not its own.
+        hides = re.search(r'option\[value="toy"\]:checked\) :is\(([^)]*)\)', home)
+        assert hides is not None and ".for-nim" in hides[1] and ".for-toy" not in hides[1]
+        page = client.post("/play", data={"kind": "toy", "toy_a": "2", "toy_b": "3"})
+        assert page.status_code == 200 and "toy:2,3" in page.text
+        assert 'id="error"' not in page.text
+        bad = client.post("/play", data={"kind": "toy", "toy_a": "two", "toy_b": "3"})
+        assert bad.status_code == 422
+        assert "The first heap must be a whole number" in bad.text
+        assert 'name="toy_a" type="number" min="1" value="two"' in bad.text  # kept to fix
+    with pytest.raises(ValueError, match="menu field 'piles'"):
+        register("toy", _parse, menu=Menu("Toy", (Field("piles", "Piles", "1"),), str))

@@ -13,8 +13,8 @@ import numpy as np
 
 from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import Game, GameArrays, Move, Position
-from qarena.games.registry import positive_part, register
-from qarena.games.tictactoe import EMPTY, TicTacToe, board_size
+from qarena.games.registry import Menu, positive_part, register
+from qarena.games.tictactoe import EMPTY, TicTacToe, board_fields, board_size
 from qarena.i18n import _, gettext_noop
 
 
@@ -232,4 +232,14 @@ register(
     _parse,
     aliases=("connect-four",),
     form=gettext_noop("connect4[:ROWSxCOLS[:K]] like 'connect4:4x5'"),
+    menu=Menu(
+        title=gettext_noop("Connect Four"),
+        fields=board_fields("c4_", 4),
+        spec=lambda v: f"connect4:{v['c4_rows']}x{v['c4_cols']}:{v['c4_k']}",
+        note=gettext_noop(
+            "A piece falls to the lowest empty cell of its column. Small boards, such as 4×4, "
+            "train here on the spot; bigger ones play once trained on the command line. Against "
+            "perfect play, any board with four in a row up to 6 rows × 7 columns plays at once."
+        ),
+    ),
 )

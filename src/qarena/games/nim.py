@@ -17,7 +17,7 @@ from qarena.games.heap import (
     over_sentence,
     pile_and_take,
 )
-from qarena.games.registry import positive_part, register, rule_part
+from qarena.games.registry import Field, Menu, positive_part, register, rule_part
 from qarena.i18n import _, gettext_noop, ngettext
 
 
@@ -340,7 +340,22 @@ def _parse(text: str, rest: list[str]) -> Game:
     return Nim(piles=piles, misere=misere)
 
 
-register("nim", _parse, form=gettext_noop("nim[:PILES[:misere|normal]] like 'nim:3,5,7'"))
+register(
+    "nim",
+    _parse,
+    form=gettext_noop("nim[:PILES[:misere|normal]] like 'nim:3,5,7'"),
+    menu=Menu(
+        title=gettext_noop("Nim"),
+        fields=(
+            Field(
+                "piles", gettext_noop("Piles"), "3,5,7", "numbers", what=gettext_noop("each pile")
+            ),
+        ),
+        spec=lambda v: f"nim:{v['piles']}" + (":normal" if v["rule"] == "normal" else ""),
+        note=gettext_noop("Take any number of matches from one pile."),
+        rule=True,
+    ),
+)
 
 __all__ = [
     "MAX_MOVES",

@@ -9,7 +9,7 @@ from typing import Any
 from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import LOSS, WIN, Game, Move, Position, TheoryTable
 from qarena.games.heap import HeapGame, HeapTheory, over_sentence, pile_and_take
-from qarena.games.registry import positive_part, register, rule_part
+from qarena.games.registry import Field, Menu, positive_part, register, rule_part
 from qarena.i18n import _, gettext_noop
 
 
@@ -248,4 +248,15 @@ register(
     "subtraction",
     _parse,
     form=gettext_noop("subtraction[:HEAP[:K[:misere|normal]]] like 'subtraction:12:3'"),
+    menu=Menu(
+        title=gettext_noop("Subtraction game"),
+        fields=(
+            Field("heap", gettext_noop("Heap"), "12", what=gettext_noop("the heap")),
+            Field("take", gettext_noop("Largest take"), "3", what=gettext_noop("the largest take")),
+        ),
+        spec=lambda v: (
+            f"subtraction:{v['heap']}:{v['take']}" + (":normal" if v["rule"] == "normal" else "")
+        ),
+        rule=True,
+    ),
 )

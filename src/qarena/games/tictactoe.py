@@ -13,7 +13,7 @@ import numpy as np
 from qarena.budget import MAX_SIDE
 from qarena.errors import MoveError, PositionError, SpecError
 from qarena.games.base import DRAW, LOSS, Game, GameArrays, Move, Position, mixed_radix_arrays
-from qarena.games.registry import positive_part, register
+from qarena.games.registry import Field, Menu, positive_part, register
 from qarena.i18n import _, gettext_noop
 
 EMPTY, X, O = 0, 1, 2  # noqa: E741 - the marks people write
@@ -397,9 +397,26 @@ def _parse(text: str, rest: list[str]) -> Game:
     return TicTacToe(rows=rows, cols=cols, k=k)
 
 
+def board_fields(prefix: str, side: int) -> tuple[Field, Field, Field]:
+    """A board's menu fields (rows, columns, in a row to win), named with ``prefix``."""
+    return (
+        Field(f"{prefix}rows", gettext_noop("Rows"), str(side), most=MAX_SIDE,
+              what=gettext_noop("rows")),
+        Field(f"{prefix}cols", gettext_noop("Columns"), str(side), most=MAX_SIDE,
+              what=gettext_noop("columns")),
+        Field(f"{prefix}k", gettext_noop("In a row to win"), str(side), most=MAX_SIDE,
+              what=gettext_noop("in a row to win")),
+    )  # fmt: skip
+
+
 register(
     "tictactoe",
     _parse,
     aliases=("tic-tac-toe",),
     form=gettext_noop("tictactoe[:ROWSxCOLS[:K]] like 'tictactoe:4x4:4'"),
+    menu=Menu(
+        title=gettext_noop("Tic-tac-toe"),
+        fields=board_fields("", 3),
+        spec=lambda v: f"tictactoe:{v['rows']}x{v['cols']}:{v['k']}",
+    ),
 )

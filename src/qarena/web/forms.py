@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, ConfigDict, create_model
 
 from qarena.errors import QarenaError
+from qarena.games.registry import Field, menus
 from qarena.i18n import _, gettext_noop
 from qarena.learn.base import NUMBER, read_rewards
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
@@ -16,22 +17,37 @@ _INT = re.compile(r"[0-9]+")
 
 
 class HomeForm(BaseModel):
-    """The home page's form: a game to play, and who starts."""
+    """The home page's form: a game to play, and who starts. The fields of each game's menu
+    (``qarena.games.registry.Menu``: piles, rows...) come as extra fields, by their names."""
+
+    model_config = ConfigDict(extra="allow")
 
     kind: str = "nim"
-    piles: str = "3,5,7"
-    heap: str = "12"
-    take: str = "3"
-    rows: str = "3"
-    cols: str = "3"
-    k: str = "3"
-    c4_rows: str = "4"
-    c4_cols: str = "4"
-    c4_k: str = "4"
     rule: str = "misere"
     spec: str = ""
     opponent: str = "trained"
     first: str = "human"
+
+    def value(self, field: Field) -> str:
+        """What was typed in a game's field (its default when the form lacks it)."""
+        given = (self.model_extra or {}).get(field.name, field.default)
+        return given if isinstance(given, str) else field.default
+
+
+def home_defaults() -> dict[str, str]:
+    """The home form as it first shows: every registered game's fields at their defaults."""
+    values = HomeForm().model_dump()
+    for menu in menus().values():
+        values |= {f.name: f.default for f in menu.fields}
+    return values
+
+
+def home_values(form: HomeForm) -> dict[str, str]:
+    """The home form's values, to show it again: every game's field, typed or default."""
+    values = home_defaults() | form.model_dump()
+    for menu in menus().values():
+        values |= {f.name: form.value(f) for f in menu.fields}
+    return values
 
 
 class _TrainFormBase(BaseModel):
@@ -89,7 +105,6 @@ else:
     )
 
 
-HOME_DEFAULTS = HomeForm().model_dump()
 TRAIN_DEFAULTS = TrainForm(game="nim:3,5,7").model_dump()
 
 
@@ -127,41 +142,48 @@ def opponent_of(form: HomeForm) -> str:
     return form.opponent
 
 
+#: The home menu's ways to play beyond the registered games' menus.
+OTHER_KINDS = ("classic", "classic-network", "spec")
+
+
 def game_spec(form: HomeForm) -> str:
-    """The game spec the home form describes."""
-    kind, normal = form.kind, form.rule == "normal"
+    """The game spec the home form describes: a registered game's menu fills in its spec from
+    the fields, read strictly; the rest is the registry's to check, as on the command line."""
+    kind = form.kind
     if form.rule not in ("misere", "normal"):
         raise QarenaError(
             _("the rule is 'misere' or 'normal', not {rule!r}").format(rule=form.rule)
         )
-    if kind == "nim":
-        piles = [_digits(p, _("each pile")) for p in form.piles.replace(",", " ").split()]
-        if not piles:
-            raise QarenaError(_("give the piles, e.g. 3,5,7"))
-        return f"nim:{','.join(piles)}" + (":normal" if normal else "")
-    if kind == "subtraction":
-        heap, take = _digits(form.heap, _("the heap")), _digits(form.take, _("the largest take"))
-        return f"subtraction:{heap}:{take}" + (":normal" if normal else "")
-    if kind == "tictactoe":
-        rows, cols = _digits(form.rows, _("rows")), _digits(form.cols, _("columns"))
-        k = _digits(form.k, _("in a row to win"))
-        return f"tictactoe:{rows}x{cols}:{k}"
     if kind in ("classic", "classic-network"):
         return CLASSIC
-    if kind == "connect4":
-        rows, cols = _digits(form.c4_rows, _("rows")), _digits(form.c4_cols, _("columns"))
-        k = _digits(form.c4_k, _("in a row to win"))
-        return f"connect4:{rows}x{cols}:{k}"
     if kind == "spec":  # any registered game, read by the registry like the command line's
         if not form.spec.strip():
             raise QarenaError(_("give the game's spec, e.g. nim:3,5,7"))
         return form.spec.strip()
-    raise QarenaError(
-        _(
-            "unknown game {kind!r}; expected nim, subtraction, tictactoe, connect4, classic, "
-            "classic-network or spec"
-        ).format(kind=kind)
-    )
+    menu = menus().get(kind)
+    if menu is None:
+        raise QarenaError(
+            _("unknown game {kind!r}; expected {kinds}").format(
+                kind=kind, kinds=", ".join([*menus(), *OTHER_KINDS])
+            )
+        )
+    values = {f.name: _field(f, form.value(f)) for f in menu.fields}
+    return menu.spec(values | {"rule": form.rule})
+
+
+def _field(field: Field, text: str) -> str:
+    """A menu field's text read strictly: a whole number, or whole numbers with commas."""
+    what = _(field.what or field.label)
+    if field.kind == "number":
+        return _digits(text, what)
+    numbers = [_digits(p, what) for p in text.replace(",", " ").split()]
+    if not numbers:
+        raise QarenaError(
+            _("{what}: give at least one whole number, e.g. {example}").format(
+                what=_(field.label), example=field.default
+            )
+        )
+    return ",".join(numbers)
 
 
 def form_number(text: str, what: str, kind: type[int] | type[float]) -> Any:

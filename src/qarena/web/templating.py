@@ -17,8 +17,7 @@ from markupsafe import EscapeFormatter, Markup, escape
 
 from qarena import __version__
 from qarena.agents.opponents import OPPONENTS
-from qarena.budget import MAX_SIDE
-from qarena.games.registry import names
+from qarena.games.registry import menus, names
 from qarena.i18n import DEFAULT, LANGUAGES, _, is_number, language, number
 from qarena.learn.learners import LEARNERS
 from qarena.learn.ntuple import KIND as NETWORK
@@ -134,8 +133,8 @@ env.globals["opponents"] = list(OPPONENTS)
 #: The forms of every registered game's spec, for the home page's "any game" field.
 env.globals["spec_forms"] = lambda: ", ".join(f"{n}[:…]" for n in names())
 env.globals["spec_example"] = "nim:3,5,7"
-#: The most rows and columns a board may have: the forms' bounds are the games' own.
-env.globals["max_side"] = MAX_SIDE
+#: The registered games' menus, by name: the home form's games and their fields.
+env.globals["game_menus"] = menus
 #: Learners by their title ("Q-learning"), as pages name them.
 env.globals["learner_titles"] = _Titles()
 #: Stored times as people read them: ``{{ row.created|when }}``.

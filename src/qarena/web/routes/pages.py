@@ -25,12 +25,13 @@ from qarena.web.describe import verdict_span
 from qarena.web.errors import PageRoute, validation_text
 from qarena.web.exceptions import Full, NotFound, status_of
 from qarena.web.forms import (
-    HOME_DEFAULTS,
     TRAIN_DEFAULTS,
     HomeForm,
     TrainForm,
     form_number,
     game_spec,
+    home_defaults,
+    home_values,
     opponent_of,
 )
 from qarena.web.jobs import Job
@@ -73,7 +74,7 @@ def favicon() -> Response:
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request) -> HTMLResponse:
-    return page(request, "home.html", {"form": HOME_DEFAULTS, "error": None})
+    return page(request, "home.html", {"form": home_defaults(), "error": None})
 
 
 @router.get("/language/{code}")
@@ -107,7 +108,7 @@ def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]
             return RedirectResponse(f"/train/{got.id}{mine}", status_code=303)
         session = web.games.new(got, first)
     except QarenaError as e:
-        context = {"form": fields.model_dump(), "error": sentence(str(e))}
+        context = {"form": home_values(fields), "error": sentence(str(e))}
         return page(request, "home.html", context, status_of(e))
     return _to_game(session)
 

@@ -8,13 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qarena import match
 from qarena.agents.greedy import GreedyAgent
 from qarena.cli import run
 from qarena.errors import IllegalMoveError, MoveError
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner, make_learner
-from qarena.match import Conflict, Match, train_on_the_spot
+from qarena.match import spot as match
+from qarena.match.session import Conflict, Match
+from qarena.match.spot import train_on_the_spot
 from qarena.training.run import Progress, train_run
 
 

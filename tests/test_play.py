@@ -12,11 +12,11 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from qarena import match
 from qarena.cli import play
 from qarena.cli.app import run
 from qarena.cli.render import draw
 from qarena.games import LOSS, Nim, Subtraction, TicTacToe, parse_spec, value_name
+from qarena.match import spot as match
 from qarena.solve import solve
 
 QARENA = Path(sys.executable).parent / "qarena"

@@ -54,7 +54,7 @@ from qarena.learn.ntuple import (
     save_network,
 )
 from qarena.learn.settings import NAMES
-from qarena.match import Duel, Turn
+from qarena.match.duel import Duel, Turn
 from qarena.optional import need
 from qarena.solve import Exact, SearchSolution, Solution, by_search, oracle
 from qarena.solve.space import game_tables

@@ -14,6 +14,7 @@ from rich.table import Table
 from qarena import api
 from qarena.agents.opponents import opponent
 from qarena.agents.players import player as make_player
+from qarena.agents.strategies import is_builtin
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
@@ -41,7 +42,7 @@ from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import is_network, load_network
-from qarena.match import about, is_builtin
+from qarena.match.duel import about
 from qarena.solve import by_search, oracle
 from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run

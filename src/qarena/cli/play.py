@@ -28,7 +28,8 @@ from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import is_network, load_network
-from qarena.match import SPOT_LEARNER, Match, Reply, Result, Score, train_on_the_spot
+from qarena.match.session import Match, Reply, Result, Score
+from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 from qarena.solve import Exact, Outcome, by_search, oracle
 
 FIRST = ("human", "ai", "random")

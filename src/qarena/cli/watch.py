@@ -18,7 +18,7 @@ from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.games import Game, parse_spec, value_name, value_word
 from qarena.i18n import _, ngettext, number
-from qarena.match import LABELS, Duel, Turn, about, load_players, value_text
+from qarena.match.duel import LABELS, Duel, Turn, about, load_players, value_text
 
 #: Most games one watch plays (each is shown move by move).
 MAX_WATCH_GAMES = 10_000

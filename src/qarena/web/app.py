@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from qarena import __version__
 from qarena.i18n import DEFAULT, _, language
-from qarena.match import TRAIN_SECONDS
+from qarena.match.spot import TRAIN_SECONDS
 from qarena.web import errors
 from qarena.web.jobs import MAX_QUEUED, MAX_RUNNING
 from qarena.web.language import Language

@@ -5,7 +5,7 @@ is ``errors.py``."""
 from __future__ import annotations
 
 from qarena.errors import QarenaError
-from qarena.match import Conflict
+from qarena.match.session import Conflict
 
 __all__ = ["BodyStalled", "BodyTooLarge", "Conflict", "Full", "NotFound", "status_of"]
 

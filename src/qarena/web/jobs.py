@@ -33,7 +33,7 @@ from qarena.learn.ntuple import (
     check_fits,
     default_games,
 )
-from qarena.match import train_timed
+from qarena.match.spot import train_timed
 from qarena.training.run import Progress, check_versus, default_episodes, train_network
 from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id

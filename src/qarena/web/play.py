@@ -21,7 +21,8 @@ from qarena.games import Move, value_name
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
 from qarena.learn.ntuple import NTupleNetwork
-from qarena.match import Duel, Match, Result, Score
+from qarena.match.duel import Duel
+from qarena.match.session import Match, Result, Score
 from qarena.web.exceptions import NotFound
 
 #: Games kept in memory at once; a new one pushes out the least recently used.

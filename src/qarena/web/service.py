@@ -30,7 +30,7 @@ from qarena.learn.ntuple import (
     shipped_network,
 )
 from qarena.learn.settings import NETWORK_SETTINGS
-from qarena.match import SPOT_LEARNER
+from qarena.match.spot import SPOT_LEARNER
 from qarena.solve import by_search
 from qarena.training.run import check_versus
 from qarena.web.exceptions import Full

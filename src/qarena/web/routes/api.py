@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from qarena.evaluate.svg import curve_svg
 from qarena.i18n import _
-from qarena.match import Conflict
+from qarena.match.session import Conflict
 from qarena.web.jobs import LIVE, Job
 from qarena.web.models import (
     Detail,

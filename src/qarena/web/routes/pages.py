@@ -19,7 +19,8 @@ from qarena.evaluate.svg import position_svg
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
-from qarena.match import LABELS, Conflict, Score, value_text
+from qarena.match.duel import LABELS, value_text
+from qarena.match.session import Conflict, Score
 from qarena.solve import Outcome, oracle
 from qarena.web.describe import verdict_span
 from qarena.web.errors import PageRoute, validation_text

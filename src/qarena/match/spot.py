@@ -1,0 +1,91 @@
+"""Training an agent on the spot for a person who is waiting to play it: a time limit on
+``train_run``, and the learner and settings ``qarena play`` and the web app train with."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from qarena.games import Game
+from qarena.learn.base import Learner, Opponent
+from qarena.learn.curve import Curve
+from qarena.training.run import Progress, RunResult, default_episodes, new_learner, train_run
+
+#: Training on the spot stops after this long, perfect or not: the person is waiting.
+TRAIN_SECONDS = 10.0
+#: The learner trained on the spot, with its default settings.
+SPOT_LEARNER = "q"
+
+
+@dataclass(frozen=True)
+class Training:
+    learner: Learner
+    result: RunResult
+    seconds: float  # wall-clock time of the training, setting up excluded
+
+    @property
+    def perfect(self) -> bool:
+        """Whether the agent plays perfectly at the end of the run (the solver's judgement)."""
+        return self.result.optimality.share == 1.0
+
+
+def train_timed(
+    learner: Learner,
+    episodes: int,
+    opponent: Opponent | None = None,
+    seat: str = "both",
+    *,
+    seconds: float | None = None,
+    until_perfect: bool = False,
+    curve: Curve | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Training:
+    """``train_run`` (the learner in ``seat`` against an ``opponent``), stopped after
+    ``seconds`` (None: no limit) as well as by ``should_stop``. The kernels compile (or load)
+    and the game is solved first: the limit is for training."""
+    learner.warm_up()
+    learner.optimality()
+    t0 = time.monotonic()
+
+    def stop() -> bool:
+        late = seconds is not None and time.monotonic() - t0 > seconds
+        return late or (should_stop is not None and should_stop())
+
+    result = train_run(
+        learner,
+        episodes,
+        opponent,
+        seat,
+        until_perfect=until_perfect,
+        curve=curve,
+        on_progress=on_progress,
+        should_stop=stop,
+    )
+    return Training(learner, result, time.monotonic() - t0)
+
+
+def train_on_the_spot(
+    game: Game,
+    *,
+    seconds: float | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Training:
+    """A fresh ``SPOT_LEARNER`` trained by self-play as ``qarena train SPEC`` trains it: the
+    learner's default settings (exploring starts included) and its default episode count, the
+    play judged once, at the end; for at most ``seconds`` (default: ``TRAIN_SECONDS``, read
+    when called).
+
+    It does not judge the play as it goes to stop at perfect play: on mid-size games judging
+    costs far more than training (connect4:4x5: 0.34 s a judgement, every 1% of a run whose
+    training takes 2 s in all), and the time limit ran out with the agent half-trained."""
+    learner = new_learner(game, SPOT_LEARNER, {})
+    return train_timed(
+        learner,
+        default_episodes(learner),
+        seconds=TRAIN_SECONDS if seconds is None else seconds,
+        on_progress=on_progress,
+        should_stop=should_stop,
+    )

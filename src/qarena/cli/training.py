@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -30,7 +32,7 @@ from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
-from qarena.learn.base import read_rewards
+from qarena.learn.base import Learner, read_rewards
 from qarena.learn.curve import Curve, JudgedCurve, JudgedPoint
 from qarena.learn.learners import LEARNERS, learner_class, load_learner, save_learner
 from qarena.learn.ntuple import (
@@ -55,6 +57,8 @@ from qarena.training.run import (
     train_network,
 )
 from qarena.training.run import Progress as RunProgress
+
+_R = TypeVar("_R")
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are
 #: announced, so nobody waits without knowing why.
@@ -159,6 +163,7 @@ def train_command(
 ) -> int:
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
+    run = _Run(out_file, episodes, resume, curve, every, as_json)
     if learner_kind == KIND:
         refuse_table_options(
             (
@@ -169,28 +174,11 @@ def train_command(
                 ("--check-every", check_every is not None),
             )
         )
-        return _train_network(
-            game, out_file, episodes, resume, curve, every, workers, as_json, settings
-        )
-    for s in NETWORK_SETTINGS:
-        if settings[s.name] is not None:
-            raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
-    if workers is not None:
-        raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
-    if learner_kind not in LEARNERS:
-        raise QarenaError(
-            _("unknown learner {kind!r}; expected one of {names}").format(
-                kind=learner_kind, names=", ".join([*LEARNERS, KIND])
-            )
-        )
-    cls = learner_class(learner_kind)
-    if episodes is not None:
-        check_count("--episodes", episodes, MAX_EPISODES)
+        return _train_network(game, run, workers, settings)
+    cls = _table_learner(learner_kind, workers, settings)
+    run.check()
     if check_every is not None:
         check_count("--check-every", check_every, MAX_EPISODES)
-    check_curve_every(every, curve)
-    if settings["seed"] is not None:
-        check_seed(settings["seed"])
     given: dict[str, Any] = {name: settings[name] for name in NAMES}
     if given["rewards"] is not None:
         given["rewards"] = _rewards(given["rewards"])
@@ -226,36 +214,16 @@ def train_command(
         curve=curve,
         every=every,
     )
-    learner, total = plan.learner, plan.total
-    if episodes is None and total >= LONG_RUN_EPISODES:
+    if episodes is None and plan.total >= LONG_RUN_EPISODES:
         err.print(
             _(
                 "{spec} has many moves to learn: the default run is {count:,} episodes, which "
                 "can take a long while; --episodes N trains fewer."
-            ).format(spec=game.spec, count=total)
+            ).format(spec=game.spec, count=plan.total)
         )
-
-    progress = _progress()
-
-    shown = {"optimality": ""}
-
-    def show(p: RunProgress) -> None:
-        if p.optimality is not None:
-            shown["optimality"] = _("optimality {share:.4f}").format(share=p.optimality.share)
-        rate = (
-            _("{rate:,.0f} episodes/s").format(rate=p.episodes / p.seconds) if p.seconds > 0 else ""
-        )
-        progress.update(task, completed=p.episodes, rate=rate, optimality=shown["optimality"])
-
-    with _StopFlag() as stop, progress:
-        task = progress.add_task(
-            _("{learner} on {spec}").format(learner=cls.title, spec=game.spec),
-            total=total,
-            rate="",
-            optimality="",
-        )
-        result = plan.run(show, lambda: stop.set)
-    save_learner(out_file, learner, inputs)
+    title = _("{learner} on {spec}").format(learner=cls.title, spec=game.spec)
+    result = _with_progress(title, plan.total, "episodes", plan.run)
+    save_learner(out_file, plan.learner, inputs)
     if as_json:
         out.print(json.dumps(_run_record(result, plan, game, cls.kind)), soft_wrap=True)
     else:
@@ -263,6 +231,75 @@ def train_command(
     if result.stopped:
         return _interrupted(result.episodes)
     return 0
+
+
+@dataclass(frozen=True)
+class _Run:
+    """The options every kind of run takes: its file, its length, the file it goes on from,
+    its curve, and how its summary is printed."""
+
+    out_file: Path
+    episodes: int | None
+    resume: Path | None
+    curve: bool
+    every: int | None
+    as_json: bool
+
+    def check(self) -> None:
+        if self.episodes is not None:
+            check_count("--episodes", self.episodes, MAX_EPISODES)
+        check_curve_every(self.every, self.curve)
+
+
+def _table_learner(kind: str, workers: int | None, settings: dict[str, Any]) -> type[Learner]:
+    """The table learner ``--learner`` names, refusing the network's own options (and the seed
+    checked: both kinds take it)."""
+    for s in NETWORK_SETTINGS:
+        if settings[s.name] is not None:
+            raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
+    if workers is not None:
+        raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
+    if kind not in LEARNERS:
+        raise QarenaError(
+            _("unknown learner {kind!r}; expected one of {names}").format(
+                kind=kind, names=", ".join([*LEARNERS, KIND])
+            )
+        )
+    if settings["seed"] is not None:
+        check_seed(settings["seed"])
+    return learner_class(kind)
+
+
+#: A run, started with the callback its progress goes to and the check for a stop asked for.
+_Start = Callable[[Callable[[RunProgress], None], Callable[[], bool]], _R]
+
+
+def _with_progress(
+    title: str, total: int, unit: Literal["episodes", "games"], start: _Start[_R]
+) -> _R:
+    """Run ``start`` under a progress bar (on a terminal) and Ctrl-C asking for a stop between
+    chunks, so the save after it is never torn."""
+    progress = _progress()
+    shown = {"optimality": ""}
+
+    def show(p: RunProgress) -> None:
+        if p.optimality is not None:
+            shown["optimality"] = _("optimality {share:.4f}").format(share=p.optimality.share)
+        if p.judged is not None:
+            shown["optimality"] = _("optimality {share:.4f}").format(share=p.judged.optimality)
+        rate = ""
+        if p.seconds > 0:
+            per = p.episodes / p.seconds
+            rate = (
+                _("{rate:,.0f} episodes/s").format(rate=per)
+                if unit == "episodes"
+                else _("{rate:,.0f} games/s").format(rate=per)
+            )
+        progress.update(task, completed=p.episodes, rate=rate, optimality=shown["optimality"])
+
+    with _StopFlag() as stop, progress:
+        task = progress.add_task(title, total=total, rate="", optimality="")
+        return start(show, lambda: stop.set)
 
 
 def _point_text(p: JudgedPoint) -> str:
@@ -273,23 +310,11 @@ def _point_text(p: JudgedPoint) -> str:
     ).format(share=p.optimality, win=win, draw=draw, loss=loss)
 
 
-def _train_network(
-    game: Game,
-    out_file: Path,
-    games: int | None,
-    resume: Path | None,
-    curve: bool,
-    every: int | None,
-    workers: int | None,
-    as_json: bool,
-    settings: dict[str, Any],
-) -> int:
+def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[str, Any]) -> int:
     """qarena train --learner ntuple: self-play on threads sharing one network's tables."""
     import os
 
-    if games is not None:
-        check_count("--episodes", games, MAX_EPISODES)
-    check_curve_every(every, curve)
+    run.check()
     cores = len(os.sched_getaffinity(0))
     if workers is not None:
         check_count("--workers", workers, cores * 4)
@@ -297,60 +322,45 @@ def _train_network(
         check_seed(settings["seed"])
     given = {name: value for name, value in settings.items() if value is not None}
     # The one input --out may name is --resume's file: training goes on in place.
-    check_target(out_file, [])
-    if resume is not None:
-        net = load_network(resume, game)
+    check_target(run.out_file, [])
+    if run.resume is not None:
+        net = load_network(run.resume, game)
         for name in ("tuples", "tuple_length", "seed"):
             if name in given and given[name] != getattr(net.config, name):
                 flag = "--" + name.replace("_", "-")
                 raise QarenaError(
                     _("{file} was made with other {flag}; a resumed network keeps its own").format(
-                        file=resume, flag=flag
+                        file=run.resume, flag=flag
                     )
                 )
         net.config = NetworkConfig.build(given, net.config)
     else:
         net = NTupleNetwork.from_config(game, NetworkConfig.build(given))
-    total = games or default_games(game)
-    if games is None:
+    total = run.episodes or default_games(game)
+    if run.episodes is None:
         err.print(
             _(
                 "{spec}: the default run is {count:,} games of self-play; --episodes N trains "
                 "fewer."
             ).format(spec=game.spec, count=total)
         )
-    run_curve = network_curve(net, total, every, JUDGED_GAMES) if curve else None
+    run_curve = network_curve(net, total, run.every, JUDGED_GAMES) if run.curve else None
     threads = workers or cores
-    progress = _progress()
-    shown = {"optimality": ""}
-
-    def show(p: RunProgress) -> None:
-        if p.judged is not None:
-            shown["optimality"] = _("optimality {share:.4f}").format(share=p.judged.optimality)
-        rate = _("{rate:,.0f} games/s").format(rate=p.episodes / p.seconds) if p.seconds else ""
-        progress.update(task, completed=p.episodes, rate=rate, optimality=shown["optimality"])
-
     net.warm_up()
-    with _StopFlag() as stop, progress:
-        task = progress.add_task(
-            _("n-tuple network on {spec}").format(spec=game.spec),
-            total=total,
-            rate="",
-            optimality="",
-        )
-        result = train_network(
-            net,
-            total,
-            workers=threads,
-            curve=run_curve,
-            on_progress=show,
-            should_stop=lambda: stop.set,
-        )
-    save_network(out_file, net)
-    if as_json:
+    title = _("n-tuple network on {spec}").format(spec=game.spec)
+    result = _with_progress(
+        title,
+        total,
+        "games",
+        lambda show, stop: train_network(
+            net, total, workers=threads, curve=run_curve, on_progress=show, should_stop=stop
+        ),
+    )
+    save_network(run.out_file, net)
+    if run.as_json:
         out.print(json.dumps(_network_record(result, net, game, threads)), soft_wrap=True)
     else:
-        out.print(_network_table(result, net, game, threads, run_curve, out_file))
+        out.print(_network_table(result, net, game, threads, run_curve, run.out_file))
     if result.stopped:
         return _interrupted(result.games)
     return 0

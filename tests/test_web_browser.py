@@ -878,7 +878,7 @@ def test_junk_and_oversized_uploads_are_refused_on_the_page(
     # Over the limit: refused by its size alone (a sparse file: nothing is really written).
     huge = tmp_path / "huge.npz"
     with huge.open("wb") as f:
-        f.truncate(web_app.state.web.max_upload + 1)
+        f.truncate(web_app.state.web.limits.max_upload + 1)
     page.locator("#upload-file").set_input_files(str(huge))
     with page.expect_navigation() as navigation:
         page.locator("#upload").click()

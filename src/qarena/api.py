@@ -147,7 +147,7 @@ def save(learner: Learner | NTupleNetwork, path: str | os.PathLike[str]) -> Path
     return Path(path)
 
 
-def train_network(
+def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keyword
     spec: GameLike,
     games: int | None = None,
     *,
@@ -216,7 +216,7 @@ def player(x: PlayerLike, spec: GameLike | None = None, seed: int | None = None)
     return _player(x, None if spec is None else game(spec), seed)
 
 
-def train(
+def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     spec: GameLike,
     learner: str = "q",
     episodes: int | None = None,
@@ -608,7 +608,7 @@ def _cell(text: str) -> str:
     return f"{float(text):.4f}"
 
 
-def sweep(
+def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     spec: GameLike,
     out: str | os.PathLike[str],
     learner: str | Sequence[str] = "q",

@@ -27,7 +27,9 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
@@ -503,3 +505,16 @@ def _brief(e: BaseException) -> str:
         return _("bad CRC in an array")
     text = " ".join(str(e).split()) or type(e).__name__
     return text[:120]
+
+
+_T = TypeVar("_T")
+
+
+def load_shipped(name: str, load: Callable[[Path], _T]) -> _T | None:
+    """A file that comes with qarena (``qarena/data/NAME``: a network, an opening book), read
+    by ``load``; None when the package lacks it."""
+    path = resources.files("qarena") / "data" / name
+    if not path.is_file():
+        return None
+    with resources.as_file(path) as real:
+        return load(real)

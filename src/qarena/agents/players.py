@@ -146,6 +146,47 @@ def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
     return GreedyAgent.load(path, game, seed)
 
 
+def _named(name: str, game: Game | None, seed: int | None) -> Player:
+    """A built-in by its name, or the agent of a policy file."""
+    if is_builtin(name):
+        if game is None:
+            raise QarenaError(
+                _("{player} is a built-in player: name the game with --game SPEC").format(
+                    player=name
+                )
+            )
+        return make_agent(name, game, seed)
+    if not is_policy_path(name):
+        raise QarenaError(
+            _("unknown player {name!r}; expected one of {names}, or a policy file").format(
+                name=name, names=", ".join(STRATEGIES)
+            )
+        )
+    return _from_file(name, game, seed)
+
+
+def _made(x: object, game: Game | None) -> Player:
+    """A player made of plain Python: a script of moves, a table of them, or a function."""
+    if isinstance(x, list | tuple):
+        return ScriptPlayer(x, _needs(game, _("a script of moves needs its game")))
+    if isinstance(x, Mapping):
+        return TablePlayer(x, _needs(game, _("a table of moves needs its game")))
+    if callable(x):
+        return FunctionPlayer(x, _needs(game, _("a function player needs its game")))
+    raise QarenaError(
+        _(
+            "{value!r} is not a player; expected a built-in's name, a policy file, a "
+            "learner, a function or a dict of moves"
+        ).format(value=x)
+    )
+
+
+def _needs(game: Game | None, why: str) -> Game:
+    if game is None:
+        raise QarenaError(why)
+    return game
+
+
 def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> Player:
     """``x`` as a player of ``game``.
 
@@ -163,44 +204,11 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
     if isinstance(x, Learner):
         found: Player = GreedyAgent(x, seed=seed)
     elif isinstance(x, str | os.PathLike):
-        name = os.fspath(x)
-        if is_builtin(name):
-            if game is None:
-                raise QarenaError(
-                    _("{player} is a built-in player: name the game with --game SPEC").format(
-                        player=name
-                    )
-                )
-            found = make_agent(name, game, seed)
-        elif not is_policy_path(name):
-            raise QarenaError(
-                _("unknown player {name!r}; expected one of {names}, or a policy file").format(
-                    name=name, names=", ".join(STRATEGIES)
-                )
-            )
-        else:
-            found = _from_file(name, game, seed)
+        found = _named(os.fspath(x), game, seed)
     elif isinstance(x, Player):
         found = x
-    elif isinstance(x, list | tuple):
-        if game is None:
-            raise QarenaError(_("a script of moves needs its game"))
-        found = ScriptPlayer(x, game)
-    elif isinstance(x, Mapping):
-        if game is None:
-            raise QarenaError(_("a table of moves needs its game"))
-        found = TablePlayer(x, game)
-    elif callable(x):
-        if game is None:
-            raise QarenaError(_("a function player needs its game"))
-        found = FunctionPlayer(x, game)
     else:
-        raise QarenaError(
-            _(
-                "{value!r} is not a player; expected a built-in's name, a policy file, a "
-                "learner, a function or a dict of moves"
-            ).format(value=x)
-        )
+        found = _made(x, game)
     if game is not None and found.game.spec != game.spec:
         raise QarenaError(
             _("{player} plays {spec}, not {game}").format(

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from qarena import api
 from qarena.agents.opponents import opponent
@@ -40,8 +41,9 @@ from qarena.evaluate.report import (
 from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, wilson
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
+from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
 from qarena.match.duel import about
 from qarena.solve import by_search, oracle
 from qarena.solve.space import game_tables
@@ -127,7 +129,7 @@ def _lengths_table(result: Evaluation, games: int) -> Table:
 
 
 @app.command("eval")
-def eval_command(
+def eval_command(  # noqa: PLR0913 - the command's options
     policy: Annotated[
         str,
         typer.Argument(
@@ -195,17 +197,7 @@ def eval_command(
     --json then lists every position with the move chosen there and its verdict.
     """
     if along_perfect is not None:
-        for flag, used in (
-            ("--games", games is not None),
-            ("--lengths", lengths),
-            ("--sample", sample is not None),
-            ("--positions", positions is not None),
-        ):
-            if used:
-                raise QarenaError(
-                    _("--along-perfect judges along its own games; {flag} does not go with it")
-                    .format(flag=flag)
-                )  # fmt: skip
+        _check_along_perfect(games is not None, lengths, sample is not None, positions is not None)
         check_count("--along-perfect", along_perfect, MAX_SAMPLE)
         _check_seed(seed)
         _along_perfect(policy, spec, along_perfect, seed, as_json)
@@ -216,116 +208,20 @@ def eval_command(
         check_count("--sample", sample, MAX_SAMPLE)
     _check_seed(seed)
     lines = None if positions is None else _read_positions(positions)
-    if is_builtin(policy):
-        if spec is None:
-            raise QarenaError(
-                _("{player} is a built-in player: name the game with --game SPEC").format(
-                    player=policy
-                )
-            )
-        game = parse_spec(spec)
-        given = _parsed(game, lines)
+    subject, game, heading = _subject(policy, spec)
+    given = _parsed(game, lines)
+    if not isinstance(subject, Learner):  # a learner's game is enumerated: no wait to explain
         announce(game)
-        with _judging(game):
-            result = api.judge(
-                policy, game, games=games, seed=seed, lengths=lengths, sample=sample,
-                positions=given,
-            )  # fmt: skip
-        heading = styled(
-            _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]"),
-            player=policy,
-            game=game.title,
-            spec=game.spec,
-        )
-    elif is_network(policy):
-        net = load_network(policy, parse_spec(spec) if spec is not None else None)
-        game = net.game
-        given = _parsed(game, lines)
-        announce(game)
-        with _judging(game):
-            result = api.judge(
-                net, game, games=games, seed=seed, lengths=lengths, sample=sample,
-                positions=given,
-            )  # fmt: skip
-        heading = styled(
-            ngettext(
-                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
-                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
-                net.games,
-            ),
-            game=game.title,
-            spec=game.spec,
-            count=net.games,
-        )
-    else:
-        learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
-        given = _parsed(learner.game, lines)
+    with _judging(game):
         result = api.judge(
-            learner, games=games, seed=seed, lengths=lengths, sample=sample, positions=given
-        )
-        game = learner.game
-        heading = styled(
-            ngettext(
-                "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
-                "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
-                learner.episodes,
-            ),
-            learner=title(learner),
-            game=game.title,
-            spec=game.spec,
-            count=learner.episodes,
-        )
+            subject, game, games=games, seed=seed, lengths=lengths, sample=sample,
+            positions=given,
+        )  # fmt: skip
     if as_json:
         _print(result.to_json())
         return
-    o = result.optimality
     out.print(heading)
-    if result.sample is None:
-        out.print(
-            _(
-                "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} "
-                "decision positions"
-            ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
-        )
-    else:
-        low, high = result.sample.interval
-        listed = result.sample.source != "sampled"
-        # "± m" only where the interval is about even on both sides of the share; near 0 or
-        # 1 (Wilson's interval is lopsided there) the interval alone says it.
-        even = abs((high - o.share) - (o.share - low)) <= 0.1 * (high - low)
-        if even:
-            text = (
-                _(
-                    "optimality {share:.3f} ± {margin:.3f} over the {decisions:,} given "
-                    "positions (95% interval {low:.3f} to {high:.3f})"
-                )
-                if listed
-                else _(
-                    "optimality {share:.3f} ± {margin:.3f} over {decisions:,} sampled decision "
-                    "positions (95% interval {low:.3f} to {high:.3f})"
-                )
-            )
-        else:
-            text = (
-                _(
-                    "optimality {share:.3f} over the {decisions:,} given positions (95% "
-                    "interval {low:.3f} to {high:.3f})"
-                )
-                if listed
-                else _(
-                    "optimality {share:.3f} over {decisions:,} sampled decision positions (95% "
-                    "interval {low:.3f} to {high:.3f})"
-                )
-            )
-        out.print(
-            text.format(
-                share=o.share,
-                margin=result.sample.margin,
-                decisions=o.decisions,
-                low=low,
-                high=high,
-            )
-        )
+    out.print(_optimality_text(result))
     played = next(iter(result.matches.values())).first.games if result.matches else 0
     table = Table(title=_wdl_title(played), title_justify="left")
     table.add_column(_("opponent"), style="bold")
@@ -336,6 +232,107 @@ def eval_command(
     out.print(table)
     if lengths:
         out.print(_lengths_table(result, played))
+
+
+def _check_along_perfect(games: bool, lengths: bool, sample: bool, positions: bool) -> None:
+    """--along-perfect plays its own games: refuse the options that set others."""
+    given = (("--games", games), ("--lengths", lengths), ("--sample", sample),
+             ("--positions", positions))  # fmt: skip
+    for flag, used in given:
+        if used:
+            raise QarenaError(
+                _("--along-perfect judges along its own games; {flag} does not go with it")
+                .format(flag=flag)
+            )  # fmt: skip
+
+
+def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learner, Game, Text]:
+    """What ``eval`` judges (a built-in's name, a network or a learner), its game, and the
+    heading its report goes under."""
+    if is_builtin(policy):
+        if spec is None:
+            raise QarenaError(
+                _("{player} is a built-in player: name the game with --game SPEC").format(
+                    player=policy
+                )
+            )
+        game = parse_spec(spec)
+        heading = styled(
+            _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]"),
+            player=policy,
+            game=game.title,
+            spec=game.spec,
+        )
+        return policy, game, heading
+    if is_network(policy):
+        net = load_network(policy, parse_spec(spec) if spec is not None else None)
+        heading = styled(
+            ngettext(
+                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
+                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
+                net.games,
+            ),
+            game=net.game.title,
+            spec=net.game.spec,
+            count=net.games,
+        )
+        return net, net.game, heading
+    learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
+    game = learner.game
+    heading = styled(
+        ngettext(
+            "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
+            "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} episodes[/]",
+            learner.episodes,
+        ),
+        learner=title(learner),
+        game=game.title,
+        spec=game.spec,
+        count=learner.episodes,
+    )
+    return learner, game, heading
+
+
+def _optimality_text(result: Evaluation) -> str:
+    """The optimality line: exact, or by samples with its 95% interval."""
+    o = result.optimality
+    if result.sample is None:
+        return _(
+            "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} "
+            "decision positions"
+        ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
+    low, high = result.sample.interval
+    listed = result.sample.source != "sampled"
+    # "± m" only where the interval is about even on both sides of the share; near 0 or
+    # 1 (Wilson's interval is lopsided there) the interval alone says it.
+    even = abs((high - o.share) - (o.share - low)) <= 0.1 * (high - low)
+    if even:
+        text = (
+            _(
+                "optimality {share:.3f} ± {margin:.3f} over the {decisions:,} given "
+                "positions (95% interval {low:.3f} to {high:.3f})"
+            )
+            if listed
+            else _(
+                "optimality {share:.3f} ± {margin:.3f} over {decisions:,} sampled decision "
+                "positions (95% interval {low:.3f} to {high:.3f})"
+            )
+        )
+    else:
+        text = (
+            _(
+                "optimality {share:.3f} over the {decisions:,} given positions (95% "
+                "interval {low:.3f} to {high:.3f})"
+            )
+            if listed
+            else _(
+                "optimality {share:.3f} over {decisions:,} sampled decision positions (95% "
+                "interval {low:.3f} to {high:.3f})"
+            )
+        )
+    return text.format(
+        share=o.share, margin=result.sample.margin, decisions=o.decisions, low=low, high=high
+    )
 
 
 def _judging(game: Game) -> contextlib.AbstractContextManager[object]:

@@ -163,7 +163,7 @@ def check_backend(backend: str, ray_address: str | None, workers: int | None) ->
 
 @app.command("sweep")
 @with_settings(after="learners", sweep=True)
-def sweep_command(
+def sweep_command(  # noqa: PLR0913 - the command's options
     spec: SpecArg,
     out_dir: Annotated[
         Path,

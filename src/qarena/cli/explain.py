@@ -497,7 +497,16 @@ def explain_command(
         }
         out.print(json.dumps(record), soft_wrap=True, markup=False)
         return
+    _print_explanation(game, pos, e)
+    if verdict is not None and learner is not None:
+        title = _("n-tuple network") if isinstance(learner, NTupleNetwork) else learner.title
+        for line in _policy_lines(verdict, game, title):
+            out.print(Text(line))
 
+
+def _print_explanation(game: Game, pos: Position, e: Explanation) -> None:
+    """An explanation for people: the verdict, the theory's table or the search's line, the
+    sentences, and the moves that win (or that every move loses)."""
     sentences = _sentences(e)
     out.print(styled("[bold]{title}[/]  [dim]{spec}[/]", title=game.title, spec=game.spec))
     if isinstance(e, SearchExplanation):
@@ -525,7 +534,3 @@ def explain_command(
                 )
             )
         )
-    if verdict is not None and learner is not None:
-        title = _("n-tuple network") if isinstance(learner, NTupleNetwork) else learner.title
-        for line in _policy_lines(verdict, game, title):
-            out.print(Text(line))

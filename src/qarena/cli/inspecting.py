@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -18,12 +19,12 @@ from qarena.cli.common import PolicyArg, announce, app, err, out, styled, title
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
 from qarena.fileio import check_target, write_atomic
-from qarena.games import DRAW, LOSS, WIN, value_word
+from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner
 from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
-from qarena.solve import oracle, solve
+from qarena.solve import Exact, oracle, solve
 
 #: Most entries ``--top`` shows at each end.
 MAX_TOP = 1000
@@ -141,34 +142,14 @@ def _position_table(learner: Learner, position: str | None) -> None:
             )
         )
     solution = solve(game)
-    value = solution.value_of(pos)  # refuses a position the game cannot reach
+    solution.value_of(pos)  # refuses a position the game cannot reach, before its frame
     row, frame = learner.tables.frame(pos)
     in_frame, chosen = learner.table_values()[row], learner.best_moves()[row]
     values = {m: in_frame[f] for m, f in frame.items()}
     best = {m for m, f in frame.items() if chosen[f]}
-    verdicts = solution.move_values(pos)
-    moves = sorted(game.legal_moves(pos), key=lambda m: (-float(values[m]), m))
+    mine = {m: float(v) for m, v in values.items()}
     table = Table(title=_heading(learner), title_justify="left")
-    table.add_column(_("move"), style="bold")
-    table.add_column(learner.value_label, justify="right")
-    table.add_column(_("solver"))
-    table.add_column("")
-    for m in moves:
-        table.add_row(
-            game.format_move(m),
-            learner.format_value(float(values[m])),
-            verdict(value, verdicts[m]),
-            _("← agent's choice") if m in best else "",
-        )
-    out.print(
-        _("position {position}: {value} for the player to move").format(
-            position=game.format_position(pos), value=value_word(value)
-        )
-    )
-    if game.layout == "grid":
-        notes = {m: learner.format_value(float(values[m]), compact=True) for m in moves}
-        out.print(draw(game, pos, notes))
-    out.print(table)
+    _print_moves(solution, pos, table, learner.value_label, mine, best, learner.format_value)
 
 
 def _network_table(net: NTupleNetwork, position: str | None) -> None:
@@ -184,11 +165,8 @@ def _network_table(net: NTupleNetwork, position: str | None) -> None:
         )
     announce(game)
     solution = oracle(game)
-    value = solution.value_of(pos)
     values = net.values(pos)
     best = set(net.choices(pos))
-    verdicts = solution.move_values(pos)
-    moves = sorted(values, key=lambda m: (-values[m], m))
     table = Table(
         title=styled(
             ngettext(
@@ -201,14 +179,34 @@ def _network_table(net: NTupleNetwork, position: str | None) -> None:
         ),
         title_justify="left",
     )
+    _print_moves(solution, pos, table, _("value"), values, best, net.format_value, drawn=True)
+
+
+def _print_moves(
+    solution: Exact,
+    pos: Position,
+    table: Table,
+    label: str,
+    values: Mapping[Move, float],
+    best: set[Move],
+    fmt: Callable[[float, bool], str],
+    *,
+    drawn: bool = False,
+) -> None:
+    """A position's moves into ``table``, best first: the player's value of each (its column
+    headed ``label``, written by ``fmt``), the solver's verdict and the player's choice; the
+    board above it with the values on it (on a grid; any board when ``drawn``)."""
+    game, value = solution.game, solution.value_of(pos)
+    verdicts = solution.move_values(pos)
+    moves = sorted(values, key=lambda m: (-values[m], m))
     table.add_column(_("move"), style="bold")
-    table.add_column(_("value"), justify="right")
+    table.add_column(label, justify="right")
     table.add_column(_("solver"))
     table.add_column("")
     for m in moves:
         table.add_row(
             game.format_move(m),
-            net.format_value(values[m]),
+            fmt(values[m], False),
             verdict(value, verdicts[m]),
             _("← agent's choice") if m in best else "",
         )
@@ -218,9 +216,8 @@ def _network_table(net: NTupleNetwork, position: str | None) -> None:
         )
     )
     if game.layout == "grid":
-        notes = {m: net.format_value(values[m], compact=True) for m in moves}
-        out.print(draw(game, pos, notes))
-    else:
+        out.print(draw(game, pos, {m: fmt(values[m], True) for m in moves}))
+    elif drawn:
         out.print(draw(game, pos))
     out.print(table)
 

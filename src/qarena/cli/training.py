@@ -102,7 +102,7 @@ def _share(o: Optimality) -> str:
 
 @app.command("train")
 @with_settings(after="seat")
-def train_command(
+def train_command(  # noqa: PLR0913 - the command's options
     spec: SpecArg,
     out_file: Annotated[
         Path, typer.Option("--out", "-o", help="Policy file to write (.npz).", show_default=False)

@@ -43,6 +43,37 @@ def _values_table(game: Game, turn: Turn, label: str, player: Player) -> Table:
     return table
 
 
+def _turn_record(game: Game, turn: Turn, label: str) -> dict[str, Any]:
+    """A move in ``watch --json``."""
+    values = turn.values
+    return {
+        "player": label,
+        "move": game.format_move(turn.move),
+        "values": None if values is None else {game.format_move(m): v for m, v in values.items()},
+        "solver": value_name(turn.after),
+        "kept": turn.kept,
+    }
+
+
+def _show_turn(duel: Duel, turn: Turn, mover: Player) -> None:
+    """A move for people: who played what, the solver's verdict, the mover's values, the board."""
+    game, label = duel.game, LABELS[turn.mover]
+    seat = game.seat(turn.position)
+    out.print()
+    if seat:
+        plays = _("[bold]{player}[/] ({mark}) plays [bold]{move}[/]: {verdict}")
+    else:
+        plays = _("[bold]{player}[/] plays [bold]{move}[/]: {verdict}")
+    out.print(
+        styled(
+            plays, player=label, mark=seat, move=game.format_move(turn.move), verdict=turn.verdict
+        )
+    )
+    if turn.values is not None:
+        out.print(_values_table(game, turn, label, mover))
+    out.print(draw(game, duel.position))
+
+
 @app.command("watch")
 def watch_command(
     first: PlayerA,
@@ -103,39 +134,11 @@ def watch_command(
             t = tally[turn.mover]
             t["moves"] += 1
             t["kept"] += turn.kept
-            moves.append(
-                {
-                    "player": label,
-                    "move": game.format_move(turn.move),
-                    "values": None
-                    if turn.values is None
-                    else {game.format_move(m): v for m, v in turn.values.items()},
-                    "solver": value_name(turn.after),
-                    "kept": turn.kept,
-                }
-            )
-            if as_json:
-                continue
-            if pause:
-                time.sleep(pause)
-            seat = game.seat(turn.position)
-            out.print()
-            if seat:
-                plays = _("[bold]{player}[/] ({mark}) plays [bold]{move}[/]: {verdict}")
-            else:
-                plays = _("[bold]{player}[/] plays [bold]{move}[/]: {verdict}")
-            out.print(
-                styled(
-                    plays,
-                    player=label,
-                    mark=seat,
-                    move=game.format_move(turn.move),
-                    verdict=turn.verdict,
-                )
-            )
-            if turn.values is not None:
-                out.print(_values_table(game, turn, label, players[turn.mover]))
-            out.print(draw(game, duel.position))
+            moves.append(_turn_record(game, turn, label))
+            if not as_json:
+                if pause:
+                    time.sleep(pause)
+                _show_turn(duel, turn, players[turn.mover])
         winner = duel.winner()
         for i in range(2):
             outcome = "draw" if winner is None else "win" if winner == i else "loss"
@@ -160,6 +163,11 @@ def watch_command(
         )
         return
     out.print()
+    out.print(_tally_table(players, tally, games))
+
+
+def _tally_table(players: list[Player], tally: list[dict[str, int]], games: int) -> Table:
+    """Each player's results over the games, and how many of its moves kept the value."""
     table = Table(
         title=ngettext("{count:,} game", "{count:,} games", games).format(count=games),
         title_justify="left",
@@ -181,4 +189,4 @@ def watch_command(
             number(t["moves"], ","),
             kept,
         )
-    out.print(table)
+    return table

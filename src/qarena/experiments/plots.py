@@ -295,8 +295,7 @@ def render_matrices(
 def render_bars(
     categories: Sequence[str],
     series: Mapping[str, Sequence[Sequence[float]]],
-    xlabel: str,
-    ylabel: str,
+    labels: tuple[str, str],
     title: str,
     fmt: str,
     *,
@@ -304,7 +303,8 @@ def render_bars(
     log: bool = False,
 ) -> bytes:
     """Grouped bars: for each category, one bar per series at the mean of its values, with
-    each value (a seed) drawn as a dot on it; an optional horizontal reference line."""
+    each value (a seed) drawn as a dot on it; an optional horizontal reference line. The axes'
+    ``labels``: across, then up."""
     with reproducible():
         fig = new_figure(*PIXELS)
         ax = fig.add_subplot()
@@ -332,8 +332,8 @@ def render_bars(
         if log:
             ax.set_yscale("log")
         ax.set_xticks(range(len(categories)), [_plain(c) for c in categories])
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
+        ax.set_xlabel(labels[0])
+        ax.set_ylabel(labels[1])
         ax.grid(True, axis="y", alpha=0.4)
         fig.suptitle(_plain(title), fontsize=12)
         if len(series) > 1:

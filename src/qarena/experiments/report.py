@@ -203,8 +203,7 @@ def discounting(lab: Lab) -> Section:
                     _("lost games (agent moves second)"): [lost[g] for g in gammas],
                     _("won games (agent moves first)"): [won.get(g, []) for g in gammas],
                 },
-                _("γ (discount)"),
-                _("plies per game (mean; dots: seeds)"),
+                (_("γ (discount)"), _("plies per game (mean; dots: seeds)")),
                 _("Game length against perfect play, {game}").format(game=game.title),
                 "png",
                 reference=(
@@ -670,8 +669,7 @@ def pole_positions(lab: Lab) -> Section:
                     _("poles (endgame watched)"): [[float(r[1])] for r in table_rows],
                     _("poles-strict"): [[float(r[3])] for r in table_rows],
                 },
-                _("game"),
-                _("optimality (share of decision positions)"),
+                (_("game"), _("optimality (share of decision positions)")),
                 _("How often the pole-position strategy keeps the value"),
                 "png",
                 reference=(_("perfect play"), 1.0),
@@ -754,25 +752,21 @@ def _near(share: float, reported: float, games: int) -> bool:
     return abs(share - reported) <= _se(reported, games)
 
 
-def writeups(lab: Lab) -> Section:
-    """Each write-up's headline figures and claims, measured with its own learner."""
-    section = Section(
-        "writeups",
-        _("The write-ups reproduced"),
-        _(
-            "qarena grew from five write-ups: a term paper on 3-5-7 Nim (000), the 12-stick "
-            "game (001), a course notebook on 1-3-5-7 Nim (002), Sutton & Barto's tic-tac-toe "
-            "learner (003) and a solution of the course's Nim assignment (004). Does each "
-            "figure and claim hold when its own learner, with its own settings, runs in qarena "
-            "and the solver judges it?"
-        ),
-    )
-    holds, fails, part = _("holds"), _("does not hold"), _("holds in part")
-    claims: list[tuple[str, ...]] = []
+class _Claims(list[tuple[str, ...]]):
+    """The write-ups' claims as they are checked: (write-up, claim, command, figure, verdict);
+    calling it adds one."""
 
-    def claim(source: str, text: str, command: str, figure: str, verdict: str) -> None:
-        claims.append((source, text, command, figure, verdict))
+    def __init__(self) -> None:
+        super().__init__()
+        self.holds, self.fails, self.part = _("holds"), _("does not hold"), _("holds in part")
 
+    def __call__(self, source: str, text: str, command: str, figure: str, verdict: str) -> None:
+        self.append((source, text, command, figure, verdict))
+
+
+def _course_claims(lab: Lab, claim: _Claims) -> None:
+    """The course's Q-learning (004, 002)."""
+    holds, fails, part = claim.holds, claim.fails, claim.part
     # 004 and 002: the course's Q-learning on 1-3-5-7, 10,000 self-play games, as written.
     folder, rows, command = lab.sweep(
         "writeups-course",
@@ -807,6 +801,10 @@ def writeups(lab: Lab) -> Section:
         fails if solve(game).value_of(game.start()) < 0 else holds,
     )
 
+
+def _paper_claims(lab: Lab, claim: _Claims) -> None:
+    """The term paper's settings (000)."""
+    holds, fails, part = claim.holds, claim.fails, claim.part
     # 000: the term paper's settings, with and without exploration, and both discounts.
     paper = {
         "alpha": (0.1,),
@@ -880,6 +878,10 @@ def writeups(lab: Lab) -> Section:
         (part if undiscounted else holds) if drags else fails,
     )
 
+
+def _pole_claims(lab: Lab, claim: _Claims) -> None:
+    """The term paper's pole positions (000)."""
+    holds, fails = claim.holds, claim.fails
     # 000: the pole positions, as a person plays them and as a strict rule.
     game = parse_spec("nim:3,5,7")
     tables = game_tables(game)
@@ -916,6 +918,10 @@ def writeups(lab: Lab) -> Section:
         holds if reachable == 0 else fails,
     )
 
+
+def _sticks_claims(lab: Lab, claim: _Claims) -> None:
+    """The 12-stick game (001)."""
+    holds, fails, part = claim.holds, claim.fails, claim.part
     # 001: the 12-stick game, its rule, and both versions of its learner.
     game = parse_spec("subtraction:12:3")
     solution = solve(game)
@@ -992,6 +998,10 @@ def writeups(lab: Lab) -> Section:
         holds if min(better) == 1.0 else fails,
     )
 
+
+def _tictactoe_claims(lab: Lab, claim: _Claims) -> None:
+    """Sutton & Barto's tic-tac-toe learner (003)."""
+    holds, fails, part = claim.holds, claim.fails, claim.part
     # 003: two agents learning against each other from the opening, 50,000 games: first with
     # the write-up's own settings for each (α 0.99 and ε 0.5; α 0.8 and ε 0.2, kept constant),
     # then with qarena's (exploration fading out). qarena's afterstate learner is Sutton &
@@ -1043,6 +1053,25 @@ def writeups(lab: Lab) -> Section:
             holds if drawn >= 0.99 and max(losses) <= 0.01 else part if drawn >= 0.5 else fails,
         )
 
+
+def writeups(lab: Lab) -> Section:
+    """Each write-up's headline figures and claims, measured with its own learner."""
+    section = Section(
+        "writeups",
+        _("The write-ups reproduced"),
+        _(
+            "qarena grew from five write-ups: a term paper on 3-5-7 Nim (000), the 12-stick "
+            "game (001), a course notebook on 1-3-5-7 Nim (002), Sutton & Barto's tic-tac-toe "
+            "learner (003) and a solution of the course's Nim assignment (004). Does each "
+            "figure and claim hold when its own learner, with its own settings, runs in qarena "
+            "and the solver judges it?"
+        ),
+    )
+    claims = _Claims()
+    for part_of in (_course_claims, _paper_claims, _pole_claims, _sticks_claims,
+                    _tictactoe_claims):  # fmt: skip
+        part_of(lab, claims)
+    holds, fails, part = claims.holds, claims.fails, claims.part
     for claimed in claims:
         for command in claimed[2].split("; "):
             if command not in section.commands:
@@ -1139,8 +1168,7 @@ def learners_compared(lab: Lab) -> Section:
             render_bars(
                 games,
                 {k: [v.get(g, []) for g in games] for k, v in episodes_to.items()},
-                _("game"),
-                _("episodes to perfect play (log scale; dots: seeds)"),
+                (_("game"), _("episodes to perfect play (log scale; dots: seeds)")),
                 _("Learners compared: episodes to perfect play"),
                 "png",
                 log=True,

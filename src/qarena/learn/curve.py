@@ -89,32 +89,12 @@ class Curve:
         return pd.DataFrame([p.row() for p in self.points], columns=list(COLUMNS))
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "every": self.every,
-            "early": self.early,
-            "games": self.games,
-            "columns": list(COLUMNS),
-            "points": [p.row() for p in self.points],
-        }
+        return _json(self, COLUMNS)
 
     @classmethod
     def from_json(cls, data: object) -> Curve:
         """A curve read back from metadata; anything malformed is refused with one line."""
-        if not isinstance(data, dict) or data.get("columns") != list(COLUMNS):
-            raise QarenaError(_("its learning curve is not in a form this qarena reads"))
-        every, games, rows = data.get("every"), data.get("games"), data.get("points")
-        early = data.get("early", False)
-        if (
-            not _count(every)
-            or not _count(games)
-            or not isinstance(rows, list)
-            or not isinstance(early, bool)
-        ):
-            raise QarenaError(_("its learning curve is malformed"))
-        if len(rows) > MAX_POINTS:
-            raise QarenaError(
-                _("its learning curve has more than {most:,} points").format(most=MAX_POINTS)
-            )
+        every, games, early, rows = _header(data, COLUMNS)
         points: list[CurvePoint] = []
         for row in rows:
             if not (isinstance(row, list) and len(row) == len(COLUMNS)) or not _count(row[0]):
@@ -129,7 +109,6 @@ class Curve:
                 for i, name in enumerate(CURVE_OPPONENTS)
             }
             points.append(CurvePoint(int(row[0]), float(shares[0]), matches))
-        assert isinstance(every, int) and isinstance(games, int)
         return cls(every, games, points, early)
 
 
@@ -198,32 +177,12 @@ class JudgedCurve:
         return pd.DataFrame([p.row() for p in self.points], columns=list(JUDGED_COLUMNS))
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "every": self.every,
-            "early": self.early,
-            "games": self.games,
-            "columns": list(JUDGED_COLUMNS),
-            "points": [p.row() for p in self.points],
-        }
+        return _json(self, JUDGED_COLUMNS)
 
     @classmethod
     def from_json(cls, data: object) -> JudgedCurve:
         """A curve read back from metadata; anything malformed is refused with one line."""
-        if not isinstance(data, dict) or data.get("columns") != list(JUDGED_COLUMNS):
-            raise QarenaError(_("its learning curve is not in a form this qarena reads"))
-        every, games, rows = data.get("every"), data.get("games"), data.get("points")
-        early = data.get("early", False)
-        if (
-            not _count(every)
-            or not _count(games)
-            or not isinstance(rows, list)
-            or not isinstance(early, bool)
-        ):
-            raise QarenaError(_("its learning curve is malformed"))
-        if len(rows) > MAX_POINTS:
-            raise QarenaError(
-                _("its learning curve has more than {most:,} points").format(most=MAX_POINTS)
-            )
+        every, games, early, rows = _header(data, JUDGED_COLUMNS)
         points: list[JudgedPoint] = []
         for row in rows:
             if not (isinstance(row, list) and len(row) == len(JUDGED_COLUMNS)):
@@ -243,9 +202,41 @@ class JudgedCurve:
                     (float(row[3]), float(row[4]), float(row[5])),
                 )
             )
-        assert isinstance(every, int) and isinstance(games, int)
         return cls(every, games, points, early)
 
 
 def _number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _json(curve: Curve | JudgedCurve, columns: tuple[str, ...]) -> dict[str, Any]:
+    """A curve as metadata: its settings, its columns and a row per point."""
+    return {
+        "every": curve.every,
+        "early": curve.early,
+        "games": curve.games,
+        "columns": list(columns),
+        "points": [p.row() for p in curve.points],
+    }
+
+
+def _header(data: object, columns: tuple[str, ...]) -> tuple[int, int, bool, list[Any]]:
+    """A curve's settings and rows read back from metadata, checked (one line if not):
+    ``every``, ``games``, ``early`` and the points' rows, not yet read."""
+    if not isinstance(data, dict) or data.get("columns") != list(columns):
+        raise QarenaError(_("its learning curve is not in a form this qarena reads"))
+    every, games, rows = data.get("every"), data.get("games"), data.get("points")
+    early = data.get("early", False)
+    if (
+        not _count(every)
+        or not _count(games)
+        or not isinstance(rows, list)
+        or not isinstance(early, bool)
+    ):
+        raise QarenaError(_("its learning curve is malformed"))
+    if len(rows) > MAX_POINTS:
+        raise QarenaError(
+            _("its learning curve has more than {most:,} points").format(most=MAX_POINTS)
+        )
+    assert isinstance(every, int) and isinstance(games, int)
+    return every, games, early, rows

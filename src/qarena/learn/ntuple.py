@@ -9,12 +9,11 @@ sharing the tables.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -27,8 +26,16 @@ from qarena.i18n import _, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import JudgedCurve
-from qarena.policyfile import ArraySpec, encode_policy, load_policy, read_meta, save_policy
+from qarena.policyfile import (
+    ArraySpec,
+    encode_policy,
+    load_policy,
+    load_shipped,
+    read_meta,
+    save_policy,
+)
 from qarena.solve.solver import Mover
+from qarena.threads import run_threads
 
 #: The most tuples and cells per tuple a network may have (a table has 4**length entries).
 MAX_TUPLES = 1_000
@@ -388,18 +395,12 @@ class NTupleNetwork:
         if workers == 1:
             run(0)
         else:
-            threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(workers)]
-            try:
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    while t.is_alive():
-                        t.join(timeout=0.2)
-            finally:
+
+            def stop() -> None:
                 for c in counters:
                     c[2] = 1
-                for t in threads:
-                    t.join()
+
+            run_threads([functools.partial(run, i) for i in range(workers)], stop)
         self.games += sum(int(c[0]) for c in counters)
         return sum(int(c[1]) for c in counters)
 
@@ -536,11 +537,4 @@ SHIPPED = {"connect4:6x7:4": "connect4-6x7.ntuple.npz"}
 def shipped_network(game: Game) -> NTupleNetwork | None:
     """The n-tuple network shipped for ``game``, or None when none is."""
     name = SHIPPED.get(game.spec)
-    if name is None:
-        return None
-    path = resources.files("qarena") / "data" / name
-    if not path.is_file():
-        return None
-    with resources.as_file(path) as real:
-        net = load_network(real, game)
-    return net
+    return None if name is None else load_shipped(name, lambda path: load_network(path, game))

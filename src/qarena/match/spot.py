@@ -1,5 +1,5 @@
-"""Training an agent on the spot for a person who is waiting to play it: a time limit on
-``train_run``, and the learner and settings ``qarena play`` and the web app train with."""
+"""Training an agent on the spot for a person who is waiting to play it: a time limit on a
+run, and the learner and settings ``qarena play`` and the web app train with."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 from qarena.games import Game
 from qarena.learn.base import Learner, Opponent
-from qarena.learn.curve import Curve
-from qarena.training.run import Progress, RunResult, default_episodes, new_learner, train_run
+from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_learner
 
 #: Training on the spot stops after this long, perfect or not: the person is waiting.
 TRAIN_SECONDS = 10.0
@@ -31,20 +30,16 @@ class Training:
 
 
 def train_timed(
-    learner: Learner,
-    episodes: int,
-    opponent: Opponent | None = None,
-    seat: str = "both",
+    plan: RunPlan,
     *,
     seconds: float | None = None,
-    until_perfect: bool = False,
-    curve: Curve | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Training:
-    """``train_run`` (the learner in ``seat`` against an ``opponent``), stopped after
-    ``seconds`` (None: no limit) as well as by ``should_stop``. The kernels compile (or load)
-    and the game is solved first: the limit is for training."""
+    """The ``plan``'s run, stopped after ``seconds`` (None: no limit) as well as by
+    ``should_stop``. The kernels compile (or load) and the game is solved first: the limit is
+    for training."""
+    learner = plan.learner
     learner.warm_up()
     learner.optimality()
     t0 = time.monotonic()
@@ -53,16 +48,7 @@ def train_timed(
         late = seconds is not None and time.monotonic() - t0 > seconds
         return late or (should_stop is not None and should_stop())
 
-    result = train_run(
-        learner,
-        episodes,
-        opponent,
-        seat,
-        until_perfect=until_perfect,
-        curve=curve,
-        on_progress=on_progress,
-        should_stop=stop,
-    )
+    result = plan.run(on_progress, stop)
     return Training(learner, result, time.monotonic() - t0)
 
 
@@ -82,9 +68,9 @@ def train_on_the_spot(
     costs far more than training (connect4:4x5: 0.34 s a judgement, every 1% of a run whose
     training takes 2 s in all), and the time limit ran out with the agent half-trained."""
     learner = new_learner(game, SPOT_LEARNER, {})
+    plan = RunPlan(learner, Opponent("self"), "both", default_episodes(learner))
     return train_timed(
-        learner,
-        default_episodes(learner),
+        plan,
         seconds=TRAIN_SECONDS if seconds is None else seconds,
         on_progress=on_progress,
         should_stop=should_stop,

@@ -13,13 +13,13 @@ A book is a file in qarena's array-file container (``qarena.policyfile``): the s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,8 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.games.connect4 import ConnectFour
 from qarena.i18n import _
 from qarena.kernels import search as k
-from qarena.policyfile import ArraySpec, load_policy, save_policy
+from qarena.policyfile import ArraySpec, load_policy, load_shipped, save_policy
+from qarena.threads import run_threads
 
 #: The ``kind`` in a book's metadata, and in a build's partial file.
 KIND = "connect4-book"
@@ -222,26 +223,27 @@ class BookBuild:
                     return
                 self.scores[i] = found
 
-        threads = [threading.Thread(target=work, args=(f,), daemon=True) for f in flags]
-        for t in threads:
-            t.start()
-        last = time.monotonic()
-        try:
-            while any(t.is_alive() for t in threads):
-                for t in threads:
-                    t.join(timeout=0.5)
-                if on_progress is not None:
-                    on_progress(self.done, self.total)
-                if stop is not None and stop.is_set():
-                    break
-                if time.monotonic() - last > CHECKPOINT_SECONDS:
-                    self.checkpoint()
-                    last = time.monotonic()
-        finally:
+        last = [time.monotonic()]
+
+        def between() -> bool:
+            if on_progress is not None:
+                on_progress(self.done, self.total)
+            if stop is not None and stop.is_set():
+                return True
+            if time.monotonic() - last[0] > CHECKPOINT_SECONDS:
+                self.checkpoint()
+                last[0] = time.monotonic()
+            return False
+
+        def halt() -> None:
             for f in flags:
                 f[1] = 1
-            for t in threads:
-                t.join()
+
+        try:
+            run_threads(
+                [functools.partial(work, f) for f in flags], halt, every=0.5, between=between
+            )
+        finally:
             self.nodes += sum(int(f[0]) for f in flags)
         if self.done < self.total:
             self.checkpoint()
@@ -342,13 +344,7 @@ def load_book(path: str | os.PathLike[str], game: ConnectFour) -> Book:
 def shipped_book(game: ConnectFour) -> Book | None:
     """The book that comes with qarena for this board, if there is one."""
     name = SHIPPED.get(game.spec)
-    if name is None:
-        return None
-    path = resources.files("qarena") / "data" / name
-    if not path.is_file():
-        return None
-    with resources.as_file(path) as real:
-        return load_book(real, game)
+    return None if name is None else load_shipped(name, lambda path: load_book(path, game))
 
 
 __all__ = [

@@ -11,6 +11,7 @@ Four in a row only, on boards whose columns fit a 64-bit word with a spare bit e
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from qarena.kernels import mnk
 from qarena.kernels import search as k
 from qarena.solve.book import Book, shipped_book
 from qarena.solve.solver import Outcome
+from qarena.threads import run_threads
 
 #: Bytes an entry of the table takes: the key's low 52 bits, a move and a bound, in one word.
 ENTRY_BYTES = 8
@@ -50,6 +52,19 @@ def prime_at_least(n: int) -> int:
 def default_entries(entry_bytes: int = ENTRY_BYTES) -> int:
     """Entries of a table sized from the memory budget (:data:`DEFAULT_TABLE_BYTES` at most)."""
     return prime_at_least(min(DEFAULT_TABLE_BYTES, memory_budget() // 4) // entry_bytes)
+
+
+def check_table(entries: int, entry_bytes: int) -> None:
+    """Refuse, before allocating, a search table of ``entries`` that memory cannot hold."""
+    check_count("entries", entries, 2**40)
+    need = entries * entry_bytes
+    if need > memory_budget():
+        raise TooLargeError(
+            _(
+                "a search table of {entries:,} entries needs {need}, more than this machine "
+                "can spare ({budget}); ask for fewer entries"
+            ).format(entries=entries, need=format_bytes(need), budget=format_bytes(memory_budget()))
+        )
 
 
 def searchable(game: Game) -> bool:
@@ -96,20 +111,8 @@ class Searcher:
                     "columns × (rows + 1) is at most 64"
                 ).format(spec=self.game.spec)
             )
-        check_count("entries", self.entries, 2**40)
+        check_table(self.entries, ENTRY_BYTES)
         check_count("workers", self.workers, 1_024)
-        need = self.entries * ENTRY_BYTES
-        if need > memory_budget():
-            raise TooLargeError(
-                _(
-                    "a search table of {entries:,} entries needs {need}, more than this machine "
-                    "can spare ({budget}); ask for fewer entries"
-                ).format(
-                    entries=self.entries,
-                    need=format_bytes(need),
-                    budget=format_bytes(memory_budget()),
-                )
-            )
         if self.book is not None and self.book.spec != self.game.spec:
             raise QarenaError(
                 _("the book is one of {other}, not of {spec}").format(
@@ -137,21 +140,15 @@ class Searcher:
                 for f in flags:
                     f[1] = 1
 
-        threads = [
-            threading.Thread(target=run, args=(job, f), daemon=True)
-            for job, f in zip(jobs, flags, strict=True)
-        ]
-        try:
-            for t in threads:
-                t.start()
-            for t in threads:
-                while t.is_alive():
-                    t.join(timeout=0.2)
-        finally:
+        def stop() -> None:
             for f in flags:
                 f[1] = 1
-            for t in threads:
-                t.join()
+
+        try:
+            run_threads(
+                [functools.partial(run, job, f) for job, f in zip(jobs, flags, strict=True)], stop
+            )
+        finally:
             self.counters[0] += sum(int(f[0]) for f in flags)
 
     def _check(self, position: Position) -> None:
@@ -268,19 +265,7 @@ class LineSearcher:
                     "{most} cells"
                 ).format(spec=game.spec, most=mnk.MAX_CELLS)
             )
-        check_count("entries", self.entries, 2**40)
-        need = self.entries * mnk.ENTRY_BYTES
-        if need > memory_budget():
-            raise TooLargeError(
-                _(
-                    "a search table of {entries:,} entries needs {need}, more than this machine "
-                    "can spare ({budget}); ask for fewer entries"
-                ).format(
-                    entries=self.entries,
-                    need=format_bytes(need),
-                    budget=format_bytes(memory_budget()),
-                )
-            )
+        check_table(self.entries, mnk.ENTRY_BYTES)
         size = prime_at_least(self.entries)
         self.keys = np.zeros(size, dtype=np.uint64)
         self.values = np.zeros(size, dtype=np.int16)
@@ -322,14 +307,12 @@ class LineSearcher:
             except BaseException as e:  # raised again by the caller's thread
                 found.append(e)
 
-        thread = threading.Thread(target=run, daemon=True)
-        try:
-            thread.start()
-            while thread.is_alive():
-                thread.join(timeout=0.2)
-        finally:
+        def stop() -> None:
             flags[1] = 1
-            thread.join()
+
+        try:
+            run_threads([run], stop)
+        finally:
             self.counters[0] += int(flags[0])
         answer = found[0]
         if isinstance(answer, BaseException):

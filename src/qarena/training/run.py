@@ -178,7 +178,7 @@ class CurveRecorder:
         return point
 
 
-def train_run(
+def train_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     learner: Learner,
     episodes: int,
     opponent: Opponent | None = None,
@@ -213,11 +213,13 @@ def train_run(
         if should_stop is not None and should_stop():
             stopped = True
             break
-        n = min(chunk, episodes - done)
-        if check_every:
-            n = min(n, next_check - done)
-        if recorder is not None:
-            n = min(n, recorder.next_at - learner.episodes)
+        # A chunk ends where a check or a curve point is due.
+        n = min(
+            chunk,
+            episodes - done,
+            next_check - done if check_every else episodes,
+            recorder.next_at - learner.episodes if recorder is not None else episodes,
+        )
         t0 = time.perf_counter()
         steps += learner.train(n, opponent, seat, total_episodes=episodes)
         elapsed = time.perf_counter() - t0
@@ -279,7 +281,7 @@ class RunPlan:
         )
 
 
-def plan_run(
+def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     game: Game,
     kind: str,
     given: Mapping[str, Any],

@@ -34,7 +34,7 @@ from qarena.web.middleware import (
 )
 from qarena.web.play import IDLE_SECONDS, MAX_GAMES
 from qarena.web.routes import api, pages
-from qarena.web.service import MAX_COST, MAX_POSITIONS, Web
+from qarena.web.service import MAX_COST, MAX_POSITIONS, Limits, Web
 from qarena.web.templating import HERE
 from qarena.web.upload import ENVELOPE, MAX_UPLOAD, UPLOAD_PATH
 
@@ -118,7 +118,7 @@ def _openapi_in_every_language(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def create_app(
+def create_app(  # noqa: PLR0913 - the server's limits, by keyword
     data_dir: Path,
     *,
     max_games: int = MAX_GAMES,
@@ -142,8 +142,7 @@ def create_app(
     or one of ``allowed_hosts`` (``"*"``: any), so a page that rebinds its own name to this
     machine cannot reach the app (see ``AllowedHosts``). A request body that stops arriving for
     ``body_idle_seconds`` is answered 408."""
-    web = Web(
-        Path(data_dir),
+    limits = Limits(
         max_games=max_games,
         idle_seconds=idle_seconds,
         train_seconds=train_seconds,
@@ -153,6 +152,7 @@ def create_app(
         max_queued=max_queued,
         max_upload=max_upload,
     )
+    web = Web(Path(data_dir), limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

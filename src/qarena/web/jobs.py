@@ -34,7 +34,13 @@ from qarena.learn.ntuple import (
     default_games,
 )
 from qarena.match.spot import train_timed
-from qarena.training.run import Progress, check_versus, default_episodes, train_network
+from qarena.training.run import (
+    Progress,
+    RunPlan,
+    check_versus,
+    default_episodes,
+    train_network,
+)
 from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id
 
@@ -79,6 +85,14 @@ def in_line(n: int) -> str:
 JobState = Literal["queued", "running", "done", "failed"]
 #: The states of a job that has not ended.
 LIVE: tuple[JobState, ...] = ("queued", "running")
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A run someone waits for, to play its agent: who moves first then, and the time limit."""
+
+    first: str = "human"
+    seconds: float | None = None
 
 
 @dataclass
@@ -180,13 +194,12 @@ class Jobs:
         *,
         seat: str = "both",
         until_perfect: bool = False,
-        spot: bool = False,
-        first: str = "human",
-        seconds: float | None = None,
+        spot: Spot | None = None,
     ) -> Job:
         """Check the settings, then train in the background: at once if a slot is free, else
         after the runs ahead of it in line. Full when the line is full. The opponent is one
-        the command line names, or a stored policy of the same game by its id."""
+        the command line names, or a stored policy of the same game by its id; ``spot``, for
+        a run someone waits for to play."""
         fresh, total = self.check(game, learner, episodes, opponent_name, config, seat=seat)
         job = Job(
             secrets.token_hex(6),
@@ -197,9 +210,9 @@ class Jobs:
             fresh.config,
             seat=seat,
             until_perfect=until_perfect,
-            spot=spot,
-            first=first,
-            seconds=seconds,
+            spot=spot is not None,
+            first=spot.first if spot is not None else "human",
+            seconds=spot.seconds if spot is not None else None,
         )
         return self._enqueue(job)
 
@@ -456,19 +469,13 @@ class Jobs:
                 job.optimality = p.point.optimality
             job.version += 1
 
+        # An on-the-spot run is `qarena train`'s default run, as `qarena play`'s is: checking
+        # for perfect play every 1% of the run cost mid-size games most of their time limit.
+        plan = RunPlan(
+            learner, opp, job.seat, job.episodes, until_perfect=job.until_perfect, curve=curve
+        )
         result = train_timed(
-            learner,
-            job.episodes,
-            None if opp.self_play else opp,
-            job.seat,
-            seconds=job.seconds,
-            # An on-the-spot run is `qarena train`'s default run, as `qarena play`'s is:
-            # checking for perfect play every 1% of the run cost mid-size games most of
-            # their time limit.
-            until_perfect=job.until_perfect,
-            curve=curve,
-            on_progress=on_progress,
-            should_stop=lambda: job.cancel,
+            plan, seconds=job.seconds, on_progress=on_progress, should_stop=lambda: job.cancel
         ).result
         job.done = result.episodes
         job.stopped = result.stopped

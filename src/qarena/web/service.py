@@ -34,7 +34,7 @@ from qarena.match.spot import SPOT_LEARNER
 from qarena.solve import by_search
 from qarena.training.run import check_versus
 from qarena.web.exceptions import Full
-from qarena.web.jobs import LIVE, Job, Jobs
+from qarena.web.jobs import LIVE, Job, Jobs, Spot
 from qarena.web.models import NewGame, TrainIn
 from qarena.web.play import (
     DELAYS,
@@ -70,25 +70,27 @@ AGENT_CACHE = 16
 SETTINGS = tuple(name for name in ALL_HYPERPARAMETERS if name != "canonical")
 
 
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """How much this server takes on (see ``create_app``): games at once and how long an idle
+    one is kept, seconds of training on the spot, a game's positions and positions × moves,
+    training runs at once and waiting, and the largest policy file uploaded."""
+
+    max_games: int
+    idle_seconds: float
+    train_seconds: float
+    max_positions: int
+    max_cost: int
+    max_training: int
+    max_queued: int
+    max_upload: int = MAX_UPLOAD
+
+
 class Web:
     """The app's state: stores, games, jobs, loaded agents, and the settings."""
 
-    def __init__(
-        self,
-        data_dir: Path,
-        *,
-        max_games: int,
-        idle_seconds: float,
-        train_seconds: float,
-        max_positions: int,
-        max_cost: int,
-        max_training: int,
-        max_queued: int,
-        max_upload: int = MAX_UPLOAD,
-    ) -> None:
-        self.max_positions = max_positions
-        self.max_upload = max_upload
-        self.max_cost = max_cost
+    def __init__(self, data_dir: Path, limits: Limits) -> None:
+        self.limits = limits
         self.store = PolicyStore(data_dir)
         tidied = self.store.tidy()
         (log.warning if tidied else log.info)(
@@ -98,11 +100,10 @@ class Web:
             data_dir, tidied.temps, tidied.indexed, tidied.unreadable, tidied.skipped,
             tidied.dropped,
         )  # fmt: skip
-        self.games = Games(max_games, idle_seconds)
-        self.watches = Watches(max_games, idle_seconds)
+        self.games = Games(limits.max_games, limits.idle_seconds)
+        self.watches = Watches(limits.max_games, limits.idle_seconds)
         self.scores = Scores()
-        self.jobs = Jobs(self.store, max_training, max_queued)
-        self.train_seconds = train_seconds
+        self.jobs = Jobs(self.store, limits.max_training, limits.max_queued)
         self._agents: OrderedDict[str, Stored] = OrderedDict()
         self._perfect: OrderedDict[str, PerfectAgent] = OrderedDict()
         self._networks: dict[str, NTupleNetwork] = {}
@@ -140,15 +141,15 @@ class Web:
         """How ``game`` is over the web app's budget, in words; None when it is within."""
         positions, moves = estimate_positions(game), game.num_moves
         cost = positions * moves
-        if positions > self.max_positions:
+        if positions > self.limits.max_positions:
             size = _("about {positions:,} positions, over its limit of {most:,}").format(
-                positions=positions, most=self.max_positions
+                positions=positions, most=self.limits.max_positions
             )
-        elif cost > self.max_cost:
+        elif cost > self.limits.max_cost:
             size = _(
                 "about {positions:,} positions × {moves:,} moves = {cost:,}, over its budget of "
                 "{most:,}"
-            ).format(positions=positions, moves=moves, cost=cost, most=self.max_cost)
+            ).format(positions=positions, moves=moves, cost=cost, most=self.limits.max_cost)
         else:
             return None
         return size
@@ -293,7 +294,7 @@ class Web:
                 row = self._stored(game)
                 if row is None:
                     job = self.jobs.start(
-                        game, SPOT_LEARNER, spot=True, first=first, seconds=self.train_seconds
+                        game, SPOT_LEARNER, spot=Spot(first, self.limits.train_seconds)
                     )
         if row is not None:
             return self.agent(row.id)

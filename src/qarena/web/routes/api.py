@@ -116,7 +116,7 @@ async def api_new_game(body: NewGame, web: WebDep) -> dict[str, Any]:
     got = await run_in_threadpool(web.start_game, body)
     if isinstance(got, Job):
         # Wait in the event loop, not in a worker thread: many people may wait at once.
-        await _ended(got, web.train_seconds + SPOT_WAIT)
+        await _ended(got, web.limits.train_seconds + SPOT_WAIT)
         got = await run_in_threadpool(web.game_after, got, body)
     return got.state()
 

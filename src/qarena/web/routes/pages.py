@@ -525,7 +525,7 @@ def _policies_page(
         "rows": rows,
         "added": next((r for r in rows if r.id == added), None),
         "upload_error": upload_error,
-        "max_upload": size_text(web.max_upload),
+        "max_upload": size_text(web.limits.max_upload),
         "unreadable": web.store.unreadable(),
     }
     return page(request, "policies.html", context, status)
@@ -541,7 +541,7 @@ async def policy_upload(request: Request, web: WebDep) -> Response:
     """A policy file from the person's computer, into the store: refused in a line on the
     page (nothing stored) when it is too big or not a valid policy file."""
     try:
-        row = await receive_policy(request, web.store, web.max_upload, web.too_big_to_upload)
+        row = await receive_policy(request, web.store, web.limits.max_upload, web.too_big_to_upload)
     except QarenaError as e:
         return _policies_page(request, web, None, sentence(str(e)), status_of(e))
     return RedirectResponse(f"/policies?added={row.id}", status_code=303)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.evaluate.svg import curve_svg, inspect_svg, position_svg
+from qarena.evaluate.charts import curve_svg
+from qarena.evaluate.svg import inspect_svg, position_svg
 from qarena.games import Game, Move, Position, value_word
 from qarena.i18n import _
 from qarena.learn.base import Learner

@@ -10,7 +10,8 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from qarena.errors import QarenaError, SpecError, TooLargeError
-from qarena.evaluate.svg import METRICS, PALETTE, SERIES, curve_svg, curves_svg, inspect_svg
+from qarena.evaluate.charts import METRICS, PALETTE, SERIES, curve_svg, curves_svg
+from qarena.evaluate.svg import inspect_svg
 from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from qarena.evaluate.svg import curve_svg
+from qarena.evaluate.charts import curve_svg
 from qarena.i18n import _
 from qarena.match.session import Conflict
 from qarena.web.jobs import LIVE, Job

@@ -1,0 +1,185 @@
+"""Learning curves as SVG, drawn on the server: one run's optimality and win shares against
+episodes (a log axis), and several runs' curves of one measure on one chart. Every string
+here is escaped."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from qarena.evaluate.svg import open_svg
+from qarena.i18n import _, gettext_noop, ngettext
+from qarena.learn.curve import CurvePoint
+
+# --- learning curves ------------------------------------------------------------------------
+
+#: (label, css class, share of a point); the labels are translated where they are shown.
+SERIES: list[tuple[str, str, Any]] = [
+    (gettext_noop("optimality"), "s-opt", lambda p: p.optimality),
+    (gettext_noop("wins vs random"), "s-random", lambda p: p.matches["random"][0]),
+    (
+        gettext_noop("wins + draws vs perfect"),
+        "s-perfect",
+        lambda p: p.matches["perfect"][0] + p.matches["perfect"][1],
+    ),
+]
+
+
+def _curve_label(points: int) -> str:
+    return ngettext(
+        "learning curve, {count} point", "learning curve, {count} points", points
+    ).format(count=points)
+
+
+@dataclass(frozen=True)
+class _LogChart:
+    """A chart of shares (0 to 1, up) over episodes (a log axis, across) in a ``w`` × ``h``
+    box with margins: where a point goes, and the frame both curve charts draw."""
+
+    w: int
+    h: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    span: float  # the most episodes the axis reaches
+
+    @property
+    def pw(self) -> int:
+        return self.w - self.left - self.right
+
+    @property
+    def ph(self) -> int:
+        return self.h - self.top - self.bottom
+
+    def x(self, episodes: float) -> float:
+        return self.left + self.pw * math.log10(max(episodes, 1)) / math.log10(self.span)
+
+    def y(self, share: float) -> float:
+        return self.top + self.ph * (1 - share)
+
+    def frame(self, label_gap: int) -> list[str]:
+        """A line per quarter, one per decade, and the axis's name ``label_gap`` below."""
+        x, y, top, ph = self.x, self.y, self.top, self.ph
+        parts = []
+        for s in (0, 0.25, 0.5, 0.75, 1):
+            parts.append(
+                f'<line class="grid" x1="{self.left}" x2="{self.w - self.right}" '
+                f'y1="{y(s):.1f}" y2="{y(s):.1f}"/>'
+                f'<text class="tick" x="{self.left - 6}" y="{y(s) + 4:.1f}" text-anchor="end">'
+                f"{int(s * 100)}%</text>"
+            )
+        decade = 1
+        while decade <= self.span:
+            parts.append(
+                f'<line class="grid" x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{top}" '
+                f'y2="{top + ph}"/><text class="tick" x="{x(decade):.1f}" y="{top + ph + 16}" '
+                f'text-anchor="middle">{decade:,}</text>'
+            )
+            decade *= 10
+        axis = escape(_("episodes (log scale)"))
+        parts.append(
+            f'<text class="tick" x="{self.left + self.pw / 2:.1f}" y="{top + ph + label_gap}" '
+            f'text-anchor="middle">{axis}</text>'
+        )
+        return parts
+
+
+def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> str:
+    """A learning curve on one line of SVG (it travels in a server-sent event). Episodes are on
+    a log axis, as ``qarena plot`` draws them: most learning happens in the first few percent
+    of a run, which a linear axis squeezes against the left edge."""
+    # The legend's entries side by side, wrapped onto more lines where a language's words are
+    # long (widths estimated from the text: the SVG is drawn on the server).
+    places: list[tuple[int, int]] = []
+    lx, line = 44, 0
+    for label, _cls, _share in SERIES:
+        width = 22 + int(6.2 * len(_(label))) + 18
+        if places and lx + width > 560:
+            lx, line = 44, line + 1
+        places.append((lx, line))
+        lx += width
+    extra = 16 * line
+    chart = _LogChart(
+        560,
+        260 + extra,
+        44,
+        28,
+        12,
+        56 + extra,
+        max(total, points[-1].episodes if points else 1, 10),
+    )
+    w, h, left, top, pw, ph, x, y = (
+        chart.w, chart.h, chart.left, chart.top, chart.pw, chart.ph, chart.x, chart.y
+    )  # fmt: skip
+    parts = [open_svg(svg_id, "curve", w, h, _curve_label(len(points)), False)]
+    parts.extend(chart.frame(30))
+    for (label, cls, share), (lx, row) in zip(SERIES, places, strict=True):
+        if points:
+            d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
+            parts.append(f'<polyline class="{cls}" points="{d}"/>')
+        ly = h - 4 - 16 * (line - row)
+        parts.append(
+            f'<line class="{cls}" x1="{lx}" x2="{lx + 18}" y1="{ly - 4}" y2="{ly - 4}"/>'
+            f'<text class="tick" x="{lx + 22}" y="{ly}">{escape(_(label))}</text>'
+        )
+    if not points:
+        empty = escape(_("no points yet"))
+        parts.append(
+            f'<text class="tick" x="{left + pw / 2:.1f}" y="{top + ph / 2:.1f}" '
+            f'text-anchor="middle">{empty}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --- several learning curves on one chart ---------------------------------------------------
+
+#: Line colours of the series compared, in turn (told apart by colour-blind people too: the
+#: Okabe–Ito palette).
+PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c8c8c")
+#: What a comparison can plot, by name: each of :data:`SERIES`.
+METRICS = {"optimality": 0, "random": 1, "perfect": 2}
+
+
+def _compare_label(metric: str, count: int) -> str:
+    return ngettext(
+        "{metric} of {count} policy against episodes",
+        "{metric} of {count} policies against episodes",
+        count,
+    ).format(metric=_(metric), count=count)
+
+
+def curves_svg(
+    series: list[tuple[str, str, list[CurvePoint]]], metric: str, svg_id: str = "compare-chart"
+) -> str:
+    """Several learning curves on one chart: one ``metric`` (a key of :data:`METRICS`) of each
+    ``(key, label, points)`` series, in the colours of :data:`PALETTE` in turn (the page
+    gives the legend; each line's tooltip names it); episodes on a log axis, as in
+    :func:`curve_svg`. It fills the width it is given (a viewBox and no fixed size)."""
+    name, _cls, share = SERIES[METRICS[metric]]
+    span = max([10, *(p.episodes for _key, _label, points in series for p in points)])
+    chart = _LogChart(520, 280, 44, 16, 10, 40, span)
+    w, h, x, y = chart.w, chart.h, chart.x, chart.y
+    parts = [
+        f'<svg id="{svg_id}" class="curve compare" viewBox="0 0 {w} {h}" role="img" '
+        f'aria-label="{escape(_compare_label(name, len(series)))}">'
+    ]
+    parts.extend(chart.frame(34))
+    for i, (key, label, points) in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
+        parts.append(
+            f'<polyline class="series" data-series="{escape(key)}" stroke="{colour}" '
+            f'points="{d}"><title>{escape(label)}</title></polyline>'
+        )
+        if points:  # its end, which a curve of one point needs to be seen at all
+            end = points[-1]
+            parts.append(
+                f'<circle class="end" fill="{colour}" cx="{x(end.episodes):.1f}" '
+                f'cy="{y(share(end)):.1f}" r="3.5"/>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)

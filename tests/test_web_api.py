@@ -1145,9 +1145,10 @@ def test_an_index_from_before_networks_keeps_its_rows(tmp_path: Path) -> None:
 def test_the_train_page_trains_a_network_as_the_command_line_does(
     client: TestClient, tmp_path: Path
 ) -> None:
-    """A network's run from the API is `qarena train --learner ntuple --workers 1` with the
-    same settings: the stored file holds the same tables. What a network does not take is
-    refused in the command line's words, at its field on the page."""
+    """A network's run from the API is `qarena train --learner ntuple --workers 1 --curve`
+    with the same settings: the stored file holds the same tables and the same curve, which
+    the page draws as it comes. What a network does not take is refused in the command
+    line's words, at its field on the page."""
     import numpy as np
 
     from qarena.cli import run
@@ -1166,11 +1167,20 @@ def test_the_train_page_trains_a_network_as_the_command_line_does(
     stored = load_network(client.app.state.web.store.path(done["policy"]))  # type: ignore[attr-defined]
     made = tmp_path / "made.npz"
     args = ["train", "tictactoe", "--learner", "ntuple", "--tuples", "5", "--tuple-length", "4"]
-    args += ["--lambda", "0.5", "--episodes", "1500", "--seed", "3", "--workers", "1"]
+    args += ["--lambda", "0.5", "--episodes", "1500", "--seed", "3", "--workers", "1", "--curve"]
     assert run([*args, "--out", str(made)]) == 0
-    np.testing.assert_array_equal(stored.weights, load_network(made).weights)
+    cli = load_network(made)
+    np.testing.assert_array_equal(stored.weights, cli.weights)
+    assert stored.curve is not None and cli.curve is not None
+    curves = (stored.curve, cli.curve)
+    same = [[(p.games, p.optimality, p.record) for p in c.points] for c in curves]
+    assert same[0] == same[1]
+    assert done["points"] == len(cli.curve.points) == 10  # every tenth of the run
     page = client.get(f"/train/{done['job']}").text
     assert "1,500 games of self-play" in page and 'id="play-trained"' in page
+    assert "optimality along perfect play" in page and "learning curve, 10 points" in page
+    inspect = client.get(f"/policies/{done['policy']}/inspect").text
+    assert "learning curve, 10 points" in inspect
 
     for body, says in (
         ({"learner": "ntuple", "gamma": 0.5}, "--gamma does not apply to the ntuple learner"),

@@ -5,13 +5,14 @@ here is escaped."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from qarena.evaluate.svg import open_svg
 from qarena.i18n import _, gettext_noop, ngettext
-from qarena.learn.curve import CurvePoint
+from qarena.learn.curve import CurvePoint, JudgedPoint
 
 # --- learning curves ------------------------------------------------------------------------
 
@@ -23,6 +24,19 @@ SERIES: list[tuple[str, str, Any]] = [
         gettext_noop("wins + draws vs perfect"),
         "s-perfect",
         lambda p: p.matches["perfect"][0] + p.matches["perfect"][1],
+    ),
+]
+
+
+#: The same for an n-tuple network's curve, judged along perfect-play games and by its games
+#: moving first against perfect play.
+JUDGED_SERIES: list[tuple[str, str, Any]] = [
+    (gettext_noop("optimality along perfect play"), "s-opt", lambda p: p.optimality),
+    (gettext_noop("wins vs perfect, moving first"), "s-random", lambda p: p.record[0]),
+    (
+        gettext_noop("wins + draws vs perfect, moving first"),
+        "s-perfect",
+        lambda p: p.record[0] + p.record[1],
     ),
 ]
 
@@ -87,15 +101,24 @@ class _LogChart:
         return parts
 
 
-def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> str:
+def curve_svg(
+    points: Sequence[CurvePoint] | Sequence[JudgedPoint],
+    total: int,
+    svg_id: str = "curve",
+    *,
+    judged: bool = False,
+) -> str:
     """A learning curve on one line of SVG (it travels in a server-sent event). Episodes are on
     a log axis, as ``qarena plot`` draws them: most learning happens in the first few percent
-    of a run, which a linear axis squeezes against the left edge."""
+    of a run, which a linear axis squeezes against the left edge. ``judged``: an n-tuple
+    network's points (:data:`JUDGED_SERIES`, at each count of games)."""
+    series = JUDGED_SERIES if judged else SERIES
+    xs = [p.games if isinstance(p, JudgedPoint) else p.episodes for p in points]
     # The legend's entries side by side, wrapped onto more lines where a language's words are
     # long (widths estimated from the text: the SVG is drawn on the server).
     places: list[tuple[int, int]] = []
     lx, line = 44, 0
-    for label, _cls, _share in SERIES:
+    for label, _cls, _share in series:
         width = 22 + int(6.2 * len(_(label))) + 18
         if places and lx + width > 560:
             lx, line = 44, line + 1
@@ -109,16 +132,16 @@ def curve_svg(points: list[CurvePoint], total: int, svg_id: str = "curve") -> st
         28,
         12,
         56 + extra,
-        max(total, points[-1].episodes if points else 1, 10),
+        max(total, xs[-1] if xs else 1, 10),
     )
     w, h, left, top, pw, ph, x, y = (
         chart.w, chart.h, chart.left, chart.top, chart.pw, chart.ph, chart.x, chart.y
     )  # fmt: skip
     parts = [open_svg(svg_id, "curve", w, h, _curve_label(len(points)), False)]
     parts.extend(chart.frame(30))
-    for (label, cls, share), (lx, row) in zip(SERIES, places, strict=True):
+    for (label, cls, share), (lx, row) in zip(series, places, strict=True):
         if points:
-            d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
+            d = " ".join(f"{x(at):.1f},{y(share(p)):.1f}" for at, p in zip(xs, points, strict=True))
             parts.append(f'<polyline class="{cls}" points="{d}"/>')
         ly = h - 4 - 16 * (line - row)
         parts.append(

@@ -20,10 +20,11 @@ from typing import Any, Literal
 from qarena.agents.opponents import opponent
 from qarena.agents.strategies import players_of
 from qarena.errors import QarenaError
+from qarena.evaluate.charts import curve_svg
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
-from qarena.learn.curve import Curve, CurvePoint
+from qarena.learn.curve import Curve, CurvePoint, JudgedPoint
 from qarena.learn.learners import make_learner
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import (
@@ -35,10 +36,12 @@ from qarena.learn.ntuple import (
 )
 from qarena.match.spot import train_timed
 from qarena.training.run import (
+    JUDGED_GAMES,
     Progress,
     RunPlan,
     check_versus,
     default_episodes,
+    network_curve,
     train_network,
 )
 from qarena.web.exceptions import Full, NotFound
@@ -116,12 +119,23 @@ class Job:
     done: int = 0
     optimality: float | None = None
     points: list[CurvePoint] = field(default_factory=list)
+    judged: list[JudgedPoint] = field(default_factory=list)  # a network's curve
     policy: str | None = None
     error: str | None = None
     version: int = 0  # bumped on every change, for watchers
     started: float = field(default_factory=time.monotonic)
     cancel: bool = False
     stopped: bool = False  # stopped early (by request or the time limit); what it learned is kept
+
+    def curve_points(self) -> int:
+        """The points of its learning curve so far."""
+        return len(self.judged) if self.learner == NETWORK else len(self.points)
+
+    def chart(self) -> str:
+        """Its learning curve so far, as SVG."""
+        if self.learner == NETWORK:
+            return curve_svg(self.judged, self.episodes, judged=True)
+        return curve_svg(self.points, self.episodes)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -134,7 +148,7 @@ class Job:
             "total": self.episodes,
             "fraction": self.done / self.episodes if self.episodes else 1.0,
             "optimality": self.optimality,
-            "points": len(self.points),
+            "points": self.curve_points(),
             "policy": self.policy,
             # Kept in English; shown in the language of whoever asks.
             "error": None if self.error is None else _(self.error),
@@ -441,14 +455,21 @@ class Jobs:
 
     def _train_network(self, job: Job, config: NetworkConfig) -> None:
         net = NTupleNetwork.from_config(job.game, config)
+        # Its curve as `qarena train --curve` judges one: along perfect-play games, and by
+        # games against perfect play moving first, at 1,000, 2,000, 5,000… games and every
+        # tenth of the run.
+        curve = network_curve(net, job.episodes, None, JUDGED_GAMES)
 
         def on_progress(p: Progress) -> None:
             job.done = p.episodes
+            if p.judged is not None:
+                job.judged = [*curve.points]
             job.version += 1
 
         result = train_network(
-            net, job.episodes, on_progress=on_progress, should_stop=lambda: job.cancel
+            net, job.episodes, curve=curve, on_progress=on_progress, should_stop=lambda: job.cancel
         )
+        job.judged = [*curve.points]
         job.done, job.stopped = result.games, result.stopped
         if result.games == 0:
             raise QarenaError(_("it was stopped before it learned anything"))

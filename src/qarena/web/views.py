@@ -122,12 +122,7 @@ def train_context(
         "job": job,
         "next": f"/train/{job.id}/play?first={first or job.first}" if job else None,
         "snap": job.snapshot() if job else None,
-        # A network's run has no live curve: `qarena train --curve` judges one.
-        "curve": (
-            Markup(curve_svg(job.points if job else [], job.episodes if job else 1))
-            if job is None or job.learner != NETWORK
-            else ""
-        ),
+        "curve": Markup(job.chart() if job else curve_svg([], 1)),
         "form": form,
         "error": error,
         "error_field": field,
@@ -283,7 +278,11 @@ def inspect_context(
             "trained": network_trained_text(agent.games),
             "settings": network_setting_rows(agent.config),
             "trained_here": True,
-            "curve": None,
+            "curve": (
+                Markup(curve_svg(agent.curve.points, agent.games, judged=True))
+                if agent.curve is not None and agent.curve.points
+                else None
+            ),
             "network": True,
         }
     learner, training, curve = agent.learner, agent.training, agent.learner.curve

@@ -14,7 +14,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from qarena.evaluate.charts import curve_svg
 from qarena.i18n import _
 from qarena.match.session import Conflict
 from qarena.web.jobs import LIVE, Job
@@ -306,9 +305,9 @@ async def events(request: Request, job_id: str, web: WebDep) -> StreamingRespons
                 snap = job.snapshot()
                 yield f"{retry}event: progress\ndata: {json.dumps(snap)}\n\n"
                 retry = ""
-                if len(job.points) != points:
-                    points = len(job.points)
-                    yield f"event: curve\ndata: {curve_svg(job.points, job.episodes)}\n\n"
+                if job.curve_points() != points:
+                    points = job.curve_points()
+                    yield f"event: curve\ndata: {job.chart()}\n\n"
                 # The snapshot's state, not the job's: the run may have ended since, and its
                 # end bumps the version, so the next look sends it.
                 if snap["state"] == "done":

@@ -15,6 +15,7 @@ import json
 import string
 from collections.abc import Mapping
 from html import escape
+from typing import NamedTuple
 
 from qarena.games import Game, Position
 from qarena.i18n import _
@@ -223,6 +224,34 @@ def _pile_start(one: bool, pile: int, n: int) -> tuple[int, str]:
     )
 
 
+class _Pile(NamedTuple):
+    """A pile as heaps draw it: its row's top ``y``, the opening of its group, and each match
+    as (x, the move a click on it names, None when out of reach; that move in words)."""
+
+    at: int  # its place, from 0
+    size: int
+    y: int
+    start: str
+    matches: list[tuple[int, str | None, str]]
+
+
+def _piles(game: Game, position: Position) -> list[_Pile]:
+    """The piles of ``position`` and their matches, left to right: a click on a match takes
+    it and every match to its right."""
+    one = game.layout == "heap"
+    piles = []
+    for p, n in enumerate(position):
+        y, start = _pile_start(one, p, n)
+        matches = []
+        for i in range(n):
+            take = n - i
+            chosen = game.move_of(p, take)
+            move = None if chosen is None else game.format_move(chosen)
+            matches.append((_LABEL_W + i * _MATCH_W, move, _take_words(one, p, take)))
+        piles.append(_Pile(p, n, y, start, matches))
+    return piles
+
+
 def _hit(x: int, y: int) -> str:
     """A match's whole column, what a click or a touch lands on."""
     return f'<rect class="hit" x="{x}" y="{y}" width="{_MATCH_W}" height="{_ROW_H - 8}"/>'
@@ -245,20 +274,14 @@ def _heaps(
 ) -> str:
     live = clickable is not None and not game.is_terminal(position)
     parts = _heaps_frame(game, position, svg_id, "heaps", live)
-    one = game.layout == "heap"
-    for p, n in enumerate(position):
-        y, start = _pile_start(one, p, n)
-        parts.append(start)
-        for i in range(n):
-            take = n - i
-            x = _LABEL_W + i * _MATCH_W
-            chosen = game.move_of(p, take)
-            if chosen is None:
+    for pile in _piles(game, position):
+        y, p, n = pile.y, pile.at, pile.size
+        parts.append(pile.start)
+        for x, move, words in pile.matches:
+            if move is None:
                 # Out of reach: a click here would take more than a move may.
                 parts.append(f'<g class="match far">{_hit(x, y)}{_match(x, y)}</g>')
                 continue
-            move = game.format_move(chosen)
-            words = _take_words(one, p, take)
             attrs = _attrs(clickable, move) + (_control(words) if live else "")
             cls = "match takeable" + (" live" if clickable is not None else "")
             parts.append(
@@ -355,20 +378,14 @@ def _inspect_heaps(
     svg_id: str,
 ) -> str:
     parts = _heaps_frame(game, position, svg_id, "heaps inspect", True)
-    one = game.layout == "heap"
-    for p, n in enumerate(position):
-        y, start = _pile_start(one, p, n)
-        parts.append(start)
-        for i in range(n):
-            take = n - i
-            x = _LABEL_W + i * _MATCH_W
+    for pile in _piles(game, position):
+        y = pile.y
+        parts.append(pile.start)
+        for x, move, words in pile.matches:
             hit = _hit(x, y)
-            chosen = game.move_of(p, take)
-            move = "" if chosen is None else game.format_move(chosen)
-            if move not in links:  # out of reach: more than a move may take
+            if move is None or move not in links:  # out of reach: more than a move may take
                 parts.append(f'<g class="match far">{hit}{_match(x, y)}</g>')
                 continue
-            words = _take_words(one, p, take)
             note = notes.get(move)
             tip = _("{action}: {value}").format(action=words, value=note) if note else words
             body = (

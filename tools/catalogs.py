@@ -26,10 +26,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import babel.messages.catalog
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
+
+# The catalogs' headers name no Babel version ("Generated-By: Babel 2.18.0"), so the files do
+# not change with the Babel a machine happens to install.
+babel.messages.catalog.VERSION = "(any version)"  # type: ignore[attr-defined]
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "qarena"

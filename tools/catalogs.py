@@ -121,6 +121,13 @@ def _key(message: str | tuple[str, ...]) -> str:
     return message if isinstance(message, str) else message[0]
 
 
+#: Each language's plural forms: how many, and gettext's rule choosing one for a count n.
+PLURALS = {
+    "de": (2, "(n != 1)"),
+    "ru": (3, "(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2)"),
+}
+
+
 def build(fills: list[dict[str, Any]] | None = None, language: str = "de") -> Catalog:
     """The ``language`` catalog for today's messages, with the translations known so far."""
     po = po_path(language)
@@ -147,6 +154,9 @@ def build(fills: list[dict[str, Any]] | None = None, language: str = "de") -> Ca
         header_comment=f"# {LANGUAGES[language]} texts of qarena, in step with the source: "
         "tools/catalogs.py",
     )
+    # The plural rule is written here, not taken from the installed Babel's CLDR data, whose
+    # wording of the same rule changes between releases.
+    catalog._num_plurals, catalog._plural_expr = PLURALS[language]  # type: ignore[attr-defined]
     forms = catalog.num_plurals
     for message in messages():
         string = known.get(_key(message), "" if isinstance(message, str) else ("",) * forms)

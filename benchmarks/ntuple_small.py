@@ -1,11 +1,12 @@
 """n-tuple networks where tables are perfect, side by side with Q-learning (issue 23).
 
 For each board: ``qarena train SPEC --learner q`` with its default run (timed), then an
-n-tuple network (the default shape, 70 tuples of 8 cells, on every core) trained for the same
-seconds of training. Both are judged the same way: exactly over every decision position where
-the solution fits (optimality), else along perfect-play games; and both play perfect play from
-each seat. Then ``tictactoe:5x5:4``, too big for tables here: the network alone, judged by
-samples along perfect-play games and in matches against perfect play from each seat.
+n-tuple network (the game's default settings, ``default_config``, on every core) trained for
+the same seconds of training. Both are judged the same way: exactly over every decision
+position where the solution fits (optimality), else along perfect-play games; and both play
+perfect play from each seat. Then ``tictactoe:5x5:4``, too big for tables here: the network
+alone, judged by samples along perfect-play games and in matches against perfect play from
+each seat.
 
 Reported: seconds of training, optimality, the record against perfect play moving first and
 second, peak RSS of the whole run.
@@ -32,7 +33,7 @@ from qarena.agents.players import player
 from qarena.evaluate.sampled import along_perfect_play, play_games
 from qarena.games import parse_spec
 from qarena.games.base import Game
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, default_games
+from qarena.learn.ntuple import NTupleNetwork, default_config, default_games
 from qarena.solve import by_search, oracle
 from qarena.training.run import NETWORK_CHUNK, plan_run
 
@@ -66,7 +67,7 @@ def network_for(
 ) -> tuple[NTupleNetwork, float]:
     """A default network trained for ``seconds`` of training (its run's length, over which α
     and ε decay, estimated from the first chunk's speed), or for ``games`` games."""
-    net = NTupleNetwork.from_config(game, NetworkConfig())
+    net = NTupleNetwork.from_config(game, default_config(game))
     net.warm_up()
     t0 = time.perf_counter()
     first = min(NETWORK_CHUNK, games or NETWORK_CHUNK)

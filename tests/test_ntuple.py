@@ -335,3 +335,22 @@ def test_the_python_api_trains_saves_and_loads_a_network(tmp_path: Path) -> None
     assert seen == [stopped.games] and stopped.games < 50_000
     with pytest.raises(QarenaError, match="board games"):
         qarena.train_network("nim", 10)
+
+
+def test_classic_connect_four_gets_more_tuples_unless_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qarena.cli import run
+    from qarena.learn.ntuple import BIG_TUPLES, NetworkConfig, default_config
+
+    # The defaults the command uses: 70 tuples on small boards, more on the 42 cells of
+    # classic Connect Four, where 70 keep fewer decisions (BENCHMARKS.md); ε is the same.
+    assert default_config(parse_spec("tictactoe")) == NetworkConfig()
+    assert default_config(parse_spec("connect4")) == NetworkConfig(tuples=BIG_TUPLES)
+    for spec, tuples, given in (("connect4", BIG_TUPLES, []), ("connect4", 30, ["--tuples", "30"]),
+                                ("connect4:5x5", 70, [])):  # fmt: skip
+        out = tmp_path / f"{spec}-{tuples}.npz"
+        args = ["train", spec, "--learner", "ntuple", "--episodes", "2", "--workers", "1"]
+        assert run([*args, *given, "--out", str(out), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["tuples"] == tuples
+        assert load_network(out).config.tuples == tuples

@@ -486,7 +486,7 @@ def test_a_network_run_is_qarena_train_and_its_row_is_qarena_eval(
         (["--no-canonical"], "--no-canonical does not apply to an n-tuple network"),
         (["--tuples", "0"], "--tuples must be at least 1"),
         (["--lambda", "1.5"], "lambda must be in [0, 1]"),
-        (["--tuple-length", "10", "--tuples", "2,8"], "more than this machine can spare"),
+        (["--tuple-length", "10", "--tuples", "2,16"], "more than this machine can spare"),
     ],
 )
 def test_bad_network_sweeps_are_one_line_and_write_nothing(
@@ -496,8 +496,9 @@ def test_bad_network_sweeps_are_one_line_and_write_nothing(
     args: list[str],
     says: str,
 ) -> None:
-    # 40 MiB: the default 70 tuples of 8 cells fit (35 MiB), 8 of 10 cells (64 MiB) do not.
-    monkeypatch.setenv("QARENA_MEMORY_LIMIT", str(40 * 2**20))
+    # 110 MiB: classic Connect Four's default 200 tuples of 8 cells fit (100 MiB), 16 of 10
+    # cells (128 MiB) do not.
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", str(110 * 2**20))
     folder = tmp_path / "sweep"
     code, out, err = _run(capsys, "sweep", "connect4", "--learner", "ntuple", "--out",
                           str(folder), *args)  # fmt: skip

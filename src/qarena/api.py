@@ -48,6 +48,7 @@ from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.ntuple import (
     NetworkConfig,
     NTupleNetwork,
+    default_config,
     default_games,
     is_network,
     load_network,
@@ -194,7 +195,7 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
         net.run_start = net.games
         net.config = NetworkConfig.build(given, net.config)
     else:
-        net = NTupleNetwork.from_config(g, NetworkConfig.build(given))
+        net = NTupleNetwork.from_config(g, NetworkConfig.build(given, default_config(g)))
     total = games or default_games(g)
     run_curve = network_curve(net, total, every, JUDGED_GAMES) if curve else None
     stop = [False]

@@ -39,6 +39,7 @@ from qarena.learn.ntuple import (
     KIND,
     NetworkConfig,
     NTupleNetwork,
+    default_config,
     default_games,
     load_network,
     refuse_table_options,
@@ -335,7 +336,7 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
                 )
         net.config = NetworkConfig.build(given, net.config)
     else:
-        net = NTupleNetwork.from_config(game, NetworkConfig.build(given))
+        net = NTupleNetwork.from_config(game, NetworkConfig.build(given, default_config(game)))
     total = run.episodes or default_games(game)
     if run.episodes is None:
         err.print(

@@ -24,7 +24,7 @@ from qarena.games.base import Game
 from qarena.i18n import _, language, ngettext
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig, table_bytes
+from qarena.learn.ntuple import NetworkConfig, default_config, table_bytes
 from qarena.solve import by_search
 from qarena.solve.search import DEFAULT_TABLE_BYTES as SEARCH_TABLE_BYTES
 
@@ -172,7 +172,7 @@ def _run_bytes(game: Game, fixed: Fixed, setting: Setting) -> int:
         opponents = len(MEASURED) + 1
         return footprint(game, "learn", cls, opponents, canonical=fixed.canonical).total
     judging = SEARCH_TABLE_BYTES if by_search(game) else footprint(game, "tables").total
-    return table_bytes(NetworkConfig.build(setting.given)) + judging
+    return table_bytes(NetworkConfig.build(setting.given, default_config(game))) + judging
 
 
 def plan_sweep(

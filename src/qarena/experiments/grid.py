@@ -28,6 +28,7 @@ from qarena.learn.ntuple import (
     NetworkConfig,
     check_board,
     check_fits,
+    default_config,
     refuse_table_options,
 )
 from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS, SETTINGS
@@ -82,18 +83,18 @@ def flag(axis: str) -> str:
     return _OPTIONS.get(axis) or "--" + axis.replace("_", "-")
 
 
-def reads(learner: str) -> tuple[frozenset[str], dict[str, Any]]:
-    """The settings ``learner`` reads (seed aside), and their defaults."""
+def reads(learner: str, game: Game) -> tuple[frozenset[str], dict[str, Any]]:
+    """The settings ``learner`` reads (seed aside), and their defaults for ``game``."""
     if learner == NETWORK:
-        return frozenset(NETWORK_NAMES) - {"seed"}, NetworkConfig().to_dict()
+        return frozenset(NETWORK_NAMES) - {"seed"}, default_config(game).to_dict()
     cls = learner_class(learner)
     return frozenset(cls.hyperparameters), cls.default_config().to_dict()
 
 
-def check_setting(setting: Setting) -> None:
+def check_setting(setting: Setting, game: Game) -> None:
     """Values out of range: one line, as ``qarena train`` says it."""
     if setting.learner == NETWORK:
-        config = NetworkConfig.build(setting.given)
+        config = NetworkConfig.build(setting.given, default_config(game))
         check_fits(config.tuples, config.tuple_length)
     else:
         learner_class(setting.learner).build_config(setting.given)
@@ -217,7 +218,7 @@ class Grid:
         axes = [a for a in AXES if a in self.values]
         runs: dict[Setting, None] = {}
         for learner in self.learners:
-            names, defaults = reads(learner)
+            names, defaults = reads(learner, game)
             combos = itertools.product(
                 *(self.values[a] for a in axes),
                 self.opponents,
@@ -247,7 +248,7 @@ class Grid:
                     episodes,
                     seed,
                 )
-                check_setting(setting)
+                check_setting(setting, game)
                 runs[setting] = None
         if len(runs) > MAX_RUNS:
             raise QarenaError(
@@ -282,7 +283,7 @@ class Grid:
                     count=shown, most=MAX_RUNS
                 )
             )
-        read = [reads(k)[0] for k in self.learners]
+        read = [reads(k, game)[0] for k in self.learners]
         for axis in self.values:
             if not any(axis in names for names in read):
                 kinds = " or ".join(self.learners)

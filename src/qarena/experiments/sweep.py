@@ -33,6 +33,7 @@ from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import (
     NetworkConfig,
     NTupleNetwork,
+    default_config,
     default_games,
     network_bytes,
 )
@@ -128,7 +129,7 @@ def _run_network(task: Task) -> RunOutput:
     learn the same network), then judged as ``qarena eval`` judges it."""
     setting, fixed = task.setting, task.fixed
     game = parse_spec(fixed.game)
-    net = NTupleNetwork.from_config(game, NetworkConfig.build(setting.given))
+    net = NTupleNetwork.from_config(game, NetworkConfig.build(setting.given, default_config(game)))
     total = setting.episodes or default_games(game)
     curve = network_curve(net, total, fixed.every, JUDGED_GAMES) if fixed.curve else None
     result = train_network(net, total, curve=curve)

@@ -84,8 +84,8 @@ class NetworkConfig:
     tuple_length: int = 8
     alpha: float = 0.5
     alpha_end: float = 0.3
-    epsilon: float = 0.1
-    epsilon_end: float = 0.0
+    epsilon: float = 0.2
+    epsilon_end: float = 0.2
     lam: float = 0.8
     seed: int = 0
 
@@ -191,6 +191,18 @@ def check_fits(tuples: int, length: int) -> None:
                 budget=format_bytes(memory_budget()),
             )
         )
+
+
+#: Boards of at least this many cells (classic Connect Four's 42) get :data:`BIG_TUPLES`
+#: tuples unless told: there 70 keep fewer decisions along perfect play (BENCHMARKS.md).
+BIG_BOARD = 42
+BIG_TUPLES = 200
+
+
+def default_config(game: Game) -> NetworkConfig:
+    """The settings a network for ``game`` learns with unless told: :class:`NetworkConfig`'s,
+    with 200 tuples on boards of 42 cells or more."""
+    return NetworkConfig(tuples=BIG_TUPLES) if len(game.start()) >= BIG_BOARD else NetworkConfig()
 
 
 def default_games(game: Game) -> int:
@@ -530,7 +542,7 @@ def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTup
 
 
 #: The networks shipped in the package (``qarena/data``), by game: trained by the command
-#: BENCHMARKS.md gives (run 4: ``--tuples 200``) and judged there.
+#: BENCHMARKS.md gives (run 6: the defaults) and judged there.
 SHIPPED = {"connect4:6x7:4": "connect4-6x7.ntuple.npz"}
 
 

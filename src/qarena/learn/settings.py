@@ -272,9 +272,12 @@ def defaults_text(name: str) -> str:
 
 def network_defaults_text(name: str) -> str:
     """An n-tuple network's default of setting ``name``, for README's table."""
-    from qarena.learn.ntuple import NetworkConfig
+    from qarena.learn.ntuple import BIG_BOARD, BIG_TUPLES, NetworkConfig
 
-    return _shown(NetworkConfig().to_dict()[name])
+    text = _shown(NetworkConfig().to_dict()[name])
+    if name == "tuples":
+        text += f" ({BIG_TUPLES} on boards of {BIG_BOARD} cells or more: classic Connect Four)"
+    return text
 
 
 def markdown_table() -> str:

@@ -26,6 +26,7 @@ from qarena.learn.ntuple import (
     NetworkConfig,
     NTupleNetwork,
     check_board,
+    default_config,
     refuse_table_options,
     shipped_network,
 )
@@ -415,7 +416,7 @@ class Web:
         given = {
             name: getattr(body, name) for name in (*SETTINGS, *(s.name for s in NETWORK_SETTINGS))
         }
-        return game, NetworkConfig.build(given)
+        return game, NetworkConfig.build(given, default_config(game))
 
     def _training(self, body: TrainIn) -> tuple[Game, LearnConfig]:
         for s in NETWORK_SETTINGS:

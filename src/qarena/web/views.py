@@ -18,7 +18,7 @@ from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork
+from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, default_config
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.solve import Exact, oracle, solve
 from qarena.web.describe import (
@@ -147,7 +147,7 @@ def job_form(job: Job) -> dict[str, Any]:
             "learner": job.learner,
             "episodes": str(job.episodes),
         }
-        given, defaults = job.config.to_dict(), NetworkConfig().to_dict()
+        given, defaults = job.config.to_dict(), default_config(job.game).to_dict()
         for name, value in given.items():
             if value != defaults[name]:
                 form[name] = str(value) if isinstance(value, int) else _typed(value)

@@ -412,7 +412,8 @@ class NTupleNetwork:
                 for c in counters:
                     c[2] = 1
 
-            run_threads([functools.partial(run, i) for i in range(workers)], stop)
+            # A chunk of self-play is short: a run stops between chunks (its own should_stop).
+            run_threads([functools.partial(run, i) for i in range(workers)], stop, limited=False)
         self.games += sum(int(c[0]) for c in counters)
         return sum(int(c[1]) for c in counters)
 

@@ -361,9 +361,11 @@ def _check_headers(
     zf: zipfile.ZipFile,
     members: Mapping[str, zipfile.ZipInfo],
     specs: Mapping[str, ArraySpec],
+    squeeze: Mapping[str, int],
 ) -> None:
     """Check every array's header against ``specs`` before any array data is read, so the
-    loader never allocates more than the expected arrays (and never meets an object array)."""
+    loader never allocates more than the expected arrays (and never meets an object array);
+    an array named in ``squeeze`` must not take less than 1/ratio of its bytes on disk."""
     have = set(members) - {_META}
     missing = [n for n in specs if n not in have]
     if missing:
@@ -398,9 +400,17 @@ def _check_headers(
                     file=p, name=name
                 )
             )
+        ratio = squeeze.get(name)
+        if ratio is not None and info.file_size > ratio * info.compress_size:
+            raise QarenaError(
+                _(
+                    "{file} is corrupted (array {name!r} claims {size:,} bytes but takes "
+                    "{stored:,} on disk; such an array does not compress that much)"
+                ).format(file=p, name=name, size=info.file_size, stored=info.compress_size)
+            )
 
 
-def _open_members(p: str, zf: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+def _open_members(p: str, zf: zipfile.ZipFile, size: int) -> dict[str, zipfile.ZipInfo]:
     members: dict[str, zipfile.ZipInfo] = {}
     for info in zf.infolist():
         base = info.filename.removesuffix(_SUFFIX)
@@ -409,6 +419,12 @@ def _open_members(p: str, zf: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
                 _("{file} is not a qarena policy file (unexpected member {name!r})").format(
                     file=p, name=info.filename
                 )
+            )
+        # zipfile reads a member until its deflated stream ends, whatever the directory says
+        # it takes: a member that claims more than the whole file lies about its size.
+        if info.compress_size > size:
+            raise QarenaError(
+                _("{file} is corrupted (a member claims to be larger than the file)").format(file=p)
             )
         members[base] = info
     return members
@@ -438,7 +454,7 @@ def _opened(p: str) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo
                 ) from e
             with zf:
                 try:
-                    members = _open_members(p, zf)
+                    members = _open_members(p, zf, os.fstat(fh.fileno()).st_size)
                     meta = _check_meta(p, _read_meta(p, zf, members))
                 except Exception as e:
                     if not _damaged(e):
@@ -463,16 +479,20 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load_policy(
-    path: str | os.PathLike[str], expect: Callable[[dict[str, Any]], Mapping[str, ArraySpec]]
+    path: str | os.PathLike[str],
+    expect: Callable[[dict[str, Any]], Mapping[str, ArraySpec]],
+    squeeze: Mapping[str, int] | None = None,
 ) -> PolicyData:
     """Read and verify a policy file. ``expect(meta)`` names the arrays the file must hold,
-    with exact shapes and dtypes (it may raise QarenaError, e.g. for another game). Any
-    problem with the file raises QarenaError with one line naming the file."""
+    with exact shapes and dtypes (it may raise QarenaError, e.g. for another game). An array
+    named in ``squeeze`` is one no compression shrinks by more than the ratio given (a list
+    of distinct numbers, say): one that claims more bytes than that is refused before it is
+    read. Any problem with the file raises QarenaError with one line naming the file."""
     p = os.fspath(path)
     with _opened(p) as (zf, members, meta):
         specs = _specs(expect(meta))
         try:
-            _check_headers(p, zf, members, specs)
+            _check_headers(p, zf, members, specs, squeeze or {})
             arrays = {name: _read_member(zf, members[name]) for name in specs}
         except Exception as e:
             if not _damaged(e):

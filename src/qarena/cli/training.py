@@ -338,6 +338,7 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
     else:
         net = NTupleNetwork.from_config(game, NetworkConfig.build(given, default_config(game)))
     total = run.episodes or default_games(game)
+    net.check_room(total, None if run.resume is None else str(run.resume))
     if run.episodes is None:
         err.print(
             _(

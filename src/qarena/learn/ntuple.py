@@ -40,6 +40,21 @@ from qarena.threads import run_threads
 #: The most tuples and cells per tuple a network may have (a table has 4**length entries).
 MAX_TUPLES = 1_000
 MAX_LENGTH = 10
+#: The most games a network counts as learned: its file is refused beyond it, and training
+#: that would pass it does not start.
+MOST_GAMES = 2**62 - 1
+#: How far a network file's list of places may deflate: distinct rising numbers below 2**31
+#: do not shrink below a fifth (0, 1, 2, … deflate 5.3 to 1; the shipped network's, 5.6), so
+#: a small file cannot claim billions of entries and have them read before it is refused.
+PLACES_RATIO = 64
+#: Bytes per cell of its tuples a network takes besides its tables: under each of the
+#: board's symmetries (at most 8), the cell's image and its place in the tuples, as numbers
+#: and while they are indexed as Python pairs (116 to 137 bytes measured).
+LAYOUT_BYTES_PER_CELL = 8 * 160
+#: What reading a network file takes besides its arrays: the zip's and numpy's buffers.
+READ_BYTES = 2**20
+#: Longest part of a file's text (its game spec, a setting) repeated in an error.
+_ECHO = 80
 
 
 def random_walk_tuples(game: TicTacToe, count: int, length: int, seed: int) -> np.ndarray:
@@ -173,7 +188,28 @@ def refuse_table_options(options: Iterable[tuple[str, bool]]) -> None:
 
 def table_bytes(config: NetworkConfig) -> int:
     """The bytes of the tables of a network shaped as ``config`` says."""
-    return int(2 * config.tuples * k.CODES**config.tuple_length * k.WEIGHT_BYTES)
+    return int(_tables(config.tuples, config.tuple_length) * k.WEIGHT_BYTES)
+
+
+def _tables(tuples: int, length: int) -> int:
+    """Entries of the tables of ``tuples`` tuples of ``length`` cells, both players'."""
+    return int(2 * tuples * k.CODES**length)
+
+
+def load_bytes(tuples: int, length: int, entries: int) -> int:
+    """The most a network file of these sizes takes in memory while it is loaded: its tables,
+    its layout, and its ``entries`` places (int64) and values (float32) as they are read."""
+    return int(
+        _tables(tuples, length) * k.WEIGHT_BYTES
+        + tuples * length * LAYOUT_BYTES_PER_CELL
+        + entries * (8 + k.WEIGHT_BYTES)
+        + READ_BYTES
+    )
+
+
+def _cut(text: str, most: int = _ECHO) -> str:
+    """A file's text as an error repeats it: at most ``most`` characters, a long one cut."""
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def check_fits(tuples: int, length: int) -> None:
@@ -273,6 +309,25 @@ class NTupleNetwork:
             f"NTupleNetwork({self.game.spec}, {c.tuples} tuples of {c.tuple_length} cells, "
             f"games={self.games:,}, seed={c.seed})"
         )
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes its arrays hold: what keeping it loaded costs."""
+        arrays = (self.tuples, self.weights, self._cells, self._lines, self._scratch)
+        return sum(a.nbytes for a in (*arrays, *self._touches))
+
+    def check_room(self, games: int, name: str | None = None) -> None:
+        """Refuse, in one line, ``games`` more games when the count would pass
+        :data:`MOST_GAMES` (its file would then be refused); ``name`` names the network."""
+        if self.games + games > MOST_GAMES:
+            raise QarenaError(
+                _(
+                    "{network} has learned {games:,} games; {more:,} more would pass the most a "
+                    "network counts ({most:,})"
+                ).format(
+                    network=name or _("the network"), games=self.games, more=games, most=MOST_GAMES
+                )
+            )
 
     def __post_init__(self) -> None:
         game = self.game
@@ -389,6 +444,7 @@ class NTupleNetwork:
         lam = own.lam if lam is None else lam
         check_count("games", games, 10**10)
         check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
+        self.check_room(games)
         total = self.games - self.run_start + games if total is None else total
         counters = [np.zeros(k.COUNTERS, dtype=np.int64) for _ in range(workers)]
         rngs = [seed_state(seed * 1_000 + i + self.games) for i in range(workers)]
@@ -466,16 +522,60 @@ def _contents(net: NTupleNetwork) -> tuple[dict[str, np.ndarray], dict[str, Any]
     return arrays, meta
 
 
-def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTupleNetwork:
+def _sizes(meta: Mapping[str, Any]) -> tuple[int, int, int] | None:
+    """A network file's tuples, their length and its entries, as its metadata says; None
+    unless they (and its games) are counts a network can have."""
+    tuples, length, entries = meta.get("tuples"), meta.get("length"), meta.get("entries")
+    games = meta.get("games")
+    sizes = (tuples, length, entries, games)
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in sizes):
+        return None
+    assert isinstance(tuples, int) and isinstance(length, int) and isinstance(entries, int)
+    assert isinstance(games, int)
+    if not (0 < tuples <= MAX_TUPLES and 0 < length <= MAX_LENGTH):
+        return None
+    if not 0 <= entries <= _tables(tuples, length) or not 0 <= games <= MOST_GAMES:
+        return None
+    return tuples, length, entries
+
+
+def _check_load(p: str, tuples: int, length: int, entries: int, budget: int | None) -> None:
+    """Refuse a network file whose sizes need more memory than ``budget`` (default: the
+    machine's) to load: the whole cost, from its sizes alone, before any array is read."""
+    most = memory_budget() if budget is None else budget
+    need = load_bytes(tuples, length, entries)
+    if need > most:
+        raise TooLargeError(
+            _(
+                "{file} is a network of {tuples:,} tuples of {length} cells with {entries:,} "
+                "entries: loading it needs {need}, more than the {budget} it may take here"
+            ).format(
+                file=p,
+                tuples=tuples,
+                length=length,
+                entries=entries,
+                need=format_bytes(need),
+                budget=format_bytes(most),
+            )
+        )
+
+
+def load_network(
+    path: str | os.PathLike[str], game: Game | None = None, budget: int | None = None
+) -> NTupleNetwork:
     """An n-tuple network's file (of ``game``, when given); anything else is refused in one
-    line naming the file, its sizes checked before any array is read."""
+    line naming the file. Its sizes are checked before any array is read: against the memory
+    ``budget`` (default: the machine's, :func:`~qarena.budget.memory_budget`; TooLargeError
+    over it), and its entries against the bytes the file gives them."""
     from qarena.games import parse_spec
 
     p = os.fspath(path)
     meta: dict[str, Any] = {}
+    found_game: list[Game] = []
 
     def damaged(what: str) -> QarenaError:
-        return QarenaError(_("{file} is damaged: {what}").format(file=p, what=what))
+        # What is wrong may repeat the file's own text (a setting's name or value): cut.
+        return QarenaError(_("{file} is damaged: {what}").format(file=p, what=_cut(what, 200)))
 
     def expect(found: dict[str, Any]) -> dict[str, ArraySpec]:
         if found.get("kind") != KIND:
@@ -483,19 +583,20 @@ def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTup
         spec = found.get("game")
         if game is not None and spec != game.spec:
             raise QarenaError(
-                _("{file} plays {other}, not {spec}").format(file=p, other=spec, spec=game.spec)
+                _("{file} plays {other}, not {spec}").format(
+                    file=p, other=_cut(str(spec)), spec=game.spec
+                )
             )
-        tuples, length, entries = found.get("tuples"), found.get("length"), found.get("entries")
-        games = found.get("games")
-        sizes = (tuples, length, entries, games)
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in sizes):
+        if game is None:
+            try:
+                found_game.append(parse_spec(str(spec)))
+            except QarenaError as e:
+                raise damaged(_("its game: {problem}").format(problem=e)) from None
+        sizes = _sizes(found)
+        if sizes is None:
             raise damaged(_("its sizes are not counts"))
-        assert isinstance(tuples, int) and isinstance(length, int) and isinstance(entries, int)
-        assert isinstance(games, int)
-        if not (0 < tuples <= MAX_TUPLES and 0 < length <= MAX_LENGTH):
-            raise damaged(_("its sizes are not counts"))
-        if not 0 <= entries <= 2 * tuples * k.CODES**length or not 0 <= games < 2**62:
-            raise damaged(_("its sizes are not counts"))
+        tuples, length, entries = sizes
+        _check_load(p, tuples, length, entries, budget)
         meta.update(found)
         return {
             "tuples": ((tuples, length), np.dtype(np.int64)),
@@ -503,8 +604,8 @@ def load_network(path: str | os.PathLike[str], game: Game | None = None) -> NTup
             "entries": ((entries,), np.dtype(np.float32)),
         }
 
-    data = load_policy(p, expect)
-    board = (game if game is not None else parse_spec(str(meta["game"]))).as_board()
+    data = load_policy(p, expect, squeeze={"places": PLACES_RATIO})
+    board = (game if game is not None else found_game[0]).as_board()
     if board is None:
         raise damaged(_("its game is not a board"))
     layout, places = data.arrays["tuples"], data.arrays["places"]

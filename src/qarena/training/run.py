@@ -390,6 +390,7 @@ def train_network(
     threads, stopping early when ``should_stop`` says so between chunks. With ``curve``, the
     network is judged whenever its game count is a multiple of the curve's ``every``, and at
     the end; the curve becomes the network's and is saved with it."""
+    net.check_room(games)  # before any chunk: a run that would overflow its count never starts
     if curve is not None:
         net.curve = curve
     done = steps = 0

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from fastapi import Depends, Request
 
 from qarena.agents.base import Player
@@ -64,11 +65,28 @@ MAX_POSITIONS = 1_000_000
 #: play here: tictactoe:3x3 (177 k), nim:3,5,7 (2.9 k), subtraction (39), nim:2,6,7,8 (35 k),
 #: nim:10,10,10,10 (586 k). Bigger games train on the command line, which has no such limit.
 MAX_COST = 2_000_000
-#: Loaded agents kept in memory.
+#: Loaded agents kept in memory: at most this many, and at most :data:`AGENT_CACHE_BYTES`
+#: of their arrays (two networks of the largest the server loads, ``MAX_NETWORK_BYTES``);
+#: the least recently used go first.
 AGENT_CACHE = 16
+AGENT_CACHE_BYTES = 1_200_000_000
 #: The training settings a request may give, as ``qarena train`` takes them (None: the
 #: learner's default); canonical or not is its own field of the request.
 SETTINGS = tuple(name for name in ALL_HYPERPARAMETERS if name != "canonical")
+
+
+def held_bytes(agent: Stored) -> int:
+    """Bytes of the arrays a loaded agent holds: a network's, or a table agent's with its
+    learner's and its game's tables (an array shared or viewed counted once)."""
+    if isinstance(agent, NTupleNetwork):
+        return agent.nbytes
+    arrays: dict[int, np.ndarray] = {}
+    for owner in (agent, agent.learner, agent.learner.tables):
+        for value in vars(owner).values():
+            if isinstance(value, np.ndarray):
+                base = value.base if isinstance(value.base, np.ndarray) else value
+                arrays[id(base)] = base
+    return sum(a.nbytes for a in arrays.values())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +123,7 @@ class Web:
         self.watches = Watches(limits.max_games, limits.idle_seconds)
         self.scores = Scores()
         self.jobs = Jobs(self.store, limits.max_training, limits.max_queued)
-        self._agents: OrderedDict[str, Stored] = OrderedDict()
+        self._agents: OrderedDict[str, tuple[Stored, int]] = OrderedDict()
         self._perfect: OrderedDict[str, PerfectAgent] = OrderedDict()
         self._networks: dict[str, NTupleNetwork] = {}
         self._lock = threading.Lock()
@@ -191,7 +209,7 @@ class Web:
             cached = self._agents.get(policy_id)
             if cached is not None:
                 self._agents.move_to_end(policy_id)
-                return cached
+                return cached[0]
         # Read once here, not on every page that shows how the agent was trained.
         training = training_of(self.store.meta(policy_id))
         loaded = self.store.load(policy_id)
@@ -201,8 +219,11 @@ class Web:
             else Agent(loaded, policy=policy_id, training=training)
         )
         with self._lock:
-            self._agents[policy_id] = agent
-            while len(self._agents) > AGENT_CACHE:
+            self._agents[policy_id] = (agent, held_bytes(agent))
+            # Bounded by bytes too: a few big networks would otherwise hold gigabytes.
+            while len(self._agents) > AGENT_CACHE or (
+                sum(size for _agent, size in self._agents.values()) > AGENT_CACHE_BYTES
+            ):
                 self._agents.popitem(last=False)
         return agent
 

@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from qarena.budget import memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import atomic_open, remove_stale_temps
 from qarena.games import Game, parse_spec
@@ -38,6 +39,12 @@ from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
 log = logging.getLogger("qarena.web")
+
+#: The most memory the server lets one n-tuple network take, checked from its file's sizes
+#: before any of its arrays is read (an upload, a file in the folder): 1,000 tuples of 8
+#: cells (524 MB) fit, the shipped classic Connect Four network (105 MB) five times over;
+#: bigger ones play on the command line.
+MAX_NETWORK_BYTES = 600_000_000
 
 _ID = re.compile(r"[0-9a-f]{12}")
 _FILE = re.compile(r"([0-9a-f]{12})\.npz")
@@ -137,8 +144,9 @@ class PolicyRow(BaseModel):
 class PolicyStore:
     """Policies under ``data_dir``: ``policies/<id>.npz`` and ``index.sqlite3``."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, network_bytes: int = MAX_NETWORK_BYTES) -> None:
         self.data_dir = data_dir
+        self.network_bytes = network_bytes
         self.folder = data_dir / "policies"
         self.index = data_dir / "index.sqlite3"
         self._lock = threading.Lock()
@@ -189,6 +197,15 @@ class PolicyStore:
         policy_id = secrets.token_hex(6)
         save_network(self.path(policy_id), net)
         return self._index(policy_id, net, datetime.now(UTC))
+
+    def network_budget(self) -> int:
+        """The most one network may take here: this server's limit, or less when the
+        machine's budget (QARENA_MEMORY_LIMIT) is lower."""
+        return min(self.network_bytes, memory_budget())
+
+    def load_network(self, path: Path | str) -> NTupleNetwork:
+        """A network's file, held to :meth:`network_budget` before any array is read."""
+        return load_network(path, budget=self.network_budget())
 
     def receive(self, refuse: Callable[[Game], str | None] | None = None) -> Receiving:
         """A policy file to receive from elsewhere (an upload), written as it arrives;
@@ -278,7 +295,7 @@ class PolicyStore:
                 unreadable += 1
                 continue
             try:
-                learner = load_network(path) if is_network(path) else load_learner(path)
+                learner = self.load_network(path) if is_network(path) else load_learner(path)
                 modified = datetime.fromtimestamp(info.st_mtime, UTC)
                 self._index(policy_id, learner, modified)
                 self._unreadable.pop(policy_id, None)
@@ -346,7 +363,7 @@ class PolicyStore:
     def load(self, policy_id: str) -> Learner | NTupleNetwork:
         """The stored table learner or n-tuple network (NotFound when there is none)."""
         if self.get(policy_id).network:
-            return load_network(self.path(policy_id))
+            return self.load_network(self.path(policy_id))
         return load_learner(self.path(policy_id))
 
     def delete(self, policy_id: str) -> None:
@@ -405,7 +422,7 @@ class Receiving:
                 why = self.refuse(parse_spec(str(read_meta(tmp).get("game"))))
                 if why is not None:
                     raise QarenaError(why)
-            self._loaded = load_network(tmp) if is_network(tmp) else load_learner(tmp)
+            self._loaded = self.store.load_network(tmp) if is_network(tmp) else load_learner(tmp)
         except QarenaError as e:
             # Named as the person named it: the server's paths are not theirs to see.
             raise type(e)(str(e).replace(tmp, self.name)) from None

@@ -179,8 +179,9 @@ def test_the_shipped_network_loads_within_the_budgets() -> None:
 
 def _run_measured(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str, int]:
     """``qarena ARGS`` in a fresh process under a 4 GB address-space cap (so a loader that
-    ignores the budget fails fast instead of eating the machine): exit code, stderr and its
-    peak resident size in bytes, from its own rusage."""
+    ignores the budget fails fast instead of eating the machine), ``env`` added to its
+    environment (a name given "" taken out): exit code, stderr and its peak resident size in
+    bytes, from its own rusage."""
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4_000_000_000, 4_000_000_000))
@@ -189,7 +190,7 @@ def _run_measured(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int,
         proc = subprocess.Popen(
             [sys.executable, "-m", "qarena", *args],
             cwd=cwd,
-            env={**os.environ, **env},
+            env={k: v for k, v in {**os.environ, **env}.items() if v},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -207,12 +208,15 @@ def test_the_command_line_refuses_a_network_over_the_budget_in_one_line(tmp_path
     never grows past what any command starts with."""
     path = network_file(tmp_path / "huge.npz", 1_000, 10, 0)
     assert path.stat().st_size < 100_000
-    code, err, peak = _run_measured(
-        ["table", path.name], {"QARENA_MEMORY_LIMIT": "2000000000"}, tmp_path
-    )
-    assert code == 2, err
-    assert err.count("\n") == 1 and "huge.npz" in err and "8.4 GB" in err
-    assert peak < 400_000_000
+    # Held to QARENA_MEMORY_LIMIT; and without it, to the room the 4 GB cap leaves.
+    for limit, budget in (("2000000000", "2.0 GB"), ("", "")):
+        code, err, peak = _run_measured(
+            ["table", path.name], {"QARENA_MEMORY_LIMIT": limit}, tmp_path
+        )
+        assert code == 2, err
+        assert err.count("\n") == 1 and "huge.npz" in err and "8.4 GB" in err
+        assert budget in err
+        assert peak < 400_000_000
 
 
 def test_long_text_in_a_network_file_is_cut_and_the_file_named(tmp_path: Path) -> None:

@@ -176,8 +176,31 @@ def footprint(
     return Footprint(n, tables, state, work, search)
 
 
+def _address_room() -> int | None:
+    """Bytes this process may still map under its address-space limit (``ulimit -v``,
+    ``prlimit --as``), None without one: past it every allocation fails, whatever memory is
+    free, so a budget above it would let work start that ends in a MemoryError."""
+    try:
+        import resource
+    except ImportError:  # not a Unix
+        return None
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return max(0, soft - int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    return soft
+
+
 def memory_budget() -> int:
-    """Bytes a command may take: QARENA_MEMORY_LIMIT if set, else a share of available memory."""
+    """Bytes a command may take: QARENA_MEMORY_LIMIT if set, else a share of available memory,
+    and no more than that share of what the process may still map under an address-space
+    limit, if it has one."""
     limit = os.environ.get("QARENA_MEMORY_LIMIT")
     if limit:
         if not limit.isascii() or not limit.isdigit() or len(limit) > 20:
@@ -187,6 +210,14 @@ def memory_budget() -> int:
                 )
             )
         return int(limit)
+    share = _available_share()
+    room = _address_room()
+    # The same share of the room: threads, their arenas and the kernels map more after the
+    # check (a network's table command: 280 MB more).
+    return share if room is None else min(share, int(room * MEMORY_SHARE))
+
+
+def _available_share() -> int:
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
             for line in f:

@@ -329,12 +329,14 @@ def test_uploads_of_networks_over_the_server_s_budget_are_refused_before_they_ar
     tmp_path: Path,
 ) -> None:
     """Uploaded, the 3.5 MB file took 4.0 GB in the server (kept by its idle threads after):
-    a real server now refuses each of these files in one line, 422, nothing stored, and its
-    peak resident size barely moves; a network within its budget is still taken and plays."""
+    a real server now refuses each of these files in one line naming it, 422, nothing
+    stored, and its peak resident size barely moves; a network within its budget is still
+    taken."""
     files = {
         "zeros.npz": zeros_file(tmp_path / "zeros.npz", 20, 10, 20_000_000),
         "wide.npz": network_file(tmp_path / "wide.npz", 300, 10, 2_000),  # 2.5 GB of tables
         "huge.npz": network_file(tmp_path / "huge.npz", 1_000, 10, 0),  # 8.4 GB
+        "long.npz": network_file(tmp_path / "long.npz", 4, 3, 0, game="connect4:" + "4" * 9_991),
     }
     data = tmp_path / "data"
     proc, base = serve(data)
@@ -350,6 +352,7 @@ def test_uploads_of_networks_over_the_server_s_budget_are_refused_before_they_ar
             assert found is not None, name
             line = html.unescape(found.group(1))
             assert "\n" not in line and name in line and str(data) not in line, line
+            assert len(line) < 300, line
         assert _peak_rss(proc.pid) - before < 100_000_000
         assert sorted(p.name for p in (data / "policies").iterdir()) == []
         game = parse_spec(SPEC).as_board()

@@ -591,7 +591,7 @@ def load_network(
             try:
                 found_game.append(parse_spec(str(spec)))
             except QarenaError as e:
-                raise damaged(_("its game: {problem}").format(problem=e)) from None
+                raise damaged(_("its game is not readable ({problem})").format(problem=e)) from None
         sizes = _sizes(found)
         if sizes is None:
             raise damaged(_("its sizes are not counts"))

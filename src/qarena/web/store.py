@@ -419,7 +419,12 @@ class Receiving:
             if self.refuse is not None:
                 # The game first, from the metadata alone: checking the tables builds the
                 # game's, which for a big game takes what training it would.
-                why = self.refuse(parse_spec(str(read_meta(tmp).get("game"))))
+                try:
+                    game = parse_spec(str(read_meta(tmp).get("game")))
+                except QarenaError as e:  # named as the loaders name it
+                    problem = _("its game is not readable ({problem})").format(problem=e)
+                    raise QarenaError(f"{tmp}: {problem}") from None
+                why = self.refuse(game)
                 if why is not None:
                     raise QarenaError(why)
             self._loaded = self.store.load_network(tmp) if is_network(tmp) else load_learner(tmp)

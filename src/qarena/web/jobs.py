@@ -188,7 +188,13 @@ class Job:
         if self.curve:
             return None
         why = judging_refused(self.game)
-        return None if why is None else _("no learning curve: {why}").format(why=why)
+        return (
+            None
+            if why is None
+            else _(
+                "no learning curve: it would be judged along perfect-play games, and {why}"
+            ).format(why=why)
+        )
 
 
 class Jobs:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import time
 import urllib.error
@@ -36,40 +37,48 @@ def ask(base: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         return e.code, json.loads(e.read())
 
 
-@pytest.fixture
-def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
-    """A server on a fresh folder; ``@pytest.mark.parametrize("server", [ENV], indirect=True)``
-    adds to its environment."""
-    env = {**os.environ, **getattr(request, "param", {})}
+def start(data: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """A server on ``data``, with ``env`` added to its environment, once it answers."""
     port = free_port()
     proc = subprocess.Popen(
-        [*qarena_command(), "serve", "--data-dir", str(tmp_path), "--port", str(port)],
+        [*qarena_command(), "serve", "--data-dir", str(data), "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env={**os.environ, **(env or {})},
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
         try:
             ask(base, "GET", "/api/policies")
-            break
+            return proc, base
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
                 out, err = proc.communicate()
                 pytest.fail(f"qarena serve did not start: {err or out}")
             time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.fixture
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A server on a fresh folder; ``@pytest.mark.parametrize("server", [ENV], indirect=True)``
+    adds to its environment."""
+    proc, base = start(tmp_path, getattr(request, "param", None))
     try:
         yield base
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
+        stop(proc)
 
 
 def until(base: str, job: str, ok: Any, seconds: float) -> dict[str, Any]:
@@ -114,6 +123,38 @@ def test_stopping_a_network_run_while_a_curve_point_is_judged_ends_it(server: st
     assert snap["episodes"] == 1_000 and snap["policy"] is not None
     status, policy = ask(server, "GET", f"/api/policies/{snap['policy']}")
     assert status == 200 and policy["episodes"] == 1_000
+
+
+def test_stopping_the_server_while_a_curve_point_is_judged_saves_the_games(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM stops the running jobs and waits for them to save: a job judging a point used
+    to hold the server up to its limit and then be lost."""
+    proc, base = start(tmp_path)
+    try:
+        status, job = ask(
+            base,
+            "POST",
+            "/api/train",
+            {"game": "connect4", "learner": "ntuple", "tuples": 4, "tuple_length": 4,
+             "episodes": 200_000},
+        )  # fmt: skip
+        assert status == 202, job
+        until(base, job["job"], lambda s: s["episodes"] >= 1_000, 60)
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert took < 10, f"stopping took {took:.1f} s"
+    with sqlite3.connect(tmp_path / "index.sqlite3") as db:
+        rows = db.execute("SELECT game, episodes FROM policies").fetchall()
+    assert rows == [("connect4:6x7:4", 1_000)]
 
 
 def test_runs_without_a_bounded_curve_train_without_one_and_stop_at_once(server: str) -> None:

@@ -325,9 +325,10 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve)
 
 
-#: Games of self-play between two looks at a stop or a curve point for an n-tuple network:
-#: about a second on classic Connect Four. Fixed, so one thread learns the same network from
-#: the same seed however the run is watched.
+#: Games of self-play between two reports of progress (or looks at a curve point) for an
+#: n-tuple network: about a second on classic Connect Four, half a minute on tictactoe:12x12:5,
+#: so a stop is also looked at within a chunk (every 0.2 s). Fixed, so one thread learns the
+#: same network from the same seed however the run is watched.
 NETWORK_CHUNK = 10_000
 #: Games of perfect play (and as many against it) behind each point of a network's curve.
 JUDGED_GAMES = 50

@@ -98,3 +98,25 @@ def test_a_sweep_refuses_such_a_curve_before_any_run(
     assert run(argv) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_run_that_looks_for_a_stop_learns_the_same_network() -> None:
+    """With a stop to look for, one thread's games run on a thread of their own (so a stop is
+    seen within a chunk); unstopped, they are the same games: the same network."""
+    import numpy as np
+
+    nets = []
+    for should_stop in (None, lambda: False):
+        net = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=6))
+        result = train_network(net, 12_000, should_stop=should_stop)
+        assert result.games == 12_000 and not result.stopped
+        nets.append(net)
+    assert np.array_equal(nets[0].weights, nets[1].weights)
+
+
+def test_a_stop_ends_a_long_run_at_once_with_the_games_played() -> None:
+    net = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=6))
+    t0 = time.monotonic()
+    result = train_network(net, 10**9, should_stop=lambda: time.monotonic() - t0 > 0.5)
+    assert result.stopped and 0 < result.games == net.games < 10_000_000
+    assert time.monotonic() - t0 < 5

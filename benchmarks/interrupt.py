@@ -94,6 +94,16 @@ def main() -> None:
             "matrix nim:1,2,3,4,5,6,7 --episodes 10^9": [
                 "matrix", "nim:1,2,3,4,5,6,7", "--episodes", "1000000000"
             ],
+            # At the signal its first curve point is being judged by search (about a minute).
+            "train connect4 --learner ntuple --curve --tuples 4 --tuple-length 4": [
+                "train", "connect4", "--learner", "ntuple", "--episodes", "200000", "--curve",
+                "--tuples", "4", "--tuple-length", "4", "-o", "t.npz"
+            ],
+            # 10,000 of its games (a chunk) take about 36 s.
+            "train tictactoe:12x12:5 --learner ntuple --tuples 10 --tuple-length 4": [
+                "train", "tictactoe:12x12:5", "--learner", "ntuple", "--episodes", "1000000",
+                "--tuples", "10", "--tuple-length", "4", "-o", "t.npz"
+            ],
         }  # fmt: skip
         print(f"`.venv/bin/python benchmarks/interrupt.py {' '.join(sys.argv[1:])}`".strip())
         print()

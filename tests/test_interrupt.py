@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
+from qarena.learn.ntuple import load_network
 
 pytestmark = pytest.mark.slow
 
@@ -85,6 +87,33 @@ def test_train_stops_within_a_second_and_saves(tmp_path: Path) -> None:
     assert "interrupted after" in stderr and "Traceback" not in stderr
     assert 0 < load_learner(out).episodes < 1_000_000_000
     assert os.listdir(tmp_path) == ["long.npz"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "options"),
+    [
+        # At 8 s the first curve point (1,000 games) is being judged by search: about a
+        # minute, which Ctrl-C waited for (66 to 92 s from the signal to the exit).
+        ("connect4", ["--curve", "--tuples", "4"]),
+        # No curve; 10,000 games of this board (a chunk between looks at a stop) take 36 s.
+        ("tictactoe:12x12:5", ["--tuples", "10"]),
+    ],
+    ids=["judging-a-curve-point", "a-long-chunk"],
+)
+def test_ctrl_c_stops_a_network_run_and_saves(
+    spec: str, options: list[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "net.npz"
+    argv = ["train", spec, "--learner", "ntuple", "--episodes", "1000000", "--tuple-length", "4"]
+    seconds, stderr = _interrupt([*argv, *options, "-o", str(out)], tmp_path, wait=8.0)
+    assert seconds < WITHIN, f"took {seconds:.2f} s to stop and save; stderr: {stderr}"
+    assert "interrupted after" in stderr and "Traceback" not in stderr
+    net = load_network(out, parse_spec(spec))
+    assert 0 < net.games < 1_000_000
+    if "--curve" in options:
+        # Stopped while its first point was judged: the point is dropped, the games kept.
+        assert net.games == 1_000 and net.curve is not None and net.curve.points == []
+    assert os.listdir(tmp_path) == ["net.npz"]
 
 
 @pytest.mark.parametrize("command", ["solve", "train"])

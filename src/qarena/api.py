@@ -59,7 +59,7 @@ from qarena.match.duel import Duel, Turn
 from qarena.optional import need
 from qarena.solve import Exact, SearchSolution, Solution, by_search, oracle
 from qarena.solve.space import game_tables
-from qarena.training.run import JUDGED_GAMES, Progress, network_curve, plan_run
+from qarena.training.run import JUDGED_GAMES, Progress, check_judged_curve, network_curve, plan_run
 from qarena.training.run import train_network as run_network
 
 __all__ = [
@@ -173,6 +173,8 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     is called with a :class:`Progress` after each chunk and stops the run when it returns
     True."""
     g = game(spec)
+    if curve:
+        check_judged_curve(g)  # refused before training: judging may have no bound
     given = {
         "tuples": tuples, "tuple_length": tuple_length, "alpha": alpha, "alpha_end": alpha_end,
         "epsilon": epsilon, "epsilon_end": epsilon_end, "lam": lam, "seed": seed,

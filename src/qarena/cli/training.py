@@ -52,6 +52,7 @@ from qarena.training.run import (
     NetworkResult,
     RunPlan,
     RunResult,
+    check_judged_curve,
     check_versus,
     network_curve,
     plan_run,
@@ -316,6 +317,8 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
     import os
 
     run.check()
+    if run.curve:
+        check_judged_curve(game)  # before anything is trained: judging may have no bound
     cores = len(os.sched_getaffinity(0))
     if workers is not None:
         check_count("--workers", workers, cores * 4)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from qarena import threads
 from qarena.agents.base import Player
 from qarena.agents.players import player as make_player
 from qarena.budget import check_count
@@ -136,6 +137,7 @@ def _play(game: Game, first: Player, second: Player) -> tuple[int, list[Position
     seen: list[Position] = []
     players = (first, second)
     while not game.is_terminal(position):
+        threads.check()  # a caller's stop ends a game between moves, not only in a search
         mover = players[len(seen) % 2]
         seen.append(position)
         position = game.apply(position, mover.act(position))
@@ -186,6 +188,7 @@ def along_perfect_play(
     for _game in range(games):
         position = game.start()
         while not game.is_terminal(position):
+            threads.check()  # between searches too (positions a book or table answers)
             values = solution.move_values(position)
             best = max(values.values())
             if min(values.values()) < best:  # a decision: some move gives the value away

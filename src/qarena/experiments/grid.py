@@ -19,7 +19,7 @@ from qarena.agents.strategies import STRATEGIES, players_of
 from qarena.budget import check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.fileio import is_file
-from qarena.games import Game
+from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, read_rewards
 from qarena.learn.learners import learner_class
@@ -264,6 +264,10 @@ class Grid:
             refuse_table_options(
                 (("--no-canonical", not fixed.canonical), ("--until-perfect", fixed.until_perfect))
             )
+            if fixed.curve:
+                from qarena.training.run import check_judged_curve
+
+                check_judged_curve(parse_spec(fixed.game))  # before any run: no bound there
 
     def _check(self, game: Game) -> None:
         total = math.prod(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -285,7 +285,13 @@ class NTupleNetwork:
         net.config = config
         return net
 
-    def train(self, games: int, total: int, workers: int = 1) -> int:
+    def train(
+        self,
+        games: int,
+        total: int,
+        workers: int = 1,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> int:
         """``games`` more games of this run of ``total``, with the network's settings (see
         :meth:`learn`); returns the moves made."""
         c = self.config
@@ -297,6 +303,7 @@ class NTupleNetwork:
             seed=c.seed,
             workers=workers,
             total=total,
+            should_stop=should_stop,
         )
 
     def warm_up(self) -> None:
@@ -431,13 +438,15 @@ class NTupleNetwork:
         seed: int = 0,
         workers: int = 1,
         total: int | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> int:
         """Play and learn ``games`` games of self-play: α (a step on the sum of the tables'
         entries, shared among them) decays from ``alpha[0]`` to ``alpha[1]`` and ε falls from
         ``epsilon[0]`` to ``epsilon[1]`` over ``total`` games (default: these), on
         ``workers`` threads sharing the tables (one thread: the same seed learns the same
         network). Settings not given are the network's own (:class:`NetworkConfig`). Returns
-        the moves made."""
+        the moves made. Once ``should_stop`` returns True (it is asked every 0.2 s) the games
+        under way are the last: :attr:`games` counts those played."""
         own = self.config
         alpha = (own.alpha, own.alpha_end) if alpha is None else alpha
         epsilon = (own.epsilon, own.epsilon_end) if epsilon is None else epsilon
@@ -460,7 +469,7 @@ class NTupleNetwork:
                 total, rngs[i], counters[i], *self._touches,
             )  # fmt: skip
 
-        if workers == 1:
+        if workers == 1 and should_stop is None:
             run(0)
         else:
 
@@ -468,8 +477,14 @@ class NTupleNetwork:
                 for c in counters:
                     c[2] = 1
 
-            # A chunk of self-play is short: a run stops between chunks (its own should_stop).
-            run_threads([functools.partial(run, i) for i in range(workers)], stop, limited=False)
+            # A run stops through its own should_stop (a game on a big board is long: a chunk
+            # of 10,000 on tictactoe:12x12:5 took 36 s), not the caller's limit.
+            run_threads(
+                [functools.partial(run, i) for i in range(workers)],
+                stop,
+                between=should_stop,
+                limited=False,
+            )
         self.games += sum(int(c[0]) for c in counters)
         return sum(int(c[1]) for c in counters)
 

@@ -8,10 +8,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from qarena import threads
 from qarena.agents.opponents import opponent as opponent_of
 from qarena.agents.players import PlayerLike
-from qarena.budget import check_checks
-from qarena.errors import QarenaError
+from qarena.budget import check_checks, estimate_positions, footprint
+from qarena.errors import QarenaError, TooLargeError
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.games.base import Game
 from qarena.i18n import _
@@ -33,14 +34,18 @@ from qarena.optimality.judge import Optimality
 __all__ = [
     "CHUNK_SECONDS",
     "JUDGED_GAMES",
+    "JUDGED_SEARCH_POSITIONS",
     "NETWORK_CHUNK",
     "NetworkResult",
     "Progress",
     "RunPlan",
     "RunResult",
+    "check_judged_curve",
     "check_versus",
     "default_episodes",
     "judge_network",
+    "judging_bytes",
+    "judging_refused",
     "network_curve",
     "new_curve",
     "new_learner",
@@ -320,19 +325,82 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve)
 
 
-#: Games of self-play between two looks at a stop or a curve point for an n-tuple network:
-#: about a second on classic Connect Four. Fixed, so one thread learns the same network from
-#: the same seed however the run is watched.
+#: Games of self-play between two reports of progress (or looks at a curve point) for an
+#: n-tuple network: about a second on classic Connect Four, half a minute on tictactoe:12x12:5,
+#: so a stop is also looked at within a chunk (every 0.2 s). Fixed, so one thread learns the
+#: same network from the same seed however the run is watched.
 NETWORK_CHUNK = 10_000
 #: Games of perfect play (and as many against it) behind each point of a network's curve.
 JUDGED_GAMES = 50
+
+
+#: Most reachable positions (the budget's estimate) of a board that is solved by search without
+#: an opening book on which a network's curve is judged. Below it a perfect-play game is judged
+#: in seconds (connect4:6x6, 3·10^11: about 20 s for the first on the 2-core machine, far less
+#: for the next, the search's table keeping what it proved); above it one may search for hours
+#: (tictactoe:6x6:4, 3·10^15, and tictactoe:5x8:5 had not finished the first in 40 s, nor
+#: connect4:7x8, 10^18, which has no book).
+JUDGED_SEARCH_POSITIONS = 10**12
+
+
+def judging_refused(game: Game) -> str | None:
+    """Why a network's curve cannot be judged on ``game`` in bounded time, as a clause (None
+    when it can): judging plays perfect-play games, every move solved, so the game must be
+    enumerated here, or solved by search with an opening book (classic 6×7) or on a board
+    small enough that a search ends in seconds (:data:`JUDGED_SEARCH_POSITIONS`). Quick:
+    nothing is solved."""
+    from qarena.solve import by_search, check_fits
+    from qarena.solve.book import SHIPPED
+
+    if not by_search(game):
+        if game.searchable:
+            return None
+        try:
+            check_fits(game)  # enumerated where it fits
+        except TooLargeError as e:
+            return str(e).rstrip(".")
+        return None
+    board = game.as_connect_four()
+    if board is not None and board.spec in SHIPPED:
+        return None
+    positions = estimate_positions(game)
+    if positions <= JUDGED_SEARCH_POSITIONS:
+        return None
+    return _(
+        "on {spec} each of their moves is solved by search, which may take hours (about "
+        "10^{exponent} positions and no opening book)"
+    ).format(spec=game.spec, exponent=len(str(positions)) - 1)
+
+
+def check_judged_curve(game: Game) -> None:
+    """Refuse, in one line and before anything is trained, a network's curve on a game where
+    judging it has no bound (:func:`judging_refused`)."""
+    why = judging_refused(game)
+    if why is not None:
+        raise QarenaError(
+            _(
+                "a learning curve is judged along perfect-play games, and {why}; train without "
+                "--curve"
+            ).format(why=why)
+        )
+
+
+def judging_bytes(game: Game) -> int:
+    """What judging a network's curve allocates: the search's table on a board solved by
+    search, else the game's tables (one of either per board and process: both are cached)."""
+    from qarena.solve import by_search
+    from qarena.solve.search import DEFAULT_TABLE_BYTES
+
+    return DEFAULT_TABLE_BYTES if by_search(game) else footprint(game, "tables").total
 
 
 def network_curve(net: NTupleNetwork, total: int, every: int | None, games: int) -> JudgedCurve:
     """The curve this run of ``total`` games extends: the network's own when resumed (its
     spacing kept unless ``every`` is given), else a new one with a point every ``every``
     games (default: a tenth of the run, and before the first at 1,000, 2,000, 5,000, …
-    games, so a log axis shows how learning starts)."""
+    games, so a log axis shows how learning starts). Refused where judging it has no bound
+    (:func:`check_judged_curve`)."""
+    check_judged_curve(net.game)
     old = net.curve
     step = every or (old.every if old is not None else max(1, total // 10))
     early = old.early if old is not None else every is None
@@ -368,6 +436,10 @@ def judge_network(net: NTupleNetwork, games: int, seed: int) -> JudgedPoint:
     )
 
 
+class _Halted(Exception):
+    """A run's own stop reached a point being judged."""
+
+
 @dataclass
 class NetworkResult:
     games: int  # in this run
@@ -389,19 +461,41 @@ def train_network(
     """``games`` games of self-play in chunks of :data:`NETWORK_CHUNK`, on ``workers``
     threads, stopping early when ``should_stop`` says so between chunks. With ``curve``, the
     network is judged whenever its game count is a multiple of the curve's ``every``, and at
-    the end; the curve becomes the network's and is saved with it."""
+    the end; the curve becomes the network's and is saved with it. A stop also ends a point
+    being judged within a fraction of a second (the point is dropped; what was learned is
+    kept, and the run ends stopped)."""
     net.check_room(games)  # before any chunk: a run that would overflow its count never starts
     if curve is not None:
         net.curve = curve
+    # Judging searches (threads.run_threads), which end once the limit's flag is set.
+    with threads.limit(should_stop=should_stop):
+        return _train_network(net, games, workers, curve, on_progress, should_stop)
+
+
+def _train_network(
+    net: NTupleNetwork,
+    games: int,
+    workers: int,
+    curve: JudgedCurve | None,
+    on_progress: Callable[[Progress], None] | None,
+    should_stop: Callable[[], bool] | None,
+) -> NetworkResult:
     done = steps = 0
     seconds = 0.0
     stopped = False
 
     def record() -> JudgedPoint | None:
+        """The point now, or None; raises Stopped when this run's stop ends its judging (the
+        point is dropped: only judged points are kept)."""
         assert curve is not None
         if net.games == 0 or (curve.points and curve.points[-1].games >= net.games):
             return None
-        point = judge_network(net, curve.games, net.config.seed + net.games)
+        try:
+            point = judge_network(net, curve.games, net.config.seed + net.games)
+        except threads.Stopped:
+            if should_stop is None or not should_stop():
+                raise  # an outer limit's: its caller says what it means
+            raise _Halted from None
         curve.points.append(point)
         return point
 
@@ -413,17 +507,29 @@ def train_network(
         if curve is not None:
             n = min(n, curve.next_after(net.games) - net.games)
         t0 = time.perf_counter()
-        steps += net.train(n, games, workers)
+        before = net.games
+        steps += net.train(n, games, workers, should_stop)
         elapsed = time.perf_counter() - t0
         seconds += elapsed
         net.seconds += elapsed
-        done += n
+        done += net.games - before
+        stopped = net.games - before < n  # stopped within the chunk
         point = None
-        if curve is not None and curve.due(net.games):
-            point = record()
+        if curve is not None and not stopped and curve.due(net.games):
+            if on_progress is not None:  # the games so far, while the point is judged
+                on_progress(Progress(done, games, steps, seconds, None))
+            try:
+                point = record()
+            except _Halted:
+                stopped = True  # mid-judging: the games are kept
         if on_progress is not None:
             on_progress(Progress(done, games, steps, seconds, None, judged=point))
-    if curve is not None:
-        record()  # the end of the run, wherever it fell
+        if stopped:
+            break
+    if curve is not None and not stopped:
+        try:
+            record()  # the end of the run, wherever it fell
+        except _Halted:
+            stopped = True
     last = curve.points[-1] if curve is not None and curve.points else None
     return NetworkResult(done, steps, seconds, last, stopped)

@@ -17,14 +17,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from qarena import threads
 from qarena.agents.opponents import opponent
 from qarena.agents.strategies import players_of
+from qarena.budget import footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
 from qarena.evaluate.charts import curve_svg
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
-from qarena.learn.curve import Curve, CurvePoint, JudgedPoint
+from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint, JudgedPoint
 from qarena.learn.learners import make_learner
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import (
@@ -33,6 +35,7 @@ from qarena.learn.ntuple import (
     check_board,
     check_fits,
     default_games,
+    table_bytes,
 )
 from qarena.match.spot import train_timed
 from qarena.training.run import (
@@ -41,6 +44,8 @@ from qarena.training.run import (
     RunPlan,
     check_versus,
     default_episodes,
+    judging_bytes,
+    judging_refused,
     network_curve,
     train_network,
 )
@@ -68,6 +73,19 @@ def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def refuse_alone(need: int) -> None:
+    """Refuse a run that needs more memory than the server can spare with nothing else
+    running: no wait would help."""
+    budget = memory_budget()
+    if need > budget:
+        raise QarenaError(
+            _(
+                "this run needs about {need} of memory, more than this server can spare "
+                "({budget}); ask for a smaller run (fewer or shorter tuples)"
+            ).format(need=format_bytes(need), budget=format_bytes(budget))
+        )
 
 
 #: A run's place in line, by the English ordinal's ending (translated as a whole).
@@ -126,6 +144,9 @@ class Job:
     started: float = field(default_factory=time.monotonic)
     cancel: bool = False
     stopped: bool = False  # stopped early (by request or the time limit); what it learned is kept
+    memory: int = 0  # bytes it takes while it trains: its tables, the learner's and the game's
+    judging: int = 0  # bytes judging its curve takes, shared by runs of the same board
+    curve: bool = True  # a network's curve is judged (not where judging has no bound)
 
     def curve_points(self) -> int:
         """The points of its learning curve so far."""
@@ -159,7 +180,21 @@ class Job:
             "stopped": self.stopped,
             "queue_position": self.queue_position,
             "waiting": None if self.queue_position is None else in_line(self.queue_position),
+            "note": self.note(),
         }
+
+    def note(self) -> str | None:
+        """Why a network's run records no learning curve, in the current language."""
+        if self.curve:
+            return None
+        why = judging_refused(self.game)
+        return (
+            None
+            if why is None
+            else _(
+                "no learning curve: it would be judged along perfect-play games, and {why}"
+            ).format(why=why)
+        )
 
 
 class Jobs:
@@ -227,6 +262,7 @@ class Jobs:
             spot=spot is not None,
             first=spot.first if spot is not None else "human",
             seconds=spot.seconds if spot is not None else None,
+            memory=self.learner_bytes(fresh),
         )
         return self._enqueue(job)
 
@@ -234,13 +270,59 @@ class Jobs:
         """An n-tuple network's run of self-play, as ``qarena train --learner ntuple`` on one
         thread: checked (the board, the tables' memory, the games), then in line as any run."""
         total = self.check_network(game, episodes, config)
-        job = Job(secrets.token_hex(6), game, NETWORK, total, "self", config)
+        # Its curve is judged as --curve judges one, where that has a bound; elsewhere (boards
+        # searched without a book, or too big to solve) it trains without one, and says so.
+        curve = judging_refused(game) is None
+        job = Job(
+            secrets.token_hex(6),
+            game,
+            NETWORK,
+            total,
+            "self",
+            config,
+            memory=table_bytes(config),
+            judging=judging_bytes(game) if curve else 0,
+            curve=curve,
+        )
         return self._enqueue(job)
+
+    @staticmethod
+    def learner_bytes(learner: Learner) -> int:
+        """What a table learner's run takes: the game's tables, the learner's own and its
+        working arrays, and the move masks of its opponent and its curve's."""
+        opponents = len(CURVE_OPPONENTS) + 1
+        return footprint(
+            learner.game, "learn", type(learner), opponents, canonical=learner.config.canonical
+        ).total
+
+    def _check_memory(self, job: Job) -> None:
+        """Refuse a run whose memory, with what the runs under way and waiting hold, is more
+        than this server can spare (under the lock): each run is held to what the others
+        leave, not to the whole machine. Judging a board's curve is counted once: runs of one
+        board share it."""
+        budget = memory_budget()
+        live = [j for j in self._jobs.values() if j.state in LIVE and j is not job]
+        boards = {j.game.spec: j.judging for j in live if j.judging}
+        held = sum(j.memory for j in live) + sum(boards.values())
+        need = job.memory + (0 if job.game.spec in boards else job.judging)
+        refuse_alone(need)
+        if held + need > budget:
+            raise Full(
+                _(
+                    "this run needs about {need} of memory, and the runs under way or waiting "
+                    "hold {held} of the {budget} this server can spare; try again when one has "
+                    "finished, or ask for a smaller run"
+                ).format(
+                    need=format_bytes(need), held=format_bytes(held), budget=format_bytes(budget)
+                )
+            )
 
     def check_network(self, game: Game, episodes: int | None, config: NetworkConfig) -> int:
         """The checks of :meth:`start_network`, which start nothing: the games it will play."""
         check_board(game)
         check_fits(config.tuples, config.tuple_length)
+        curve = judging_refused(game) is None
+        refuse_alone(table_bytes(config) + (judging_bytes(game) if curve else 0))
         if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
             raise QarenaError(
                 _("episodes must be from 1 to {most:,}, not {count}").format(
@@ -261,6 +343,7 @@ class Jobs:
                         "most this server keeps; try again when one has finished"
                     ).format(running=self._running(), waiting=len(self._queue))
                 )
+            self._check_memory(job)
             finished = [j for j in self._jobs.values() if j.state in ("done", "failed")]
             for old in finished[: max(0, len(self._jobs) + 1 - MAX_JOBS)]:
                 del self._jobs[old.id]
@@ -434,8 +517,9 @@ class Jobs:
                 job.version += 1
 
     def _run(self, job: Job) -> None:
-        # What the run keeps (its error) is in English, translated for whoever reads it.
-        with speaking(DEFAULT):
+        # What the run keeps (its error) is in English, translated for whoever reads it. Its
+        # stop ends any search inside it (a curve point judged) within a fraction of a second.
+        with speaking(DEFAULT), threads.limit(should_stop=lambda: job.cancel):
             try:
                 if isinstance(job.config, NetworkConfig):
                     self._train_network(job, job.config)
@@ -458,18 +542,18 @@ class Jobs:
         # Its curve as `qarena train --curve` judges one: along perfect-play games, and by
         # games against perfect play moving first, at 1,000, 2,000, 5,000… games and every
         # tenth of the run.
-        curve = network_curve(net, job.episodes, None, JUDGED_GAMES)
+        curve = network_curve(net, job.episodes, None, JUDGED_GAMES) if job.curve else None
 
         def on_progress(p: Progress) -> None:
             job.done = p.episodes
-            if p.judged is not None:
+            if p.judged is not None and curve is not None:
                 job.judged = [*curve.points]
             job.version += 1
 
         result = train_network(
             net, job.episodes, curve=curve, on_progress=on_progress, should_stop=lambda: job.cancel
         )
-        job.judged = [*curve.points]
+        job.judged = [*curve.points] if curve is not None else []
         job.done, job.stopped = result.games, result.stopped
         if result.games == 0:
             raise QarenaError(_("it was stopped before it learned anything"))

@@ -194,6 +194,11 @@ class JobOut(BaseModel):
     stopped: bool
     queue_position: int | None = Field(description="While queued: 1 for the next run to start")
     waiting: str | None = Field(description="While queued, e.g. '2nd in line'")
+    note: str | None = Field(
+        default=None,
+        description="Why an n-tuple network's run records no learning curve (judging one "
+        "along perfect-play games has no bound on its board), else None",
+    )
 
 
 class JobStarted(JobOut):

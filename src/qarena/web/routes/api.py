@@ -165,8 +165,9 @@ def api_undo(game_id: str, web: WebDep) -> dict[str, Any]:
 )
 def api_train(body: TrainIn, web: WebDep) -> dict[str, Any]:
     """Start training in the background, or queue it (state ``queued``, with its place in
-    line) when the server's training slots are taken; 503 when the line is full too. Follow
-    it at ``/train/{job}/events``."""
+    line) when the server's training slots are taken; 503 when the line is full too, or when
+    the runs under way and waiting leave too little memory for it. Follow it at
+    ``/train/{job}/events``."""
     job = web.start_training(body)
     return {**job.snapshot(), "events": f"/train/{job.id}/events"}
 

@@ -1,0 +1,122 @@
+"""A network's learning curve: refused up front where judging it along perfect play has no
+bound, and a stop that reaches a point being judged ends the run as stopped, its games kept."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import qarena
+from qarena import threads
+from qarena.cli.app import run
+from qarena.errors import QarenaError
+from qarena.games import parse_spec
+from qarena.learn.curve import JudgedCurve
+from qarena.learn.ntuple import NetworkConfig, NTupleNetwork
+from qarena.training import run as training
+from qarena.training.run import judging_refused, train_network
+
+#: Boards solved by search without an opening book, whose first perfect-play game did not
+#: end within 40 s (connect4:7x8 may take hours), and one that cannot be solved here at all.
+UNBOUNDED = ["connect4:7x8", "tictactoe:5x8:5", "tictactoe:6x6:4", "tictactoe:12x12:5"]
+#: Enumerated here, with the shipped book (6×7), or searched in seconds.
+BOUNDED = ["tictactoe", "connect4:4x5", "connect4", "connect4:6x6", "tictactoe:5x5:4"]
+
+
+@pytest.mark.parametrize("spec", UNBOUNDED)
+def test_a_curve_that_cannot_be_judged_in_bounded_time_is_refused(spec: str) -> None:
+    why = judging_refused(parse_spec(spec))
+    assert why is not None and "\n" not in why
+
+
+@pytest.mark.parametrize("spec", BOUNDED)
+def test_a_curve_judged_in_bounded_time_is_taken(spec: str) -> None:
+    assert judging_refused(parse_spec(spec)) is None
+
+
+def test_the_api_refuses_such_a_curve_before_training() -> None:
+    # It ran without end: the first point's search of connect4:7x8 had no bound.
+    t0 = time.monotonic()
+    with pytest.raises(QarenaError, match="train without --curve"):
+        qarena.train_network("connect4:7x8", curve=True)
+    assert time.monotonic() - t0 < 5
+
+
+def test_the_command_line_refuses_it_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "n.npz"
+    argv = ["train", "connect4:7x8", "--learner", "ntuple", "--curve", "--out", str(out)]
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no opening book" in err and "train without --curve" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stop_during_judging_ends_the_run_stopped_with_its_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stop comes while the first point is judged: the judging's search ends (Stopped from
+    threads.check, as from any search), the point is dropped, the games are kept."""
+    stop = [False]
+
+    def judging(net: NTupleNetwork, games: int, seed: int) -> None:
+        stop[0] = True  # Ctrl-C, or a DELETE, while the point is judged
+        threads.check()
+        raise AssertionError("judging went on after the stop")
+
+    monkeypatch.setattr(training, "judge_network", judging)
+    net = NTupleNetwork.from_config(parse_spec("tictactoe"), NetworkConfig(tuples=4))
+    curve = JudgedCurve(every=5_000, games=10, early=True)
+    result = train_network(net, 20_000, curve=curve, should_stop=lambda: stop[0])
+    assert result.stopped and result.games == 1_000 == net.games
+    assert curve.points == [] and result.point is None
+
+
+def test_a_limit_not_the_runs_own_still_fails_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the run's own stop ends it as stopped; an outer deadline is its caller's to say."""
+
+    def judging(net: NTupleNetwork, games: int, seed: int) -> None:
+        time.sleep(0.05)
+        threads.check()
+        raise AssertionError("the deadline had passed")
+
+    monkeypatch.setattr(training, "judge_network", judging)
+    net = NTupleNetwork.from_config(parse_spec("tictactoe"), NetworkConfig(tuples=4))
+    curve = JudgedCurve(every=5_000, games=10, early=True)
+    with threads.limit(seconds=0.01), pytest.raises(threads.Stopped):
+        train_network(net, 20_000, curve=curve, should_stop=lambda: False)
+
+
+def test_a_sweep_refuses_such_a_curve_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sweep"
+    argv = ["sweep", "connect4:7x8", "--learner", "ntuple", "--curve", "--out", str(out)]
+    assert run(argv) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_run_that_looks_for_a_stop_learns_the_same_network() -> None:
+    """With a stop to look for, one thread's games run on a thread of their own (so a stop is
+    seen within a chunk); unstopped, they are the same games: the same network."""
+    import numpy as np
+
+    nets = []
+    for should_stop in (None, lambda: False):
+        net = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=6))
+        result = train_network(net, 12_000, should_stop=should_stop)
+        assert result.games == 12_000 and not result.stopped
+        nets.append(net)
+    assert np.array_equal(nets[0].weights, nets[1].weights)
+
+
+def test_a_stop_ends_a_long_run_at_once_with_the_games_played() -> None:
+    net = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=6))
+    t0 = time.monotonic()
+    result = train_network(net, 10**9, should_stop=lambda: time.monotonic() - t0 > 0.5)
+    assert result.stopped and 0 < result.games == net.games < 10_000_000
+    assert time.monotonic() - t0 < 5

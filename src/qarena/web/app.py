@@ -159,7 +159,9 @@ def create_app(  # noqa: PLR0913 - the server's limits, by keyword
         try:
             yield
         finally:
-            # SIGTERM or Ctrl-C: stop the training runs, which save what they learned.
+            # SIGTERM or Ctrl-C: searches have stopped (they watch ``web.stopping``); stop the
+            # training runs, which save what they learned.
+            web.searches.close()
             left = await run_in_threadpool(web.jobs.shutdown, shutdown_seconds)
             if left:
                 log.warning("%d training runs did not stop within %.0f s", left, shutdown_seconds)

@@ -55,10 +55,18 @@ TABLE_BYTES = 64 << 20
 #: four boards' search tables, or many small games' enumerated tables.
 KEPT_BYTES = 256 << 20
 #: Boards solved by search (without an opening book) that the web offers perfect play on: a
-#: search from their start, weak and exact, takes seconds. Measured with a 64 MiB table
-#: (benchmarks/web_flood.py --boards): connect4:5x6 1.5 s, 4x7 1.8 s, 5x7 7.1 s; not offered:
-#: 6x6 12.6 s, 4x8 10.2 s, and every bigger board (7x8, 6x8...) never ends in minutes.
-QUICK_BOARDS = ("connect4:5x6:4", "connect4:4x7:4", "connect4:5x7:4")
+#: search from their start, weak and exact, took at most a third of MOVE_SECONDS. Measured
+#: with a 64 MiB table on 2 shared cores (benchmarks/web_flood.py --boards): connect4:5x6
+#: 1.5 s, 4x7 1.8 s, 5x7 7-11 s, tictactoe:4x5:4 3.4 s, 5x5:4 6-9 s; not offered: connect4:6x6
+#: 12.6 s, 4x8 10.2 s, tictactoe:4x6:4 14.5 s, and connect4:7x7, 4x9, tictactoe:5x5:5, 5x6:4
+#: and 6x6:4 did not end within 60 s (nor will 7x8, 6x8, 8x7, 5x9).
+QUICK_BOARDS = (
+    "connect4:5x6:4",
+    "connect4:4x7:4",
+    "connect4:5x7:4",
+    "tictactoe:4x5:4",
+    "tictactoe:5x5:4",
+)
 
 
 def offered_boards() -> tuple[str, ...]:

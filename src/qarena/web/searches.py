@@ -6,9 +6,9 @@ runs. So a request that may search (a move against perfect play on a board solve
 or a page that shows the solver's verdicts there) never runs on the server's worker threads,
 which every page shares: it waits, in the event loop, for one of :data:`SEARCH_SLOTS` threads
 of its own; at most :data:`MAX_WAITING` wait, and the next is answered 503 with Retry-After.
-Its search ends when :data:`MOVE_SECONDS` have passed, when its client has gone, or when the
-server stops (``threads.limit``); the game is then left exactly as it was before the request
-(:func:`bounded`), and the person is told to try again.
+Its search ends when :data:`MOVE_SECONDS` have passed since it arrived (waiting included), when
+its client has gone, or when the server stops (``threads.limit``); the game is then left exactly
+as it was before the request (:func:`bounded`), and the person is told to try again.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import contextlib
 import contextvars
 import math
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -45,8 +46,8 @@ T = TypeVar("T")
 MOVE_SECONDS = 30.0
 #: Searches at once, each on a thread of its own (a Searcher itself uses every core).
 SEARCH_SLOTS = 2
-#: Requests waiting for a search slot; the next is answered 503. With these, a request waits
-#: at most one round of searches: (MAX_WAITING / SEARCH_SLOTS) × MOVE_SECONDS.
+#: Requests waiting for a search slot; the next is answered 503 at once. A request's time limit
+#: counts its wait, so one that waits long is answered 503 at its limit all the same.
 MAX_WAITING = 2
 #: Bytes of a search table of the web's (the command line's is 1 GiB): 64 MiB, the size
 #: Pons' solver uses; measured on classic Connect Four, moves take as long as with 1 GiB.
@@ -253,10 +254,14 @@ class Searches:
             raise self.full()
         self.pending += 1
         gone = threading.Event()
+        # The time limit counts from the request's arrival: waiting in line is part of it, so
+        # every request is answered within it, searched or not.
+        deadline = time.monotonic() + self.seconds
 
         def limited() -> T:
+            left = max(0.0, deadline - time.monotonic())
             try:
-                with threads.limit(should_stop=lambda: gone.is_set() or self.stopping()):
+                with threads.limit(lambda: gone.is_set() or self.stopping(), seconds=left):
                     return work()
             except threads.Stopped as e:  # stopped outside a search: waiting for its game
                 raise Busy(stopped_text(e.why, self.seconds), self.seconds) from None
@@ -268,6 +273,8 @@ class Searches:
                 done, _pending = await asyncio.wait({waited}, timeout=0.25)
                 if done:
                     return waited.result()
+                if time.monotonic() >= deadline and future.cancel():  # still in line
+                    raise Busy(stopped_text("time", self.seconds), self.seconds)
                 left = request is not None and await request.is_disconnected()
                 if left or self.stopping():
                     gone.set()

@@ -147,6 +147,15 @@ def test_boards_it_cannot_answer_in_time_are_refused_in_one_line(small: Server) 
         **{"Content-Type": "application/x-www-form-urlencoded", "Accept": "text/html"},
     )
     assert status == 422 and "connect4:5x6:4" in page and 'id="error"' in page
+    # A duel there is judged move by move by search: refused the same way.
+    form = {"a": "random", "b": "random", "game": "connect4:7x8", "delay": "1.0"}
+    status, _h, page = small.call(
+        "POST",
+        "/watch",
+        "&".join(f"{k}={v}" for k, v in form.items()).encode(),
+        **{"Content-Type": "application/x-www-form-urlencoded", "Accept": "text/html"},
+    )
+    assert status == 422 and "connect4:5x6:4" in page and "connect4:7x8" in page
     assert small.rss_mb() < rss + 50
 
 

@@ -438,6 +438,11 @@ class Web:
             game = self._parse(spec)
         else:
             game = self.game(spec)
+        if by_search(game):
+            # Every move of a duel is judged by search: only where the web answers in time.
+            check_offered(game)
+        # The solver's answers from the kept solutions, within their bound on memory.
+        solution = KeptSolution(game, self.kept)
         players: list[Player] = []
         for i, name in enumerate(names):
             if i in agents:
@@ -455,8 +460,13 @@ class Web:
                     raise QarenaError(
                         _("{name} does not play {spec}").format(name=name, spec=game.spec)
                     )
-                players.append(make_agent(name, game))
+                players.append(
+                    PerfectAgent(game, given=solution)
+                    if name == "perfect"
+                    else make_agent(name, game)
+                )
         watch = Watch(game, players, delay=delay)
+        watch.solution = solution
         return self.watches.add(watch)
 
     def check_training(self, body: TrainIn) -> None:

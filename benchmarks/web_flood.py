@@ -14,8 +14,8 @@ end when the moves have, and the server is killed if it has not stopped 60 s aft
 ``--big-boards`` first sends the issue's other attack: perfect play opening on connect4:7x8,
 6x8, 8x7 and 5x9 (``first: ai``), each with a 10 s client timeout, and reports the answers and
 the memory after them. ``--boards`` only measures, in this process, a search from the start
-(weak, then exact) of the boards the web might offer, with the web's table size (at most 60 s
-each): what ``qarena.web.searches.QUICK_BOARDS`` was chosen by.
+(weak, then exact) of the boards the web might offer, with the web's table size (at most
+--board-seconds each, default 30): what ``qarena.web.searches.QUICK_BOARDS`` was chosen by.
 
 Run: .venv/bin/python benchmarks/web_flood.py [--clients 45] [--timeout 60] [--big-boards]
 """
@@ -51,7 +51,6 @@ CANDIDATES = (
     "tictactoe:4x5:4",
     "tictactoe:5x5:4",
     "tictactoe:4x6:4",
-    "tictactoe:5x5:5",
 )
 
 
@@ -191,13 +190,13 @@ def big_boards(port: int) -> list[tuple[str, int, str, float]]:
     return rows
 
 
-def measure_boards() -> None:
+def measure_boards(seconds: float) -> None:
     """A search from each candidate's start, with the web's table size."""
     from qarena import threads
     from qarena.games import parse_spec
     from qarena.web.searches import TABLE_BYTES, web_solution
 
-    print(f"search from the start, table {TABLE_BYTES >> 20} MiB, at most 60 s each\n")
+    print(f"search from the start, table {TABLE_BYTES >> 20} MiB, at most {seconds:g} s each\n")
     print("| board | weak s | weak + exact s |")
     print("|---|---:|---:|")
     for spec in CANDIDATES:
@@ -205,13 +204,13 @@ def measure_boards() -> None:
         solution = web_solution(game)
         t0 = time.perf_counter()
         try:
-            with threads.limit(seconds=60):
+            with threads.limit(seconds=seconds):
                 solution.move_values(game.start())
                 weak = time.perf_counter() - t0
                 solution.move_outcomes(game.start())
             print(f"| {spec} | {weak:.1f} | {time.perf_counter() - t0:.1f} |")
         except threads.Stopped:
-            print(f"| {spec} | not within 60 s | |")
+            print(f"| {spec} | not within {seconds:g} s | |")
 
 
 def main() -> None:
@@ -220,9 +219,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="a move's client timeout")
     parser.add_argument("--big-boards", action="store_true")
     parser.add_argument("--boards", action="store_true")
+    parser.add_argument("--board-seconds", type=float, default=30.0)
     args = parser.parse_args()
     if args.boards:
-        measure_boards()
+        measure_boards(args.board_seconds)
         return
     data = Path(tempfile.mkdtemp(prefix="qarena-flood-"))
     port = free_port()

@@ -56,11 +56,12 @@ TABLE_BYTES = 64 << 20
 #: four boards' search tables, or many small games' enumerated tables.
 KEPT_BYTES = 256 << 20
 #: Boards solved by search (without an opening book) that the web offers perfect play on: a
-#: search from their start, weak and exact, took at most a third of MOVE_SECONDS. Measured
-#: with a 64 MiB table on 2 shared cores (benchmarks/web_flood.py --boards): connect4:5x6
-#: 1.5 s, 4x7 1.8 s, 5x7 7-11 s, tictactoe:4x5:4 3.4 s, 5x5:4 6-9 s; not offered: connect4:6x6
-#: 12.6 s, 4x8 10.2 s, tictactoe:4x6:4 14.5 s, and connect4:7x7, 4x9, tictactoe:5x5:5, 5x6:4
-#: and 6x6:4 did not end within 60 s (nor will 7x8, 6x8, 8x7, 5x9).
+#: search from their start (usually their longest), weak and exact, took at most about half of
+#: MOVE_SECONDS. Measured with a 64 MiB table on 2 cores shared with other work, in three runs
+#: (benchmarks/web_flood.py --boards): connect4:5x6 1.5-2.7 s, 4x7 1.8 s, 5x7 7-16 s,
+#: tictactoe:4x5:4 1.4-3.4 s, 5x5:4 6-9 s. Not offered: connect4:6x6 12.6-20 s, 4x8 10-22 s,
+#: tictactoe:4x6:4 14-21 s; connect4:7x7, 4x9 and tictactoe:5x5:5, 5x6:4, 6x6:4 did not end
+#: within 60 s (nor will 7x8, 6x8, 8x7, 5x9).
 QUICK_BOARDS = (
     "connect4:5x6:4",
     "connect4:4x7:4",

@@ -138,6 +138,15 @@ def test_boards_it_cannot_answer_in_time_are_refused_in_one_line(small: Server) 
         detail = body["detail"]
         assert "\n" not in detail and "connect4:6x7:4" in detail and spec in detail
         assert all(board in detail for board in offered_boards())
+    # A trained agent there is refused as before, without pointing to perfect play.
+    status, _h, body = small.call(
+        "POST", "/api/games", {"game": "connect4:7x8", "opponent": "trained"}
+    )
+    assert status == 422 and "perfect play" not in body["detail"], body
+    status, _h, body = small.call(
+        "POST", "/api/games", {"game": "connect4:6x7", "opponent": "trained"}
+    )
+    assert status == 422 and "perfect play" in body["detail"], body
     # The home form says the same, on its page.
     form = {"kind": "spec", "spec": "connect4:7x8", "opponent": "perfect", "first": "ai"}
     status, _h, page = small.call(

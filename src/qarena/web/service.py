@@ -58,6 +58,7 @@ from qarena.web.searches import (
     Searches,
     bounded,
     check_offered,
+    offered_boards,
 )
 from qarena.web.store import PolicyRow, PolicyStore, training_of
 from qarena.web.upload import MAX_UPLOAD
@@ -258,7 +259,7 @@ class Web:
         try:
             game = self.game(spec, stored=True)
         except QarenaError as e:
-            if by_search(game):
+            if by_search(game) and game.spec in offered_boards():
                 raise QarenaError(
                     _("{why}; or play it against perfect play (the solver)").format(why=e)
                 ) from None

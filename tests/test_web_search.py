@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -138,15 +139,16 @@ def test_boards_it_cannot_answer_in_time_are_refused_in_one_line(small: Server) 
         detail = body["detail"]
         assert "\n" not in detail and "connect4:6x7:4" in detail and spec in detail
         assert all(board in detail for board in offered_boards())
-    # A trained agent there is refused as before, without pointing to perfect play.
+    # A trained agent there is refused as before, pointing to perfect play on the command line.
     status, _h, body = small.call(
         "POST", "/api/games", {"game": "connect4:7x8", "opponent": "trained"}
     )
-    assert status == 422 and "perfect play" not in body["detail"], body
+    assert status == 422 and "--opponent perfect" in body["detail"], body
+    assert "(the solver)" not in body["detail"]
     status, _h, body = small.call(
         "POST", "/api/games", {"game": "connect4:6x7", "opponent": "trained"}
     )
-    assert status == 422 and "perfect play" in body["detail"], body
+    assert status == 422 and "perfect play (the solver)" in body["detail"], body
     # The home form says the same, on its page.
     form = {"kind": "spec", "spec": "connect4:7x8", "opponent": "perfect", "first": "ai"}
     status, _h, page = small.call(
@@ -203,6 +205,32 @@ def test_a_move_that_searches_too_long_is_stopped_and_the_game_put_back(small: S
     assert status == 503 and "longer than 3 s" in page and "retry-after" in headers
     status, _h, after = small.call("GET", f"/api/games/{state['id']}")
     assert after["history"] == state["history"]
+
+
+def test_a_duel_step_that_searches_too_long_is_stopped_and_the_duel_unchanged(
+    small: Server,
+) -> None:
+    """A duel on classic Connect Four, every move judged by search: the steps in the opening
+    book are quick; the first beyond it, from random play's opening, takes tens of seconds
+    (20-40 s measured): it is stopped at the limit (503, Retry-After, said on the panel) and
+    the duel is where it was."""
+    form = b"a=random&b=random&game=connect4%3A6x7&delay=1.0"
+    kind = {"Content-Type": "application/x-www-form-urlencoded"}
+    status, headers, _page = small.call("POST", "/watch", form, **kind)
+    assert status == 303, _page
+    path = headers["location"]
+    htmx = {**kind, "HX-Request": "true"}
+    ply, status, panel, headers = 0, 200, "", {}
+    for _ in range(40):  # a game of random play may end first: the next starts at ply 0
+        status, headers, panel = small.call("POST", f"{path}/step", f"at={ply}".encode(), **htmx)
+        at = re.search(r'name="at" value="(\d+)"', panel)
+        assert at is not None, panel
+        if status != 200:
+            break
+        ply = int(at.group(1))
+    assert status == 503 and ply >= 5, (ply, panel)
+    assert "longer than 3 s" in panel and int(headers["retry-after"]) >= 1
+    assert at.group(1) == str(ply)  # not a move further
 
 
 def test_beyond_the_line_moves_are_503_the_pages_stay_quick_and_gone_clients_stop(

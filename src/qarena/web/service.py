@@ -263,6 +263,13 @@ class Web:
                 raise QarenaError(
                     _("{why}; or play it against perfect play (the solver)").format(why=e)
                 ) from None
+            if by_search(game):  # perfect play of it is not offered here (check_offered)
+                raise QarenaError(
+                    _(
+                        "{why}; or play it against perfect play on the command line: qarena "
+                        "play {spec} --opponent perfect"
+                    ).format(why=e, spec=game.spec)
+                ) from None
             raise
         return self.agent_or_job(game, first)
 

@@ -24,7 +24,7 @@ from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match.duel import LABELS, value_text
 from qarena.match.session import Conflict, Score
-from qarena.solve import Exact, Outcome
+from qarena.solve import Exact, Outcome, by_search
 from qarena.web.describe import verdict_span
 from qarena.web.errors import PageRoute, validation_text
 from qarena.web.exceptions import Full, NotFound, status_of
@@ -472,14 +472,24 @@ def _watch_panel(w: Watch) -> dict[str, Any]:
 def _watch_act(
     request: Request, web: Web, watch_id: str, action: Callable[[Watch], object]
 ) -> Response:
+    busy: Busy | None = None
     with web.watches.playing(watch_id) as w:
-        action(w)
+        try:
+            with bounded(web.limits.move_seconds):
+                action(w)
+        except Busy as e:
+            # A step works everything out before it changes the duel: nothing to put back.
+            busy = e
         context = _watch_panel(w)
+    if busy is not None:
+        # Said where the turn is; a running duel's timer asks for the step again.
+        context["turn"] = sentence(str(busy))
+    status = 200 if busy is None else status_of(busy)
     if htmx(request):
-        return page(request, "_watch_panel.html", context)
-    if request.method == "POST":
+        return _retry(page(request, "_watch_panel.html", context, status), busy)
+    if request.method == "POST" and busy is None:
         return RedirectResponse(f"/watch/{watch_id}", status_code=303)
-    return page(request, "watch_game.html", context)
+    return _retry(page(request, "watch_game.html", context, status), busy)
 
 
 @router.get("/watch/{watch_id}", response_class=HTMLResponse)
@@ -488,18 +498,23 @@ def watch_game(request: Request, watch_id: str, web: WebDep) -> Response:
 
 
 @router.post("/watch/{watch_id}/step", response_class=HTMLResponse)
-def watch_step(
+async def watch_step(
     request: Request, watch_id: str, web: WebDep, at: str = Form(""), auto: str = Form("")
 ) -> Response:
     """One move at ply ``at``. A step the page's timer asks for (``auto``) plays only while
-    the duel is running, so a Pause that crossed it on the way is kept to."""
+    the duel is running, so a Pause that crossed it on the way is kept to. On a board solved
+    by search the step (a perfect player's move, the solver's verdict) goes through the
+    search gate, as moves against perfect play do."""
     ply = int(at) if at.isascii() and at.isdigit() and len(at) < 8 else -1
 
     def step(w: Watch) -> None:
         if not auto or w.running:
             w.advance(ply)
 
-    return _watch_act(request, web, watch_id, step)
+    work = functools.partial(_watch_act, request, web, watch_id, step)
+    if by_search(web.watches.get(watch_id).game):
+        return await web.searches.run(request, work)
+    return await run_in_threadpool(work)
 
 
 @router.post("/watch/{watch_id}/{action}", response_class=HTMLResponse)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ server.run()
 class Server:
     def __init__(self, proc: subprocess.Popen[str], port: int) -> None:
         self.proc, self.port = proc, port
+        self.data: Path | None = None
 
     def call(
         self, method: str, path: str, body: Any = None, timeout: float = 60, **headers: str
@@ -79,6 +81,7 @@ def launch(data: Path, move_seconds: float) -> Server:
         text=True,
     )
     server = Server(proc, port)
+    server.data = data
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -236,6 +239,31 @@ def test_a_duel_step_that_searches_too_long_is_stopped_and_the_duel_unchanged(
     assert status == 503 and ply >= 5, (ply, status, turn and turn.group(1))
     assert "longer than 1 s" in panel and int(headers["retry-after"]) >= 1
     assert at.group(1) == str(ply)  # not a move further
+
+
+def test_inspecting_a_network_searches_its_verdicts_within_the_limit(small: Server) -> None:
+    """The Inspect page of a network on a board solved by search shows the solver's verdicts,
+    searched through the search gate: the start's are in the opening book; a position whose
+    verdicts take seconds (over 5 s here) is answered 503 with Retry-After at the limit."""
+    import shutil
+
+    import qarena
+
+    assert small.data is not None
+    shipped = Path(qarena.__file__).parent / "data" / "connect4-6x7.ntuple.npz"
+    shutil.copy(shipped, small.data / "policies" / "0123456789ab.npz")
+    assert small.call("GET", "/policies")[0] == 200  # the folder is looked at again
+    pid = next(p["id"] for p in small.call("GET", "/api/policies")[2] if p["learner"] == "ntuple")
+    status, _h, page = small.call("GET", f"/policies/{pid}/inspect")
+    assert status == 200 and "verdict-" in page
+    position = "......./......./......./x....../o.....o/x.....x"  # a a g g a
+    t0 = time.monotonic()
+    status, headers, page = small.call(
+        "GET", f"/policies/{pid}/inspect?position={urllib.parse.quote(position)}"
+    )
+    assert status == 503, page[-800:]
+    assert "longer than 1 s" in page and int(headers["retry-after"]) >= 1
+    assert time.monotonic() - t0 < 5
 
 
 def test_beyond_the_line_moves_are_503_the_pages_stay_quick_and_gone_clients_stop(

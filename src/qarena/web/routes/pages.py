@@ -660,7 +660,7 @@ def policy_delete(request: Request, policy_id: str, web: WebDep) -> Response:
 
 
 @router.get("/policies/{policy_id}/inspect", response_class=HTMLResponse)
-def inspect(
+async def inspect(
     request: Request,
     policy_id: str,
     web: WebDep,
@@ -668,9 +668,18 @@ def inspect(
     came_from: Annotated[str | None, Query(alias="from")] = None,
 ) -> Response:
     """A stored agent's values, position by position: a click on a move walks to the
-    position after it (``from`` is where the walk came from, for the way back)."""
-    context = inspect_context(web, policy_id, position, came_from)
-    return page(request, "inspect.html", context, 422 if context["error"] else 200)
+    position after it (``from`` is where the walk came from, for the way back). A network's
+    board solved by search has its verdicts searched through the search gate."""
+
+    def show() -> Response:
+        with bounded(web.limits.move_seconds):
+            context = inspect_context(web, policy_id, position, came_from)
+        return page(request, "inspect.html", context, 422 if context["error"] else 200)
+
+    row = await run_in_threadpool(web.store.get, policy_id)
+    if row.network and web.may_search(row.game):
+        return await web.searches.run(request, show)
+    return await run_in_threadpool(show)
 
 
 @router.get("/compare", response_class=HTMLResponse)

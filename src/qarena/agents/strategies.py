@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
@@ -53,17 +53,19 @@ class RandomAgent:
 
 @dataclass
 class PerfectAgent:
-    """Uniform among the moves that keep the position's game-theoretic value."""
+    """Uniform among the moves that keep the position's game-theoretic value. Its answers come
+    from ``oracle(game)``, or from ``given`` (the web app's solutions, bounded in memory)."""
 
     game: Game
     seed: int | None = None
     name: str = "perfect"
+    given: InitVar[Exact | None] = None
     rng: np.random.Generator = field(init=False, repr=False)
     solution: Exact = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, given: Exact | None) -> None:
         self.rng = np.random.default_rng(self.seed)
-        self.solution = oracle(self.game)
+        self.solution = oracle(self.game) if given is None else given
 
     def act(self, position: Position) -> Move:
         _legal(self.game, position)

@@ -30,7 +30,7 @@ from qarena.kernels import mnk
 from qarena.kernels import search as k
 from qarena.solve.book import Book, shipped_book
 from qarena.solve.solver import Outcome
-from qarena.threads import run_threads
+from qarena.threads import check, run_threads
 
 #: Bytes an entry of the table takes: the key's low 52 bits, a move and a bound, in one word.
 ENTRY_BYTES = 8
@@ -401,13 +401,19 @@ class SearchSolution:
         found = self._scores.get(key)
         if found is not None:
             return found
-        with self._lock:
+        # The wait for the lock keeps to the caller's limit too (threads.limit): a web request
+        # in line behind a long search gives up when its time is up or its client has gone.
+        while not self._lock.acquire(timeout=0.1):
+            check()
+        try:
             found = self._scores.get(key)
             if found is None:
                 if len(self._scores) >= MAX_KEPT:
                     self._scores.clear()  # a long-lived process (the web app) stays bounded
                 found = self.searcher.move_scores(position, weak)
                 self._scores[key] = found
+        finally:
+            self._lock.release()
         return found
 
     def score(self, position: Position) -> int:

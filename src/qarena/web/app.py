@@ -34,6 +34,7 @@ from qarena.web.middleware import (
 )
 from qarena.web.play import IDLE_SECONDS, MAX_GAMES
 from qarena.web.routes import api, pages
+from qarena.web.searches import MAX_WAITING, MOVE_SECONDS, SEARCH_SLOTS
 from qarena.web.service import MAX_COST, MAX_POSITIONS, Limits, Web
 from qarena.web.templating import HERE
 from qarena.web.upload import ENVELOPE, MAX_UPLOAD, UPLOAD_PATH
@@ -133,6 +134,9 @@ def create_app(  # noqa: PLR0913 - the server's limits, by keyword
     max_upload: int = MAX_UPLOAD,
     allowed_hosts: Iterable[str] = (),
     body_idle_seconds: float = BODY_IDLE_SECONDS,
+    move_seconds: float = MOVE_SECONDS,
+    search_slots: int = SEARCH_SLOTS,
+    max_waiting: int = MAX_WAITING,
 ) -> FastAPI:
     """The app, with its policy store under ``data_dir`` (made if missing, and tidied: see
     ``PolicyStore.tidy``; QarenaError when it cannot be written). ``max_cost`` is the budget of
@@ -141,7 +145,9 @@ def create_app(  # noqa: PLR0913 - the server's limits, by keyword
     ``max_body``). Requests are answered when their Host header is an IP address, localhost,
     or one of ``allowed_hosts`` (``"*"``: any), so a page that rebinds its own name to this
     machine cannot reach the app (see ``AllowedHosts``). A request body that stops arriving for
-    ``body_idle_seconds`` is answered 408."""
+    ``body_idle_seconds`` is answered 408. Perfect play searches at most ``move_seconds`` a
+    request, on ``search_slots`` threads of its own, with at most ``max_waiting`` requests in
+    line for them (see ``searches.py``)."""
     limits = Limits(
         max_games=max_games,
         idle_seconds=idle_seconds,
@@ -151,6 +157,9 @@ def create_app(  # noqa: PLR0913 - the server's limits, by keyword
         max_training=max_training,
         max_queued=max_queued,
         max_upload=max_upload,
+        move_seconds=move_seconds,
+        search_slots=search_slots,
+        max_waiting=max_waiting,
     )
     web = Web(Path(data_dir), limits)
 
@@ -159,7 +168,9 @@ def create_app(  # noqa: PLR0913 - the server's limits, by keyword
         try:
             yield
         finally:
-            # SIGTERM or Ctrl-C: stop the training runs, which save what they learned.
+            # SIGTERM or Ctrl-C: searches have stopped (they watch ``web.stopping``); stop the
+            # training runs, which save what they learned.
+            web.searches.close()
             left = await run_in_threadpool(web.jobs.shutdown, shutdown_seconds)
             if left:
                 log.warning("%d training runs did not stop within %.0f s", left, shutdown_seconds)

@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Match
 from qarena.errors import QarenaError
 from qarena.games.words import sentence
 from qarena.i18n import _, speaking
-from qarena.web.exceptions import status_of
+from qarena.web.exceptions import Full, status_of
 from qarena.web.language import request_language
 from qarena.web.templating import page
 
@@ -63,7 +63,10 @@ def validation_text(exc: RequestValidationError | ValidationError) -> str:
 async def _domain_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, QarenaError)
     page_route = isinstance(request.scope.get("route"), PageRoute)
-    return _answer(request, status_of(exc), str(exc), page_route)
+    response = _answer(request, status_of(exc), str(exc), page_route)
+    if isinstance(exc, Full) and exc.retry_after is not None:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 async def _invalid(request: Request, exc: Exception) -> Response:

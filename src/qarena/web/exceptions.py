@@ -19,7 +19,10 @@ class NotFound(QarenaError):
 
 
 class Full(QarenaError):
-    """The server is too busy for this now (the training line is full); try again later."""
+    """The server is too busy for this now (the training line is full); try again later, in
+    ``retry_after`` seconds when it is known (sent as Retry-After)."""
+
+    retry_after: int | None = None
 
 
 class BodyTooLarge(QarenaError):

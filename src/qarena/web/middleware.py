@@ -94,6 +94,9 @@ class BodyLimit:
             if len(body) > limit:
                 await _too_big(limit)(scope, receive, send)
                 return
+        if not _whole_form(scope, body):
+            await _broken_form(scope, receive, send)
+            return
         sent = False
 
         async def replay() -> Message:
@@ -104,6 +107,38 @@ class BodyLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def _whole_form(scope: Scope, body: bytes) -> bool:
+    """Whether a multipart form's body ends as every one must, with its closing delimiter
+    (RFC 2046): the form parser takes a body cut short for a form without fields, which
+    then played a default game."""
+    kind, _sep, rest = Headers(scope=scope).get("content-type", "").partition(";")
+    if kind.strip().lower() != "multipart/form-data":
+        return True
+    boundary = ""
+    for part in rest.split(";"):
+        name, _eq, value = part.strip().partition("=")
+        if name.strip().lower() == "boundary":
+            boundary = value.strip().strip('"')
+    if not boundary:
+        return False
+    return body.rstrip(b"\r\n").endswith(b"--" + boundary.encode("latin-1") + b"--")
+
+
+async def _broken_form(scope: Scope, receive: Receive, send: Send) -> None:
+    """A form that cannot be read: 400, in one line, as a page for a browser's page."""
+    request = Request(scope)
+    message = _("the request body could not be read as a form ({kind})").format(
+        kind="multipart/form-data"
+    )
+    browser = not is_api(request) and "text/html" in request.headers.get("accept", "")
+    answer = (
+        error_page(request, 400, message)
+        if browser
+        else JSONResponse({"detail": message}, status_code=400)
+    )
+    await answer(scope, receive, send)
 
 
 def _counted(receive: Receive, declared: int, limit: int, idle_seconds: float) -> Receive:

@@ -10,14 +10,15 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
+from qarena import threads
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import PerfectAgent
 from qarena.errors import MoveError, QarenaError
-from qarena.games import Move, value_name
+from qarena.games import Move, Position, value_name
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
 from qarena.learn.ntuple import NTupleNetwork
@@ -61,6 +62,15 @@ Opponent = Agent | PerfectAgent | NTupleNetwork
 OPPONENTS = ("trained", "perfect", "network")
 
 
+class Snapshot(NamedTuple):
+    """A game's moves, positions and what its page shows, as they were."""
+
+    moves: tuple[Move, ...]
+    positions: tuple[Position, ...]
+    show_values: bool
+    show_hint: bool
+
+
 @dataclass
 class Session(Kept, Match):
     """One game in the browser or through the API: the match, its id, what the page shows, and
@@ -86,6 +96,16 @@ class Session(Kept, Match):
         """The person's move (as text), then the AI's reply."""
         self.move(text)
         self.reply()
+
+    def snapshot(self) -> Snapshot:
+        """The game as it is, to put back with :meth:`restore` when a request is given up
+        midway (its search stopped): nothing of it is left half done."""
+        return Snapshot(tuple(self.moves), tuple(self.positions), self.show_values, self.show_hint)
+
+    def restore(self, snapshot: Snapshot) -> None:
+        self.moves[:] = snapshot.moves
+        self.positions[:] = snapshot.positions
+        self.show_values, self.show_hint = snapshot.show_values, snapshot.show_hint
 
     def ai_text(self) -> str | None:
         reply = self.last_reply
@@ -166,10 +186,20 @@ class Sessions(Generic[S]):
 
     @contextlib.contextmanager
     def playing(self, game_id: str) -> Iterator[S]:
-        """The session (see ``get``), held by this thread until the block ends."""
+        """The session (see ``get``), held by this thread until the block ends. The wait for
+        it keeps to the caller's limit (``threads.limit``: a client gone, the server stopping)."""
         session = self.get(game_id)
-        with session.lock:
+        while not session.lock.acquire(timeout=0.1):
+            threads.check()
+        try:
             yield session
+        finally:
+            session.lock.release()
+
+    def discard(self, game_id: str) -> None:
+        """Forget a session (one whose start was given up)."""
+        with self._lock:
+            self._games.pop(game_id, None)
 
     def add(self, session: S) -> S:
         with self._lock:

@@ -9,7 +9,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from fastapi import Depends, Request
@@ -49,6 +49,17 @@ from qarena.web.play import (
     Stored,
     Watch,
     Watches,
+)
+from qarena.web.searches import (
+    MAX_WAITING,
+    MOVE_SECONDS,
+    SEARCH_SLOTS,
+    Kept,
+    KeptSolution,
+    Searches,
+    bounded,
+    check_offered,
+    offered_boards,
 )
 from qarena.web.store import PolicyRow, PolicyStore, training_of
 from qarena.web.upload import MAX_UPLOAD
@@ -103,6 +114,9 @@ class Limits:
     max_training: int
     max_queued: int
     max_upload: int = MAX_UPLOAD
+    move_seconds: float = MOVE_SECONDS
+    search_slots: int = SEARCH_SLOTS
+    max_waiting: int = MAX_WAITING
 
 
 class Web:
@@ -125,6 +139,17 @@ class Web:
         self.jobs = Jobs(self.store, limits.max_training, limits.max_queued)
         self._agents: OrderedDict[str, tuple[Stored, int]] = OrderedDict()
         self._perfect: OrderedDict[str, PerfectAgent] = OrderedDict()
+        #: The solutions perfect play answers from, within a bound on their memory; games hold
+        #: them through ``KeptSolution``, so none outlives its place in the cache.
+        self.kept = Kept()
+        #: The gate of requests that may search (see ``searches.py``).
+        self.searches = Searches(
+            limits.search_slots,
+            limits.max_waiting,
+            limits.move_seconds,
+            # Looked up at each call: ``qarena serve`` sets ``stopping`` after this.
+            lambda: self.stopping(),  # noqa: PLW0108
+        )
         self._networks: dict[str, NTupleNetwork] = {}
         self._lock = threading.Lock()
         self._spot_lock = threading.Lock()
@@ -255,9 +280,16 @@ class Web:
         try:
             game = self.game(spec, stored=True)
         except QarenaError as e:
-            if by_search(game):
+            if by_search(game) and game.spec in offered_boards():
                 raise QarenaError(
                     _("{why}; or play it against perfect play (the solver)").format(why=e)
+                ) from None
+            if by_search(game):  # perfect play of it is not offered here (check_offered)
+                raise QarenaError(
+                    _(
+                        "{why}; or play it against perfect play on the command line: qarena "
+                        "play {spec} --opponent perfect"
+                    ).format(why=e, spec=game.spec)
                 ) from None
             raise
         return self.agent_or_job(game, first)
@@ -281,14 +313,18 @@ class Web:
         return net
 
     def perfect(self, game: Game) -> PerfectAgent:
-        """Perfect play of ``game``, kept per game: by search on boards solved by search,
-        else from the enumerated solution, which the web app builds only within its budget."""
+        """Perfect play of ``game``, kept per game: by search on the boards solved by search
+        that the web offers it on (``searches.check_offered``), else from the enumerated
+        solution, which the web app builds only within its budget. Its answers come from
+        ``self.kept``, which holds the solutions within a bound on memory."""
         with self._lock:
             agent = self._perfect.get(game.spec)
             if agent is not None:
                 self._perfect.move_to_end(game.spec)
                 return agent
-        if not by_search(game):
+        if by_search(game):
+            check_offered(game)
+        else:
             size = self._over_budget(game)
             if size is not None:
                 raise QarenaError(
@@ -297,12 +333,53 @@ class Web:
                         "play it with qarena play {spec} --opponent perfect on the command line"
                     ).format(spec=game.spec, size=size)
                 )
-        agent = PerfectAgent(game)
+        agent = PerfectAgent(game, given=KeptSolution(game, self.kept))
         with self._lock:
             self._perfect[game.spec] = agent
             while len(self._perfect) > AGENT_CACHE:
                 self._perfect.popitem(last=False)
         return agent
+
+    def may_search(self, spec: str | None, opponent: str | None = None) -> bool:
+        """Whether a new game of ``spec`` against ``opponent`` (perfect play unless asked)
+        may search, so that its request goes through ``self.searches``. Reads the spec only."""
+        if spec is None or opponent in ("trained", "network"):
+            return False
+        try:
+            return by_search(self._parse(spec))
+        except QarenaError:
+            return False
+
+    def searching(self, session: Session, hint: bool = False) -> bool:
+        """Whether serving ``session`` may search: perfect play of a board solved by search,
+        or the solver's verdicts shown there (``hint``: whatever is shown after a toggle)."""
+        return (session.perfect or session.show_hint or hint) and by_search(session.game)
+
+    def new_game_state(self, body: NewGame) -> dict[str, Any] | Job:
+        """:meth:`start_game`, and the new game's state (a search when perfect play opens),
+        within the move's time limit; a start given up leaves no game behind."""
+        with bounded(self.limits.move_seconds):
+            got = self.start_game(body)
+            if isinstance(got, Job):
+                return got
+            try:
+                return got.state()
+            except BaseException:
+                self.games.discard(got.id)
+                raise
+
+    def game_state(self, game_id: str, action: Callable[[Session], object]) -> dict[str, Any]:
+        """``action`` on the game, then its state, within the move's time limit; given up
+        midway (``searches.Busy``), the game is put back as it was before."""
+        with self.games.playing(game_id) as session:
+            before = session.snapshot()
+            try:
+                with bounded(self.limits.move_seconds):
+                    action(session)
+                    return session.state()
+            except BaseException:
+                session.restore(before)
+                raise
 
     def agent_or_job(self, game: Game, first: str) -> Stored | Job:
         """The game's best stored agent; else the on-the-spot run training one, shared by
@@ -390,6 +467,11 @@ class Web:
             game = self._parse(spec)
         else:
             game = self.game(spec)
+        if by_search(game):
+            # Every move of a duel is judged by search: only where the web answers in time.
+            check_offered(game)
+        # The solver's answers from the kept solutions, within their bound on memory.
+        solution = KeptSolution(game, self.kept)
         players: list[Player] = []
         for i, name in enumerate(names):
             if i in agents:
@@ -407,8 +489,13 @@ class Web:
                     raise QarenaError(
                         _("{name} does not play {spec}").format(name=name, spec=game.spec)
                     )
-                players.append(make_agent(name, game))
+                players.append(
+                    PerfectAgent(game, given=solution)
+                    if name == "perfect"
+                    else make_agent(name, game)
+                )
         watch = Watch(game, players, delay=delay)
+        watch.solution = solution
         return self.watches.add(watch)
 
     def check_training(self, body: TrainIn) -> None:

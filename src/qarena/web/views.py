@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
+from qarena import threads
 from qarena.errors import QarenaError, SpecError, TooLargeError
 from qarena.evaluate.charts import METRICS, PALETTE, SERIES, curve_svg, curves_svg
 from qarena.evaluate.svg import inspect_svg
@@ -20,7 +21,7 @@ from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, default_config
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
-from qarena.solve import Exact, oracle, solve
+from qarena.solve import Exact, solve
 from qarena.web.describe import (
     LABELS,
     capitalized,
@@ -213,13 +214,16 @@ def inspect_context(
     row = web.store.get(policy_id)
     agent = web.agent(policy_id)
     game = agent.game
-    # A network may play a board too big to enumerate: the solver searches it there.
-    solution = oracle(game) if row.network else solve(game)
+    # A network may play a board too big to enumerate: the solver searches it there, with the
+    # web's kept solutions (bounded in memory), through the search gate (``pages.inspect``).
+    solution = web.kept.get(game) if row.network else solve(game)
     error = None
     pos: Position = game.start()
     if position:
         try:
             pos = _read_position(game, position, solution)
+        except threads.Stopped:
+            raise  # a search cut short is not a bad position (pages.inspect answers 503)
         except QarenaError as e:
             error = sentence(str(e))
     previous = None
@@ -228,6 +232,8 @@ def inspect_context(
             before = _read_position(game, came_from, solution)
             if pos in {game.apply(before, m) for m in game.legal_moves(before)}:
                 previous = game.format_position(before)
+        except threads.Stopped:
+            raise
         except QarenaError:
             pass  # a link's leftover: there is just no way back shown
     here = game.format_position(pos)

@@ -4,10 +4,11 @@ runs and stored policies. Documented at ``/docs``; errors are ``{"detail": str}`
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -28,7 +29,8 @@ from qarena.web.models import (
     PolicyOut,
     TrainIn,
 )
-from qarena.web.service import WebDep
+from qarena.web.play import Session
+from qarena.web.service import Web, WebDep
 from qarena.web.store import PolicyRow, training_of
 
 #: How long an API call that trains on the spot waits, beyond the training's own time limit,
@@ -107,53 +109,68 @@ _JOB_LINKS = {
     response_model=GameOut,
     responses={**_links(200, **_GAME_LINKS), **_errors(400, 403, 404, 413, 422, 503)},
 )
-async def api_new_game(body: NewGame, web: WebDep) -> dict[str, Any]:
+async def api_new_game(request: Request, body: NewGame, web: WebDep) -> dict[str, Any]:
     """Start a game. Without ``policy``, the game's best stored agent plays (trained on the
     spot first, for up to 10 s, if there is none; concurrent calls share that run). With
     ``first: ai`` the AI's opening move is already played. 503 when the server is too busy
-    to train the agent within a minute."""
-    got = await run_in_threadpool(web.start_game, body)
+    to train the agent within a minute, or (with Retry-After) to search perfect play's
+    opening now."""
+    work = functools.partial(web.new_game_state, body)
+    if web.may_search(body.game, body.opponent) and body.policy is None:
+        got = await web.searches.run(request, work)
+    else:
+        got = await run_in_threadpool(work)
     if isinstance(got, Job):
         # Wait in the event loop, not in a worker thread: many people may wait at once.
         await _ended(got, web.limits.train_seconds + SPOT_WAIT)
-        got = await run_in_threadpool(web.game_after, got, body)
-    return got.state()
+        session = await run_in_threadpool(web.game_after, got, body)
+        return await run_in_threadpool(session.state)
+    return got
 
 
 @games.get(
     "/api/games/{game_id}",
     operation_id="get_game",
     response_model=GameOut,
-    responses=_errors(404, 422),
+    responses=_errors(404, 422, 503),
 )
-def api_game(game_id: str, web: WebDep) -> dict[str, Any]:
-    return web.games.get(game_id).state()
+async def api_game(request: Request, game_id: str, web: WebDep) -> dict[str, Any]:
+    return await _on_game(request, web, game_id, lambda s: None)
+
+
+async def _on_game(
+    request: Request, web: Web, game_id: str, action: Callable[[Session], object]
+) -> dict[str, Any]:
+    """``action`` on the game and its state: on a search thread when it may search (503 with
+    Retry-After when too many wait; stopped, the game is as it was), else on a worker thread."""
+    work = functools.partial(web.game_state, game_id, action)
+    if web.searching(web.games.get(game_id)):
+        return await web.searches.run(request, work)
+    return await run_in_threadpool(work)
 
 
 @games.post(
     "/api/games/{game_id}/moves",
     operation_id="play_move",
     response_model=GameOut,
-    responses={**_links(200, **_GAME_LINKS), **_errors(400, 403, 404, 409, 413, 422)},
+    responses={**_links(200, **_GAME_LINKS), **_errors(400, 403, 404, 409, 413, 422, 503)},
 )
-def api_move(game_id: str, body: MoveIn, web: WebDep) -> dict[str, Any]:
-    """Play the person's move; the AI replies at once."""
-    with web.games.playing(game_id) as session:
-        session.play(body.move)
-        return session.state()
+async def api_move(request: Request, game_id: str, body: MoveIn, web: WebDep) -> dict[str, Any]:
+    """Play the person's move; the AI replies at once. 503 (with Retry-After) when perfect
+    play cannot answer now: too many moves wait, or its search took longer than its time
+    limit; the game is then as it was before the call, and the same move may be sent again."""
+    return await _on_game(request, web, game_id, lambda s: s.play(body.move))
 
 
 @games.post(
     "/api/games/{game_id}/undo",
     operation_id="undo_move",
     response_model=GameOut,
-    responses=_errors(403, 404, 409, 413, 422),
+    responses=_errors(403, 404, 409, 413, 422, 503),
 )
-def api_undo(game_id: str, web: WebDep) -> dict[str, Any]:
+async def api_undo(request: Request, game_id: str, web: WebDep) -> dict[str, Any]:
     """Take back the person's last move and the AI's reply."""
-    with web.games.playing(game_id) as session:
-        session.undo()
-        return session.state()
+    return await _on_game(request, web, game_id, lambda s: s.undo())
 
 
 @training.post(

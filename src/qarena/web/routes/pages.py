@@ -3,6 +3,7 @@ training runs and stored policies. Their errors are pages too (see ``PageRoute``
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 from collections.abc import Callable
@@ -12,7 +13,9 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
+from qarena import threads
 from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
 from qarena.evaluate.svg import position_svg
@@ -21,7 +24,7 @@ from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match.duel import LABELS, value_text
 from qarena.match.session import Conflict, Score
-from qarena.solve import Outcome, oracle
+from qarena.solve import Exact, Outcome, by_search
 from qarena.web.describe import verdict_span
 from qarena.web.errors import PageRoute, validation_text
 from qarena.web.exceptions import Full, NotFound, status_of
@@ -40,6 +43,7 @@ from qarena.web.language import COOKIE as LANGUAGE_COOKIE
 from qarena.web.language import COOKIE_SECONDS, local_path
 from qarena.web.models import TrainIn
 from qarena.web.play import DELAYS, Session, Watch
+from qarena.web.searches import Busy, bounded
 from qarena.web.service import Web, WebDep
 from qarena.web.templating import page
 from qarena.web.upload import UPLOAD_PATH, receive_policy, size_text
@@ -53,6 +57,9 @@ from qarena.web.views import (
 )
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
+
+#: The solver of a game, as the pages ask for it: the web's kept solutions (``Web.kept``).
+Solver = Callable[[Game], Exact]
 
 
 def htmx(request: Request) -> bool:
@@ -98,7 +105,22 @@ def choose_language(request: Request, code: str, next: str = "/") -> Response:
 
 
 @router.post("/play", response_class=HTMLResponse)
-def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]) -> Response:
+async def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]) -> Response:
+    work = functools.partial(_play_form, request, web, fields)
+    try:
+        spec: str | None = game_spec(fields)
+        opponent: str | None = opponent_of(fields)
+    except QarenaError:
+        spec = opponent = None  # refused by the work itself, in the form
+    if web.may_search(spec, opponent):
+        try:
+            return await web.searches.run(request, work)
+        except Busy as e:
+            return _home_refusal(request, fields, e)
+    return await run_in_threadpool(work)
+
+
+def _play_form(request: Request, web: Web, fields: HomeForm) -> Response:
     first = fields.first
     try:
         _check_first(first)
@@ -107,11 +129,23 @@ def play_form(request: Request, web: WebDep, fields: Annotated[HomeForm, Form()]
             # The run may be shared with someone who chose another opener: say ours.
             mine = "" if first == got.first else f"?first={first}"
             return RedirectResponse(f"/train/{got.id}{mine}", status_code=303)
-        session = web.games.new(got, first)
+        with bounded(web.limits.move_seconds):  # perfect play's opening, when it opens
+            session = web.games.new(got, first)
     except QarenaError as e:
-        context = {"form": home_values(fields), "error": sentence(str(e))}
-        return page(request, "home.html", context, status_of(e))
+        return _home_refusal(request, fields, e)
     return _to_game(session)
+
+
+def _home_refusal(request: Request, fields: HomeForm, e: QarenaError) -> Response:
+    context = {"form": home_values(fields), "error": sentence(str(e))}
+    return _retry(page(request, "home.html", context, status_of(e)), e)
+
+
+def _retry(response: Response, e: QarenaError | None) -> Response:
+    """The response, with Retry-After when it says the server is busy for a while."""
+    if isinstance(e, Full) and e.retry_after is not None:
+        response.headers["Retry-After"] = str(e.retry_after)
+    return response
 
 
 # --- games -------------------------------------------------------------------------------
@@ -130,16 +164,18 @@ def _browser(request: Request) -> tuple[str, bool]:
     return secrets.token_hex(16), True
 
 
-def _panel(session: Session, score: Score, error: str | None = None) -> dict[str, Any]:
+def _panel(
+    session: Session, score: Score, solver: Solver, error: str | None = None
+) -> dict[str, Any]:
     game, position, agent = session.game, session.position, session.agent
     legal = game.legal_moves(position)
     # The solver's outcomes, as a hint beside a learned agent's values; perfect play's own
     # values are the solver's, so it needs no hint.
     hint = session.show_hint and not session.perfect
-    outcomes: dict[int, Outcome] = oracle(game).move_outcomes(position) if hint and legal else {}
+    outcomes: dict[int, Outcome] = solver(game).move_outcomes(position) if hint and legal else {}
     verdict = None
     if legal and (hint or (session.perfect and session.show_values)):
-        verdict = oracle(game).value_of(position)
+        verdict = solver(game).value_of(position)
     clickable = {
         "hx-post": f"/games/{session.id}/move",
     }
@@ -156,7 +192,7 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
     reply = session.last_reply
     best = sum(1 for r in rows if r["best"])
     return {
-        **_ai_values(session),
+        **_ai_values(session, solver),
         "s": session,
         "game": game,
         "svg": Markup(
@@ -184,7 +220,7 @@ def _panel(session: Session, score: Score, error: str | None = None) -> dict[str
     }
 
 
-def _ai_values(session: Session) -> dict[str, Any]:
+def _ai_values(session: Session, solver: Solver) -> dict[str, Any]:
     """The AI's own values where it last moved, when the values are shown. Read from
     ``last_reply``, which is rebuilt from the game's positions: after an undo, a new game or
     a move in another tab the table is that of the move on the board."""
@@ -194,7 +230,7 @@ def _ai_values(session: Session) -> dict[str, Any]:
     game, agent = session.game, session.agent
     # The solver's outcomes here are for the AI, the one to move where it chose.
     hint = session.show_hint and not session.perfect
-    outcomes = oracle(game).move_outcomes(reply.position) if hint else {}
+    outcomes = solver(game).move_outcomes(reply.position) if hint else {}
     rows = [
         {
             "move": game.format_move(m),
@@ -210,9 +246,9 @@ def _ai_values(session: Session) -> dict[str, Any]:
 
 
 def _game_response(
-    request: Request, session: Session, score: Score, error: str | None, status: int
+    request: Request, web: Web, session: Session, score: Score, error: str | None, status: int
 ) -> Response:
-    context = _panel(session, score, error)
+    context = _panel(session, score, web.kept.get, error)
     if htmx(request):
         return page(request, "_panel.html", context, status)
     if error is None and request.method == "POST":
@@ -220,22 +256,60 @@ def _game_response(
     return page(request, "game.html", context, status)
 
 
-def _act(request: Request, web: Web, game_id: str, action: Callable[[Session], object]) -> Response:
+async def _act(
+    request: Request,
+    web: Web,
+    game_id: str,
+    action: Callable[[Session], object],
+    hint: bool = False,
+) -> Response:
+    """Do ``action`` to the game and show it: on a search thread when that may search
+    (``hint``: the action may show the solver's verdicts), else on a worker thread."""
+    work = functools.partial(_act_now, request, web, game_id, action)
+    if web.searching(web.games.get(game_id), hint):
+        return await web.searches.run(request, work)
+    return await run_in_threadpool(work)
+
+
+def _act_now(
+    request: Request, web: Web, game_id: str, action: Callable[[Session], object]
+) -> Response:
     """Do ``action`` to the game and show it; a refused action is shown in the game. The game's
-    result goes to the running score of the browser playing it: the first to open it."""
+    result goes to the running score of the browser playing it: the first to open it. When
+    perfect play's search is given up (its time limit), the game is put back as it was and
+    shown so, with why."""
     browser, new = _browser(request)
-    error, status = None, 200
+    error: str | None = None
+    status = 200
+    busy: Busy | None = None
+    seconds = web.limits.move_seconds
     with web.games.playing(game_id) as session:
         if session.owner is None:
             session.owner = browser
+        before = session.snapshot()
+
+        def show() -> Response:
+            if session.owner == browser:
+                web.scores.record(browser, session)
+            score = web.scores.score(browser, session.game.spec)
+            return _game_response(request, web, session, score, error, status)
+
         try:
-            action(session)
-        except QarenaError as e:
-            error, status = sentence(str(e)), status_of(e)
-        if session.owner == browser:
-            web.scores.record(browser, session)
-        score = web.scores.score(browser, session.game.spec)
-        response = _game_response(request, session, score, error, status)
+            with bounded(seconds):
+                try:
+                    action(session)
+                except QarenaError as e:
+                    if isinstance(e, threads.Stopped):
+                        raise
+                    error, status = sentence(str(e)), status_of(e)
+                response = show()
+        except Busy as e:
+            session.restore(before)
+            busy, error, status = e, sentence(str(e)), status_of(e)
+            # The game as it was: its verdicts were shown before, so they are kept.
+            with bounded(seconds):
+                response = show()
+        _retry(response, busy)
     if new:
         response.set_cookie(
             BROWSER_COOKIE,
@@ -248,22 +322,22 @@ def _act(request: Request, web: Web, game_id: str, action: Callable[[Session], o
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)
-def game_page(request: Request, game_id: str, web: WebDep) -> Response:
-    return _act(request, web, game_id, lambda s: None)
+async def game_page(request: Request, game_id: str, web: WebDep) -> Response:
+    return await _act(request, web, game_id, lambda s: None)
 
 
 @router.post("/games/{game_id}/move", response_class=HTMLResponse)
-def game_move(request: Request, game_id: str, web: WebDep, move: str = Form("")) -> Response:
-    return _act(request, web, game_id, lambda s: s.play(move))
+async def game_move(request: Request, game_id: str, web: WebDep, move: str = Form("")) -> Response:
+    return await _act(request, web, game_id, lambda s: s.play(move))
 
 
 @router.post("/games/{game_id}/undo", response_class=HTMLResponse)
-def game_undo(request: Request, game_id: str, web: WebDep) -> Response:
-    return _act(request, web, game_id, lambda s: s.undo())
+async def game_undo(request: Request, game_id: str, web: WebDep) -> Response:
+    return await _act(request, web, game_id, lambda s: s.undo())
 
 
 @router.post("/games/{game_id}/toggle/{what}", response_class=HTMLResponse)
-def game_toggle(request: Request, game_id: str, what: str, web: WebDep) -> Response:
+async def game_toggle(request: Request, game_id: str, what: str, web: WebDep) -> Response:
     def flip(s: Session) -> None:
         if what == "values":
             s.show_values = not s.show_values
@@ -272,19 +346,28 @@ def game_toggle(request: Request, game_id: str, what: str, web: WebDep) -> Respo
         else:
             raise QarenaError(_("nothing to toggle called {what!r}").format(what=what))
 
-    return _act(request, web, game_id, flip)
+    return await _act(request, web, game_id, flip, hint=what == "hint")
 
 
 @router.get("/games/{game_id}/new")
-def game_again(game_id: str, web: WebDep, first: str | None = None) -> Response:
+async def game_again(
+    request: Request, game_id: str, web: WebDep, first: str | None = None
+) -> Response:
     """A new game against the same agent, opened by the same player or by ``first`` (what
     "Switch sides" asks for)."""
     if first is not None:
         _check_first(first)
     old = web.games.get(game_id)
-    session = web.games.new(old.agent, first or old.first)
-    session.show_values, session.show_hint = old.show_values, old.show_hint
-    return _to_game(session)
+
+    def again() -> Response:
+        with bounded(web.limits.move_seconds):  # perfect play's opening, when it opens
+            session = web.games.new(old.agent, first or old.first)
+        session.show_values, session.show_hint = old.show_values, old.show_hint
+        return _to_game(session)
+
+    if web.searching(old):
+        return await web.searches.run(request, again)
+    return await run_in_threadpool(again)
 
 
 # --- watching two agents ------------------------------------------------------------------
@@ -389,14 +472,24 @@ def _watch_panel(w: Watch) -> dict[str, Any]:
 def _watch_act(
     request: Request, web: Web, watch_id: str, action: Callable[[Watch], object]
 ) -> Response:
+    busy: Busy | None = None
     with web.watches.playing(watch_id) as w:
-        action(w)
+        try:
+            with bounded(web.limits.move_seconds):
+                action(w)
+        except Busy as e:
+            # A step works everything out before it changes the duel: nothing to put back.
+            busy = e
         context = _watch_panel(w)
+    if busy is not None:
+        # Said where the turn is; a running duel's timer asks for the step again.
+        context["turn"] = sentence(str(busy))
+    status = 200 if busy is None else status_of(busy)
     if htmx(request):
-        return page(request, "_watch_panel.html", context)
-    if request.method == "POST":
+        return _retry(page(request, "_watch_panel.html", context, status), busy)
+    if request.method == "POST" and busy is None:
         return RedirectResponse(f"/watch/{watch_id}", status_code=303)
-    return page(request, "watch_game.html", context)
+    return _retry(page(request, "watch_game.html", context, status), busy)
 
 
 @router.get("/watch/{watch_id}", response_class=HTMLResponse)
@@ -405,18 +498,23 @@ def watch_game(request: Request, watch_id: str, web: WebDep) -> Response:
 
 
 @router.post("/watch/{watch_id}/step", response_class=HTMLResponse)
-def watch_step(
+async def watch_step(
     request: Request, watch_id: str, web: WebDep, at: str = Form(""), auto: str = Form("")
 ) -> Response:
     """One move at ply ``at``. A step the page's timer asks for (``auto``) plays only while
-    the duel is running, so a Pause that crossed it on the way is kept to."""
+    the duel is running, so a Pause that crossed it on the way is kept to. On a board solved
+    by search the step (a perfect player's move, the solver's verdict) goes through the
+    search gate, as moves against perfect play do."""
     ply = int(at) if at.isascii() and at.isdigit() and len(at) < 8 else -1
 
     def step(w: Watch) -> None:
         if not auto or w.running:
             w.advance(ply)
 
-    return _watch_act(request, web, watch_id, step)
+    work = functools.partial(_watch_act, request, web, watch_id, step)
+    if by_search(web.watches.get(watch_id).game):
+        return await web.searches.run(request, work)
+    return await run_in_threadpool(work)
 
 
 @router.post("/watch/{watch_id}/{action}", response_class=HTMLResponse)
@@ -562,7 +660,7 @@ def policy_delete(request: Request, policy_id: str, web: WebDep) -> Response:
 
 
 @router.get("/policies/{policy_id}/inspect", response_class=HTMLResponse)
-def inspect(
+async def inspect(
     request: Request,
     policy_id: str,
     web: WebDep,
@@ -570,9 +668,18 @@ def inspect(
     came_from: Annotated[str | None, Query(alias="from")] = None,
 ) -> Response:
     """A stored agent's values, position by position: a click on a move walks to the
-    position after it (``from`` is where the walk came from, for the way back)."""
-    context = inspect_context(web, policy_id, position, came_from)
-    return page(request, "inspect.html", context, 422 if context["error"] else 200)
+    position after it (``from`` is where the walk came from, for the way back). A network's
+    board solved by search has its verdicts searched through the search gate."""
+
+    def show() -> Response:
+        with bounded(web.limits.move_seconds):
+            context = inspect_context(web, policy_id, position, came_from)
+        return page(request, "inspect.html", context, 422 if context["error"] else 200)
+
+    row = await run_in_threadpool(web.store.get, policy_id)
+    if row.network and web.may_search(row.game):
+        return await web.searches.run(request, show)
+    return await run_in_threadpool(show)
 
 
 @router.get("/compare", response_class=HTMLResponse)

@@ -168,6 +168,25 @@ def test_bad_memory_limit_is_one_line(
     )
 
 
+def test_a_memory_limit_beyond_the_machine_counts_as_the_machine(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 10**20 bytes let 3-in-a-row on a 5x6 Connect Four board start a search that grew until
+    # memory ran out (and nim:99×6 a MemoryError): the limit is a cap, not a promise.
+    from qarena.budget import machine_memory, memory_budget
+
+    most = machine_memory()
+    assert most is not None  # Linux: /proc/meminfo
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "99999999999999999999")
+    assert memory_budget() == most
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "123456789")
+    assert memory_budget() == 123_456_789  # a limit under what the machine has is kept
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "99999999999999999999")
+    code, out, err = _run(capsys, "solve", "nim:99,99,99,99,99,99")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "is too large to solve here" in err
+
+
 # --- names that rich would read as markup ----------------------------------------------------
 
 #: File and folder names rich would read as markup or emoji codes: a closing tag matching

@@ -35,6 +35,7 @@ from qarena.evaluate.report import Evaluation
 from qarena.evaluate.sampled import (
     DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
+    given_positions,
     play_games,
 )
 from qarena.experiments.backends import plan_sweep, run_plan
@@ -98,12 +99,7 @@ def board(
     (``"3 5 5"``, ``"x.o/.x./..o"``). With ``values``, each legal move's value is written
     on it: a solution's (win, draw, loss) or a player's own (a learner's table)."""
     g = game(spec)
-    if position is None:
-        where = g.start()
-    elif isinstance(position, str):
-        where = g.parse_position(position)
-    else:
-        where = position
+    where = g.start() if position is None else g.position_of(position)
     if values is None:
         return Board(g, where)
     if isinstance(values, Solution | SearchSolution):
@@ -266,7 +262,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
         if count is not None:
             check_count(name, count, MAX_EPISODES)
     if seed is not None:
-        check_seed(seed)
+        check_seed(seed, "seed")
     plan = plan_run(
         g,
         learner,
@@ -336,7 +332,7 @@ def judge(
     decision positions (2,000 unless told) or over the ``positions`` given, each judged
     exactly by the search solver, with a 95% interval in ``Evaluation.sample``; then
     ``games`` is 10 unless told, since perfect play searches each of its moves."""
-    check_seed(seed)
+    check_seed(seed, "seed")
     g = None if spec is None else game(spec)
     if isinstance(who, Learner) and g is not None and who.game.spec != g.spec:
         raise QarenaError(
@@ -344,11 +340,11 @@ def judge(
                 player=who.kind, spec=who.game.spec, game=g.spec
             )
         )
+    if sample is not None:
+        check_count("sample", sample, MAX_SAMPLE)
     found = _player(who, g, seed)
-    given = None
-    if positions is not None:
-        check_count("positions", len(positions), MAX_SAMPLE)
-        given = [found.game.parse_position(p) if isinstance(p, str) else p for p in positions]
+    # Every position is read and checked here, before a game is played.
+    given = None if positions is None else given_positions(found.game, positions)
     return judge_player(found, games, seed, sample=sample, positions=given, lengths=lengths)
 
 

@@ -1,4 +1,17 @@
-"""Domain errors. Each carries one line a user can act on: what is wrong and the expected form."""
+"""Domain errors. Each carries one line a user can act on: what is wrong and the expected form.
+
+What a person gave is repeated in that line through :func:`echo`, so that however long it was,
+the line stays short."""
+
+#: Most characters of a person's text an error line repeats (:func:`echo`).
+ECHO_CHARS = 80
+
+
+def echo(text: str, most: int = ECHO_CHARS) -> str:
+    """A person's text (a position, a move, a value's ``repr``) as an error line repeats it:
+    whole when short, else its first characters and "…" (``most`` in all), so a 100 KB
+    argument gives a line, not 100 KB."""
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 class QarenaError(ValueError):

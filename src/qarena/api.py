@@ -95,9 +95,10 @@ def board(
     position: Position | str | None = None,
     values: PlayerLike | Solution | SearchSolution | None = None,
 ) -> Board:
-    """A position drawn (in a notebook; its text elsewhere): the start, a position or its text
-    (``"3 5 5"``, ``"x.o/.x./..o"``). With ``values``, each legal move's value is written
-    on it: a solution's (win, draw, loss) or a player's own (a learner's table)."""
+    """A position drawn (in a notebook; its text elsewhere): the start, a position (a tuple or
+    list of its components, checked as its text would be) or its text (``"3 5 5"``,
+    ``"x.o/.x./..o"``). With ``values``, each legal move's value is written on it: a
+    solution's (win, draw, loss) or a player's own (a learner's table)."""
     g = game(spec)
     where = g.start() if position is None else g.position_of(position)
     if values is None:
@@ -329,7 +330,8 @@ def judge(
 
     Games too big to enumerate (classic Connect Four), or any game with ``sample`` or
     ``positions``, are judged by samples (``evaluate/sampled.py``): optimality over ``sample``
-    decision positions (2,000 unless told) or over the ``positions`` given, each judged
+    decision positions (2,000 unless told) or over the ``positions`` given (texts, or tuples
+    or lists of components; every one is checked before any game is played), each judged
     exactly by the search solver, with a 95% interval in ``Evaluation.sample``; then
     ``games`` is 10 unless told, since perfect play searches each of its moves."""
     check_seed(seed, "seed")

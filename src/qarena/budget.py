@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from qarena.errors import QarenaError, TooLargeError, echo
+from qarena.errors import QarenaError, TooLargeError, echo_value
 from qarena.i18n import _, gettext_noop, number
 
 try:  # POSIX only: without it there is no address-space limit to respect
@@ -62,7 +62,7 @@ def whole(flag: str, value: object) -> int:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     raise QarenaError(
-        _("{flag} must be a whole number, not {value}").format(flag=flag, value=echo(repr(value)))
+        _("{flag} must be a whole number, not {value}").format(flag=flag, value=echo_value(value))
     )
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
-from qarena.errors import QarenaError, echo
+from qarena.errors import QarenaError, echo_value
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
@@ -51,7 +51,7 @@ def _read_move(game: Game, position: Position, move: object, who: str) -> Move:
                 "{example!r}, or the game's move as a whole number"
             ).format(
                 player=who,
-                value=echo(repr(move)),
+                value=echo_value(move),
                 position=game.format_position(position),
                 example=game.format_move(game.legal_moves(position)[0]),
             )

@@ -22,7 +22,7 @@ import numpy as np
 from qarena.agents.base import Player
 from qarena.agents.players import player as make_player
 from qarena.budget import check_count
-from qarena.errors import QarenaError, echo
+from qarena.errors import QarenaError, echo, echo_value
 from qarena.evaluate.matches import Record, SeatRecords, evaluation_opponents
 from qarena.evaluate.report import Evaluation
 from qarena.games.base import DRAW, WIN, Game, Move, Position
@@ -112,7 +112,7 @@ def given_positions(game: Game, given: object, flag: str = "positions") -> list[
     if isinstance(given, str | bytes) or not isinstance(given, Sequence):
         raise QarenaError(
             _("{flag} is a list of positions, not {value}").format(
-                flag=flag, value=echo(repr(given))
+                flag=flag, value=echo_value(given)
             )
         )
     check_count(flag, len(given), MAX_SAMPLE)

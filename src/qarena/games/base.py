@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from qarena.errors import IllegalMoveError, PositionError, QarenaError, TooLargeError, echo
+from qarena.errors import (
+    IllegalMoveError,
+    PositionError,
+    QarenaError,
+    TooLargeError,
+    echo_value,
+)
 from qarena.i18n import _, gettext_noop
 
 if TYPE_CHECKING:  # the board games, named here so that others need not ask for classes
@@ -304,7 +310,7 @@ class Game(ABC):
         ):
             raise PositionError(
                 _("{position} is not a position of {spec}").format(
-                    position=echo(repr(position)), spec=self.spec
+                    position=echo_value(position), spec=self.spec
                 )
             )
 
@@ -315,6 +321,12 @@ class Game(ABC):
         fair count of marks). Anything else is a one-line :class:`PositionError`."""
         if isinstance(given, str):
             return self.parse_position(given)
+        if isinstance(given, tuple | list) and len(given) != len(self.radix):  # before reading
+            raise PositionError(
+                _("{position} is not a position of {spec}").format(
+                    position=echo_value(given), spec=self.spec
+                )
+            )
         if not isinstance(given, tuple | list) or not all(
             isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_) for v in given
         ):
@@ -323,7 +335,7 @@ class Game(ABC):
                     "{position} is not a position of {spec}: give its text, like {example!r}, "
                     "or its {count} components as whole numbers"
                 ).format(
-                    position=echo(repr(given)),
+                    position=echo_value(given),
                     spec=self.spec,
                     example=self.format_position(self.start()),
                     count=len(self.radix),

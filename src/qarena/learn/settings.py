@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 
 from qarena.budget import whole
-from qarena.errors import QarenaError, echo
+from qarena.errors import QarenaError, echo_value
 from qarena.i18n import _, gettext_noop
 from qarena.learn.base import SCHEDULES, START_ORDERS, LearnConfig
 
@@ -263,19 +263,19 @@ def typed(name: str, value: object) -> object:
         if _is_number(value):
             return float(value)  # type: ignore[arg-type]
         raise QarenaError(_("{name} must be a number, not {value}").format(
-            name=name, value=echo(repr(value))))  # fmt: skip
+            name=name, value=echo_value(value)))  # fmt: skip
     if kind == "choice":
         if isinstance(value, str):
             return value
         raise QarenaError(
             _("{name} must be one of {names}, not {value}").format(
-                name=name, names=", ".join(setting.values), value=echo(repr(value))
+                name=name, names=", ".join(setting.values), value=echo_value(value)
             )
         )
     if isinstance(value, list | tuple) and len(value) == 3 and all(map(_is_number, value)):
         return tuple(float(v) for v in value)
     raise QarenaError(
-        _("rewards are three numbers WIN,DRAW,LOSS, not {value}").format(value=echo(repr(value)))
+        _("rewards are three numbers WIN,DRAW,LOSS, not {value}").format(value=echo_value(value))
     )
 
 

@@ -187,6 +187,25 @@ def test_a_memory_limit_beyond_the_machine_counts_as_the_machine(
     assert "is too large to solve here" in err
 
 
+def test_an_allocation_refused_all_the_same_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the budget lets through can still fail (an estimate short, memory taken by
+    # another process): numba's "Allocation failed" was a traceback.
+    from qarena.solve import solve, space
+
+    def refused(*args: object) -> object:
+        raise MemoryError("Allocation failed (probably too large).")
+
+    solve.cache_clear()  # tables built by earlier tests in this process are searched again
+    space.game_tables.cache_clear()
+    monkeypatch.setattr(space, "explore", refused)
+    code, out, err = _run(capsys, "solve", "nim:2,2")
+    space.game_tables.cache_clear()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: this machine ran out of memory; set QARENA_MEMORY_LIMIT")
+
+
 # --- names that rich would read as markup ----------------------------------------------------
 
 #: File and folder names rich would read as markup or emoji codes: a closing tag matching

@@ -369,6 +369,20 @@ def _run(args: list[str]) -> int:
             soft_wrap=True,
         )
         return 2
+    except MemoryError:
+        # The budget refuses what will not fit before it starts; an allocation refused all the
+        # same (an estimate short, another process's memory) is still one line, not a traceback.
+        err.print(
+            _("error: {message}").format(
+                message=_(
+                    "this machine ran out of memory; set QARENA_MEMORY_LIMIT lower to have such "
+                    "work refused before it starts"
+                )
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+        return 2
     except (typer.Abort, KeyboardInterrupt):
         err.print(_("stopped."))
         return STOPPED

@@ -187,7 +187,7 @@ def test_a_memory_limit_beyond_the_machine_counts_as_the_machine(
     assert "is too large to solve here" in err
 
 
-def test_an_allocation_refused_all_the_same_is_one_line(
+def test_an_allocation_refused_all_the_same_is_one_line_and_code_1(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # What the budget lets through can still fail (an estimate short, memory taken by
@@ -202,7 +202,7 @@ def test_an_allocation_refused_all_the_same_is_one_line(
     monkeypatch.setattr(space, "explore", refused)
     code, out, err = _run(capsys, "solve", "nim:2,2")
     space.game_tables.cache_clear()
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1  # a failure, not 2
     assert err.startswith("error: this machine ran out of memory; set QARENA_MEMORY_LIMIT")
 
 

@@ -129,3 +129,111 @@ def test_a_scripted_side_plays_its_moves_in_turn_and_each_is_judged() -> None:
     assert lost.winner == 1 and [t.mover for t in lost.mistakes] == [0]
     with pytest.raises(QarenaError, match="the script's 1 move is played"):
         qarena.play(["1:1"], "perfect", "nim:1,2")
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({"episodes": "100"}, "episodes must be a whole number, not '100'"),
+        ({"episodes": 1.5}, "episodes must be a whole number, not 1.5"),
+        ({"episodes": True}, "episodes must be a whole number, not True"),
+        ({"check_every": 2.5, "until_perfect": True}, "check_every must be a whole number"),
+        ({"curve": True, "every": "10"}, "every must be a whole number"),
+        ({"seed": 1.5}, "seed must be a whole number, not 1.5"),
+        ({"alpha": "0.5"}, "alpha must be a number, not '0.5'"),
+        ({"alpha": True}, "alpha must be a number, not True"),
+        ({"initial": None, "gamma": [1]}, r"gamma must be a number, not \[1\]"),
+        ({"schedule": 3}, "schedule must be one of linear, exp, constant, not 3"),
+        ({"rewards": "1,0,-1"}, "rewards are three numbers WIN,DRAW,LOSS, not '1,0,-1'"),
+        ({"rewards": (1, 0, True)}, "rewards are three numbers"),
+    ],
+)
+def test_a_setting_of_the_wrong_type_is_one_line_naming_it(
+    given: dict[str, object], expected: str
+) -> None:
+    # They raised TypeError (episodes="100", seed=1.5), or trained on (episodes=1.5 and
+    # True, alpha=True): every training setting is typed by its one declaration.
+    with pytest.raises(QarenaError, match=expected) as e:
+        qarena.train("nim:1,2", **given)  # type: ignore[arg-type]
+    assert "\n" not in str(e.value)
+
+
+def test_whole_numbers_of_any_kind_and_numbers_for_rates_are_taken() -> None:
+    import numpy as np
+
+    agent = qarena.train("nim:1,2", episodes=np.int64(40), alpha=1, seed=np.uint8(3))
+    assert agent.episodes == 40 and agent.config.alpha == 1.0 and agent.config.seed == 3
+    assert isinstance(agent.config.alpha, float) and isinstance(agent.config.seed, int)
+
+
+@pytest.mark.parametrize("returned", [0.0, True, None, [0], "x" * 100_000])
+def test_a_move_function_returning_what_is_not_a_move_is_one_line(returned: object) -> None:
+    # 0.0 and True compare equal to move 0 and were taken, then broke the tables they index
+    # (IndexError); a 100,000-character text is repeated cut short.
+    with pytest.raises(QarenaError) as e:
+        qarena.play(lambda p: returned, "random", "nim:1,2")
+    text = str(e.value)
+    assert "\n" not in text and len(text) < 300
+    assert "a move is its text" in text or "is not PILE:COUNT" in text
+
+
+def test_a_move_function_may_return_numpy_s_whole_numbers() -> None:
+    import numpy as np
+
+    game = qarena.game("nim:1,2")
+    done = qarena.play(lambda p, legal: np.int64(legal[-1]), "perfect", game)
+    assert done.winner in (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("spec", "position", "expected"),
+    [
+        ("connect4", (5,) * 42, "is not a position of connect4:6x7:4"),
+        ("connect4", (0,) * 3, r"\(0, 0, 0\) is not a position of connect4"),
+        ("nim", (9, 9, 9), "is not a position of nim:3,5,7"),
+        ("nim", ("1", "2", "3"), "give its text, like '3 5 7', or its 3 components"),
+        ("nim", 357, "give its text"),
+        ("connect4:4x5", (1,) + (0,) * 19, "floating in column a"),
+        ("tictactoe", (2,) + (0,) * 8, "has 0 x and 1 o"),
+        ("connect4", (5,) * 100_000, "is not a position of connect4"),
+    ],
+)
+def test_a_position_given_as_numbers_is_checked_as_its_text_would_be(
+    spec: str, position: object, expected: str
+) -> None:
+    # (5,)*42 on Connect Four raised IndexError; (9, 9, 9) on nim 3-5-7 was drawn.
+    with pytest.raises(QarenaError, match=expected) as e:
+        qarena.board(spec, position)  # type: ignore[arg-type]
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300
+
+
+def test_a_position_may_be_a_list() -> None:
+    game = qarena.game("tictactoe")
+    assert qarena.board(game, [1, 0, 0, 0, 2, 0, 0, 0, 0]).position == game.parse_position(
+        "x../.o./..."
+    )
+
+
+def test_judge_checks_every_position_before_any_game() -> None:
+    # A finished position, or one that is not a position, was refused only after the games
+    # were played (22 s for classic Connect Four): now before the player moves at all.
+    asked: list[tuple[int, ...]] = []
+
+    def counting(position: tuple[int, ...], legal: list[int]) -> int:
+        asked.append(position)
+        return legal[0]
+
+    cases: list[tuple[object, str]] = [
+        (["3", "1212121"], "1212121 is finished; there is no move to judge"),
+        ([(0,) * 20, (5,) * 20], "is not a position of connect4:4x5:4"),
+        ([[0] * 19], "is not a position of connect4:4x5:4"),
+        ("12", "positions is a list of positions, not '12'"),
+        ([], "positions must be at least 1, not 0"),
+    ]
+    for positions, expected in cases:
+        with pytest.raises(QarenaError, match=expected):
+            qarena.judge(counting, "connect4:4x5", games=3, positions=positions)  # type: ignore[arg-type]
+    assert asked == []
+    # A list of numbers is a position as its tuple is.
+    listed = qarena.judge("perfect", "connect4:4x5", games=0, positions=[[0] * 20, "3"])
+    assert listed.optimality.decisions == 2 and listed.optimality.share == 1.0

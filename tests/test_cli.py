@@ -168,6 +168,44 @@ def test_bad_memory_limit_is_one_line(
     )
 
 
+def test_a_memory_limit_beyond_the_machine_counts_as_the_machine(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 10**20 bytes let 3-in-a-row on a 5x6 Connect Four board start a search that grew until
+    # memory ran out (and nim:99×6 a MemoryError): the limit is a cap, not a promise.
+    from qarena.budget import machine_memory, memory_budget
+
+    most = machine_memory()
+    assert most is not None  # Linux: /proc/meminfo
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "99999999999999999999")
+    assert memory_budget() == most
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "123456789")
+    assert memory_budget() == 123_456_789  # a limit under what the machine has is kept
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "99999999999999999999")
+    code, out, err = _run(capsys, "solve", "nim:99,99,99,99,99,99")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "is too large to solve here" in err
+
+
+def test_an_allocation_refused_all_the_same_is_one_line_and_code_1(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the budget lets through can still fail (an estimate short, memory taken by
+    # another process): numba's "Allocation failed" was a traceback.
+    from qarena.solve import solve, space
+
+    def refused(*args: object) -> object:
+        raise MemoryError("Allocation failed (probably too large).")
+
+    solve.cache_clear()  # tables built by earlier tests in this process are searched again
+    space.game_tables.cache_clear()
+    monkeypatch.setattr(space, "explore", refused)
+    code, out, err = _run(capsys, "solve", "nim:2,2")
+    space.game_tables.cache_clear()
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1  # a failure, not 2
+    assert err.startswith("error: this machine ran out of memory; set QARENA_MEMORY_LIMIT")
+
+
 # --- names that rich would read as markup ----------------------------------------------------
 
 #: File and folder names rich would read as markup or emoji codes: a closing tag matching

@@ -202,6 +202,28 @@ CASES: list[Case] = [
     _c("solve-position-subtraction-over-heap", "solve", "subtraction", "-p", "13"),
     _c("solve-position-subtraction-negative", "solve", "subtraction", "-p", "-1"),
     _c("solve-position-very-long", "solve", "nim", "-p", " ".join(["1"] * 5_000)),
+    _c("solve-position-board-very-long", "solve", "tictactoe", "-p", "x." * 60_000),
+    _c("solve-position-connect4-board-very-long", "solve", "connect4", "-p", "x" * 120_000),
+    # A memory limit beyond the machine counts as what the machine has: refused in one line,
+    # not a MemoryError (nim) or a search until memory runs out (Connect Four, 3 in a row).
+    _c(
+        "solve-memory-limit-beyond-the-machine",
+        "solve",
+        "nim:99,99,99,99,99,99",
+        sub=True,
+        env={"QARENA_MEMORY_LIMIT": HUGE},
+        max_seconds=30,
+        memory=SMALL_MEMORY,
+    ),
+    _c(
+        "solve-memory-limit-beyond-the-machine-no-search",
+        "solve",
+        "connect4:5x6:3",
+        sub=True,
+        env={"QARENA_MEMORY_LIMIT": HUGE},
+        max_seconds=30,
+        memory=SMALL_MEMORY,
+    ),
     # --- train -------------------------------------------------------------------------------
     _c("train-no-spec", "train"),
     _c("train-no-out", "train", "nim", "--episodes", "50"),
@@ -390,6 +412,35 @@ CASES: list[Case] = [
     _c("eval-seed-negative", "eval", "p.npz", "--seed", "-1"),
     _c("eval-seed-huge", "eval", "p.npz", "--seed", HUGE),
     _c("eval-missing-file-and-games-ten-billion", "eval", "gone.npz", "--games", "10000000000"),
+    # A line read a piece at a time: /dev/zero is one endless line, refused once it is longer
+    # than any position (it grew until memory ran out).
+    _c(
+        "eval-positions-dev-zero",
+        "eval",
+        "random",
+        "--game",
+        "connect4",
+        "--positions",
+        "/dev/zero",
+        sub=True,
+        max_seconds=20,
+        memory=SMALL_MEMORY,
+    ),
+    _c(
+        "eval-positions-folder", "eval", "random", "--game", "connect4", "--positions", "folder.png"
+    ),
+    _c(
+        "eval-positions-not-positions",
+        "eval",
+        "random",
+        "--game",
+        "connect4",
+        "--positions",
+        "notes.txt",
+    ),
+    _c(
+        "eval-positions-binary", "eval", "random", "--game", "connect4", "--positions", "random.npz"
+    ),
     # --- compete -------------------------------------------------------------------------------
     _c("compete-no-files", "compete"),
     _c("compete-one-file", "compete", "p.npz"),
@@ -840,3 +891,32 @@ def test_malformed_invocation_is_refused(
         outcome = run_in_process(case, ws, capsys, monkeypatch)
     found = problems(case, outcome)
     assert not found, report(case, outcome, found)
+
+
+@pytest.mark.parametrize(
+    ("spec", "text"),
+    [
+        ("nim", "1 " * 60_000),
+        ("subtraction", "9" * 120_000),
+        ("tictactoe", "x." * 60_000),
+        ("tictactoe", "x" * 120_000),
+        ("connect4", "x" * 120_000),  # the board form
+        ("connect4", "1" * 120_000),  # moves, as column numbers
+        ("connect4", "1" * 41 + "9" * 1),  # a bad column near the end of a long, short-enough text
+    ],
+)
+def test_a_long_position_is_repeated_short(
+    spec: str, text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    # The error line repeats what was typed, cut at 80 characters: a 120,000-character
+    # position gave a 120 KB line.
+    from qarena.cli.app import run
+    from qarena.errors import ECHO_CHARS
+
+    monkeypatch.chdir(tmp_path)
+    assert run(["solve", spec, "-p", text]) == 2
+    err = capsys.readouterr().err
+    assert one_line(err) and len(err) < 400, err[:500]
+    shown = err.split("'")[1] if "'" in err else ""
+    assert len(shown) <= ECHO_CHARS and (len(text) <= ECHO_CHARS or shown.endswith("…"))

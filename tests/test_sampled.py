@@ -109,6 +109,9 @@ def test_eval_judges_the_positions_of_a_file(
         ("9\n", "columns are numbered 1 to 5"),
         ("x\n", "does not fit the 4x5 board"),
         ("33333\n", "column 3, which is full"),
+        ("3\n1212121\n", "1212121 is finished; there is no move to judge"),
+        ("3\n" + "1" * 5_000 + "\n", "has a line longer than any position"),
+        ("\ufeff\ufeff3\n", "does not fit the 4x5 board"),  # one mark is skipped, not two
     ],
 )
 def test_a_bad_positions_file_is_refused_in_one_line(
@@ -142,3 +145,70 @@ def test_eval_by_samples_reruns_the_same(capsys: pytest.CaptureFixture[str]) -> 
     assert outputs[0] == outputs[1]
     assert run([*argv, "--json", "--seed", "6"]) == 0
     assert capsys.readouterr().out != outputs[0]
+
+
+def test_a_positions_file_may_start_with_a_byte_order_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Notepad and others write UTF-8 with a byte-order mark; it was read as part of the
+    # first position, which was then refused.
+    listed = tmp_path / "positions.txt"
+    listed.write_text("3\n...../...../...../..x..\n", encoding="utf-8-sig")
+    assert listed.read_bytes().startswith(b"\xef\xbb\xbf")
+    code = run(["eval", "perfect", "--game", "connect4:4x5", "--positions", str(listed),
+                "--games", "1", "--json"])  # fmt: skip
+    assert code == 0
+    judged = json.loads(capsys.readouterr().out)["sample"]["positions"]
+    assert [p["position"] for p in judged] == ["...../...../...../..x.."] * 2
+
+
+_PEAK = """
+import resource, sys
+from qarena.cli.app import run
+code = run(sys.argv[1:])
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, flush=True)
+"""
+
+
+def _eval_positions(path: str) -> tuple[int, int, str, float]:
+    """``qarena eval random --game connect4 --positions PATH`` in a fresh process: its exit
+    code, its peak RSS in KB, its stderr and its seconds."""
+    import subprocess
+    import sys
+    import time
+
+    argv = ["eval", "random", "--game", "connect4", "--positions", path]
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", _PEAK, *argv], capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    code, peak = (int(x) for x in done.stdout.split()[-2:])
+    return code, peak, done.stderr, time.monotonic() - started
+
+
+def test_a_huge_single_line_is_refused_with_bounded_memory(tmp_path: Path) -> None:
+    # A 2 GB file of one line cost 4.4 GB and 12.5 s before it was refused: it was read
+    # whole. Here 200 MB of zeros (a sparse file) and 200 MB of digits, against the same
+    # command on a one-line file: the peak may not grow by more than a few MB.
+    small = tmp_path / "small.txt"
+    small.write_text("9\n", encoding="ascii")
+    sparse = tmp_path / "sparse.txt"
+    with sparse.open("wb") as f:
+        f.truncate(200 * 1_000_000)
+    digits = tmp_path / "digits.txt"
+    with digits.open("wb") as f:
+        for _chunk in range(200):
+            f.write(b"1" * 1_000_000)
+    base_code, base_peak, _err, _seconds = _eval_positions(str(small))
+    assert base_code == 2
+    for huge in (sparse, digits):
+        code, peak, err, _seconds = _eval_positions(str(huge))
+        assert code == 2 and "has a line longer than any position" in err
+        assert err.count("\n") == 1
+        assert peak - base_peak < 20_000, (huge.name, peak, base_peak)  # KB
+
+
+def test_dev_zero_as_positions_is_refused_at_once() -> None:
+    # It grew until memory ran out.
+    code, peak, err, seconds = _eval_positions("/dev/zero")
+    assert code == 2 and "/dev/zero has a line longer than any position" in err
+    assert seconds < 30 and peak < 1_000_000  # KB: a generous bound, far from "all of it"

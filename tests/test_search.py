@@ -15,7 +15,7 @@ from qarena.games.base import Position
 from qarena.games.connect4 import ConnectFour
 from qarena.solve import solve
 from qarena.solve.book import shipped_book
-from qarena.solve.search import Searcher, bits, plies_to_end, searchable
+from qarena.solve.search import Searcher, SearchSolution, bits, plies_to_end, searchable
 from tests.conftest import RunScript
 
 
@@ -235,3 +235,79 @@ def test_the_book_command_writes_a_book_and_refuses_in_one_line(
         err = capsys.readouterr().err.strip()
         assert expected in err and len(err.splitlines()) == 1
     assert not (tmp_path / "other.npz").exists()
+
+
+def test_a_partial_book_with_scores_out_of_range_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Scores of 10**15 + 7 were kept, then stored as int8: a book of 7, -24 and 24.
+    import numpy as np
+
+    from qarena.cli.app import run
+    from qarena.kernels import search as k
+    from qarena.policyfile import save_policy
+    from qarena.solve.book import BookBuild
+
+    game = _game("connect4:4x4")
+    out = tmp_path / "book.npz"
+    build = BookBuild(game, 3, str(out), workers=1, entries=10_007)
+    # A position of 3 stones on 16 cells scores at most (16 + 1 - 3) // 2 = 7.
+    for bad in (10**15 + 7, 8, -8, -(2**63)):
+        hostile = np.where(build.scores == k.FULL, bad, build.scores).astype(np.int64)
+        save_policy(build.partial, {"scores": hostile}, build._meta())
+        before = Path(build.partial).read_bytes()
+        with pytest.raises(QarenaError, match="is damaged: it holds scores no position of 3"):
+            BookBuild(game, 3, str(out), workers=1, entries=10_007)
+        assert run(["book", "connect4:4x4", "--plies", "3", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "is damaged" in err and len(err.splitlines()) == 1
+        assert not out.exists() and Path(build.partial).read_bytes() == before
+    # The largest score a position can have is kept, and the book is built from it.
+    edge = np.where(build.scores == k.FULL, 7, build.scores).astype(np.int64)
+    save_policy(build.partial, {"scores": edge}, build._meta())
+    assert BookBuild(game, 3, str(out), workers=1, entries=10_007).done == build.total
+
+
+def test_a_book_with_a_score_out_of_range_is_refused(tmp_path: Path) -> None:
+    import numpy as np
+
+    from qarena.solve.book import Book, BookBuild, load_book, save_book
+
+    game = _game("connect4:4x4")
+    out = tmp_path / "book.npz"
+    book = BookBuild(game, 2, str(out), workers=1, entries=10_007).run()
+    assert book is not None
+    scores = book.scores.copy()
+    scores[0] = 9  # beyond (16 + 1) // 2 = 8, a win with the first stone
+    save_book(str(out), Book(book.spec, book.plies, book.keys, scores.astype(np.int8)))
+    with pytest.raises(QarenaError, match="is damaged: a score is out of range"):
+        load_book(out, game)
+
+
+def test_a_finished_position_s_score_agrees_with_its_value(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # After x's vertical four (7 stones) o has lost: "loss" came with a score of 0, a draw's.
+    import json
+
+    from qarena.cli.app import run
+
+    assert run(["solve", "connect4", "--position", "1212121", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["value"] == "loss" and record["plies"] == 0
+    # Minus the score of the winning move one ply earlier: (42 + 2 - 7) // 2 = 18.
+    game = _game("connect4")
+    before = game.parse_position("121212")
+    won = Searcher(game, entries=100_003, workers=1).move_scores(before)[0]
+    assert won == 18 and record["score"] == -won
+    assert (
+        SearchSolution(game, Searcher(game, entries=10_007)).score(game.parse_position("1212121"))
+        == -18
+    )
+    # A full board drawn scores 0, as a draw does (4x5: Tromp's draw, played out perfectly).
+    small = _game("connect4:4x5")
+    solution = SearchSolution(small, Searcher(small, entries=100_003, workers=1))
+    position = small.start()
+    while not small.is_terminal(position):
+        position = small.apply(position, solution.best_moves(position)[0])
+    assert small.result(position) == 0 and solution.score(position) == 0

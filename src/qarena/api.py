@@ -35,6 +35,7 @@ from qarena.evaluate.report import Evaluation
 from qarena.evaluate.sampled import (
     DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
+    given_positions,
     play_games,
 )
 from qarena.experiments.backends import plan_sweep, run_plan
@@ -94,16 +95,12 @@ def board(
     position: Position | str | None = None,
     values: PlayerLike | Solution | SearchSolution | None = None,
 ) -> Board:
-    """A position drawn (in a notebook; its text elsewhere): the start, a position or its text
-    (``"3 5 5"``, ``"x.o/.x./..o"``). With ``values``, each legal move's value is written
-    on it: a solution's (win, draw, loss) or a player's own (a learner's table)."""
+    """A position drawn (in a notebook; its text elsewhere): the start, a position (a tuple or
+    list of its components, checked as its text would be) or its text (``"3 5 5"``,
+    ``"x.o/.x./..o"``). With ``values``, each legal move's value is written on it: a
+    solution's (win, draw, loss) or a player's own (a learner's table)."""
     g = game(spec)
-    if position is None:
-        where = g.start()
-    elif isinstance(position, str):
-        where = g.parse_position(position)
-    else:
-        where = position
+    where = g.start() if position is None else g.position_of(position)
     if values is None:
         return Board(g, where)
     if isinstance(values, Solution | SearchSolution):
@@ -268,7 +265,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
         if count is not None:
             check_count(name, count, MAX_EPISODES)
     if seed is not None:
-        check_seed(seed)
+        check_seed(seed, "seed")
     plan = plan_run(
         g,
         learner,
@@ -335,10 +332,11 @@ def judge(
 
     Games too big to enumerate (classic Connect Four), or any game with ``sample`` or
     ``positions``, are judged by samples (``evaluate/sampled.py``): optimality over ``sample``
-    decision positions (2,000 unless told) or over the ``positions`` given, each judged
+    decision positions (2,000 unless told) or over the ``positions`` given (texts, or tuples
+    or lists of components; every one is checked before any game is played), each judged
     exactly by the search solver, with a 95% interval in ``Evaluation.sample``; then
     ``games`` is 10 unless told, since perfect play searches each of its moves."""
-    check_seed(seed)
+    check_seed(seed, "seed")
     g = None if spec is None else game(spec)
     if isinstance(who, Learner) and g is not None and who.game.spec != g.spec:
         raise QarenaError(
@@ -346,11 +344,11 @@ def judge(
                 player=who.kind, spec=who.game.spec, game=g.spec
             )
         )
+    if sample is not None:
+        check_count("sample", sample, MAX_SAMPLE)
     found = _player(who, g, seed)
-    given = None
-    if positions is not None:
-        check_count("positions", len(positions), MAX_SAMPLE)
-        given = [found.game.parse_position(p) if isinstance(p, str) else p for p in positions]
+    # Every position is read and checked here, before a game is played.
+    given = None if positions is None else given_positions(found.game, positions)
     return judge_player(found, games, seed, sample=sample, positions=given, lengths=lengths)
 
 

@@ -13,12 +13,18 @@ Two kinds of budget:
 
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from qarena.errors import QarenaError, TooLargeError
+from qarena.errors import QarenaError, TooLargeError, echo_value
 from qarena.i18n import _, gettext_noop, number
+
+try:  # POSIX only: without it there is no address-space limit to respect
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from qarena.games.base import Game
@@ -50,8 +56,20 @@ MAX_CODE = 2**62
 MAX_SEED = 2**63 - 1
 
 
+def whole(flag: str, value: object) -> int:
+    """``value`` as a whole number, or a one-line refusal naming ``flag``: what Python callers
+    pass is checked here (a str, 1.5 or True is not a count; numpy's integers are)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    raise QarenaError(
+        _("{flag} must be a whole number, not {value}").format(flag=flag, value=echo_value(value))
+    )
+
+
 def check_count(flag: str, value: int, most: int, least: int = 1) -> None:
-    """Refuse a count outside ``least..most`` with one line naming the option."""
+    """Refuse a count outside ``least..most`` (or not a whole number) with one line naming
+    the option."""
+    value = whole(flag, value)
     if value < least:
         raise QarenaError(
             _("{flag} must be at least {least:,}, not {value:,}").format(
@@ -68,6 +86,7 @@ def check_count(flag: str, value: int, most: int, least: int = 1) -> None:
 
 
 def check_seed(value: int, flag: str = "--seed") -> None:
+    value = whole(flag, value)
     if not 0 <= value <= MAX_SEED:
         shown = f"{value}" if abs(value) < 10**30 else _("a number that large")
         raise QarenaError(
@@ -180,9 +199,7 @@ def _address_room() -> int | None:
     """Bytes this process may still map under its address-space limit (``ulimit -v``,
     ``prlimit --as``), None without one: past it every allocation fails, whatever memory is
     free, so a budget above it would let work start that ends in a MemoryError."""
-    try:
-        import resource
-    except ImportError:  # not a Unix
+    if resource is None:  # not a Unix
         return None
     soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY:
@@ -197,10 +214,39 @@ def _address_room() -> int | None:
     return soft
 
 
+def _meminfo() -> dict[str, int]:
+    """/proc/meminfo's figures in bytes (empty where there is none)."""
+    found = {}
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                name, _sep, rest = line.partition(":")
+                parts = rest.split()
+                if parts and parts[0].isdigit():
+                    found[name] = int(parts[0]) * 1024
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def machine_memory() -> int | None:
+    """The most memory this process could ever have: the machine's RAM and swap, or less under
+    an address-space limit (``ulimit -v``, ``prlimit --as``); None when neither is known."""
+    info = _meminfo()
+    most = info["MemTotal"] + info.get("SwapTotal", 0) if "MemTotal" in info else None
+    if resource is not None:
+        soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            most = soft if most is None else min(most, soft)
+    return most
+
+
 def memory_budget() -> int:
-    """Bytes a command may take: QARENA_MEMORY_LIMIT if set, else a share of available memory,
-    and no more than that share of what the process may still map under an address-space
-    limit, if it has one."""
+    """Bytes a command may take: QARENA_MEMORY_LIMIT if set, else a share of available memory.
+
+    QARENA_MEMORY_LIMIT is a cap, not a promise: a limit above what the machine has (its RAM
+    and swap, or an address-space limit) counts as what it has, so work that cannot fit is
+    refused in one line instead of failing midway when an allocation is refused."""
     limit = os.environ.get("QARENA_MEMORY_LIMIT")
     if limit:
         if not limit.isascii() or not limit.isdigit() or len(limit) > 20:
@@ -209,23 +255,14 @@ def memory_budget() -> int:
                     limit=limit[:40]
                 )
             )
-        return int(limit)
-    share = _available_share()
+        most = machine_memory()
+        return int(limit) if most is None else min(int(limit), most)
+    available = _meminfo().get("MemAvailable")
+    share = 4 * 1024**3 if available is None else int(available * MEMORY_SHARE)
     room = _address_room()
-    # The same share of the room: threads, their arenas and the kernels map more after the
-    # check (a network's table command: 280 MB more).
+    # The same share of the room an address-space limit leaves: threads, their arenas and the
+    # kernels map more after the check (a network's table command: 280 MB more).
     return share if room is None else min(share, int(room * MEMORY_SHARE))
-
-
-def _available_share() -> int:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(int(line.split()[1]) * 1024 * MEMORY_SHARE)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 4 * 1024**3
 
 
 def format_bytes(n: int) -> str:

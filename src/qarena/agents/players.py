@@ -10,14 +10,17 @@ anything else is a path.
 from __future__ import annotations
 
 import inspect
+import numbers
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, echo_value
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
@@ -39,6 +42,21 @@ def _read_move(game: Game, position: Position, move: object, who: str) -> Move:
     """A move a person's code gave, as text (``"b2"``) or as the game's own move, checked."""
     if isinstance(move, str):
         move = game.parse_move(move)
+    # A move is a whole number: 0.0 and True compare equal to legal moves, and then break
+    # the tables they index; numpy's integers (an argmax) are whole numbers too.
+    if not isinstance(move, numbers.Integral) or isinstance(move, bool | np.bool_):
+        raise QarenaError(
+            _(
+                "{player} returned {value} in {position}; a move is its text, like "
+                "{example!r}, or the game's move as a whole number"
+            ).format(
+                player=who,
+                value=echo_value(move),
+                position=game.format_position(position),
+                example=game.format_move(game.legal_moves(position)[0]),
+            )
+        )
+    move = int(move)
     legal = game.legal_moves(position)
     if move not in legal:
         raise QarenaError(

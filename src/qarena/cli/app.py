@@ -50,6 +50,8 @@ __all__ = ["app", "main", "run"]
 
 #: Exit code when the output cannot be written (a full disk, a closed pipe).
 OUTPUT_LOST = 1
+#: Exit code when memory ran out midway (what did not fit was not refused first).
+OUT_OF_MEMORY = 1
 #: What writing the output meets: a closed pipe, a full disk or quota, a file grown too large, a
 #: failing device or terminal.
 OUTPUT_ERRORS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
@@ -369,6 +371,22 @@ def _run(args: list[str]) -> int:
             soft_wrap=True,
         )
         return 2
+    except MemoryError:
+        # The budget refuses what will not fit before it starts; an allocation refused all the
+        # same (an estimate short, another process's memory) is still one line, not a traceback,
+        # but code 1: it is a failure midway, not a refusal (tests/test_malformed.py tells them
+        # apart).
+        err.print(
+            _("error: {message}").format(
+                message=_(
+                    "this machine ran out of memory; set QARENA_MEMORY_LIMIT lower to have such "
+                    "work refused before it starts"
+                )
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+        return OUT_OF_MEMORY
     except (typer.Abort, KeyboardInterrupt):
         err.print(_("stopped."))
         return STOPPED

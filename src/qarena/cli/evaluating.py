@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 from pathlib import Path
@@ -16,7 +17,7 @@ from qarena import api
 from qarena.agents.opponents import opponent
 from qarena.agents.players import player as make_player
 from qarena.agents.strategies import is_builtin
-from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
+from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed, format_bytes
 from qarena.cli.common import (
     EpisodesOpt,
     LearnerOpt,
@@ -38,7 +39,7 @@ from qarena.evaluate.report import (
     record_against,
     strategy_masks,
 )
-from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, wilson
+from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, given_positions, wilson
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner
@@ -55,8 +56,13 @@ GamesOpt = Annotated[
 SeedOpt = Annotated[int, typer.Option(help="Seed for the opponents' and ties' random choices.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
-#: Longest line a --positions file may have: a position of the largest board, with room.
-MAX_POSITION_CHARS = 4_096
+#: Longest line a --positions file may have, in bytes: a position of the largest board
+#: (12x12, 155 characters), with room for spaces.
+MAX_LINE_BYTES = 4_096
+#: Largest --positions file: room for MAX_SAMPLE positions of the largest board, with room.
+MAX_POSITIONS_BYTES = 256 * 1_000_000
+#: Bytes a --positions file is read in at a time.
+READ_CHUNK = 1 << 16
 #: Most rows the length histogram of ``qarena eval --lengths`` shows: longer spans of game
 #: lengths are grouped into ranges of equal width.
 LENGTH_ROWS = 24
@@ -345,48 +351,62 @@ def _judging(game: Game) -> contextlib.AbstractContextManager[object]:
 
 def _parsed(game: Game, lines: list[str] | None) -> list[Position] | None:
     """The positions of a --positions file, each checked before any work starts."""
-    if lines is None:
-        return None
-    found = []
-    for line in lines:
-        position = game.parse_position(line)
-        if game.is_terminal(position):
-            raise QarenaError(
-                _("{position} is finished; there is no move to judge").format(position=line)
-            )
-        found.append(position)
-    return found
+    return None if lines is None else given_positions(game, lines, "--positions")
 
 
 def _read_positions(path: Path) -> list[str]:
     """The lines of a --positions file (blank ones and ``#`` comments skipped), read within
-    the budget of a sample."""
+    the budget of a sample: a piece at a time, so that a line longer than any position
+    (a file of one 2 GB line, /dev/zero) is refused once it is that long, not read whole;
+    a UTF-8 byte-order mark, as some editors write, is skipped."""
+    lines: list[str] = []
+    held = b""  # the start of a line whose end has not been read yet
+    read = 0
     try:
-        with path.open(encoding="utf-8") as f:
-            lines = []
-            for raw in f:
-                line = raw.strip()
-                if line and not line.startswith("#"):
-                    lines.append(line)
-                    if len(lines) > MAX_SAMPLE:
-                        raise QarenaError(
-                            _("{file} has more than {most:,} positions").format(
-                                file=path, most=MAX_SAMPLE
-                            )
-                        )
-                if len(line) > MAX_POSITION_CHARS:
+        with path.open("rb") as f:
+            while chunk := f.read(READ_CHUNK):
+                if read == 0 and chunk.startswith(codecs.BOM_UTF8):
+                    chunk = chunk[len(codecs.BOM_UTF8) :]
+                read += len(chunk)
+                if read > MAX_POSITIONS_BYTES:
                     raise QarenaError(
-                        _("{file} has a line longer than any position").format(file=path)
+                        _("{file} is larger than any list of positions ({most})").format(
+                            file=path, most=format_bytes(MAX_POSITIONS_BYTES)
+                        )
                     )
-    except (OSError, UnicodeDecodeError) as e:
+                *whole, held = (held + chunk).split(b"\n")
+                for raw in whole:
+                    _keep(path, raw, lines)
+                if len(held) > MAX_LINE_BYTES:
+                    _keep(path, held, lines)  # refuses it: longer than any position
+            _keep(path, held, lines)
+    except OSError as e:
         raise QarenaError(
             _("cannot read positions from {file}: {reason}").format(
-                file=path, reason=getattr(e, "strerror", None) or e
+                file=path, reason=e.strerror or e
             )
         ) from e
     if not lines:
         raise QarenaError(_("{file} holds no positions").format(file=path))
     return lines
+
+
+def _keep(path: Path, raw: bytes, lines: list[str]) -> None:
+    """One line of a --positions file, added to ``lines`` unless blank or a comment."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise QarenaError(_("{file} has a line longer than any position").format(file=path))
+    try:
+        line = raw.decode("utf-8").strip()
+    except UnicodeDecodeError as e:
+        raise QarenaError(
+            _("cannot read positions from {file}: {reason}").format(file=path, reason=e)
+        ) from e
+    if line and not line.startswith("#"):
+        lines.append(line)
+        if len(lines) > MAX_SAMPLE:
+            raise QarenaError(
+                _("{file} has more than {most:,} positions").format(file=path, most=MAX_SAMPLE)
+            )
 
 
 @app.command("compete")

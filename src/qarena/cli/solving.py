@@ -122,8 +122,9 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
     stones = sum(1 for v in pos if v)
     nodes, started = searcher.nodes, time.perf_counter()
     if game.is_terminal(pos):
+        # The score agrees with the value: minus the winner's score, not 0, after a win.
         scores: dict[int, int] = {}
-        value, plies, score = game.result(pos), 0, 0
+        value, plies, score = game.result(pos), 0, solution.score(pos)
     else:
         if searcher.book is None or stones >= searcher.book.plies:
             err.print(_("Searching {spec}…").format(spec=game.spec))
@@ -151,8 +152,8 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
         out.print(json.dumps(record), soft_wrap=True)
         return
     table = _verdict_table(game, pos, value, plies)
+    table.add_row(_("score"), f"{score:+d}" if score else "0")
     if scores:
-        table.add_row(_("score"), f"{score:+d}" if score else "0")
         # A line per row of the board on tic-tac-toe (a move is a cell), so no line breaks
         # between a move and its score.
         rows: dict[int, list[str]] = {}

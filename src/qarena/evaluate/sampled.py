@@ -23,7 +23,7 @@ from qarena import threads
 from qarena.agents.base import Player
 from qarena.agents.players import player as make_player
 from qarena.budget import check_count
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, echo, echo_value
 from qarena.evaluate.matches import Record, SeatRecords, evaluation_opponents
 from qarena.evaluate.report import Evaluation
 from qarena.games.base import DRAW, WIN, Game, Move, Position
@@ -104,6 +104,30 @@ class Sample:
                 for v in self.verdicts
             ],
         }
+
+
+def given_positions(game: Game, given: object, flag: str = "positions") -> list[Position]:
+    """Positions given to judge (texts, or tuples or lists of the game's components), each
+    read and checked before any work starts: one that cannot be read, or is already over,
+    is refused in one line naming it, before a game is played or a position searched."""
+    if isinstance(given, str | bytes) or not isinstance(given, Sequence):
+        raise QarenaError(
+            _("{flag} is a list of positions, not {value}").format(
+                flag=flag, value=echo_value(given)
+            )
+        )
+    check_count(flag, len(given), MAX_SAMPLE)
+    found = []
+    for item in given:
+        position = game.position_of(item)
+        if game.is_terminal(position):
+            raise QarenaError(
+                _("{position} is finished; there is no move to judge").format(
+                    position=echo(item) if isinstance(item, str) else game.format_position(position)
+                )
+            )
+        found.append(position)
+    return found
 
 
 def judge_positions(
@@ -213,6 +237,8 @@ def evaluate_by_sample(
     on ``sample`` decision positions (or on ``positions``, when given), judged exactly."""
     check_count("--sample", sample, MAX_SAMPLE)
     game = solution.game
+    if positions is not None:
+        positions = given_positions(game, positions)
     rng = np.random.default_rng([seed, 0x5A])
     matches: dict[str, SeatRecords] = {}
     own: list[Position] = []
@@ -246,6 +272,7 @@ __all__ = [
     "Verdict",
     "along_perfect_play",
     "evaluate_by_sample",
+    "given_positions",
     "judge_positions",
     "play_games",
     "random_openings",

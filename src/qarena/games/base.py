@@ -11,6 +11,7 @@ player to move wins with best play (or, at a terminal position, has won).
 
 from __future__ import annotations
 
+import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,7 +19,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from qarena.errors import IllegalMoveError, PositionError, QarenaError, TooLargeError
+from qarena.errors import (
+    IllegalMoveError,
+    PositionError,
+    QarenaError,
+    TooLargeError,
+    echo_value,
+)
 from qarena.i18n import _, gettext_noop
 
 if TYPE_CHECKING:  # the board games, named here so that others need not ask for classes
@@ -302,10 +309,43 @@ class Game(ABC):
             not 0 <= v < r for v, r in zip(position, self.radix, strict=True)
         ):
             raise PositionError(
-                _("{position!r} is not a position of {spec}").format(
-                    position=position, spec=self.spec
+                _("{position} is not a position of {spec}").format(
+                    position=echo_value(position), spec=self.spec
                 )
             )
+
+    def position_of(self, given: object) -> Position:
+        """A position given from outside, checked: its text form (:meth:`parse_position`), or
+        its components as a tuple or list of whole numbers, which must be a position the text
+        form could name (in range, and by the game's own rules: pieces that do not float, a
+        fair count of marks). Anything else is a one-line :class:`PositionError`."""
+        if isinstance(given, str):
+            return self.parse_position(given)
+        if isinstance(given, tuple | list) and len(given) != len(self.radix):  # before reading
+            raise PositionError(
+                _("{position} is not a position of {spec}").format(
+                    position=echo_value(given), spec=self.spec
+                )
+            )
+        if not isinstance(given, tuple | list) or not all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_) for v in given
+        ):
+            raise PositionError(
+                _(
+                    "{position} is not a position of {spec}: give its text, like {example!r}, "
+                    "or its {count} components as whole numbers"
+                ).format(
+                    position=echo_value(given),
+                    spec=self.spec,
+                    example=self.format_position(self.start()),
+                    count=len(self.radix),
+                )
+            )
+        position = tuple(int(v) for v in given)
+        self._check_position(position)
+        # The text form's checks are the game's rules for a position: the same ones here.
+        self.parse_position(self.format_position(position))
+        return position
 
     def apply(self, position: Position, move: Move) -> Position:
         """The position after ``move``; the given position is left as it was."""

@@ -11,7 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
-from qarena.errors import MoveError, PositionError, SpecError
+from qarena.errors import MoveError, PositionError, SpecError, echo
 from qarena.games.base import Game, GameArrays, Move, Position
 from qarena.games.registry import Menu, positive_part, register
 from qarena.games.tictactoe import EMPTY, TicTacToe, board_fields, board_size
@@ -140,7 +140,7 @@ class ConnectFour(TicTacToe):
                         _(
                             "position {text!r} has a piece floating in column {column}: pieces "
                             "fall to the lowest empty cell"
-                        ).format(text=text, column=string.ascii_lowercase[c])
+                        ).format(text=echo(text), column=string.ascii_lowercase[c])
                     )
         return position
 
@@ -151,7 +151,7 @@ class ConnectFour(TicTacToe):
         if len(digits) > self.rows * self.cols:
             raise PositionError(
                 _("the moves {text!r} are more than the board's {cells} cells").format(
-                    text=text[:80], cells=self.rows * self.cols
+                    text=echo(text), cells=self.rows * self.cols
                 )
             )
         for i, ch in enumerate(digits):
@@ -161,18 +161,18 @@ class ConnectFour(TicTacToe):
                     _(
                         "move {number} of {text!r} is column {column}; columns are numbered "
                         "1 to {cols} from the left"
-                    ).format(number=i + 1, text=text, column=ch, cols=self.cols)
+                    ).format(number=i + 1, text=echo(text), column=ch, cols=self.cols)
                 )
             if self.is_terminal(position):
                 raise PositionError(
                     _("move {number} of {text!r} comes after the game is over").format(
-                        number=i + 1, text=text
+                        number=i + 1, text=echo(text)
                     )
                 )
             if col not in self.legal_moves(position):
                 raise PositionError(
                     _("move {number} of {text!r} is in column {column}, which is full").format(
-                        number=i + 1, text=text, column=ch
+                        number=i + 1, text=echo(text), column=ch
                     )
                 )
             position = self._apply_unchecked(position, col)
@@ -204,7 +204,7 @@ class ConnectFour(TicTacToe):
                 _(
                     "move {text!r} is not a column of the {rows}x{cols} board; expected a letter "
                     "a-{last}, 'a' on the left"
-                ).format(text=text, rows=self.rows, cols=self.cols, last=last)
+                ).format(text=echo(text), rows=self.rows, cols=self.cols, last=last)
             )
         return col
 

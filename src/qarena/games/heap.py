@@ -9,7 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from qarena.errors import MoveError, PositionError, SpecError
+from qarena.errors import MoveError, PositionError, SpecError, echo
 from qarena.games.base import LOSS, WIN, Game, GameArrays, Move, Position, Theory
 from qarena.games.base import mixed_radix_arrays as _mixed_radix_arrays
 from qarena.i18n import _, ngettext, number
@@ -235,7 +235,7 @@ class HeapGame(Game):
             raise PositionError(
                 _(
                     "position {text!r} is not pile sizes separated by spaces, like {example!r}"
-                ).format(text=text, example=example)
+                ).format(text=echo(text), example=example)
             )
         values = tuple(int(p) for p in parts)
         if len(values) != len(self.piles):
@@ -247,7 +247,7 @@ class HeapGame(Game):
                     "sizes like {example!r}",
                     len(values),
                 ).format(
-                    text=text,
+                    text=echo(text),
                     count=len(values),
                     spec=self.spec,
                     piles=len(self.piles),
@@ -258,7 +258,7 @@ class HeapGame(Game):
             if v > p:
                 raise PositionError(
                     _("position {text!r}: pile {pile} holds at most {most} in {spec}").format(
-                        text=text, pile=i + 1, most=p, spec=self.spec
+                        text=echo(text), pile=i + 1, most=p, spec=self.spec
                     )
                 )
         return values
@@ -273,7 +273,7 @@ class HeapGame(Game):
             raise MoveError(
                 _(
                     "move {text!r} is not PILE:COUNT; expected like '3:2' (take 2 from pile 3)"
-                ).format(text=text)
+                ).format(text=echo(text))
             )
         return self.move_for(int(m.group(1)) - 1, int(m.group(2)))
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from qarena.errors import MoveError, PositionError, SpecError
+from qarena.errors import MoveError, PositionError, SpecError, echo
 from qarena.games.base import LOSS, WIN, Game, Move, Position, TheoryTable
 from qarena.games.heap import HeapGame, HeapTheory, over_sentence, pile_and_take
 from qarena.games.registry import Field, Menu, positive_part, register, rule_part
@@ -99,14 +99,14 @@ class Subtraction(HeapGame):
         if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text):
             raise PositionError(
                 _("position {text!r} is not a heap size; expected like '{heap}'").format(
-                    text=text, heap=self.heap
+                    text=echo(text), heap=self.heap
                 )
             )
         value = int(text)
         if value > self.heap:
             raise PositionError(
                 _("position {text!r}: the heap holds at most {heap}").format(
-                    text=text, heap=self.heap
+                    text=echo(text), heap=self.heap
                 )
             )
         return (value,)
@@ -118,13 +118,15 @@ class Subtraction(HeapGame):
         if not re.fullmatch(r"\s*[0-9]{1,9}\s*", text):
             raise MoveError(
                 _("move {text!r} is not a count; expected a number 1..{k}, like '2'").format(
-                    text=text, k=self.k
+                    text=echo(text), k=self.k
                 )
             )
         take = int(text)
         if not 1 <= take <= self._takes[0]:
             raise MoveError(
-                _("move {text!r}: a move takes 1..{most}").format(text=text, most=self._takes[0])
+                _("move {text!r}: a move takes 1..{most}").format(
+                    text=echo(text), most=self._takes[0]
+                )
             )
         return self._make_move(0, take)
 

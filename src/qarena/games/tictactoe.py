@@ -11,7 +11,7 @@ from functools import cached_property
 import numpy as np
 
 from qarena.budget import MAX_SIDE
-from qarena.errors import MoveError, PositionError, SpecError
+from qarena.errors import MoveError, PositionError, SpecError, echo
 from qarena.games.base import DRAW, LOSS, Game, GameArrays, Move, Position, mixed_radix_arrays
 from qarena.games.registry import Field, Menu, positive_part, register
 from qarena.i18n import _, gettext_noop
@@ -290,13 +290,13 @@ class TicTacToe(Game):
         if len(rows) != self.rows or any(len(r) != self.cols for r in rows):
             raise PositionError(
                 _("position {text!r} does not fit the {rows}x{cols} board: {shape}").format(
-                    text=text, rows=self.rows, cols=self.cols, shape=shape
+                    text=echo(text), rows=self.rows, cols=self.cols, shape=shape
                 )
             )
         if any(ch not in _CHARS for r in rows for ch in r):
             raise PositionError(
                 _("position {text!r} has a cell that is not x, o or '.': {shape}").format(
-                    text=text, shape=shape
+                    text=echo(text), shape=shape
                 )
             )
         position = tuple(_CHARS.index(ch) for r in rows for ch in r)
@@ -306,18 +306,20 @@ class TicTacToe(Game):
                 _(
                     "position {text!r} has {xs} x and {os} o; x moves first, so x must have "
                     "as many marks as o or one more"
-                ).format(text=text, xs=xs, os=os_)
+                ).format(text=echo(text), xs=xs, os=os_)
             )
         winners = {position[line[0]] for line in self.lines if _complete(position, line)}
         if winners == {X, O}:
             raise PositionError(
                 _("position {text!r} has both x and o with {k} in a row").format(
-                    text=text, k=self.k
+                    text=echo(text), k=self.k
                 )
             )
         if (winners == {X} and xs != os_ + 1) or (winners == {O} and xs != os_):
             raise PositionError(
-                _("position {text!r}: play went on after {k} in a row").format(text=text, k=self.k)
+                _("position {text!r}: play went on after {k} in a row").format(
+                    text=echo(text), k=self.k
+                )
             )
         return position
 
@@ -352,7 +354,7 @@ class TicTacToe(Game):
                 _(
                     "move {text!r} is not a cell of the {rows}x{cols} board; expected a column "
                     "letter a-{last} and a row number 1-{rows}, like 'a1' (top-left)"
-                ).format(text=text, rows=self.rows, cols=self.cols, last=last)
+                ).format(text=echo(text), rows=self.rows, cols=self.cols, last=last)
             )
         return row * self.cols + col
 

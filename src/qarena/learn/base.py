@@ -275,6 +275,8 @@ class Learner(ABC):
         """The one check of training settings, for the command line, the web and --resume:
         ``base`` (default: the learner's defaults) with the settings given (None: not given).
         A setting the learner does not use is refused; values are checked by LearnConfig."""
+        from qarena.learn.settings import typed  # the declaration, which imports this module
+
         for name, value in given.items():
             if value is None:
                 continue
@@ -287,7 +289,7 @@ class Learner(ABC):
                         flag=flag, learner=cls.kind
                     )
                 )
-        chosen = {k: v for k, v in given.items() if v is not None}
+        chosen: dict[str, Any] = {k: typed(k, v) for k, v in given.items() if v is not None}
         try:
             return replace(base or cls.default_config(), **chosen)
         except TypeError as e:  # a value of the wrong type, from a file or a request

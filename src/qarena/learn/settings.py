@@ -11,10 +11,15 @@ translated where they are shown.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, fields
 from typing import Literal
 
-from qarena.i18n import gettext_noop
+import numpy as np
+
+from qarena.budget import whole
+from qarena.errors import QarenaError, echo_value
+from qarena.i18n import _, gettext_noop
 from qarena.learn.base import SCHEDULES, START_ORDERS, LearnConfig
 
 Kind = Literal["float", "int", "choice", "rewards"]
@@ -228,6 +233,7 @@ NETWORK_SETTINGS: tuple[TrainingSetting, ...] = (
 
 #: The settings by name.
 BY_NAME = {s.name: s for s in SETTINGS}
+_NETWORK_BY_NAME = {s.name: s for s in NETWORK_SETTINGS}
 #: Their names, in the declaration's order (the order every form and table shows them in).
 NAMES = tuple(BY_NAME)
 #: The settings an n-tuple network reads: its own, and these of the table learners'.
@@ -238,6 +244,44 @@ NETWORK_NAMES = ("alpha", "epsilon", "epsilon_end", "seed", *(s.name for s in NE
 assert set(NAMES) == {f.name for f in fields(LearnConfig)} - {"canonical"}
 assert set(BY_NAME["schedule"].values) == set(SCHEDULES)
 assert set(BY_NAME["start_order"].values) == set(START_ORDERS)
+
+
+def typed(name: str, value: object) -> object:
+    """A setting's value as its declaration types it, or a one-line refusal naming the
+    setting and what it takes: what Python callers and files pass is checked here once (the
+    command line's and the web's values are typed already). A whole number is not a bool;
+    a number is an int or a float, not a bool or a text; a choice is a text; rewards are
+    three numbers. Names not declared here are left as they are (``build_config`` refuses
+    them by name)."""
+    setting = BY_NAME.get(name) or _NETWORK_BY_NAME.get(name)
+    if setting is None or value is None:
+        return value
+    kind = setting.kind
+    if kind == "int":
+        return whole(name, value)
+    if kind == "float":
+        if _is_number(value):
+            return float(value)  # type: ignore[arg-type]
+        raise QarenaError(_("{name} must be a number, not {value}").format(
+            name=name, value=echo_value(value)))  # fmt: skip
+    if kind == "choice":
+        if isinstance(value, str):
+            return value
+        raise QarenaError(
+            _("{name} must be one of {names}, not {value}").format(
+                name=name, names=", ".join(setting.values), value=echo_value(value)
+            )
+        )
+    if isinstance(value, list | tuple) and len(value) == 3 and all(map(_is_number, value)):
+        return tuple(float(v) for v in value)
+    raise QarenaError(
+        _("rewards are three numbers WIN,DRAW,LOSS, not {value}").format(value=echo_value(value))
+    )
+
+
+def _is_number(value: object) -> bool:
+    """An int or a float (numpy's too), not a bool: True is not a learning rate."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
 
 
 def _shown(value: object) -> str:
@@ -316,4 +360,5 @@ __all__ = [
     "TrainingSetting",
     "defaults_text",
     "markdown_table",
+    "typed",
 ]

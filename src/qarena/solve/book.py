@@ -164,6 +164,15 @@ class BookBuild:
 
         saved = load_policy(self.partial, expect).arrays["scores"]
         known = saved != k.FULL
+        # Held to what a score of a position of this many stones can be before it is kept:
+        # the book stores int8, so a score out of range would wrap (10**15 + 7 became 7).
+        most = (self.game.rows * self.game.cols + 1 - self.plies) // 2
+        if (known & ((saved < -most) | (saved > most))).any():
+            raise QarenaError(
+                _("{file} is damaged: it holds scores no position of {plies} stones has").format(
+                    file=self.partial, plies=self.plies
+                )
+            )
         self.scores[known] = saved[known]
 
     def chunks(self, size: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -338,6 +347,11 @@ def load_book(path: str | os.PathLike[str], game: ConnectFour) -> Book:
     keys = data.arrays["keys"]
     if keys.size > 1 and not bool((keys[1:] > keys[:-1]).all()):
         raise QarenaError(_("{file} is damaged: its keys are not in order").format(file=p))
+    # No position's score is beyond a win with the first stone.
+    most = (game.rows * game.cols + 1) // 2
+    scores = data.arrays["scores"]
+    if ((scores < -most) | (scores > most)).any():
+        raise QarenaError(_("{file} is damaged: a score is out of range").format(file=p))
     return Book(game.spec, int(meta["plies"]), keys, data.arrays["scores"])
 
 

@@ -354,6 +354,16 @@ def _sign(score: int) -> int:
     return WIN if score > 0 else LOSS if score < 0 else DRAW
 
 
+def end_score(result: int, stones: int, cells: int) -> int:
+    """The score of a finished position of ``stones`` for the player to move: 0 for a draw,
+    else (the last stone won) minus the winner's score, as the move that won was scored
+    (a win with stone number ``s`` scores ``(cells + 2 - s) // 2``)."""
+    if result == DRAW:
+        return 0
+    won = (cells + 2 - stones) // 2
+    return won if result == WIN else -won
+
+
 def plies_to_end(score: int, stones: int, cells: int) -> int:
     """Plies to the end of best play from a position of ``stones`` with this score: the
     winner's last stone is the one that leaves ``cells + 1 - 2 * |score|`` or one fewer cells
@@ -421,7 +431,8 @@ class SearchSolution:
         the winner's score when it has just won)."""
         game = self.game
         if game.is_terminal(position):
-            return 0 if game.result(position) == DRAW else -1
+            stones = sum(1 for v in position if v)
+            return end_score(game.result(position), stones, game.rows * game.cols)
         return max(self.move_scores(position).values())
 
     def value_of(self, position: Position) -> int:
@@ -492,6 +503,7 @@ __all__ = [
     "Searcher",
     "bits",
     "default_entries",
+    "end_score",
     "plies_to_end",
     "search_solution",
     "searchable",

@@ -186,9 +186,23 @@ def _run_measured(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int,
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4_000_000_000, 4_000_000_000))
 
+    # The child reports its own VmHWM: ru_maxrss would keep the forked pytest process's peak
+    # from before exec.
+    peak_file = cwd / "peak.txt"
+    report = (
+        "import re, sys\n"
+        "from qarena.cli.app import run\n"
+        "try:\n"
+        "    code = run(sys.argv[2:])\n"
+        "finally:\n"
+        "    status = open('/proc/self/status', encoding='ascii').read()\n"
+        "    peak = re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1)\n"
+        "    open(sys.argv[1], 'w', encoding='ascii').write(peak)\n"
+        "sys.exit(code)\n"
+    )
     with open(cwd / "err.txt", "w+") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "qarena", *args],
+            [sys.executable, "-c", report, str(peak_file), *args],
             cwd=cwd,
             env={k: v for k, v in {**os.environ, **env}.items() if v},
             stdin=subprocess.DEVNULL,
@@ -196,10 +210,9 @@ def _run_measured(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int,
             stderr=err,
             preexec_fn=cap,  # noqa: PLW1509 - a resource limit, nothing threaded
         )
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.wait()
         err.seek(0)
-        return proc.returncode, err.read(), usage.ru_maxrss * 1024
+        return proc.returncode, err.read(), int(peak_file.read_text(encoding="ascii")) * 1024
 
 
 def test_the_command_line_refuses_a_network_over_the_budget_in_one_line(tmp_path: Path) -> None:

@@ -31,7 +31,8 @@ lint: dev
 	$(BIN)/mypy
 
 # The default suite leaves out the checks marked slow (whole-game counts through the Python
-# interface, README's examples end to end, Ctrl-C and server-stop timing, schemathesis);
+# interface, README's examples and the report end to end, Ctrl-C and server-stop timing, real
+# servers under attack, schemathesis);
 # `make test-slow` runs those, and CI runs both.
 test: lint browser
 	$(BIN)/python -m pytest -m "not slow"

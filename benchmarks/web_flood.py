@@ -27,16 +27,17 @@ import http.client
 import json
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+# The server is started and measured as the load benchmark does (run from this folder).
+from web_load import free_port, memory, qarena_command
 
 HOST = "127.0.0.1"  # loopback only
 COLUMNS = "abcdefg"
@@ -52,27 +53,6 @@ CANDIDATES = (
     "tictactoe:5x5:4",
     "tictactoe:4x6:4",
 )
-
-
-def qarena_command() -> list[str]:
-    script = Path(sys.executable).parent / "qarena"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "qarena"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def memory(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM of a process, in kB."""
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            found[name] = int(value.split()[0])
-    return found
 
 
 def call(

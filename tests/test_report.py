@@ -13,6 +13,10 @@ import pytest
 
 from qarena.cli import run
 
+# Building the report end to end takes about 45 s on 2 cores: with the slow checks, which CI
+# runs (`make test-slow`), so that `make test` stays under 8 minutes.
+pytestmark = pytest.mark.slow
+
 SECTIONS = ("writeups", "discounting", "whom", "alpha-epsilon", "tictactoe", "poles", "learners")
 #: Sections that are a table of claims, with no figure.
 TABLES_ONLY = ("writeups",)

@@ -313,6 +313,81 @@ def test_clicking_a_taken_cell_shows_an_error(page: Any) -> None:
     assert len(legal_moves(page)) == 7, "a rejected click must not change the game"
 
 
+def test_a_move_shows_at_once_and_the_ai_thinks_until_it_answers(page: Any) -> None:
+    """A slow answer (held back here, as perfect play's search can take seconds): the person's
+    piece is on the board and the panel says the AI is thinking (``#thinking``, ``aria-busy``,
+    the buttons disabled, no second move) until the answer comes; then the server's panel is
+    all that shows. The same when the answer is a 503 (the game as before the move), and when
+    no answer comes at all (the piece goes, and the page says so)."""
+    start_game(page, "tictactoe", rows="3", cols="3", k="3")
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # Playwright cannot wrap a bound builtin like held.append
+        held.append(route)
+
+    page.route("**/games/*/move", hold)
+    panel, thinking = page.locator("#game-panel"), page.locator("#thinking")
+
+    def waiting(move: str) -> None:
+        expect(page.locator(f"#position [data-move='{move}'] .mark-x.pending")).to_have_count(1)
+        expect(panel).to_have_attribute("aria-busy", "true")
+        expect(thinking).to_be_visible()
+        expect(thinking).to_have_text("The AI's turn: it is thinking…")
+        expect(thinking).to_have_class(re.compile(r"\bhtmx-request\b"))
+        expect(page.locator("#undo")).to_be_disabled()
+        expect(page.locator(".turn")).to_be_hidden()
+
+    def ended() -> None:
+        expect(panel).not_to_have_attribute("aria-busy", "true")
+        expect(page.locator("#position .pending")).to_have_count(0)
+        expect(page.locator("#undo")).to_be_enabled()
+
+    # An answer: the AI's reply replaces the wait.
+    click_move(page, "b2")
+    waiting("b2")
+    assert len(held) == 1
+    # A second click meanwhile is not sent: the board takes no clicks until the answer.
+    page.locator("#position [data-move='a1']").click(force=True)
+    page.keyboard.press("7")
+    assert len(held) == 1
+    held.pop().continue_()
+    ended()
+    expect(thinking).to_be_hidden()
+    expect(page.locator("#position [data-move='b2']")).to_have_class(re.compile(r"\bx\b"))
+    expect(page.locator("#history li")).to_have_count(2)
+    expect(page.locator(".turn")).to_be_visible()
+    free = [m for m in legal_moves(page) if m != "b2"]
+
+    # A 503 (perfect play's time limit, a full server): the game as before, with why.
+    click_move(page, free[0])
+    waiting(free[0])
+    before = page.request.get(page.url, headers={"HX-Request": "true"}).text()
+    refused = before.replace(
+        '<p class="turn">',
+        '<p id="error" class="error" role="alert">Busy: try again.</p><p class="turn">',
+        1,
+    )
+    assert refused != before
+    held.pop().fulfill(status=503, headers={"Retry-After": "5"}, body=refused)
+    ended()
+    expect(page.locator("#error")).to_have_text("Busy: try again.")
+    expect(page.locator(f"#position [data-move='{free[0]}']")).to_have_class(re.compile("empty"))
+    expect(thinking).to_be_hidden()
+
+    # No answer at all: the piece goes, and the page says so.
+    click_move(page, free[0])
+    waiting(free[0])
+    held.pop().abort()
+    ended()
+    expect(thinking).to_contain_text("The server did not answer")
+    expect(page.locator("#history li")).to_have_count(2)
+    page.unroute("**/games/*/move")
+    # And the next try plays.
+    click_move(page, free[0])
+    expect(page.locator("#history li")).to_have_count(4)
+    expect(thinking).to_be_hidden()
+
+
 def test_subtraction_game_plays(page: Any) -> None:
     start_game(page, "subtraction", heap="5", take="3", rule="normal")
     show_values(page)
@@ -534,12 +609,13 @@ def test_no_page_is_wider_than_a_phone(page: Any, live_server: str) -> None:
         assert lines and max(lines) < 1.5, f"a value cell of {path} wraps"
 
 
-@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
 def test_the_side_panels_tables_show_whole_on_a_desktop(
     page: Any, live_server: str, language: str
 ) -> None:
     """The AI's values where it moved, with the solver's verdicts (its widest table; German
-    words are longer): no column clipped behind a scroll box at 1280 px."""
+    and Russian words are longer, and so are verdicts later in the game: "loss: you win next
+    move"): no column clipped behind a scroll box at 1280 px."""
     game = call_api(live_server, "POST", "/api/games", {"game": "tictactoe", "first": "ai"})
     page.set_viewport_size(DESKTOP)
     page.context.add_cookies([{"name": "qarena_lang", "value": language, "url": live_server}])
@@ -547,16 +623,31 @@ def test_the_side_panels_tables_show_whole_on_a_desktop(
     expect(page.locator("html")).to_have_attribute("lang", language)
     page.locator("#toggle-hint").check()
     expect(page.locator("#ai-values td.verdict").first).to_be_visible()
-    sizes = page.evaluate(
-        """() => [...document.querySelectorAll('aside table')].map(t => {
+    measure = """() => [...document.querySelectorAll('aside table')].map(t => {
             const aside = t.closest('aside');
             return [t.id, t.getBoundingClientRect().right, aside.getBoundingClientRect().right,
                     aside.scrollWidth, aside.clientWidth];
         })"""
-    )
+    sizes = page.evaluate(measure)
     assert {s[0] for s in sizes} >= {"ai-values", "values"}
     for table, right, aside_right, scroll, client in sizes:
         assert right <= aside_right + 0.5 and scroll <= client, (table, sizes)
+    # Later: the AI's options include blunders the solver words at length.
+    measured = 0
+    for _ in range(2):
+        if page.locator("#result").count():
+            break
+        with page.expect_response(lambda r: r.url.endswith("/move")):
+            click_move(page, legal_moves(page)[0])
+        settled(page)
+        if page.locator("#result").count():
+            break
+        expect(page.locator("#ai-values td.verdict").first).to_be_visible()
+        sizes = page.evaluate(measure)
+        measured += 1
+        for table, right, aside_right, scroll, client in sizes:
+            assert right <= aside_right + 0.5 and scroll <= client, (table, sizes)
+    assert measured, "the game ended before a later move was measured"
 
 
 def test_the_policies_actions_are_in_reach_on_a_phone(page: Any, live_server: str) -> None:

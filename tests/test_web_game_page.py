@@ -246,3 +246,53 @@ def test_a_watched_move_is_marked(tmp_path: Path) -> None:
         page = c.post(f"{watch}/step", data={"at": "0"}, headers=HX).text
     last = [g for g in groups(drawing(page)) if "last-move" in g.get("class", "")]
     assert len(last) == 1 and "tabindex" not in last[0]
+
+
+def test_ties_of_perfect_play_at_different_distances_are_not_called_the_same(
+    client: TestClient,
+) -> None:
+    # Misère nim 3-3 against perfect play: every move loses, some sooner ("loss in 1 of your
+    # moves", "loss in 2 ..."): the same outcome, not the same value.
+    gid = new_game(client, "nim:3,3", opponent="perfect")["id"]
+    page = client.get(f"/games/{gid}").text
+    texts = {cells[1] for _, cells in table_rows(page, "values").rows[1:]}  # type: ignore[union-attr]
+    assert len(texts) > 1 and all(t.startswith("loss") for t in texts), texts
+    assert "Every move has the same outcome, in different numbers of moves" in page
+    assert "rates all" not in page
+    # Nim 3-4 after 2:1 (3-3): every reply of perfect play loses, in 1 or 2 of your moves.
+    gid = new_game(client, "nim:3,4", opponent="perfect")["id"]
+    page = client.post(f"/games/{gid}/move", data={"move": "2:1"}, headers=HX).text
+    note = re.search(r'<p id="ai-tied"[^>]*>([^<]*)</p>', page)
+    assert note is not None
+    assert "have the same outcome for it, in different numbers of moves" in note.group(1)
+    assert "shared its best value" not in page
+    # A learned agent's tie of equal values keeps its words.
+    page = client.get(f"/games/{new_game(client, 'tictactoe')['id']}").text
+    assert "The AI rates all 9 moves the same" in page
+
+
+def test_a_move_on_its_way_shows_the_ai_thinking(client: TestClient) -> None:
+    """The page's side of the wait (``static/qarena.js`` does the rest): every move (a cell, the
+    typed move) names ``#thinking`` as its indicator and disables the panel's buttons, and
+    ``#thinking`` carries what it says while the AI thinks and when no answer comes."""
+    gid = new_game(client, "tictactoe")["id"]
+    page = client.get(f"/games/{gid}").text
+    thinking = re.search(r'<p id="thinking"[^>]*>', page)
+    assert thinking is not None and 'role="status"' in thinking.group(0)
+    assert "The AI&#39;s turn: it is thinking…" in thinking.group(0)
+    assert "The server did not answer" in thinking.group(0)
+    cells = [g for g in groups(drawing(page)) if "data-move" in g]
+    assert len(cells) == 9
+    for g in cells:
+        assert g["hx-indicator"] == "#thinking" and g["hx-disabled-elt"] == "#game-panel button"
+    form = re.search(r'<form class="type-move"[^>]*>', page)
+    assert form is not None and 'hx-indicator="#thinking"' in form.group(0)
+    # The board side is as wide as the drawing; the side panel has the rest.
+    assert 'style="--board-width: 220px"' in page
+    # Over, there is nothing to wait for.
+    for move in ("a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"):
+        if client.get(f"/api/games/{gid}").json()["result"] is not None:
+            break
+        client.post(f"/games/{gid}/move", data={"move": move}, headers=HX)
+    page = client.get(f"/games/{gid}").text
+    assert 'id="result"' in page and 'id="thinking"' not in page

@@ -68,6 +68,15 @@ def position_svg(
     return _text_svg(game, position, svg_id)
 
 
+def drawing_width(game: Game) -> int:
+    """The width in pixels ``position_svg`` draws ``game``'s positions at."""
+    if game.layout == "grid":
+        return _PAD + game.grid_size()[1] * _CELL + 4
+    if game.layout in ("piles", "heap"):
+        return _LABEL_W + (max(game.radix) - 1) * _MATCH_W + 10
+    return 300
+
+
 def _text_svg(game: Game, position: Position, svg_id: str) -> str:
     """A game without a drawing of its own: its position's text form."""
     text = escape(game.format_position(position))

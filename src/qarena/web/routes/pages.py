@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from qarena import threads
 from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
-from qarena.evaluate.svg import position_svg
+from qarena.evaluate.svg import drawing_width, position_svg
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
@@ -176,8 +176,11 @@ def _panel(
     verdict = None
     if legal and (hint or (session.perfect and session.show_values)):
         verdict = solver(game).value_of(position)
+    # A move shows #thinking until answered, and no other action is sent meanwhile.
     clickable = {
         "hx-post": f"/games/{session.id}/move",
+        "hx-indicator": "#thinking",
+        "hx-disabled-elt": "#game-panel button",
     }
     rows = [
         {
@@ -191,6 +194,7 @@ def _panel(
     ]
     reply = session.last_reply
     best = sum(1 for r in rows if r["best"])
+    best_texts = {r["value"] for r in rows if r["best"]}
     return {
         **_ai_values(session, solver),
         "s": session,
@@ -205,6 +209,12 @@ def _panel(
         # "←" picks out the AI's choice; when every move ties, it would pick out nothing.
         "best_count": best,
         "mark_best": best == 1 or best < len(rows),
+        # Perfect play's values are verdicts: every move may keep the game's value ("loss")
+        # while the distances differ ("loss in 3", "loss in 12"), which is not "the same".
+        "best_apart": len(best_texts) > 1,
+        # The board side is as wide as its drawing (Connect Four's 7 columns), no wider: the
+        # rest of the row goes to the side panel's tables.
+        "board_width": drawing_width(game),
         "legend": agent.value_legend(),
         "verdict": None if verdict is None else value_name(verdict),
         "verdict_span": None if verdict is None else verdict_span(verdict),
@@ -226,7 +236,7 @@ def _ai_values(session: Session, solver: Solver) -> dict[str, Any]:
     a move in another tab the table is that of the move on the board."""
     reply = session.last_reply if session.show_values else None
     if reply is None:
-        return {"ai_rows": [], "ai_tied": None}
+        return {"ai_rows": [], "ai_tied": None, "ai_tied_apart": False}
     game, agent = session.game, session.agent
     # The solver's outcomes here are for the AI, the one to move where it chose.
     hint = session.show_hint and not session.perfect
@@ -242,7 +252,9 @@ def _ai_values(session: Session, solver: Solver) -> dict[str, Any]:
         for m in reply.values
     ]
     tied = [game.format_move(m) for m in reply.best] if reply.tied else None
-    return {"ai_rows": rows, "ai_tied": tied}
+    # Tied by value, perhaps at different distances (perfect play: "win in 4", "win in 16").
+    texts = {agent.value_text(reply.position, m, "ai") for m in reply.best}
+    return {"ai_rows": rows, "ai_tied": tied, "ai_tied_apart": len(texts) > 1}
 
 
 def _game_response(

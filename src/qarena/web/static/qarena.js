@@ -14,7 +14,13 @@
     el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
   }
 
+  function busy() {
+    var panel = document.getElementById("game-panel");
+    return panel !== null && panel.getAttribute("aria-busy") === "true";
+  }
+
   document.addEventListener("keydown", function (e) {
+    if (busy()) return; // a move is on its way: one at a time
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.repeat) return;
     var t = e.target instanceof Element ? e.target : null;
     if ((e.key === "Enter" || e.key === " ") && t && t.matches("[data-move][tabindex]")) {
@@ -55,4 +61,75 @@
     var next = document.querySelector("#position [data-move][tabindex], #game-panel #new-game-link");
     if (next) next.focus();
   });
+
+  // A move on its way: the person's piece is drawn at once (pale), the panel is aria-busy and
+  // #thinking says the AI is thinking, until the answer replaces the whole panel (the AI's
+  // reply, or the game as before with why: a refused move, a 503). The server's game stays the
+  // truth: nothing drawn here outlives the answer. With no answer to swap in (no connection, an
+  // unexpected status), the piece goes and #thinking says so.
+  var SVG = "http://www.w3.org/2000/svg";
+  var waiting = null;
+
+  function draw(el) {
+    var svg = el.closest("svg");
+    if (!svg) return [];
+    if (svg.classList.contains("heaps")) {
+      // A click on a match takes it and every match to its right.
+      var taken = [];
+      for (var m = el; m; m = m.nextElementSibling) {
+        if (m.classList.contains("match")) { m.classList.add("pending"); taken.push(m); }
+      }
+      return taken.map(function (t) { return { undo: function () { t.classList.remove("pending"); } }; });
+    }
+    // Connect Four: every cell of a column names it; the piece lands on the column's stop.
+    var cell = svg.querySelector('g.cell.empty[tabindex][data-move="' + el.getAttribute("data-move") + '"]');
+    if (!cell) return [];
+    var rect = cell.querySelector("rect");
+    var x = +rect.getAttribute("x"), y = +rect.getAttribute("y"), size = +rect.getAttribute("width");
+    // X moves first: as many X as O on the board means X to play.
+    var xs = svg.querySelectorAll("g.cell.x").length, os = svg.querySelectorAll("g.cell.o").length;
+    var piece, m = 14;
+    if (xs === os) {
+      piece = document.createElementNS(SVG, "path");
+      piece.setAttribute("class", "mark-x pending");
+      piece.setAttribute("d", "M" + (x + m) + "," + (y + m) + "L" + (x + size - m) + "," + (y + size - m) +
+        "M" + (x + size - m) + "," + (y + m) + "L" + (x + m) + "," + (y + size - m));
+    } else {
+      piece = document.createElementNS(SVG, "circle");
+      piece.setAttribute("class", "mark-o pending");
+      piece.setAttribute("cx", x + size / 2);
+      piece.setAttribute("cy", y + size / 2);
+      piece.setAttribute("r", size / 2 - m);
+    }
+    cell.appendChild(piece);
+    return [{ undo: function () { piece.remove(); } }];
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var elt = e.detail.elt;
+    var panel = document.getElementById("game-panel");
+    if (!panel || !(elt instanceof Element) || !panel.contains(elt)) return;
+    var path = (e.detail.requestConfig && e.detail.requestConfig.path) || "";
+    if (!/\/move$/.test(path)) return;
+    var thinking = document.getElementById("thinking");
+    waiting = { panel: panel, thinking: thinking, drawn: elt.matches("#position [data-move]") ? draw(elt) : [] };
+    panel.setAttribute("aria-busy", "true");
+    if (thinking) thinking.textContent = thinking.getAttribute("data-thinking");
+  });
+
+  function done(failed) {
+    if (waiting === null) return;
+    var w = waiting;
+    waiting = null;
+    w.panel.removeAttribute("aria-busy");
+    if (!w.panel.isConnected) return; // replaced by the answer: nothing of the wait is left
+    w.drawn.forEach(function (d) { d.undo(); });
+    if (w.thinking) w.thinking.textContent = failed ? w.thinking.getAttribute("data-failed") : "";
+  }
+
+  document.addEventListener("htmx:afterSwap", function () { done(false); });
+  // htmx swaps an answer in before htmx:afterRequest: a wait still open there had no answer.
+  document.addEventListener("htmx:afterRequest", function (e) { done(!e.detail.successful); });
+  document.addEventListener("htmx:sendError", function () { done(true); });
+  document.addEventListener("htmx:timeout", function () { done(true); });
 })();

@@ -237,3 +237,9 @@ def test_judge_checks_every_position_before_any_game() -> None:
     # A list of numbers is a position as its tuple is.
     listed = qarena.judge("perfect", "connect4:4x5", games=0, positions=[[0] * 20, "3"])
     assert listed.optimality.decisions == 2 and listed.optimality.share == 1.0
+
+
+def test_dir_of_qarena_is_the_api() -> None:
+    qarena.game("nim:1,2")  # submodules imported by then are not part of the namespace either
+    assert dir(qarena) == sorted({*qarena.__all__})
+    assert "Any" not in dir(qarena) and "PackageNotFoundError" not in dir(qarena)

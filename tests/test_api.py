@@ -116,7 +116,7 @@ def test_settings_are_keyword_arguments_checked_as_the_command_line_checks_them(
         qarena.train("nim:2,3", alpha=2.0)
     with pytest.raises(QarenaError, match="unknown learner"):
         qarena.train("nim:2,3", "sarsa")
-    with pytest.raises(QarenaError, match="built-in players: name the game"):
+    with pytest.raises(QarenaError, match=r"built-in players: give their game \(a spec"):
         qarena.compete("random", "perfect")
 
 

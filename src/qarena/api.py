@@ -24,7 +24,7 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.agents.opponents import move_mask
 from qarena.agents.players import PlayerLike
 from qarena.agents.players import player as _player
-from qarena.agents.strategies import is_builtin
+from qarena.agents.strategies import NETWORK, builtin_game, is_builtin
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate import display
@@ -130,6 +130,10 @@ def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner 
     """A learner saved in a policy file, or an n-tuple network saved by ``qarena train
     --learner ntuple`` (checked to be of ``spec``'s game when given)."""
     g = None if spec is None else game(spec)
+    if os.fspath(path) == NETWORK:  # the shipped network, by its name (a file so named: ./network)
+        net = _player(NETWORK, g)
+        assert isinstance(net, NTupleNetwork)
+        return net
     if is_network(path):
         return load_network(path, g)
     return load_learner(path, g)
@@ -442,7 +446,8 @@ def players(
     g = None if spec is None else game(spec)
     given = (a, b)
     found: dict[int, Player] = {}
-    builtin = [isinstance(x, str) and is_builtin(x) for x in given]
+    # A built-in that plays one game only (the shipped network) knows its game as a file does.
+    builtin = [isinstance(x, str) and is_builtin(x) and builtin_game(x) is None for x in given]
     # Files, learners and players know their game; built-ins, functions and dicts need one.
     knows = [
         isinstance(x, Learner | Player | os.PathLike) or (isinstance(x, str) and not b)
@@ -452,9 +457,9 @@ def players(
         x = given[i]
         if g is None and all(builtin):
             raise QarenaError(
-                _("{a} and {b} are built-in players: name the game with --game SPEC").format(
-                    a=_name(a, None), b=_name(b, None)
-                )
+                _(
+                    "{a} and {b} are built-in players: give their game (a spec like nim:3,5,7)"
+                ).format(a=_name(a, None), b=_name(b, None))
             )
         seat_seed = None if seed is None else seed + i
         one = _player(x, g, seat_seed)

@@ -19,7 +19,13 @@ import numpy as np
 
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
+from qarena.agents.strategies import (
+    STRATEGIES,
+    builtin_game,
+    is_builtin,
+    make_agent,
+    named_players,
+)
 from qarena.errors import QarenaError, echo_value
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _, ngettext
@@ -167,17 +173,20 @@ def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
 def _named(name: str, game: Game | None, seed: int | None) -> Player:
     """A built-in by its name, or the agent of a policy file."""
     if is_builtin(name):
+        game = game or builtin_game(name)
         if game is None:
             raise QarenaError(
-                _("{player} is a built-in player: name the game with --game SPEC").format(
+                _("{player} is a built-in player: give its game (a spec like nim:3,5,7)").format(
                     player=name
                 )
             )
         return make_agent(name, game, seed)
     if not is_policy_path(name):
+        # The game's own players when it is known: not Nim's rule players for Connect Four.
+        names = STRATEGIES if game is None else named_players(game)
         raise QarenaError(
             _("unknown player {name!r}; expected one of {names}, or a policy file").format(
-                name=name, names=", ".join(STRATEGIES)
+                name=name, names=", ".join(names)
             )
         )
     return _from_file(name, game, seed)
@@ -210,7 +219,8 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
 
     - a :class:`~qarena.agents.base.Player`: itself (its game must be ``game``);
     - a built-in's name (``random``, ``perfect``, ``bouton``, ``subtraction``, ``poles``,
-      ``poles-strict``): that player, seeded by ``seed``;
+      ``poles-strict``): that player, seeded by ``seed``; ``network``: the n-tuple network
+      shipped for classic Connect Four (its game may be left out);
     - any other text, or a path: the trained agent of that policy file (a file named like a
       built-in is given as a path, ``./random``);
     - a learner: its trained agent;

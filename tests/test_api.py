@@ -243,3 +243,26 @@ def test_dir_of_qarena_is_the_api() -> None:
     qarena.game("nim:1,2")  # submodules imported by then are not part of the namespace either
     assert dir(qarena) == sorted({*qarena.__all__})
     assert "Any" not in dir(qarena) and "PackageNotFoundError" not in dir(qarena)
+
+
+def test_a_function_player_s_defaulted_parameters_are_its_own_and_rng_is_seeded() -> None:
+    import random
+
+    seen: list[object] = []
+
+    def first(position, rng=random.Random(0)):  # type: ignore[no-untyped-def]  # noqa: B008
+        # Called with the position only: the default is not taken for the legal moves.
+        seen.append(rng)
+        return qarena.game("nim:2,3").legal_moves(position)[0]
+
+    qarena.play(first, "perfect", "nim:2,3")
+    assert seen and all(isinstance(r, random.Random) for r in seen)
+
+    def coin(position, moves, rng):  # type: ignore[no-untyped-def]
+        return rng.choice(moves)
+
+    one = qarena.compete(coin, "random", "nim:3,5,7", games=50, seed=7)
+    two = qarena.compete(coin, "random", "nim:3,5,7", games=50, seed=7)
+    other = qarena.compete(coin, "random", "nim:3,5,7", games=50, seed=8)
+    assert one.to_json() == two.to_json()
+    assert one.to_json() != other.to_json()

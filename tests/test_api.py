@@ -266,3 +266,18 @@ def test_a_function_player_s_defaulted_parameters_are_its_own_and_rng_is_seeded(
     other = qarena.compete(coin, "random", "nim:3,5,7", games=50, seed=8)
     assert one.to_json() == two.to_json()
     assert one.to_json() != other.to_json()
+
+
+def test_reprs_show_the_share_and_a_sample_s_interval() -> None:
+    from qarena.optimality.judge import Optimality
+
+    assert repr(Optimality(4, 3)) == "Optimality(0.7500: 3 of 4 decisions)"
+    exact = qarena.judge("perfect", "nim:2,3", games=10)
+    assert "interval" not in repr(exact)
+    sampled = qarena.judge("perfect", "nim:2,3", games=1, sample=20)
+    assert sampled.sample is not None
+    low, high = sampled.sample.interval
+    assert f"95% interval [{low:.4f}, {high:.4f}]" in repr(sampled)
+    # Each sampled position once: the empty board is not judged twice.
+    positions = [v.position for v in sampled.sample.verdicts]
+    assert len(positions) == len(set(positions))

@@ -281,3 +281,24 @@ def test_reprs_show_the_share_and_a_sample_s_interval() -> None:
     # Each sampled position once: the empty board is not judged twice.
     positions = [v.position for v in sampled.sample.verdicts]
     assert len(positions) == len(set(positions))
+
+
+def test_settings_take_their_command_line_names_as_keywords(tmp_path: Path) -> None:
+    from qarena.learn.settings import KEYWORDS, SETTINGS
+
+    # Derived from the declaration: every flag's name is a keyword.
+    assert KEYWORDS == {"epsilon_schedule": "schedule", "lambda": "lam"}
+    assert all(s.keyword == s.option[2:].replace("-", "_") for s in SETTINGS)
+    by_flag = qarena.train("nim:2,3", episodes=300, epsilon_schedule="exp", seed=1)
+    by_name = qarena.train("nim:2,3", episodes=300, schedule="exp", seed=1)
+    assert by_flag.config.schedule == by_name.config.schedule == "exp"
+    assert (by_flag.q == by_name.q).all()
+    with pytest.raises(QarenaError, match="one setting; give it once"):
+        qarena.train("nim:2,3", episodes=10, schedule="linear", epsilon_schedule="exp")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'epsilon_schedul'"):
+        qarena.train("nim:2,3", episodes=10, epsilon_schedul="exp")
+    runs = qarena.sweep(
+        "nim:2,3", tmp_path / "sw", episodes=100, seed=[1, 2], epsilon_schedule="exp", games=10
+    )
+    assert sorted(r.seed for r in runs.rows) == [1, 2]
+    assert {r.settings.get("schedule") for r in runs.rows} == {"exp"}

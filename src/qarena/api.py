@@ -55,7 +55,7 @@ from qarena.learn.ntuple import (
     load_network,
     save_network,
 )
-from qarena.learn.settings import NAMES
+from qarena.learn.settings import KEYWORDS, NAMES
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
 from qarena.solve import Exact, SearchSolution, Solution, by_search, oracle
@@ -149,6 +149,24 @@ def save(learner: Learner | NTupleNetwork, path: str | os.PathLike[str]) -> Path
     return Path(path)
 
 
+def _by_flag_name(
+    call: str, more: dict[str, Any], local: dict[str, Any], extra: dict[str, str] | None = None
+) -> None:
+    """Settings given by their command-line names (``epsilon_schedule=``, ``**{"lambda":
+    …}``; the declaration's :data:`~qarena.learn.settings.KEYWORDS`), put into ``local``
+    under the declared name, as if given by it. Any other keyword is the TypeError Python
+    gives; one setting given by both names with different values is refused."""
+    names = {**KEYWORDS, **(extra or {})}
+    for key, value in more.items():
+        name = names.get(key)
+        if name is None or name not in local:
+            raise TypeError(f"{call}() got an unexpected keyword argument {key!r}")
+        if local[name] is not None and value is not None and local[name] != value:
+            raise QarenaError(_("{a} and {b} are one setting; give it once").format(a=name, b=key))
+        if value is not None:
+            local[name] = value
+
+
 def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keyword
     spec: GameLike,
     games: int | None = None,
@@ -166,6 +184,7 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     epsilon_end: float | None = None,
     lam: float | None = None,
     seed: int | None = None,
+    **more: Any,
 ) -> NTupleNetwork:
     """Train an n-tuple network as ``qarena train SPEC --learner ntuple`` does and return it:
     ``games`` of self-play (default: scaled to the board) on ``workers`` threads (default:
@@ -174,6 +193,10 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     is called with a :class:`Progress` after each chunk and stops the run when it returns
     True."""
     g = game(spec)
+    if more:
+        local = locals()
+        _by_flag_name("train_network", more, local)
+        lam = local["lam"]
     if curve:
         check_judged_curve(g)  # refused before training: judging may have no bound
     given = {
@@ -247,6 +270,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     start_order: str | None = None,
     alpha_second: float | None = None,
     epsilon_second: float | None = None,
+    **more: Any,
 ) -> Learner:
     """Train a learner as ``qarena train`` does and return it.
 
@@ -262,6 +286,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     """
     g = game(spec)
     local = locals()
+    _by_flag_name("train", more, local)
     given: dict[str, Any] = {name: local[name] for name in NAMES}
     if episodes is not None:
         check_count("episodes", episodes, MAX_EPISODES)
@@ -646,6 +671,7 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     tuple_length: Values = None,
     alpha_end: Values = None,
     lam: Values = None,
+    **more: Any,
 ) -> Sweep:
     """Train a run for every combination of the values given (a value or a list of values per
     setting), as ``qarena sweep`` does, into the folder ``out`` (made if new, resumed if not:
@@ -658,6 +684,10 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         games = DEFAULT_SAMPLED_GAMES if by_search(g) else SWEEP_GAMES
     check_count("games", games, 1_000_000)
     local = locals()
+    # train's `seed` is the sweep's `seeds` axis: one value or a list, either name.
+    local["seeds"] = None if seeds == 0 else seeds
+    _by_flag_name("sweep", more, local, {"seed": "seeds"})
+    seeds = 0 if local["seeds"] is None else local["seeds"]
     values: dict[str, tuple[Any, ...]] = {}
     for name in (*NAMES, *NETWORK_AXES):
         if name == "seed":

@@ -117,3 +117,12 @@ def test_the_shipped_network_is_named_network_everywhere_a_player_goes(
     with pytest.raises(QarenaError, match="unknown player 'netwrk'") as e:
         qarena.player("netwrk", "connect4")
     assert "poles" not in str(e.value) and "network" in str(e.value)
+
+
+def test_an_unknown_opponent_lists_the_game_s_own_players() -> None:
+    import qarena
+    from qarena.errors import QarenaError
+
+    with pytest.raises(QarenaError, match="unknown opponent 'nobody'") as e:
+        qarena.train("tictactoe", episodes=10, opponent="nobody")
+    assert "self, random, perfect" in str(e.value) and "bouton" not in str(e.value)

@@ -302,3 +302,12 @@ def test_settings_take_their_command_line_names_as_keywords(tmp_path: Path) -> N
     )
     assert sorted(r.seed for r in runs.rows) == [1, 2]
     assert {r.settings.get("schedule") for r in runs.rows} == {"exp"}
+
+
+def test_python_errors_name_keywords_not_flags() -> None:
+    with pytest.raises(QarenaError, match=r"^sample must be at most") as e:
+        qarena.judge("random", "connect4:4x5", sample=10**9)
+    assert "--" not in str(e.value)
+    with pytest.raises(QarenaError, match="give its game") as e:
+        qarena.player("random")
+    assert "--game" not in str(e.value)

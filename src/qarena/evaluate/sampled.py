@@ -243,7 +243,7 @@ def evaluate_by_sample(
 ) -> Evaluation:
     """The player's games against random and perfect play in each seat, and its optimality
     on ``sample`` decision positions (or on ``positions``, when given), judged exactly."""
-    check_count("--sample", sample, MAX_SAMPLE)
+    check_count("sample", sample, MAX_SAMPLE)  # the keyword: eval checks --sample itself
     game = solution.game
     if positions is not None:
         positions = given_positions(game, positions)

@@ -116,7 +116,7 @@ def test_settings_are_keyword_arguments_checked_as_the_command_line_checks_them(
         qarena.train("nim:2,3", alpha=2.0)
     with pytest.raises(QarenaError, match="unknown learner"):
         qarena.train("nim:2,3", "sarsa")
-    with pytest.raises(QarenaError, match="built-in players: name the game"):
+    with pytest.raises(QarenaError, match=r"built-in players: give their game \(a spec"):
         qarena.compete("random", "perfect")
 
 
@@ -237,3 +237,77 @@ def test_judge_checks_every_position_before_any_game() -> None:
     # A list of numbers is a position as its tuple is.
     listed = qarena.judge("perfect", "connect4:4x5", games=0, positions=[[0] * 20, "3"])
     assert listed.optimality.decisions == 2 and listed.optimality.share == 1.0
+
+
+def test_dir_of_qarena_is_the_api() -> None:
+    qarena.game("nim:1,2")  # submodules imported by then are not part of the namespace either
+    assert dir(qarena) == sorted({*qarena.__all__})
+    assert "Any" not in dir(qarena) and "PackageNotFoundError" not in dir(qarena)
+
+
+def test_a_function_player_s_defaulted_parameters_are_its_own_and_rng_is_seeded() -> None:
+    import random
+
+    seen: list[object] = []
+
+    def first(position, rng=random.Random(0)):  # type: ignore[no-untyped-def]  # noqa: B008
+        # Called with the position only: the default is not taken for the legal moves.
+        seen.append(rng)
+        return qarena.game("nim:2,3").legal_moves(position)[0]
+
+    qarena.play(first, "perfect", "nim:2,3")
+    assert seen and all(isinstance(r, random.Random) for r in seen)
+
+    def coin(position, moves, rng):  # type: ignore[no-untyped-def]
+        return rng.choice(moves)
+
+    one = qarena.compete(coin, "random", "nim:3,5,7", games=50, seed=7)
+    two = qarena.compete(coin, "random", "nim:3,5,7", games=50, seed=7)
+    other = qarena.compete(coin, "random", "nim:3,5,7", games=50, seed=8)
+    assert one.to_json() == two.to_json()
+    assert one.to_json() != other.to_json()
+
+
+def test_reprs_show_the_share_and_a_sample_s_interval() -> None:
+    from qarena.optimality.judge import Optimality
+
+    assert repr(Optimality(4, 3)) == "Optimality(0.7500: 3 of 4 decisions)"
+    exact = qarena.judge("perfect", "nim:2,3", games=10)
+    assert "interval" not in repr(exact)
+    sampled = qarena.judge("perfect", "nim:2,3", games=1, sample=20)
+    assert sampled.sample is not None
+    low, high = sampled.sample.interval
+    assert f"95% interval [{low:.4f}, {high:.4f}]" in repr(sampled)
+    # Each sampled position once: the empty board is not judged twice.
+    positions = [v.position for v in sampled.sample.verdicts]
+    assert len(positions) == len(set(positions))
+
+
+def test_settings_take_their_command_line_names_as_keywords(tmp_path: Path) -> None:
+    from qarena.learn.settings import KEYWORDS, SETTINGS
+
+    # Derived from the declaration: every flag's name is a keyword.
+    assert KEYWORDS == {"epsilon_schedule": "schedule", "lambda": "lam"}
+    assert all(s.keyword == s.option[2:].replace("-", "_") for s in SETTINGS)
+    by_flag = qarena.train("nim:2,3", episodes=300, epsilon_schedule="exp", seed=1)
+    by_name = qarena.train("nim:2,3", episodes=300, schedule="exp", seed=1)
+    assert by_flag.config.schedule == by_name.config.schedule == "exp"
+    assert (by_flag.q == by_name.q).all()
+    with pytest.raises(QarenaError, match="one setting; give it once"):
+        qarena.train("nim:2,3", episodes=10, schedule="linear", epsilon_schedule="exp")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'epsilon_schedul'"):
+        qarena.train("nim:2,3", episodes=10, epsilon_schedul="exp")
+    runs = qarena.sweep(
+        "nim:2,3", tmp_path / "sw", episodes=100, seed=[1, 2], epsilon_schedule="exp", games=10
+    )
+    assert sorted(r.seed for r in runs.rows) == [1, 2]
+    assert {r.settings.get("schedule") for r in runs.rows} == {"exp"}
+
+
+def test_python_errors_name_keywords_not_flags() -> None:
+    with pytest.raises(QarenaError, match=r"^sample must be at most") as e:
+        qarena.judge("random", "connect4:4x5", sample=10**9)
+    assert "--" not in str(e.value)
+    with pytest.raises(QarenaError, match="give its game") as e:
+        qarena.player("random")
+    assert "--game" not in str(e.value)

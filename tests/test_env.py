@@ -521,3 +521,21 @@ def test_gym_env_against_an_n_tuple_network_passes_check_env(
         warnings.simplefilter("always")
         check_env(env.unwrapped)
     assert [str(w.message) for w in caught] == []
+
+
+def test_position_of_reads_the_mover_s_view_back() -> None:
+    from qarena.env.encoding import seen_by
+
+    for spec in ("tictactoe", "nim:3,5,7"):
+        game = parse_spec(spec)
+        position = game.start()
+        rng = np.random.default_rng(3)
+        while not game.is_terminal(position):
+            seat = game.to_move(position) or 0
+            for viewer in (0, 1):
+                obs = seen_by(game, position, seat, viewer)
+                assert position_of(obs, game, view="mover") == position
+            moves = game.legal_moves(position)
+            position = game.apply(position, moves[int(rng.integers(len(moves)))])
+    with pytest.raises(QarenaError, match="read with its game"):
+        position_of(np.array([1, 0, 0, 0, 0, 0, 0, 0, 0, 1]), view="mover")

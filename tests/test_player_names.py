@@ -91,3 +91,38 @@ def test_one_lookup_takes_every_kind_of_player(decoy: Path) -> None:
     first = player(lambda position: game.legal_moves(position)[0], game)
     assert first.act(game.start()) == game.legal_moves(game.start())[0]
     assert first.values(game.start()) is None
+
+
+def test_the_shipped_network_is_named_network_everywhere_a_player_goes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import qarena
+    from qarena.errors import QarenaError
+    from qarena.learn.ntuple import NTupleNetwork
+
+    monkeypatch.chdir(tmp_path)  # no file called "network" here: the name is the name
+    net = qarena.player("network", "connect4")
+    assert isinstance(net, NTupleNetwork) and net.name == "network"
+    assert net.game.spec == "connect4:6x7:4"
+    assert qarena.player("network").game.spec == "connect4:6x7:4"  # its board, unnamed
+    loaded = qarena.load("network")
+    assert isinstance(loaded, NTupleNetwork) and loaded.games == net.games > 0
+    record = _json(capsys, ["watch", "network", "random", "--games", "1", "--json"])
+    assert record["game"] == "connect4:6x7:4"
+    # A board it was not trained for: one line naming the board it plays and that game's
+    # own players, not Nim's rule players.
+    with pytest.raises(QarenaError, match="network plays connect4:6x7:4 only") as e:
+        qarena.player("network", "connect4:4x4")
+    assert "bouton" not in str(e.value) and "random, perfect" in str(e.value)
+    with pytest.raises(QarenaError, match="unknown player 'netwrk'") as e:
+        qarena.player("netwrk", "connect4")
+    assert "poles" not in str(e.value) and "network" in str(e.value)
+
+
+def test_an_unknown_opponent_lists_the_game_s_own_players() -> None:
+    import qarena
+    from qarena.errors import QarenaError
+
+    with pytest.raises(QarenaError, match="unknown opponent 'nobody'") as e:
+        qarena.train("tictactoe", episodes=10, opponent="nobody")
+    assert "self, random, perfect" in str(e.value) and "bouton" not in str(e.value)

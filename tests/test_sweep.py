@@ -589,3 +589,26 @@ def test_the_python_sweep_trains_networks_as_the_command_does(
     with pytest.raises(QarenaError, match="--until-perfect does not apply to an n-tuple"):
         qarena.sweep("tictactoe", tmp_path / "x", "ntuple", until_perfect=True)
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("as_module", [False, True])
+def test_a_script_sweeping_at_its_top_level_ends(tmp_path: Path, as_module: bool) -> None:
+    # No `if __name__ == "__main__":` guard, as users write scripts: the pool's spawned
+    # workers must not run the script (and so the sweep) again.
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import qarena\n"
+        "s = qarena.sweep('nim:1,2', 'sw', alpha=[0.1, 1.0], episodes=50, workers=2, games=10)\n"
+        "print(len(s.rows), 'runs')\n",
+        encoding="utf-8",
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, str(tmp_path)])}
+    argv = [sys.executable, "-m", "s"] if as_module else [sys.executable, str(script)]
+    proc = subprocess.run(
+        argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "2 runs"
+    assert "in use" not in proc.stderr and "Traceback" not in proc.stderr
+    assert len(list((tmp_path / "sw" / "runs").glob("*.npz"))) == 2

@@ -9,10 +9,12 @@ They are imported when first used, so ``import qarena`` stays quick.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+from importlib.metadata import version as _version
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from qarena.api import (
         Board,
         Competition,
@@ -33,8 +35,8 @@ if TYPE_CHECKING:
     )
 
 try:
-    __version__ = version("qarena")
-except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = _version("qarena")
+except _PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0"
 
 _API = (
@@ -57,7 +59,7 @@ _API = (
 )
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     if name in _API:
         from qarena import api
 
@@ -66,7 +68,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+    # The public namespace is the API: not typing helpers, nor every submodule imported so far
+    # (those stay importable as ``qarena.<name>``).
+    return sorted({*_API, "__version__"})
 
 
 __all__ = [

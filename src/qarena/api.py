@@ -24,7 +24,7 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.agents.opponents import move_mask
 from qarena.agents.players import PlayerLike
 from qarena.agents.players import player as _player
-from qarena.agents.strategies import is_builtin
+from qarena.agents.strategies import NETWORK, builtin_game, is_builtin
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate import display
@@ -55,7 +55,7 @@ from qarena.learn.ntuple import (
     load_network,
     save_network,
 )
-from qarena.learn.settings import NAMES
+from qarena.learn.settings import KEYWORDS, NAMES
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
 from qarena.solve import Exact, SearchSolution, Solution, by_search, oracle
@@ -130,6 +130,10 @@ def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner 
     """A learner saved in a policy file, or an n-tuple network saved by ``qarena train
     --learner ntuple`` (checked to be of ``spec``'s game when given)."""
     g = None if spec is None else game(spec)
+    if os.fspath(path) == NETWORK:  # the shipped network, by its name (a file so named: ./network)
+        net = _player(NETWORK, g)
+        assert isinstance(net, NTupleNetwork)
+        return net
     if is_network(path):
         return load_network(path, g)
     return load_learner(path, g)
@@ -143,6 +147,24 @@ def save(learner: Learner | NTupleNetwork, path: str | os.PathLike[str]) -> Path
     else:
         save_learner(path, learner)
     return Path(path)
+
+
+def _by_flag_name(
+    call: str, more: dict[str, Any], local: dict[str, Any], extra: dict[str, str] | None = None
+) -> None:
+    """Settings given by their command-line names (``epsilon_schedule=``, ``**{"lambda":
+    …}``; the declaration's :data:`~qarena.learn.settings.KEYWORDS`), put into ``local``
+    under the declared name, as if given by it. Any other keyword is the TypeError Python
+    gives; one setting given by both names with different values is refused."""
+    names = {**KEYWORDS, **(extra or {})}
+    for key, value in more.items():
+        name = names.get(key)
+        if name is None or name not in local:
+            raise TypeError(f"{call}() got an unexpected keyword argument {key!r}")
+        if local[name] is not None and value is not None and local[name] != value:
+            raise QarenaError(_("{a} and {b} are one setting; give it once").format(a=name, b=key))
+        if value is not None:
+            local[name] = value
 
 
 def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keyword
@@ -162,6 +184,7 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     epsilon_end: float | None = None,
     lam: float | None = None,
     seed: int | None = None,
+    **more: Any,
 ) -> NTupleNetwork:
     """Train an n-tuple network as ``qarena train SPEC --learner ntuple`` does and return it:
     ``games`` of self-play (default: scaled to the board) on ``workers`` threads (default:
@@ -170,6 +193,10 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     is called with a :class:`Progress` after each chunk and stops the run when it returns
     True."""
     g = game(spec)
+    if more:
+        local = locals()
+        _by_flag_name("train_network", more, local)
+        lam = local["lam"]
     if curve:
         check_judged_curve(g)  # refused before training: judging may have no bound
     given = {
@@ -243,6 +270,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     start_order: str | None = None,
     alpha_second: float | None = None,
     epsilon_second: float | None = None,
+    **more: Any,
 ) -> Learner:
     """Train a learner as ``qarena train`` does and return it.
 
@@ -258,6 +286,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     """
     g = game(spec)
     local = locals()
+    _by_flag_name("train", more, local)
     given: dict[str, Any] = {name: local[name] for name in NAMES}
     if episodes is not None:
         check_count("episodes", episodes, MAX_EPISODES)
@@ -442,7 +471,8 @@ def players(
     g = None if spec is None else game(spec)
     given = (a, b)
     found: dict[int, Player] = {}
-    builtin = [isinstance(x, str) and is_builtin(x) for x in given]
+    # A built-in that plays one game only (the shipped network) knows its game as a file does.
+    builtin = [isinstance(x, str) and is_builtin(x) and builtin_game(x) is None for x in given]
     # Files, learners and players know their game; built-ins, functions and dicts need one.
     knows = [
         isinstance(x, Learner | Player | os.PathLike) or (isinstance(x, str) and not b)
@@ -452,9 +482,9 @@ def players(
         x = given[i]
         if g is None and all(builtin):
             raise QarenaError(
-                _("{a} and {b} are built-in players: name the game with --game SPEC").format(
-                    a=_name(a, None), b=_name(b, None)
-                )
+                _(
+                    "{a} and {b} are built-in players: give their game (a spec like nim:3,5,7)"
+                ).format(a=_name(a, None), b=_name(b, None))
             )
         seat_seed = None if seed is None else seed + i
         one = _player(x, g, seat_seed)
@@ -641,6 +671,7 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     tuple_length: Values = None,
     alpha_end: Values = None,
     lam: Values = None,
+    **more: Any,
 ) -> Sweep:
     """Train a run for every combination of the values given (a value or a list of values per
     setting), as ``qarena sweep`` does, into the folder ``out`` (made if new, resumed if not:
@@ -653,6 +684,10 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         games = DEFAULT_SAMPLED_GAMES if by_search(g) else SWEEP_GAMES
     check_count("games", games, 1_000_000)
     local = locals()
+    # train's `seed` is the sweep's `seeds` axis: one value or a list, either name.
+    local["seeds"] = None if seeds == 0 else seeds
+    _by_flag_name("sweep", more, local, {"seed": "seeds"})
+    seeds = 0 if local["seeds"] is None else local["seeds"]
     values: dict[str, tuple[Any, ...]] = {}
     for name in (*NAMES, *NETWORK_AXES):
         if name == "seed":

@@ -8,7 +8,13 @@ import numpy as np
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import PlayerLike, is_policy_path, player
-from qarena.agents.strategies import STRATEGIES, PerfectAgent, RandomAgent, is_builtin
+from qarena.agents.strategies import (
+    STRATEGIES,
+    PerfectAgent,
+    RandomAgent,
+    is_builtin,
+    players_of,
+)
 from qarena.errors import QarenaError
 from qarena.i18n import _
 from qarena.learn.base import Opponent
@@ -54,7 +60,7 @@ def opponent(tables: GameTables, who: PlayerLike) -> Opponent:
     if isinstance(who, str) and not is_builtin(who) and not is_policy_path(who):
         raise QarenaError(
             _("unknown opponent {name!r}; expected one of {names}, or a policy file").format(
-                name=who, names=", ".join(OPPONENTS)
+                name=who, names=", ".join(("self", *players_of(tables.game)))
             )
         )
     found = player(who, tables.game)

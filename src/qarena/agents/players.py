@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import numbers
 import os
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -19,7 +20,13 @@ import numpy as np
 
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import STRATEGIES, is_builtin, make_agent
+from qarena.agents.strategies import (
+    STRATEGIES,
+    builtin_game,
+    is_builtin,
+    make_agent,
+    named_players,
+)
 from qarena.errors import QarenaError, echo_value
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _, ngettext
@@ -69,31 +76,43 @@ def _read_move(game: Game, position: Position, move: object, who: str) -> Move:
 
 @dataclass
 class FunctionPlayer:
-    """A plain function of the position (and, if it takes two arguments, the legal moves) that
-    returns a move, as the game's move or its text. Its moves are checked."""
+    """A plain function of the position (and, if it has a second parameter without a default,
+    the legal moves) that returns a move, as the game's move or its text. Its moves are
+    checked. A function with a parameter named ``rng`` is given a :class:`random.Random`
+    seeded from the call's ``seed`` (fresh each time without one), so that a player that
+    draws at random plays the same games for the same seed."""
 
     function: Callable[..., object]
     game: Game
     name: str = ""
+    seed: int | None = None
     _arity: int = field(init=False, repr=False)
+    _rng: random.Random | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         if not self.name:
             self.name = getattr(self.function, "__name__", "function")
         try:
-            params = inspect.signature(self.function).parameters.values()
-            positional = [
-                p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            ]
-            self._arity = 2 if len(positional) >= 2 else 1
+            params = list(inspect.signature(self.function).parameters.values())
         except (TypeError, ValueError):  # a builtin without a signature
-            self._arity = 1
+            params = []
+        # Only a parameter the caller must fill takes the moves: `rng=random.Random(0)` or
+        # `verbose=False` after the position are the function's own, not the legal moves.
+        required = [
+            p
+            for p in params
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+        self._arity = 2 if len(required) >= 2 else 1
+        if any(p.name == "rng" and p.kind != p.POSITIONAL_ONLY for p in params):
+            self._rng = random.Random(self.seed)
 
     def act(self, position: Position) -> Move:
+        extra = {} if self._rng is None else {"rng": self._rng}
         if self._arity == 2:
-            move = self.function(position, self.game.legal_moves(position))
+            move = self.function(position, self.game.legal_moves(position), **extra)
         else:
-            move = self.function(position)
+            move = self.function(position, **extra)
         return _read_move(self.game, position, move, self.name)
 
     def values(self, position: Position) -> None:
@@ -167,30 +186,33 @@ def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
 def _named(name: str, game: Game | None, seed: int | None) -> Player:
     """A built-in by its name, or the agent of a policy file."""
     if is_builtin(name):
+        game = game or builtin_game(name)
         if game is None:
             raise QarenaError(
-                _("{player} is a built-in player: name the game with --game SPEC").format(
+                _("{player} is a built-in player: give its game (a spec like nim:3,5,7)").format(
                     player=name
                 )
             )
         return make_agent(name, game, seed)
     if not is_policy_path(name):
+        # The game's own players when it is known: not Nim's rule players for Connect Four.
+        names = STRATEGIES if game is None else named_players(game)
         raise QarenaError(
             _("unknown player {name!r}; expected one of {names}, or a policy file").format(
-                name=name, names=", ".join(STRATEGIES)
+                name=name, names=", ".join(names)
             )
         )
     return _from_file(name, game, seed)
 
 
-def _made(x: object, game: Game | None) -> Player:
+def _made(x: object, game: Game | None, seed: int | None = None) -> Player:
     """A player made of plain Python: a script of moves, a table of them, or a function."""
     if isinstance(x, list | tuple):
         return ScriptPlayer(x, _needs(game, _("a script of moves needs its game")))
     if isinstance(x, Mapping):
         return TablePlayer(x, _needs(game, _("a table of moves needs its game")))
     if callable(x):
-        return FunctionPlayer(x, _needs(game, _("a function player needs its game")))
+        return FunctionPlayer(x, _needs(game, _("a function player needs its game")), seed=seed)
     raise QarenaError(
         _(
             "{value!r} is not a player; expected a built-in's name, a policy file, a "
@@ -210,12 +232,14 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
 
     - a :class:`~qarena.agents.base.Player`: itself (its game must be ``game``);
     - a built-in's name (``random``, ``perfect``, ``bouton``, ``subtraction``, ``poles``,
-      ``poles-strict``): that player, seeded by ``seed``;
+      ``poles-strict``): that player, seeded by ``seed``; ``network``: the n-tuple network
+      shipped for classic Connect Four (its game may be left out);
     - any other text, or a path: the trained agent of that policy file (a file named like a
       built-in is given as a path, ``./random``);
     - a learner: its trained agent;
     - a dict of positions to moves, or a function of the position (or of the position and
-      the legal moves) returning a move;
+      the legal moves) returning a move; a function with a parameter ``rng`` is passed a
+      ``random.Random(seed)`` to draw from;
     - a list of moves (as text or the game's moves), played in turn: a scripted side.
 
     ``game`` may be left out when ``x`` knows its game (a file, a learner, a player)."""
@@ -226,7 +250,7 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
     elif isinstance(x, Player):
         found = x
     else:
-        found = _made(x, game)
+        found = _made(x, game, seed)
     if game is not None and found.game.spec != game.spec:
         raise QarenaError(
             _("{player} plays {spec}, not {game}").format(

@@ -186,7 +186,14 @@ class PolesAgent(RuleAgent):
         _check_rule(self.game, self.name, "poles")
 
 
+def _shipped_specs() -> list[str]:
+    from qarena.learn.ntuple import SHIPPED
+
+    return list(SHIPPED)
+
+
 __all__ = [
+    "NETWORK",
     "POLE_POSITIONS",
     "STRATEGIES",
     "BoutonAgent",
@@ -195,25 +202,51 @@ __all__ = [
     "RandomAgent",
     "RuleAgent",
     "SubtractionRuleAgent",
+    "builtin_game",
     "is_builtin",
     "is_pole_position",
     "make_agent",
+    "named_players",
 ]
 
 STRATEGIES = ("random", "perfect", "bouton", "subtraction", "poles", "poles-strict")
 
 
+#: The n-tuple network shipped with qarena (``qarena/data``), as a player's name: the one the
+#: web offers. Only its own board has one (:data:`qarena.learn.ntuple.SHIPPED`).
+NETWORK = "network"
+
+
 def is_builtin(name: str) -> bool:
     """Does ``name`` name a built-in player rather than a policy file? Exactly when it is a
-    built-in's name (``random``, ``perfect``, a rule player), whatever files lie about: every
-    command and the Python API read a name the same way wherever they run. A policy file that
-    has a built-in's name is given as a path: ``./random``."""
-    return name in STRATEGIES
+    built-in's name (``random``, ``perfect``, a rule player, ``network``), whatever files lie
+    about: every command and the Python API read a name the same way wherever they run. A
+    policy file that has a built-in's name is given as a path: ``./random``."""
+    return name in STRATEGIES or name == NETWORK
+
+
+def builtin_game(name: str) -> Game | None:
+    """The game a built-in plays when it plays only one (``network``: the board it was
+    shipped for), so that it needs no game named; else None."""
+    if name != NETWORK:
+        return None
+    from qarena.games import parse_spec
+    from qarena.learn.ntuple import SHIPPED
+
+    return parse_spec(next(iter(SHIPPED)))
 
 
 def players_of(game: Game) -> tuple[str, ...]:
     """The built-in players of ``game``: random and perfect play, and its rule players."""
     return ("random", "perfect", *game.rule_players)
+
+
+def named_players(game: Game) -> tuple[str, ...]:
+    """Every name that is a player of ``game``: its built-ins, and ``network`` where one is
+    shipped for it."""
+    from qarena.learn.ntuple import SHIPPED
+
+    return (*players_of(game), *((NETWORK,) if game.spec in SHIPPED else ()))
 
 
 def make_agent(name: str, game: Game, seed: int | None = None) -> Player:
@@ -224,6 +257,21 @@ def make_agent(name: str, game: Game, seed: int | None = None) -> Player:
         from qarena.agents.players import player
 
         return player(name, game, seed)
+    if name == NETWORK:
+        from qarena.learn.ntuple import shipped_network
+
+        net = shipped_network(game)
+        if net is None:
+            raise QarenaError(
+                _("{name} plays {spec} only; the players of {game} are {names}").format(
+                    name=NETWORK,
+                    spec=", ".join(_shipped_specs()),
+                    game=game.spec,
+                    names=", ".join(named_players(game)),
+                )
+            )
+        net.name = NETWORK
+        return net
     if name == "random":
         return RandomAgent(game, seed)
     if name == "perfect":

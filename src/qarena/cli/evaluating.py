@@ -16,7 +16,7 @@ from rich.text import Text
 from qarena import api
 from qarena.agents.opponents import opponent
 from qarena.agents.players import player as make_player
-from qarena.agents.strategies import is_builtin
+from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed, format_bytes
 from qarena.cli.common import (
     EpisodesOpt,
@@ -255,6 +255,9 @@ def _check_along_perfect(games: bool, lengths: bool, sample: bool, positions: bo
 def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learner, Game, Text]:
     """What ``eval`` judges (a built-in's name, a network or a learner), its game, and the
     heading its report goes under."""
+    shipped = builtin_game(policy)
+    if shipped is not None and spec is None:  # the shipped network plays its own board
+        spec = shipped.spec
     if is_builtin(policy):
         if spec is None:
             raise QarenaError(
@@ -430,6 +433,12 @@ def compete_command(
     if games is not None:
         _check_games(games)
     _check_seed(seed)
+    if spec is None and all(is_builtin(x) and builtin_game(x) is None for x in (first, second)):
+        raise QarenaError(
+            _("{a} and {b} are built-in players: name the game with --game SPEC").format(
+                a=first, b=second
+            )
+        )
     result = api.compete(first, second, spec, games=games, seed=seed)
     games = result.a_first.games
     game = api.game(result.game)
@@ -562,7 +571,7 @@ def matrix_command(
 def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json: bool) -> None:
     """qarena eval --along-perfect N: the player's moves along N games of perfect play, and
     its record in N games moving first against perfect play, every move judged exactly."""
-    if is_builtin(policy) and spec is None:
+    if is_builtin(policy) and spec is None and builtin_game(policy) is None:
         raise QarenaError(
             _("{player} is a built-in player: name the game with --game SPEC").format(player=policy)
         )

@@ -80,9 +80,29 @@ def seen_by(game: Game, position: Position, seat: int, viewer: int) -> np.ndarra
     return out
 
 
-def position_of(obs: np.ndarray) -> Position:
-    """The qarena position an observation shows (all entries but the last)."""
-    return tuple(int(v) for v in np.asarray(obs).reshape(-1)[:-1])
+def position_of(obs: np.ndarray, game: Game | None = None, view: str = "absolute") -> Position:
+    """The qarena position an observation shows: all entries but the last in the absolute
+    view; in the mover's view (``game`` needed) a board's marks are turned back from the
+    viewer's side (its own marks 1) to x 1 and o 2."""
+    flat = np.asarray(obs).reshape(-1)
+    raw = tuple(int(v) for v in flat[:-1])
+    if check_view(view) == "absolute":
+        return raw
+    if game is None:
+        raise PositionError(
+            _("an observation in the mover's view is read with its game: {call}").format(
+                call="position_of(obs, game, view='mover')"
+            )
+        )
+    if game.to_move(raw) is None:  # piles look the same from either side
+        return raw
+    ones, twos = raw.count(1), raw.count(2)
+    # x moves when the marks are level. The viewer is o (its marks shown as 1) when it is to
+    # move with fewer marks than the other, or waits while the marks are level.
+    viewer_second = twos > ones if int(flat[-1]) == FIRST_MARK else ones == twos
+    if not viewer_second:
+        return raw
+    return tuple(2 if v == 1 else 1 if v == 2 else v for v in raw)
 
 
 def action_mask(game: Game, position: Position) -> np.ndarray:

@@ -35,9 +35,14 @@ class Evaluation:
         against = ", ".join(
             f"{name} {r.total.shares()['win']:.3f}" for name, r in self.matches.items()
         )
+        # A sample's share is an estimate: its 95% interval belongs beside it, as eval shows it.
+        interval = ""
+        if self.sample is not None:
+            low, high = self.sample.interval
+            interval = f", 95% interval [{low:.4f}, {high:.4f}]"
         return (
-            f"Evaluation({self.game}: optimality {o.share:.4f} ({o.optimal} of {o.decisions}); "
-            f"wins against {against})"
+            f"Evaluation({self.game}: optimality {o.share:.4f} ({o.optimal} of {o.decisions}"
+            f"{interval}); wins against {against})"
         )
 
     def _repr_html_(self) -> str:
@@ -49,6 +54,9 @@ class Evaluation:
             "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} decision "
             "positions"
         ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
+        if self.sample is not None:
+            low, high = self.sample.interval
+            line += f" [{number(low, '.4f')}, {number(high, '.4f')}]"
         head = f"<p>{html.escape(self.game)}: {html.escape(line)}</p>"
         cells = "".join(
             f"<tr><td>{html.escape(name)}</td>"

@@ -181,18 +181,26 @@ def play_games(game: Game, first: Player, second: Player, games: int) -> Record:
     return _record([_play(game, first, second)[0] for _game in range(games)])
 
 
-def random_openings(game: Game, count: int, rng: np.random.Generator) -> list[Position]:
-    """Positions after random moves by both sides, 0 to half the cells deep, still going."""
+def random_openings(
+    game: Game, count: int, rng: np.random.Generator, avoid: set[Position] | None = None
+) -> list[Position]:
+    """Distinct positions after random moves by both sides, 0 to half the cells deep, still
+    going, none of them in ``avoid``: ``count`` of them, or fewer on a board with fewer such
+    positions than that (tries are bounded)."""
     cells = len(game.start())
     found: list[Position] = []
-    while len(found) < count:
+    seen = set(avoid or ())
+    tries = 0
+    while len(found) < count and tries < 20 * count + 100:
+        tries += 1
         position = game.start()
         for _ply in range(int(rng.integers(cells // 2 + 1))):
             if game.is_terminal(position):
                 break
             moves = game.legal_moves(position)
             position = game.apply(position, moves[int(rng.integers(len(moves)))])
-        if not game.is_terminal(position):
+        if not game.is_terminal(position) and position not in seen:
+            seen.add(position)
             found.append(position)
     return found
 
@@ -235,7 +243,7 @@ def evaluate_by_sample(
 ) -> Evaluation:
     """The player's games against random and perfect play in each seat, and its optimality
     on ``sample`` decision positions (or on ``positions``, when given), judged exactly."""
-    check_count("--sample", sample, MAX_SAMPLE)
+    check_count("sample", sample, MAX_SAMPLE)  # the keyword: eval checks --sample itself
     game = solution.game
     if positions is not None:
         positions = given_positions(game, positions)
@@ -255,9 +263,13 @@ def evaluate_by_sample(
             seats.append(_record(results))
         matches[name] = SeatRecords(seats[0], seats[1])
     if positions is None:
-        from_games = min(len(own), sample // 2)
-        picked = [own[int(i)] for i in rng.choice(len(own), size=from_games, replace=False)]
-        picked += random_openings(game, sample - from_games, rng)
+        # Each position once: every game moving first starts from the empty board, and a
+        # random opening may be one the games passed through; a repeat is not a new sample.
+        distinct = list(dict.fromkeys(own))
+        from_games = min(len(distinct), sample // 2)
+        chosen = rng.choice(len(distinct), size=from_games, replace=False)
+        picked = [distinct[int(i)] for i in chosen]
+        picked += random_openings(game, sample - from_games, rng, avoid=set(picked))
         judged = judge_positions(who, solution, picked, decisions_only=True)
         judged = Sample(judged.verdicts, "sampled")
     else:

@@ -8,8 +8,10 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,16 +60,42 @@ def run_local(tasks: Sequence[Task], workers: int, on_done: OnDone) -> None:
         return
     # Fresh interpreters, not forks: numba's thread pools do not survive a fork.
     context = multiprocessing.get_context("spawn")
-    pool = context.Pool(min(workers, len(tasks)), initializer=_quiet_worker)
+    with _main_not_rerun():
+        pool = context.Pool(min(workers, len(tasks)), initializer=_quiet_worker)
+        try:
+            for output in pool.imap_unordered(run_task, tasks, chunksize=1):
+                on_done(output)
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
+
+
+@contextmanager
+def _main_not_rerun() -> Iterator[None]:
+    """While the pool lives, its spawned workers do not re-run the user's script.
+
+    A spawned worker runs the parent's ``__main__`` again (by its file, or by its module name
+    under ``python -m``) unless the script guards with ``if __name__ == "__main__":``; a
+    script calling ``qarena.sweep`` at its top level would start the sweep again in every
+    worker, forever. The workers need nothing from it (a task is qarena's code and plain
+    data), so they start as from a notebook, whose ``__main__`` has no file."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved: dict[str, Any] = {
+        k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__
+    }
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
     try:
-        for output in pool.imap_unordered(run_task, tasks, chunksize=1):
-            on_done(output)
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
+        yield
     finally:
-        pool.join()
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
 
 
 def run_ray(

@@ -49,6 +49,12 @@ class TrainingSetting:
         return self.flag or "--" + self.name.replace("_", "-")
 
     @property
+    def keyword(self) -> str:
+        """The command line's name as a keyword: ``epsilon_schedule`` for
+        ``--epsilon-schedule``, ``lambda`` for ``--lambda``."""
+        return self.option[2:].replace("-", "_")
+
+    @property
     def values(self) -> tuple[str, ...]:
         return tuple(v for v, _ in self.choices)
 
@@ -236,6 +242,10 @@ BY_NAME = {s.name: s for s in SETTINGS}
 _NETWORK_BY_NAME = {s.name: s for s in NETWORK_SETTINGS}
 #: Their names, in the declaration's order (the order every form and table shows them in).
 NAMES = tuple(BY_NAME)
+#: The command line's names as keywords, where they differ from the declared name:
+#: ``epsilon_schedule`` is ``schedule``; ``lambda`` (a Python word, so only through
+#: ``**{"lambda": 0.5}``) is ``lam``. The Python API takes either.
+KEYWORDS = {s.keyword: s.name for s in (*SETTINGS, *NETWORK_SETTINGS) if s.keyword != s.name}
 #: The settings an n-tuple network reads: its own, and these of the table learners'.
 NETWORK_NAMES = ("alpha", "epsilon", "epsilon_end", "seed", *(s.name for s in NETWORK_SETTINGS))
 
@@ -352,6 +362,7 @@ def markdown_table() -> str:
 
 __all__ = [
     "BY_NAME",
+    "KEYWORDS",
     "NAMES",
     "NETWORK_NAMES",
     "NETWORK_SETTINGS",

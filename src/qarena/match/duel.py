@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import player
-from qarena.agents.strategies import is_builtin
+from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.errors import QarenaError
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending
@@ -49,9 +49,9 @@ def load_players(
     game = parse_spec(spec) if spec is not None else None
     found: dict[int, Player] = {}
     for i, name in enumerate(names):
-        if not is_builtin(name):
+        if not is_builtin(name) or (game is None and builtin_game(name) is not None):
             found[i] = player(name, game, seed + i)
-            found[i].name = name  # as given: the path the person typed
+            found[i].name = name  # as given: the path (or name) the person typed
             game = found[i].game
     if game is None:
         raise QarenaError(

@@ -24,6 +24,10 @@ class Optimality:
     def share(self) -> float:
         return self.optimal / self.decisions if self.decisions else 1.0
 
+    def __repr__(self) -> str:
+        # The share first: it is what a notebook reader looks for.
+        return f"Optimality({self.share:.4f}: {self.optimal} of {self.decisions} decisions)"
+
 
 #: (row, move) entries judged at once, so judging holds a few megabytes however large the
 #: tables.

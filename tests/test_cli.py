@@ -233,7 +233,7 @@ def test_names_are_printed_as_they_are(
         return out + err
 
     assert f"│ {policy} " in shown("train", "nim:1,2", "-o", policy, "--curve")
-    assert f"from {policy} (" in shown("play", policy, "--seed", "1", stdin="q\n")
+    assert f"from {policy}: " in shown("play", policy, "--seed", "1", stdin="q\n")
     for command in ("compete", "watch"):
         text = shown(command, policy, "random", "--games", "1")
         assert f"A: {policy} (q," in text

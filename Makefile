@@ -7,12 +7,16 @@ BIN := $(VENV)/bin
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# The package alone: what `make run` needs before it can serve the first page.
+$(VENV)/.package: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.package
 	# Compile the kernels now (numba keeps them on disk): the first game then starts at once
-	# instead of waiting about 12 s for them.
+	# instead of waiting for them. It says each step (n of 9) as it goes.
 	$(BIN)/qarena warm-up
 	touch $@
 
@@ -22,7 +26,11 @@ $(VENV)/.dev-installed: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,ray,env,docs]'
 	touch $@
 
-run: install
+# The first page does not wait for the kernels: on a fresh install they compile in the
+# background (saying each step) while the server already answers; a game started before they
+# are done compiles what it needs itself.
+run: $(VENV)/.package
+	@test -f $(VENV)/.installed || ($(BIN)/qarena warm-up && touch $(VENV)/.installed) &
 	$(BIN)/qarena serve
 
 lint: dev

@@ -15,6 +15,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -96,6 +97,13 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrom
 TIMEOUT_MS = 5_000
 
 _PAGES = pytest.StashKey[list[tuple[str, Any]]]()
+
+
+def default_sigint() -> None:
+    """For ``preexec_fn``: a child that the tests send Ctrl-C gets SIGINT's default disposition.
+    A suite started from a shell that ignores SIGINT (a background job, ``trap "" INT``) would
+    otherwise pass the ignored signal on, and the Ctrl-C tests would test the shell."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def in_ci() -> bool:

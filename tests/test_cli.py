@@ -233,7 +233,7 @@ def test_names_are_printed_as_they_are(
         return out + err
 
     assert f"│ {policy} " in shown("train", "nim:1,2", "-o", policy, "--curve")
-    assert f"from {policy} (" in shown("play", policy, "--seed", "1", stdin="q\n")
+    assert f"from {policy}: " in shown("play", policy, "--seed", "1", stdin="q\n")
     for command in ("compete", "watch"):
         text = shown(command, policy, "random", "--games", "1")
         assert f"A: {policy} (q," in text
@@ -334,3 +334,7 @@ def test_warm_up_compiles_what_a_first_game_uses(capsys: pytest.CaptureFixture[s
     assert run(["warm-up"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "kernels are compiled" in captured.err
+    # Each step says what it compiles, as n of total: make install's first minute is not silent.
+    steps = [line for line in captured.err.splitlines() if line.startswith("Compiling")]
+    assert len(steps) == 9 and steps[0].startswith("Compiling qarena's kernels, 1 of 9: training")
+    assert steps[-1].startswith("Compiling qarena's kernels, 9 of 9: ")

@@ -212,7 +212,7 @@ def test_watch_speaks_german(capsys: pytest.CaptureFixture[str]) -> None:
         (["eval", "x", "--games", "0"], "Fehler: --games muss mindestens 1 sein, nicht 0"),
         (["solve", "nim", "--bogus"], "Fehler: Unbekannte Option: --bogus (siehe 'qarena solve"),
         (["solve"], "Fehler: Argument 'SPEC' fehlt. (siehe 'qarena solve --help')"),
-        (["train", "nim"], "Fehler: Option '--out' / '-o' fehlt."),
+        (["train", "nim", "--out"], "Fehler: Option '--out' braucht einen Wert."),
         (["solve", "nim", "extra"], "Fehler: Unerwartete zusätzliche Argumente (extra)"),
         (["solve", "nim", "-p"], "Fehler: Option '-p' braucht einen Wert."),
         (

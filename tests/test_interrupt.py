@@ -18,6 +18,7 @@ import pytest
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
 from qarena.learn.ntuple import load_network
+from tests.conftest import default_sigint
 
 pytestmark = pytest.mark.slow
 
@@ -45,6 +46,7 @@ def _interrupt(argv: list[str], cwd: Path, wait: float) -> tuple[float, str]:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=default_sigint,  # noqa: PLW1509 - only resets a signal, takes no lock
     )
     try:
         # Long enough to be past start-up (imports, compiled kernels, solving) and into the
@@ -133,6 +135,7 @@ def test_ctrl_c_during_the_search_is_stopped_not_a_traceback(command: str, tmp_p
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            preexec_fn=default_sigint,  # noqa: PLW1509 - only resets a signal, takes no lock
         )
         try:
             assert proc.stderr is not None

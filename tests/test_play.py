@@ -18,6 +18,7 @@ from qarena.cli.render import draw
 from qarena.games import LOSS, Nim, Subtraction, TicTacToe, parse_spec, value_name
 from qarena.match import spot as match
 from qarena.solve import solve
+from tests.conftest import default_sigint
 
 QARENA = Path(sys.executable).parent / "qarena"
 MOVE = "Your move: "
@@ -37,6 +38,7 @@ def _spawn(*args: str) -> tuple[pexpect.spawn, io.StringIO]:
         timeout=30,
         dimensions=(50, 120),
         env=env,
+        preexec_fn=default_sigint,
     )
     log = io.StringIO()
     child.logfile_read = log
@@ -272,7 +274,7 @@ def test_play_from_a_policy_file(tmp_path: Path, capsys: pytest.CaptureFixture[s
     # The first player loses nim 1-2-3 against perfect play, and the agent plays perfectly.
     assert solve(parse_spec("nim:1,2,3")).start_value == LOSS
     child, log = _spawn(str(policy), "--seed", "6")
-    child.expect(r"Loaded a Q-learning agent for nim:1,2,3 from .*p\.npz", FIRST_TIMEOUT)
+    child.expect(r"Loaded an agent for nim:1,2,3 from .*p\.npz: Q-learning", FIRST_TIMEOUT)
     child.expect(r"it plays perfectly")
     tries = ["3:1", "2:1", "1:1"]
     turns = 0

@@ -2,8 +2,9 @@
 what the page shows.
 
 The ```console blocks are run in order in one folder, as a reader would type them (later
-examples use files earlier ones wrote). Interactive ones (``play``, ``serve``) and blocks that
-elide output with "…" only need their commands to run; times, rates and the machine's free
+examples use files earlier ones wrote). A ``play`` transcript is replayed with what it shows typed
+after each prompt as input; ``serve`` is left out; blocks that elide output with "…" only need
+their commands to run; times, rates and the machine's free
 memory are masked before comparing, since they differ from run to run.
 """
 
@@ -35,7 +36,7 @@ MASKS = [
     (re.compile(r'"(train_seconds|steps_per_second)": [\d.e+-]+'), r'"\1": <n>'),
 ]
 #: Lines of a shown output that come from stderr.
-STDERR_STARTS = ("error:", "Searching", "Solving", "wrote")
+STDERR_STARTS = ("error:", "Searching", "Solving", "wrote", "Training")
 
 
 def _blocks(page: Path) -> list[list[tuple[str, list[str]]]]:
@@ -50,6 +51,27 @@ def _blocks(page: Path) -> list[list[tuple[str, list[str]]]]:
                 commands[-1][1].append(line)
         blocks.append(commands)
     return blocks
+
+
+#: The prompts of ``qarena play``; what follows one on a transcript's line is what was typed.
+PROMPTS = re.compile(r"(Your move: |Play again\? \[y/n\] )")
+
+
+def _typed(shown: list[str]) -> list[str]:
+    """What a play transcript's reader typed: the text after each prompt, in order."""
+    return [m.group(2) for line in shown if (m := re.match(PROMPTS.pattern + "(.*)$", line))]
+
+
+def _echoed(got: str, typed: list[str]) -> str:
+    """A play's output with piped input as a terminal shows it: each answer after its prompt,
+    then the line break the reader typed (a pipe echoes neither)."""
+    pieces = PROMPTS.split(got)
+    answers = iter(typed)
+    for i in range(2, len(pieces), 2):
+        answer = next(answers, None)
+        if answer is not None:
+            pieces[i] = answer + "\n" + pieces[i]
+    return "".join(pieces)
 
 
 def _mask(text: str) -> str:
@@ -69,9 +91,10 @@ def test_examples_print_what_the_page_shows(page: Path, tmp_path: Path) -> None:
     for block in _blocks(page):
         elided = any(line == "…" for _, shown in block for line in shown)
         for command, shown in block:
-            interactive = command.startswith(("qarena play", "qarena serve"))
-            if interactive:
+            if command.startswith("qarena serve"):
                 continue
+            # A play transcript is replayed: what the reader typed goes in on stdin.
+            typed = _typed(shown) if command.startswith("qarena play") else None
             argv = re.sub(r"^qarena ", qarena + " ", command)
             result = subprocess.run(
                 argv,
@@ -81,7 +104,7 @@ def test_examples_print_what_the_page_shows(page: Path, tmp_path: Path) -> None:
                 env=env,
                 capture_output=True,
                 text=True,
-                stdin=subprocess.DEVNULL,
+                input="".join(f"{line}\n" for line in typed) if typed is not None else None,
                 timeout=300,
             )
             want = [line for line in shown if line != ""]
@@ -92,6 +115,8 @@ def test_examples_print_what_the_page_shows(page: Path, tmp_path: Path) -> None:
                 continue
             from_stderr = any(line.startswith(STDERR_STARTS) for line in want)
             got = (result.stderr if from_stderr else "") + result.stdout
+            if typed is not None:
+                got = _echoed(got, typed)
             assert _mask(got) == _mask("\n".join(shown)), command
             checked += 1
     assert checked >= PAGES[page]

@@ -22,7 +22,7 @@ from qarena.experiments.folder import COLUMNS
 from qarena.experiments.grid import Grid, Setting
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
-from tests.conftest import in_ci
+from tests.conftest import default_sigint, in_ci
 
 QARENA = [sys.executable, "-m", "qarena"]
 
@@ -259,7 +259,12 @@ def test_ctrl_c_keeps_finished_runs_and_the_same_command_resumes(tmp_path: Path)
     argv += ["--episodes", "10000000", "--workers", "2", "--games", "50"]
     # Its own process group, as a terminal's Ctrl-C reaches the command and its workers.
     proc = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=default_sigint,  # noqa: PLW1509 - only resets a signal, takes no lock
     )
     try:
         deadline = time.monotonic() + 120

@@ -16,7 +16,7 @@ import pytest
 from qarena.cli.app import run
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
-from tests.conftest import at
+from tests.conftest import at, default_sigint
 
 QARENA = [sys.executable, "-m", "qarena"]
 
@@ -160,6 +160,7 @@ def test_ctrl_c_saves_what_was_learned(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,  # noqa: PLW1509 - only resets a signal, takes no lock
     )
     time.sleep(4)
     proc.send_signal(signal.SIGINT)

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import default_sigint
+
 pytestmark = pytest.mark.slow
 
 
@@ -46,6 +48,7 @@ def serve(data: Path) -> tuple[subprocess.Popen[str], str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,  # noqa: PLW1509 - only resets a signal, takes no lock
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

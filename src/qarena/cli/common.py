@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
+from typer.core import TyperGroup
 
 from qarena import __version__
 from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
@@ -22,8 +23,39 @@ from qarena.learn.base import Learner
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.solve import check_fits
 
+#: The commands in the order a person uses them (help lists them so): know the game, teach an
+#: agent, judge it and play it, look inside, compare many, then the web app. Registration order
+#: is the modules' import order, which is alphabetical.
+WORKFLOW = (
+    "solve",
+    "explain",
+    "book",
+    "train",
+    "eval",
+    "play",
+    "watch",
+    "table",
+    "compete",
+    "matrix",
+    "sweep",
+    "plot",
+    "report",
+    "serve",
+)
+
+
+class _WorkflowGroup(TyperGroup):
+    """The root group, listing its commands in ``WORKFLOW`` order (any other after them)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        rank = {name: i for i, name in enumerate(WORKFLOW)}
+        return sorted(names, key=lambda name: rank.get(name, len(WORKFLOW)))
+
+
 app = typer.Typer(
     name="qarena",
+    cls=_WorkflowGroup,
     help="Teach machines, and people, to play small combinatorial games.",
     no_args_is_help=True,
     add_completion=True,
@@ -78,7 +110,7 @@ def _root(
         str | None,
         typer.Option(
             "--lang",
-            help="The language to speak: en or de (default: QARENA_LANG, else en); may come "
+            help="The language to speak: en, de or ru (default: QARENA_LANG, else en); may come "
             "anywhere on the command line.",
             show_default=False,
         ),
@@ -143,7 +175,10 @@ def title(learner: Learner | type[Learner]) -> str:
 PositionOpt = Annotated[
     str | None,
     typer.Option(
-        "--position", "-p", help="Position in text form, e.g. '3 5 7', '12' or 'x.o/.x./..o'."
+        "--position",
+        "-p",
+        help="Position in text form, e.g. '3 5 7', '12' or 'x.o/.x./..o'; on Connect Four also "
+        "the moves that lead there, as letters (ddc) or column numbers (443).",
     ),
 ]
 

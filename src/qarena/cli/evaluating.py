@@ -175,7 +175,7 @@ def eval_command(  # noqa: PLR0913 - the command's options
         typer.Option(
             "--positions",
             help="Judge the moves on the positions in this file, one a line (the text form, "
-            "or Connect Four's columns from 1, like 4453).",
+            "or Connect Four's moves, like ddec or 4453).",
         ),
     ] = None,
     along_perfect: Annotated[

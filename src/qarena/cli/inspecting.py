@@ -203,6 +203,9 @@ def _print_moves(
     table.add_column(label, justify="right")
     table.add_column(_("solver"))
     table.add_column("")
+    alike = len(moves) > 1 and set(moves) <= best
+    if alike:  # a mark on every row says nothing; one line below says it
+        best = set()
     for m in moves:
         table.add_row(
             game.format_move(m),
@@ -220,6 +223,8 @@ def _print_moves(
     elif drawn:
         out.print(draw(game, pos))
     out.print(table)
+    if alike:
+        out.print(_("Every move has the same value: the agent would play any of them."))
 
 
 def _top_entries(learner: Learner, n: int) -> None:

@@ -12,7 +12,9 @@ from typing import Annotated
 import numpy as np
 import typer
 from rich import box
+from rich.console import Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from qarena.agents.base import Rival
 from qarena.agents.greedy import GreedyAgent
@@ -109,19 +111,20 @@ def _loaded(path: Path) -> Learner:
     share = learner.optimality().share
     n = learner.episodes
     if share == 1.0:
+        # No article before the learner's name: "a afterstate TD(0)" read wrong in English.
         text = ngettext(
-            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays "
-            "perfectly).",
-            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays "
-            "perfectly).",
+            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
+            "perfectly.",
+            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
+            "perfectly.",
             n,
         )
     else:
         text = ngettext(
-            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays the "
-            "best move in {share:.1%} of positions).",
-            "Loaded a {learner} agent for {spec} from {file} ({count:,} episodes; it plays the "
-            "best move in {share:.1%} of positions).",
+            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays the "
+            "best move in {share:.1%} of positions.",
+            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays the "
+            "best move in {share:.1%} of positions.",
             n,
         )
     err.print(
@@ -222,7 +225,7 @@ class _Session:
             return {}
         return self.solution.move_outcomes(position)
 
-    def _options_table(self, position: Position) -> Table:
+    def _options_table(self, position: Position) -> RenderableType:
         game, agent = self.game, self.agent
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column(_("your move"), style="bold")
@@ -233,15 +236,23 @@ class _Session:
             table.add_column(_("solver"))
         if self.show_q:
             table.add_column("")
-        for m in game.legal_moves(position):
+        moves = game.legal_moves(position)
+        marked = {m for m in moves if self.show_q and agent.would_play(position, m)}
+        alike = len(moves) > 1 and len(marked) == len(moves)
+        if alike:  # a mark on every row says nothing; one line below says it
+            marked = set()
+        for m in moves:
             row = [game.format_move(m)]
             if self.show_q:
                 row.append(agent.value_text(position, m))
             if verdicts:
                 row.append(verdicts[m].words())
             if self.show_q:
-                row.append(_("← the AI would play this") if agent.would_play(position, m) else "")
+                row.append(_("← the AI would play this") if m in marked else "")
             table.add_row(*row)
+        if alike:
+            note = _("Every move has the same value: the AI would play any of them.")
+            return Group(table, Text(note))
         return table
 
     def _reply_table(self, reply: Reply) -> Table:

@@ -72,8 +72,9 @@ def draw_heap(game: Game, position: Position) -> Text:
 
 def draw_board(game: Game, position: Position, cell_notes: dict[Move, str] | None = None) -> Text:
     """A grid with columns a, b, c… across the top and rows 1, 2, 3… down the side (row 1 at
-    the top, as in the move ``b2``); empty cells show their note from ``cell_notes``."""
-    notes = cell_notes or {}
+    the top, as in the move ``b2``); empty cells show their note from ``cell_notes``, a move's
+    note in the cell the move fills (on Connect Four, where the piece lands, not row 1)."""
+    notes = {_landing(game, position, m): note for m, note in (cell_notes or {}).items()}
     rows, cols = game.grid_size()
     width = max([3, *(len(note) + 2 for note in notes.values())])
     label = len(str(rows))
@@ -95,3 +96,12 @@ def draw_board(game: Game, position: Position, cell_notes: dict[Move, str] | Non
             text.append("│")
     text.append(f"\n{pad} └" + "┴".join("─" * width for _col in range(cols)) + "┘")
     return text
+
+
+def _landing(game: Game, position: Position, move: Move) -> int:
+    """The cell ``move`` fills: the move itself on a board, the lowest empty cell of its column
+    with gravity."""
+    if game.as_connect_four() is None:
+        return move
+    after = game.apply(position, move)
+    return next(i for i, (a, b) in enumerate(zip(position, after, strict=True)) if a != b)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -107,8 +108,15 @@ def _share(o: Optimality) -> str:
 def train_command(  # noqa: PLR0913 - the command's options
     spec: SpecArg,
     out_file: Annotated[
-        Path, typer.Option("--out", "-o", help="Policy file to write (.npz).", show_default=False)
-    ],
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Policy file to write (.npz; default: a new file named after the game and "
+            "learner in the current folder, like nim-1-2-3-q.npz).",
+            show_default=False,
+        ),
+    ] = None,
     learner_kind: Annotated[
         str,
         typer.Option(
@@ -165,7 +173,67 @@ def train_command(  # noqa: PLR0913 - the command's options
 ) -> int:
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
+    chosen = out_file is None
+    if out_file is None:
+        out_file = default_out(game, learner_kind)
     run = _Run(out_file, episodes, resume, curve, every, as_json)
+    code = _train(
+        game,
+        run,
+        learner_kind,
+        opponent_name,
+        seat,
+        no_canonical,
+        until_perfect,
+        check_every,
+        workers,
+        settings,
+    )
+    if chosen and out_file.exists():
+        err.print(_("No --out given: saved to {file}.").format(file=out_file), soft_wrap=True)
+    return code
+
+
+#: The most default names tried (nim-1-2-3-q.npz, then -2 … ) before refusing.
+DEFAULT_NAMES = 1000
+
+
+def default_out(game: Game, learner_kind: str) -> Path:
+    """A new file in the current folder named after the game and learner, never an existing
+    one: a run without --out must not replace an earlier run's file."""
+    stem = re.sub(r"[^A-Za-z0-9]+", "-", f"{game.spec} {learner_kind}").strip("-")
+    for n in range(1, DEFAULT_NAMES + 1):
+        path = Path(f"{stem}.npz" if n == 1 else f"{stem}-{n}.npz")
+        if not path.exists():
+            return path
+    raise QarenaError(
+        _("{file} and {count:,} more like it exist already; name the file with --out").format(
+            file=f"{stem}.npz", count=DEFAULT_NAMES - 1
+        )
+    )
+
+
+def _train(  # noqa: PLR0913 - the command's options
+    game: Game,
+    run: _Run,
+    learner_kind: str,
+    opponent_name: str,
+    seat: str,
+    no_canonical: bool,
+    until_perfect: bool,
+    check_every: int | None,
+    workers: int | None,
+    settings: dict[str, Any],
+) -> int:
+    """The train command once its file is known."""
+    out_file, episodes, resume, curve, every, as_json = (
+        run.out_file,
+        run.episodes,
+        run.resume,
+        run.curve,
+        run.every,
+        run.as_json,
+    )
     if learner_kind == KIND:
         refuse_table_options(
             (

@@ -45,18 +45,39 @@ def warm_up_command() -> int:
     from qarena.cli.app import run
 
     t0 = time.perf_counter()
+    # One line a step, so the wait (about a minute with an empty cache) is not silent.
+    total = len(WARM_SPECS) * 2 + 1
+    step = 0
+
+    def say(what: str) -> None:
+        nonlocal step
+        step += 1
+        err.print(
+            _("Compiling qarena's kernels, {step} of {total}: {what}").format(
+                step=step, total=total, what=what
+            ),
+            soft_wrap=True,
+        )
+
     with tempfile.TemporaryDirectory(prefix="qarena-warm-") as folder:
         for spec in WARM_SPECS:
             policy = str(Path(folder) / "p.npz")
             # What a first game does: search, train with a curve (matches), judge, then eval.
-            for argv in (
-                ["train", spec, "--out", policy, "--until-perfect", "--curve", "--json"],
-                ["eval", policy, "--games", "10", "--json"],
+            for argv, what in (
+                (
+                    ["train", spec, "--out", policy, "--until-perfect", "--curve", "--json"],
+                    _("training on {spec}"),
+                ),
+                (["eval", policy, "--games", "10", "--json"], _("evaluating on {spec}")),
             ):
-                with contextlib.redirect_stdout(io.StringIO()):
+                say(what.format(spec=spec))
+                said = io.StringIO()  # the step's own words, shown only if it fails
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(said):
                     code = run(argv)
                 if code:
+                    err.print(said.getvalue(), end="")
                     return code
+        say(_("search solvers and n-tuple networks"))
         _warm_search()
     err.print(
         _("qarena's kernels are compiled ({seconds} s)").format(

@@ -128,10 +128,15 @@ class ConnectFour(TicTacToe):
     def parse_position(self, text: str) -> Position:
         """The board's text form (rows from the top, joined by '/'), or the moves that lead
         to the position as column numbers from 1 on the left, as Pons' and Tromp's tools
-        write them (``4453``); ``0`` alone is the empty board."""
+        write them (``4453``), or as the column letters one plays with (``ddec``); ``0`` alone
+        is the empty board."""
         digits = text.strip()
         if digits.isascii() and digits.isdigit() and self.cols <= 9:
             return self._replay(text, digits)
+        # Letters alone are moves: a board's text has a '/' between its rows (a one-row board
+        # has none, and its "xo" stays a board).
+        if digits.isascii() and digits.isalpha() and self.rows > 1:
+            return self._replay(text, digits.lower())
         position = super().parse_position(text)
         for c in range(self.cols):
             for r in range(self.rows - 1):
@@ -155,14 +160,29 @@ class ConnectFour(TicTacToe):
                 )
             )
         for i, ch in enumerate(digits):
-            col = int(ch) - 1
-            if not 0 <= col < self.cols:
-                raise PositionError(
-                    _(
-                        "move {number} of {text!r} is column {column}; columns are numbered "
-                        "1 to {cols} from the left"
-                    ).format(number=i + 1, text=echo(text), column=ch, cols=self.cols)
-                )
+            if ch.isdigit():
+                col = int(ch) - 1
+                if not 0 <= col < self.cols:
+                    raise PositionError(
+                        _(
+                            "move {number} of {text!r} is column {column}; columns are numbered "
+                            "1 to {cols} from the left"
+                        ).format(number=i + 1, text=echo(text), column=ch, cols=self.cols)
+                    )
+            else:
+                col = string.ascii_lowercase.index(ch)
+                if col >= self.cols:
+                    raise PositionError(
+                        _(
+                            "move {number} of {text!r} is column {column}; columns are a to "
+                            "{last} from the left"
+                        ).format(
+                            number=i + 1,
+                            text=echo(text),
+                            column=ch,
+                            last=string.ascii_lowercase[self.cols - 1],
+                        )
+                    )
             if self.is_terminal(position):
                 raise PositionError(
                     _("move {number} of {text!r} comes after the game is over").format(

@@ -149,7 +149,7 @@ def test_table_compete_and_explain_speak_russian(
         ["eval", "x", "--games", "0"],
         ["solve", "nim", "--bogus"],
         ["solve"],
-        ["train", "nim"],
+        ["train", "nim", "--out"],  # --out without its value (without --out, train names a file)
         ["solve", "nim", "extra"],
         ["solve", "nim", "-p"],
         ["eval", "x", "--games", "abc"],

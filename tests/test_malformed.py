@@ -226,7 +226,7 @@ CASES: list[Case] = [
     ),
     # --- train -------------------------------------------------------------------------------
     _c("train-no-spec", "train"),
-    _c("train-no-out", "train", "nim", "--episodes", "50"),
+    _c("train-out-without-value", "train", "nim", "--episodes", "50", "--out"),
     _c("train-spec-unknown", "train", "chess", "-o", "out.npz"),
     _c("train-spec-devanagari", "train", "nim:३,५", "-o", "out.npz"),
     _c("train-spec-160-piles", "train", PILES_160, "-o", "out.npz", sub=True),

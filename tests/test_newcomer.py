@@ -172,8 +172,12 @@ def test_loaded_agent_line_has_no_wrong_article(
     assert re.match(r"Loaded an agent for nim:1,2 from .*a\.npz: afterstate TD\(0\), 50 ", err)
 
 
-def test_the_web_footer_does_not_say_tabular_only(web_app: object) -> None:
-    with TestClient(web_app) as client:  # type: ignore[arg-type]
+def test_the_web_footer_does_not_say_tabular_only(tmp_path: Path) -> None:
+    from qarena.web.app import create_app
+
+    # An app of its own: leaving a TestClient runs the app's shutdown, which would stop the
+    # session's shared app (the browser tests' server) from searching.
+    with TestClient(create_app(tmp_path)) as client:
         page = client.get("/").text
     assert "tabular reinforcement learning" not in page
     assert "agents that learn small games, judged by exact solutions" in page

@@ -107,7 +107,7 @@ def test_eval_judges_the_positions_of_a_file(
     [
         ("", "holds no positions"),
         ("9\n", "columns are numbered 1 to 5"),
-        ("x\n", "does not fit the 4x5 board"),
+        ("x\n", "columns are a to e from the left"),  # read as a column letter
         ("33333\n", "column 3, which is full"),
         ("3\n1212121\n", "1212121 is finished; there is no move to judge"),
         ("3\n" + "1" * 5_000 + "\n", "has a line longer than any position"),

@@ -338,3 +338,24 @@ def test_warm_up_compiles_what_a_first_game_uses(capsys: pytest.CaptureFixture[s
     steps = [line for line in captured.err.splitlines() if line.startswith("Compiling")]
     assert len(steps) == 9 and steps[0].startswith("Compiling qarena's kernels, 1 of 9: training")
     assert steps[-1].startswith("Compiling qarena's kernels, 9 of 9: ")
+
+
+def test_a_ctrl_c_python_cannot_raise_in_a_callback_is_raised_again_in_the_main_thread() -> None:
+    """A Ctrl-C that lands in numba's compiler-cache callback came out as "Exception ignored
+    in … KeyboardInterrupt" and a traceback; the command line's hook raises it again in the
+    main thread (where the command stops as at any Ctrl-C) and passes anything else on."""
+    import time
+    from types import SimpleNamespace
+
+    from qarena.cli.app import _interrupt_again
+
+    passed_on: list[object] = []
+    hook = _interrupt_again(passed_on.append)
+    other = SimpleNamespace(exc_value=ValueError("x"))
+    hook(other)
+    assert passed_on == [other]
+    with pytest.raises(KeyboardInterrupt):
+        hook(SimpleNamespace(exc_value=KeyboardInterrupt()))
+        for _ in range(200):  # the interrupt arrives at the main thread's next check
+            time.sleep(0.01)
+    assert passed_on == [other]

@@ -5,12 +5,14 @@ Each command lives in its own module, which registers it on the shared typer app
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import errno
 import gettext
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -328,8 +330,27 @@ def _library_language(code: str) -> Iterator[None]:
             os.environ["LANGUAGE"] = old
 
 
+def _interrupt_again(hook: Any) -> Any:
+    """``sys.unraisablehook`` for the command line: a Ctrl-C that lands in a callback Python
+    cannot raise from (numba's compiler cache, while a kernel compiles) is raised again in the
+    main thread, where the command stops as at any Ctrl-C, instead of printing a traceback."""
+
+    def handle(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            # From another thread, once this hook has returned: raised inside the hook, the
+            # interrupt would be "ignored" and printed again.
+            threading.Timer(0.01, _thread.interrupt_main).start()
+            return
+        hook(unraisable)
+
+    return handle
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the command line; bad input gives one line on stderr and code 2, never a traceback."""
+    if not getattr(sys.unraisablehook, "qarena", False):
+        sys.unraisablehook = _interrupt_again(sys.unraisablehook)
+        sys.unraisablehook.qarena = True  # type: ignore[attr-defined]
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         told = from_environment()  # the language of a bad --lang's error line

@@ -596,6 +596,7 @@ def test_the_python_sweep_trains_networks_as_the_command_does(
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow  # a spawned pool in a fresh process, twice: about 18 s
 @pytest.mark.parametrize("as_module", [False, True])
 def test_a_script_sweeping_at_its_top_level_ends(tmp_path: Path, as_module: bool) -> None:
     # No `if __name__ == "__main__":` guard, as users write scripts: the pool's spawned

@@ -6,7 +6,6 @@ cannot be judged is told so when it is asked for, not failed later."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -19,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_web_serve import free_port, qarena_command
+from tests.test_web_serve import serve
 
 pytestmark = pytest.mark.slow
 
@@ -39,26 +38,7 @@ def ask(base: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
 
 def start(data: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
     """A server on ``data``, with ``env`` added to its environment, once it answers."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [*qarena_command(), "serve", "--data-dir", str(data), "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            ask(base, "GET", "/api/policies")
-            return proc, base
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                out, err = proc.communicate()
-                pytest.fail(f"qarena serve did not start: {err or out}")
-            time.sleep(0.2)
+    return serve(data, env)
 
 
 def stop(proc: subprocess.Popen[str]) -> None:

@@ -4,6 +4,7 @@ training jobs have learned, and it exits promptly."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import sqlite3
@@ -41,13 +42,15 @@ def call(base: str, method: str, path: str, body: Any = None) -> Any:
         return json.loads(r.read())
 
 
-def serve(data: Path) -> tuple[subprocess.Popen[str], str]:
+def serve(data: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """A real server on ``data`` (``env`` added to its environment), once it answers."""
     port = free_port()
     proc = subprocess.Popen(
         [*qarena_command(), "serve", "--data-dir", str(data), "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=None if env is None else {**os.environ, **env},
         preexec_fn=default_sigint,  # noqa: PLW1509 - only resets a signal, takes no lock
     )
     base = f"http://127.0.0.1:{port}"

@@ -26,11 +26,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from qarena.exact.space import game_tables
 from qarena.games import Game, Nim, TicTacToe, parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.qlearning import QLearner
 from qarena.optimality.judge import optimality_of_values
-from qarena.solve.space import game_tables
 
 SPECS = ("nim", "nim:2,6,7,8", "tictactoe")
 COMMAND = ".venv/bin/python benchmarks/baselines.py"

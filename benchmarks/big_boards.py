@@ -35,7 +35,7 @@ _TABLES = (
     "from qarena.learn.learners import make_learner\n"
     "game = parse_spec(sys.argv[1])\n"
     "make_learner('q', parse_spec('nim:1,1')).warm_up()  # compiled kernels loaded\n"
-    "from qarena.solve import game_tables\n"
+    "from qarena.exact import game_tables\n"
     "t0 = time.perf_counter()\n"
     "game_tables(game)\n"
     "print(time.perf_counter() - t0)\n"

@@ -22,8 +22,8 @@ import time
 from collections import defaultdict
 
 from qarena.agents.players import player
+from qarena.exact import oracle
 from qarena.games import parse_spec
-from qarena.solve import oracle
 
 
 def main() -> int:

@@ -27,9 +27,9 @@ import time
 
 import bitbully
 
+from qarena.exact.search import Searcher
 from qarena.games import parse_spec
 from qarena.games.connect4 import ConnectFour
-from qarena.solve.search import Searcher
 
 
 def along_perfect_play(

@@ -12,9 +12,9 @@ import time
 
 from qarena.evaluate.matches import both_seats
 from qarena.evaluate.report import evaluate, strategy_mask
+from qarena.exact.space import game_tables
 from qarena.games import parse_spec
 from qarena.learn.learners import make_learner
-from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
 
 GAMES = 200_000

@@ -14,9 +14,9 @@ import argparse
 import resource
 import time
 
+from qarena.exact.search import LineSearcher
 from qarena.games import DRAW, parse_spec, value_name
 from qarena.games.tictactoe import TicTacToe
-from qarena.solve.search import LineSearcher
 
 #: What the literature reports for these boards (Uiterwijk and van den Herik 2000).
 KNOWN = {"tictactoe:5x4:4": DRAW, "tictactoe:4x5:4": DRAW, "tictactoe:5x5:4": DRAW}

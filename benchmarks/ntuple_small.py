@@ -31,10 +31,10 @@ import time
 import qarena
 from qarena.agents.players import player
 from qarena.evaluate.sampled import along_perfect_play, play_games
+from qarena.exact import by_search, oracle
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.learn.ntuple import NTupleNetwork, default_config, default_games
-from qarena.solve import by_search, oracle
 from qarena.training.run import NETWORK_CHUNK, plan_run
 
 WORKERS = len(os.sched_getaffinity(0))

@@ -29,7 +29,7 @@ _ONE = """
 import resource, sys, time
 from qarena.budget import format_bytes
 from qarena.games import parse_spec
-from qarena.solve import game_tables, solve
+from qarena.exact import game_tables, solve
 solve(parse_spec("nim:1,2"))
 game = parse_spec(sys.argv[1])
 t0 = time.perf_counter()

@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from qarena.exact.space import game_tables
 from qarena.games import Nim, parse_spec
 from qarena.learn.learners import LEARNERS, make_learner
 from qarena.optimality.judge import optimality_of_values
-from qarena.solve.space import game_tables
 
 COMMAND = ".venv/bin/python benchmarks/writeups.py"
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"

@@ -64,7 +64,7 @@ def check_game(game: Game, count: int = 60, seed: int = 0) -> None:
             raise AssertionError(f"{game.spec}: arrays of codes beyond 64 bits")
     values = negamax(game) if game.num_positions <= BRUTE_POSITIONS else None
     if values is not None:
-        from qarena.solve import solve
+        from qarena.exact import solve
 
         solution = solve(game)
     seen: dict[int, tuple[int, ...]] = {}

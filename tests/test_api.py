@@ -311,3 +311,16 @@ def test_python_errors_name_keywords_not_flags() -> None:
     with pytest.raises(QarenaError, match="give its game") as e:
         qarena.player("random")
     assert "--game" not in str(e.value)
+
+
+def test_solve_is_the_command_line_s_verb() -> None:
+    # Bouton: Nim's first player wins exactly when the heaps' xor is not 0 (3 ^ 5 ^ 7 = 1);
+    # 3 ^ 5 ^ 6 = 0 is a loss for the mover.
+    import qarena.exact  # the subpackage must not shadow the function once imported
+
+    assert callable(qarena.solve) and "solve" in dir(qarena)
+    won = qarena.solve("nim:3,5,7")
+    assert won.value_of(won.game.start()) == 1
+    lost = qarena.solve("nim:3,5,6")
+    assert lost.value_of(lost.game.start()) == -1
+    assert qarena.exact.oracle is not None

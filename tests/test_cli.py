@@ -130,8 +130,8 @@ def test_a_search_that_outgrows_the_budget_stops(
     classes (symmetric positions make smaller classes): a budget that just holds the estimate
     lets the search start, and the search stops at what the budget holds."""
     from qarena.budget import footprint
+    from qarena.exact import game_tables, solve
     from qarena.games import parse_spec
-    from qarena.solve import game_tables, solve
 
     solve.cache_clear()  # tables built by earlier tests in this process are not searched again
     game_tables.cache_clear()
@@ -192,7 +192,7 @@ def test_an_allocation_refused_all_the_same_is_one_line_and_code_1(
 ) -> None:
     # What the budget lets through can still fail (an estimate short, memory taken by
     # another process): numba's "Allocation failed" was a traceback.
-    from qarena.solve import solve, space
+    from qarena.exact import solve, space
 
     def refused(*args: object) -> object:
         raise MemoryError("Allocation failed (probably too large).")

@@ -10,8 +10,8 @@ import pytest
 
 from qarena.cli.app import run
 from qarena.errors import IllegalMoveError, MoveError, PositionError, SpecError
+from qarena.exact import solve
 from qarena.games import DRAW, ConnectFour, parse_spec
-from qarena.solve import solve
 from tests.test_known_counts import _reachable
 
 

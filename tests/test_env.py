@@ -36,9 +36,9 @@ from qarena.env import (
     position_of,
 )
 from qarena.errors import QarenaError, SpecError, TooLargeError
+from qarena.exact import game_tables, solve
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
-from qarena.solve import game_tables, solve
 from tests.conftest import in_ci
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -107,7 +107,7 @@ def test_a_policy_of_mover_observations_is_judged() -> None:
     other (x) or one fewer (o), and sees its own as 1."""
     from qarena.env import judge_policy
     from qarena.env.encoding import seen_by
-    from qarena.solve import solve
+    from qarena.exact import solve
 
     game = parse_spec("tictactoe")
     solution = solve(game)

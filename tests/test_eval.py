@@ -17,10 +17,10 @@ from qarena.cli.app import run
 from qarena.cli.evaluating import LENGTH_ROWS, _length_bins
 from qarena.evaluate.matches import Lengths, play_series_lengths
 from qarena.evaluate.report import strategy_mask
+from qarena.exact import GameTables, game_tables, solve
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
 from qarena.learn.learners import load_learner
 from qarena.policyfile import load_policy, save_policy
-from qarena.solve import GameTables, game_tables, solve
 from tests.conftest import RunScript, at
 
 
@@ -343,7 +343,7 @@ def test_eval_refuses_bad_counts(tmp_path: Path, capsys: pytest.CaptureFixture[s
 MATCH_SCRIPT = """
 import sys
 from qarena.games import parse_spec
-from qarena.solve.space import game_tables
+from qarena.exact.space import game_tables
 from qarena.evaluate.report import strategy_mask
 from qarena.evaluate.matches import play_series
 t = game_tables(parse_spec(sys.argv[1]))

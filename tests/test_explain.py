@@ -21,9 +21,9 @@ from qarena.evaluate.explain import (
     explain_search,
     explain_subtraction,
 )
+from qarena.exact import game_tables, solve
 from qarena.games import DRAW, LOSS, WIN, Game, Nim, Position, Subtraction, parse_spec
 from qarena.learn.learners import load_learner
-from qarena.solve import game_tables, solve
 from tests.conftest import at
 
 

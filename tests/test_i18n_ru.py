@@ -18,9 +18,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from qarena.cli import run
+from qarena.exact import solve
 from qarena.games import WIN, parse_spec, value_word
 from qarena.i18n import _, ngettext, speaking
-from qarena.solve import solve
 from qarena.web import create_app
 from qarena.web.language import COOKIE
 

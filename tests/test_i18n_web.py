@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from qarena.exact import solve
 from qarena.games import WIN, parse_spec
-from qarena.solve import solve
 from qarena.web import create_app
 from qarena.web.language import COOKIE, local_path
 

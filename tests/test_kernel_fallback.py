@@ -6,14 +6,14 @@ import hashlib
 
 import pytest
 
+from qarena.exact import solve
 from qarena.games import parse_spec
-from qarena.solve import solve
 from tests.conftest import RunScript
 
 SCRIPT = """
 import hashlib, sys
 from qarena.games import parse_spec
-from qarena.solve import solve
+from qarena.exact import solve
 s = solve(parse_spec(sys.argv[1]))
 t = s.tables
 arrays = (t.codes, t.nxt, t.moves, t.nmoves, t.result, t.mover, t.orbit, t.value, t.depth)
@@ -34,7 +34,7 @@ def test_pure_python_solver_matches(spec: str, run_script: RunScript) -> None:
 MATCH_SCRIPT = """
 import sys
 from qarena.games import parse_spec
-from qarena.solve.space import game_tables
+from qarena.exact.space import game_tables
 from qarena.evaluate.report import strategy_mask
 from qarena.evaluate.matches import play_series_lengths
 t = game_tables(parse_spec(sys.argv[1]))

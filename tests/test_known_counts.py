@@ -8,8 +8,8 @@ from functools import cache
 
 import pytest
 
+from qarena.exact import solve
 from qarena.games import DRAW, Game, parse_spec
-from qarena.solve import solve
 
 
 def _reachable(game: Game) -> set[tuple[int, ...]]:

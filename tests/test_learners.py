@@ -11,12 +11,12 @@ import pytest
 
 from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
+from qarena.exact import solve
 from qarena.games import parse_spec
 from qarena.kernels import learn as k
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import LEARNERS, load_learner, make_learner, save_learner
 from qarena.policyfile import load_policy
-from qarena.solve import solve
 from qarena.training.run import default_episodes, train_run
 from tests.conftest import RunScript
 from tests.test_policyfile import craft

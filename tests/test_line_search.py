@@ -1,4 +1,4 @@
-"""Tic-tac-toe (m,n,k-games) solved by search (qarena.solve.search.LineSearcher): its scores
+"""Tic-tac-toe (m,n,k-games) solved by search (qarena.exact.search.LineSearcher): its scores
 agree with the enumerating solver's value and distance on boards small enough to enumerate,
 it finds the m,n,k-game results the literature reports, and the pure-Python path gives the
 same scores."""
@@ -12,11 +12,11 @@ import pytest
 
 from qarena.cli import run
 from qarena.errors import QarenaError
+from qarena.exact import by_search, oracle, solve
+from qarena.exact.search import LineSearcher, SearchSolution, plies_to_end, searchable
 from qarena.games import parse_spec
 from qarena.games.base import DRAW, WIN, Position
 from qarena.games.tictactoe import TicTacToe
-from qarena.solve import by_search, oracle, solve
-from qarena.solve.search import LineSearcher, SearchSolution, plies_to_end, searchable
 from tests.conftest import RunScript
 
 
@@ -93,7 +93,7 @@ def test_five_by_five_is_searched_and_every_opening_draws(
 
 SCRIPT = """
 from qarena.games import parse_spec
-from qarena.solve.search import LineSearcher
+from qarena.exact.search import LineSearcher
 game = parse_spec("tictactoe:4x4:3")
 searcher = LineSearcher(game, entries=10_007)
 position = game.start()

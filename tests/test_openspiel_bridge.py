@@ -14,8 +14,8 @@ from open_spiel.python.algorithms import evaluate_bots, get_all_states, mcts, mi
 
 from qarena.env import judge_policy  # noqa: E402
 from qarena.env.openspiel import SHORT_NAME, openspiel_game  # noqa: E402
+from qarena.exact import solve  # noqa: E402
 from qarena.games import parse_spec  # noqa: E402
-from qarena.solve import solve  # noqa: E402
 
 SPECS = [
     "nim:3,5,7",

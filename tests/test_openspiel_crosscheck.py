@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from qarena.exact import solve
 from qarena.games import Game, parse_spec
-from qarena.solve import solve
 
 pyspiel = pytest.importorskip("pyspiel")
 minimax = pytest.importorskip("open_spiel.python.algorithms.minimax")

@@ -9,9 +9,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from qarena.exact.space import game_tables
 from qarena.games import parse_spec
 from qarena.kernels.constants import NOT_TERMINAL
-from qarena.solve.space import game_tables
 from tests.conftest import SPECS
 
 EXTRA = ["nim:7,5,3", "nim:4,4,4,4", "connect4:3x4:3", "nim:1,3,3,5:normal"]

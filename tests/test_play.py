@@ -15,9 +15,9 @@ from rich.console import Console
 from qarena.cli import play
 from qarena.cli.app import run
 from qarena.cli.render import draw
+from qarena.exact import solve
 from qarena.games import LOSS, Nim, Subtraction, TicTacToe, parse_spec, value_name
 from qarena.match import spot as match
-from qarena.solve import solve
 from tests.conftest import default_sigint
 
 QARENA = Path(sys.executable).parent / "qarena"

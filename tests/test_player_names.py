@@ -65,7 +65,7 @@ def test_the_environment_reads_names_the_same_way(decoy: Path) -> None:
     import numpy as np
 
     from qarena.env.players import opponent_chooser
-    from qarena.solve import solve
+    from qarena.exact import solve
 
     game = parse_spec(SPEC)
     solution = solve(game)

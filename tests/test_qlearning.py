@@ -10,11 +10,11 @@ import pytest
 
 from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
+from qarena.exact import game_tables, solve
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
 from qarena.learn.qlearning import QLearner
 from qarena.optimality.judge import optimality_of_values
-from qarena.solve import game_tables, solve
 from tests.conftest import RunScript, at
 
 

@@ -13,9 +13,9 @@ from qarena import api
 from qarena.agents.players import player
 from qarena.cli.app import run
 from qarena.evaluate.sampled import evaluate_by_sample, judge_positions, random_openings, wilson
+from qarena.exact import solve
+from qarena.exact.search import Searcher, SearchSolution
 from qarena.games import ConnectFour, parse_spec
-from qarena.solve import solve
-from qarena.solve.search import Searcher, SearchSolution
 
 
 def _game(spec: str) -> ConnectFour:

@@ -1,4 +1,4 @@
-"""Connect Four solved by search (qarena.solve.search): its scores are BitBully's on classic
+"""Connect Four solved by search (qarena.exact.search): its scores are BitBully's on classic
 6×7 positions, agree with the enumerating solver's value and distance on boards small enough
 to enumerate, and the pure-Python path gives the same scores."""
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from qarena.errors import QarenaError
+from qarena.exact import solve
+from qarena.exact.book import shipped_book
+from qarena.exact.search import Searcher, SearchSolution, bits, plies_to_end, searchable
 from qarena.games import parse_spec
 from qarena.games.base import Position
 from qarena.games.connect4 import ConnectFour
-from qarena.solve import solve
-from qarena.solve.book import shipped_book
-from qarena.solve.search import Searcher, SearchSolution, bits, plies_to_end, searchable
 from tests.conftest import RunScript
 
 
@@ -131,7 +131,7 @@ def test_known_results() -> None:
 SCRIPT = """
 import sys
 from qarena.games import parse_spec
-from qarena.solve.search import Searcher
+from qarena.exact.search import Searcher
 game = parse_spec("connect4:4x4")
 searcher = Searcher(game, entries=10_007)
 position = game.start()
@@ -175,8 +175,8 @@ def test_a_book_holds_the_search_s_scores_and_a_stopped_build_goes_on(tmp_path: 
     # finds, and the earlier plies what the enumerating solver says.
     import numpy as np
 
+    from qarena.exact.book import BookBuild, load_book
     from qarena.kernels import search as k
-    from qarena.solve.book import BookBuild, load_book
 
     game = _game("connect4:4x5")
     out = str(tmp_path / "book.npz")
@@ -205,7 +205,7 @@ def test_a_book_holds_the_search_s_scores_and_a_stopped_build_goes_on(tmp_path: 
 
 
 def test_a_book_of_another_board_or_kind_is_refused(tmp_path: Path) -> None:
-    from qarena.solve.book import BookBuild, load_book
+    from qarena.exact.book import BookBuild, load_book
 
     out = str(tmp_path / "book.npz")
     BookBuild(_game("connect4:4x4"), 3, out, workers=1, entries=10_007).run()
@@ -219,7 +219,7 @@ def test_the_book_command_writes_a_book_and_refuses_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from qarena.cli.app import run
-    from qarena.solve.book import load_book
+    from qarena.exact.book import load_book
 
     out = tmp_path / "book.npz"
     assert run(["book", "connect4:4x4", "--plies", "4", "--out", str(out)]) == 0
@@ -244,9 +244,9 @@ def test_a_partial_book_with_scores_out_of_range_is_refused(
     import numpy as np
 
     from qarena.cli.app import run
+    from qarena.exact.book import BookBuild
     from qarena.kernels import search as k
     from qarena.policyfile import save_policy
-    from qarena.solve.book import BookBuild
 
     game = _game("connect4:4x4")
     out = tmp_path / "book.npz"
@@ -271,7 +271,7 @@ def test_a_partial_book_with_scores_out_of_range_is_refused(
 def test_a_book_with_a_score_out_of_range_is_refused(tmp_path: Path) -> None:
     import numpy as np
 
-    from qarena.solve.book import Book, BookBuild, load_book, save_book
+    from qarena.exact.book import Book, BookBuild, load_book, save_book
 
     game = _game("connect4:4x4")
     out = tmp_path / "book.npz"

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qarena.agents import BoutonAgent, PerfectAgent, PolesAgent, SubtractionRuleAgent, make_agent
+from qarena.exact import solve
 from qarena.games import LOSS, WIN, Nim, Subtraction, parse_spec
-from qarena.solve import solve
 
 piles = st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=4).map(tuple)
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from qarena.exact.search import Searcher
 from qarena.games import parse_spec
-from qarena.solve.search import Searcher
 from qarena.threads import Stopped, check, limit, limit_reached
 
 

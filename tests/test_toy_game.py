@@ -16,10 +16,10 @@ import pytest
 from qarena.cli import play
 from qarena.cli.app import run
 from qarena.errors import MoveError, PositionError
+from qarena.exact import solve
 from qarena.games import LOSS, WIN, Game, GameArrays, Move, Position, parse_spec, value_name
 from qarena.games.base import mixed_radix_arrays
 from qarena.games.registry import register, unregister
-from qarena.solve import solve
 from tests.conformance import check_game
 
 TAKES = (1, 3)

@@ -18,9 +18,9 @@ from fastapi.testclient import TestClient
 
 from qarena.budget import MAX_SIDE
 from qarena.errors import SpecError
+from qarena.exact import solve
 from qarena.games import DRAW, WIN, parse_spec, value_name
 from qarena.learn.learners import load_learner
-from qarena.solve import solve
 from qarena.web import create_app
 from tests.conftest import at
 
@@ -1077,8 +1077,8 @@ def test_a_stored_network_is_listed_inspected_played_and_watched(tmp_path: Path)
     does: listed (no exact optimality of its own), inspected beside the solver's verdicts,
     played and watched; never a training opponent, never the game's best stored agent."""
     from qarena.cli import run
+    from qarena.exact import solve
     from qarena.learn.ntuple import load_network
-    from qarena.solve import solve
 
     made = tmp_path / "net.npz"
     args = ["train", "tictactoe", "--learner", "ntuple", "--tuples", "4", "--episodes", "2000"]

@@ -1,9 +1,9 @@
-"""qarena: tabular reinforcement learning for small games, judged by exact solutions.
+"""qarena: reinforcement learning for combinatorial games, judged by exact solutions.
 
 The calls a notebook needs are here at the top (:mod:`qarena.api`): ``qarena.game``,
-``board``, ``solution``, ``train``, ``load``, ``save``, ``player``, ``judge``, ``compete``,
-``play``, ``sweep`` and ``train_network`` (an n-tuple network, for boards of any size).
-(``solution`` and ``judge``, not ``solve`` and ``evaluate``: those are subpackages here.)
+``board``, ``solve``, ``train``, ``load``, ``save``, ``player``, ``judge``, ``compete``,
+``play``, ``sweep`` and ``train_network`` (an n-tuple network, for boards of any size): the
+command line's verbs (``qarena eval``'s is ``judge``; ``solution`` is ``solve``'s older name).
 They are imported when first used, so ``import qarena`` stays quick.
 """
 
@@ -29,6 +29,7 @@ if _TYPE_CHECKING:
         player,
         save,
         solution,
+        solve,
         sweep,
         train,
         train_network,
@@ -53,6 +54,7 @@ _API = (
     "player",
     "save",
     "solution",
+    "solve",
     "sweep",
     "train",
     "train_network",
@@ -88,6 +90,7 @@ __all__ = [
     "player",
     "save",
     "solution",
+    "solve",
     "sweep",
     "train",
     "train_network",

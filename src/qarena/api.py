@@ -38,6 +38,8 @@ from qarena.evaluate.sampled import (
     given_positions,
     play_games,
 )
+from qarena.exact import Exact, SearchSolution, Solution, by_search, oracle
+from qarena.exact.space import game_tables
 from qarena.experiments.backends import plan_sweep, run_plan
 from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import NETWORK_AXES, SWEEP_GAMES, Fixed, Grid
@@ -58,8 +60,6 @@ from qarena.learn.ntuple import (
 from qarena.learn.settings import KEYWORDS, NAMES
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
-from qarena.solve import Exact, SearchSolution, Solution, by_search, oracle
-from qarena.solve.space import game_tables
 from qarena.training.run import JUDGED_GAMES, Progress, check_judged_curve, network_curve, plan_run
 from qarena.training.run import train_network as run_network
 
@@ -79,6 +79,7 @@ __all__ = [
     "players",
     "save",
     "solution",
+    "solve",
     "sweep",
     "train",
     "train_network",
@@ -119,11 +120,17 @@ def game(spec: GameLike) -> Game:
     return spec if isinstance(spec, Game) else parse_spec(spec)
 
 
-def solution(spec: GameLike) -> Exact:
-    """The exact solution: every reachable position's value and best moves (cached); for
-    boards too big to enumerate, a :class:`~qarena.solve.SearchSolution`, which answers the
-    same questions by search, one position at a time."""
+def solve(spec: GameLike) -> Exact:
+    """The exact solution, as ``qarena solve`` gives it: every reachable position's value and
+    best moves (cached); for boards too big to enumerate, a
+    :class:`~qarena.exact.SearchSolution`, which answers the same questions by search, one
+    position at a time. Ask it with ``.value_of(position)`` and ``.optimal_moves(position)``."""
     return oracle(game(spec))
+
+
+def solution(spec: GameLike) -> Exact:
+    """The same as :func:`solve` (its older name, kept)."""
+    return solve(spec)
 
 
 def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner | NTupleNetwork:

@@ -14,7 +14,7 @@ from qarena.games.base import Game, Move, Position
 if TYPE_CHECKING:
     import numpy as np
 
-    from qarena.solve.solver import Mover
+    from qarena.exact.solver import Mover
 
 
 @runtime_checkable

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from qarena.exact.solver import Mover
 from qarena.games.base import Game, Move, Position
 from qarena.learn.base import Learner
-from qarena.solve.solver import Mover
 
 
 @dataclass

@@ -16,9 +16,9 @@ from qarena.agents.strategies import (
     players_of,
 )
 from qarena.errors import QarenaError
+from qarena.exact.space import GameTables
 from qarena.i18n import _
 from qarena.learn.base import Opponent
-from qarena.solve.space import GameTables
 
 OPPONENTS = ("self", *STRATEGIES)
 

@@ -8,11 +8,11 @@ import numpy as np
 
 from qarena.agents.base import Player
 from qarena.errors import QarenaError
+from qarena.exact import Exact, oracle
+from qarena.exact.solver import Mover
 from qarena.games.base import Game, Move, Position, value_word
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
 from qarena.i18n import _
-from qarena.solve import Exact, oracle
-from qarena.solve.solver import Mover
 
 
 def _legal(game: Game, position: Position) -> list[Move]:

@@ -17,11 +17,11 @@ from typer.core import TyperGroup
 from qarena import __version__
 from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
 from qarena.errors import QarenaError, TooLargeError
+from qarena.exact import check_fits
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
-from qarena.solve import check_fits
 
 #: The commands in the order a person uses them (help lists them so): know the game, teach an
 #: agent, judge it and play it, look inside, compare many, then the web app. Registration order

@@ -40,14 +40,14 @@ from qarena.evaluate.report import (
     strategy_masks,
 )
 from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, given_positions, wilson
+from qarena.exact import by_search, oracle
+from qarena.exact.space import game_tables
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
 from qarena.match.duel import about
-from qarena.solve import by_search, oracle
-from qarena.solve.space import game_tables
 from qarena.training.run import default_episodes, train_run
 
 GamesOpt = Annotated[

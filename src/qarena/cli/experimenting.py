@@ -33,6 +33,7 @@ from qarena.cli.common import (
 )
 from qarena.errors import QarenaError
 from qarena.evaluate.sampled import DEFAULT_SAMPLED_GAMES
+from qarena.exact import by_search
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
 from qarena.experiments.folder import MEASURED, SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import (
@@ -57,7 +58,6 @@ from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
-from qarena.solve import by_search
 
 #: Most worker processes a sweep starts.
 MAX_WORKERS = 1_024

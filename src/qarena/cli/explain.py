@@ -25,6 +25,7 @@ from qarena.evaluate.explain import (
     judge_policy,
     losing_positions,
 )
+from qarena.exact import Exact, game_tables, oracle
 from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
@@ -32,7 +33,6 @@ from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
-from qarena.solve import Exact, game_tables, oracle
 
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.

@@ -18,13 +18,13 @@ from qarena.budget import check_count
 from qarena.cli.common import PolicyArg, announce, app, err, out, styled, title
 from qarena.cli.render import draw
 from qarena.errors import QarenaError
+from qarena.exact import Exact, oracle, solve
 from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner
 from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
-from qarena.solve import Exact, oracle, solve
 
 #: Most entries ``--top`` shows at each end.
 MAX_TOP = 1000

@@ -23,6 +23,7 @@ from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, styled, told_stop
 from qarena.cli.render import draw
 from qarena.errors import QarenaError, SpecError
+from qarena.exact import Exact, Outcome, by_search, oracle
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
@@ -32,7 +33,6 @@ from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import is_network, load_network
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
-from qarena.solve import Exact, Outcome, by_search, oracle
 
 FIRST = ("human", "ai", "random")
 OPPONENTS = ("trained", "perfect")

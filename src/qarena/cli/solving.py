@@ -19,6 +19,15 @@ from qarena.budget import check_count
 from qarena.cli.common import PositionOpt, SpecArg, announce, app, err, out, styled, told_stop
 from qarena.cli.experimenting import check_backend
 from qarena.errors import QarenaError
+from qarena.exact import SearchSolution, by_search, solve
+from qarena.exact.book import (
+    CHECKPOINT_SECONDS,
+    MAX_PLIES,
+    Book,
+    BookBuild,
+    solve_chunk_task,
+)
+from qarena.exact.search import default_entries, plies_to_end, search_solution
 from qarena.fileio import check_target
 from qarena.games import (
     DRAW,
@@ -31,15 +40,6 @@ from qarena.games import (
     value_word,
 )
 from qarena.i18n import _, ngettext, number
-from qarena.solve import SearchSolution, by_search, solve
-from qarena.solve.book import (
-    CHECKPOINT_SECONDS,
-    MAX_PLIES,
-    Book,
-    BookBuild,
-    solve_chunk_task,
-)
-from qarena.solve.search import default_entries, plies_to_end, search_solution
 
 
 @app.command("solve")

@@ -18,9 +18,9 @@ WARM_SPECS = ("nim:1,2", "subtraction:5:2", "tictactoe:2x2:2", "connect4:2x3:2")
 def _warm_search() -> None:
     """The search solvers' kernels, as classic Connect Four and its book use them and as big
     tic-tac-toe boards do, on boards small enough to take no time."""
+    from qarena.exact.book import BookBuild
+    from qarena.exact.search import LineSearcher, Searcher
     from qarena.games import ConnectFour, TicTacToe
-    from qarena.solve.book import BookBuild
-    from qarena.solve.search import LineSearcher, Searcher
 
     game = ConnectFour(4, 4, 4)
     searcher = Searcher(game, entries=10_007, workers=1)

@@ -17,10 +17,10 @@ from qarena.budget import footprint, format_bytes, format_count, memory_budget
 from qarena.env.common import game_of
 from qarena.env.encoding import check_view, seen_by
 from qarena.errors import QarenaError, TooLargeError
+from qarena.exact.space import game_tables
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
 from qarena.optimality.judge import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
-from qarena.solve.space import game_tables
 
 #: What a policy says about a position: the move it plays, or its value of each move.
 Answer = Move | Mapping[Move, float]

@@ -20,11 +20,11 @@ from typing import Any
 from qarena.agents.greedy import GreedyAgent
 from qarena.evaluate.charts import curve_svg
 from qarena.evaluate.svg import inspect_svg, position_svg
+from qarena.exact.solver import Solution
 from qarena.games import Game, Move, Position, value_word
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.curve import Curve
-from qarena.solve.solver import Solution
 
 #: The drawing's look (the web app's stylesheet, its colours written out), for pictures shown
 #: outside the web app. Each rule is scoped to one picture's box.

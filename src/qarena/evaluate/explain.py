@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from qarena.errors import QarenaError
+from qarena.exact import Exact, Solution, oracle
+from qarena.exact.space import GameTables
 from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, Theory, mixed_radix_arrays
 
 # The heap theories live with their games; named here for callers and tests.
@@ -28,8 +30,6 @@ from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NTupleNetwork
-from qarena.solve import Exact, Solution, oracle
-from qarena.solve.space import GameTables
 
 #: The rule an explanation applies: ``search`` for the solver's, else the game's theory's
 #: (``bouton``, ``misere-exception``, ``subtraction``...).

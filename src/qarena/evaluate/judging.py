@@ -13,10 +13,10 @@ from qarena.budget import MAX_GAMES, check_count
 from qarena.errors import QarenaError
 from qarena.evaluate.report import Evaluation, evaluate, evaluate_moves
 from qarena.evaluate.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
+from qarena.exact import by_search, oracle
+from qarena.exact.space import game_tables
 from qarena.games.base import Position
 from qarena.i18n import _
-from qarena.solve import by_search, oracle
-from qarena.solve.space import game_tables
 
 #: Games in each seat against each opponent when every position is judged, unless told.
 DEFAULT_GAMES = 1_000

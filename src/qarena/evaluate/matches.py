@@ -20,8 +20,8 @@ from qarena.kernels.play import play_matches
 from qarena.kernels.rng import seed_state
 
 if TYPE_CHECKING:
+    from qarena.exact.space import GameTables
     from qarena.games.base import Game
-    from qarena.solve.space import GameTables
 
 SEAT_ORDERS = ("first", "second")
 

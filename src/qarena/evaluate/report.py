@@ -10,12 +10,12 @@ import numpy as np
 
 from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
+from qarena.exact.space import GameTables
 from qarena.games import parse_spec
 from qarena.i18n import _, number
 from qarena.learn.base import Learner
 from qarena.optimality.judge import Optimality, optimality_of_values
 from qarena.optional import need
-from qarena.solve.space import GameTables
 
 if TYPE_CHECKING:
     from qarena.evaluate.sampled import Sample

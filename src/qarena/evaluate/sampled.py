@@ -26,10 +26,10 @@ from qarena.budget import check_count
 from qarena.errors import QarenaError, echo, echo_value
 from qarena.evaluate.matches import Record, SeatRecords, evaluation_opponents
 from qarena.evaluate.report import Evaluation
+from qarena.exact import Exact
 from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.i18n import _
 from qarena.optimality.judge import Optimality
-from qarena.solve import Exact
 
 #: Decision positions judged unless asked for another number.
 DEFAULT_SAMPLE = 2_000

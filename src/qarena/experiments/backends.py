@@ -17,6 +17,8 @@ from typing import Any
 
 from qarena.budget import BASE_BYTES, footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
+from qarena.exact import by_search
+from qarena.exact.search import DEFAULT_TABLE_BYTES as SEARCH_TABLE_BYTES
 from qarena.experiments.folder import MEASURED, RunOutput, RunRow, SweepFolder, ordered_rows
 from qarena.experiments.grid import Fixed, Setting
 from qarena.experiments.sweep import Task, run_task
@@ -27,8 +29,6 @@ from qarena.i18n import _, language, ngettext
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NetworkConfig, default_config, table_bytes
-from qarena.solve import by_search
-from qarena.solve.search import DEFAULT_TABLE_BYTES as SEARCH_TABLE_BYTES
 
 BACKENDS = ("local", "ray")
 #: results.csv is rewritten at most this often while runs finish (and always at the end).

@@ -25,6 +25,7 @@ from qarena import __version__
 from qarena.agents.strategies import make_agent, players_of
 from qarena.evaluate.matches import both_seats, evaluation_opponents, play_series
 from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
+from qarena.exact import game_tables, solve
 from qarena.experiments.backends import cores, plan_sweep, run_plan
 from qarena.experiments.folder import RunRow, SweepFolder
 from qarena.experiments.grid import Fixed, Grid, sweep_command
@@ -43,7 +44,6 @@ from qarena.games.nim import is_pole_position
 from qarena.i18n import _, language
 from qarena.learn.learners import load_learner
 from qarena.optimality.judge import optimality_of_values
-from qarena.solve import game_tables, solve
 
 #: The learners without the negamax form, kept as baselines.
 BASELINES = ("naive-q", "elimination")

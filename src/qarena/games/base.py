@@ -265,7 +265,7 @@ class Game(ABC):
     @property
     def searchable(self) -> bool:
         """Whether qarena's search solver plays this game, solving positions one at a time
-        (``qarena.solve.search``): what works for boards too big to enumerate."""
+        (``qarena.exact.search``): what works for boards too big to enumerate."""
         return False
 
     def rule_move(self, name: str, position: Position) -> Move:

@@ -201,7 +201,7 @@ class ConnectFour(TicTacToe):
     @property
     def searchable(self) -> bool:
         """Four in a row on a board whose columns, each with a spare cell, fit 64 bits: what
-        the search solver plays (``qarena.solve.search``)."""
+        the search solver plays (``qarena.exact.search``)."""
         return self.k == 4 and self.cols * (self.rows + 1) <= 64
 
     def format_move(self, move: Move) -> str:

@@ -86,7 +86,7 @@ class TicTacToe(Game):
 
     @property
     def searchable(self) -> bool:
-        """Boards of up to 40 cells: what the search solver plays (``qarena.solve.search``),
+        """Boards of up to 40 cells: what the search solver plays (``qarena.exact.search``),
         its table's keys the board in base 3 within 64 bits."""
         return self.cells <= 40
 

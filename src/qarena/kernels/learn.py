@@ -1,6 +1,6 @@
 """Training kernels. Only arrays, scalars and a generator state come in; tables change in place.
 
-Positions are rows of the game's tables (``solve.space.GameTables``): ``succ[row, move]`` is
+Positions are rows of the game's tables (``exact.space.GameTables``): ``succ[row, move]`` is
 the next row (-1 illegal) and ``result[row]`` the terminal result for the player to move there
 (NOT_TERMINAL otherwise). With canonical positions on, rows are symmetry classes and ``succ``
 leads from class to class only, so games are played among representatives and the tables are

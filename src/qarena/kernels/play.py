@@ -2,7 +2,7 @@
 
 ``first[row, move]`` / ``second[row, move]`` are the moves each seat picks uniformly among;
 ``nxt`` and ``result`` are the plain (not canonical) tables of the game
-(``solve.space.GameTables``), a row per position.
+(``exact.space.GameTables``), a row per position.
 ``lengths[p]`` counts the games that lasted ``p`` plies.
 """
 

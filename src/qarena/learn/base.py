@@ -14,6 +14,7 @@ import numpy as np
 
 from qarena.budget import JUDGE_PER_ENTRY, MAX_FRAME_ENTRIES, check_memory
 from qarena.errors import QarenaError
+from qarena.exact.space import GameTables, game_tables
 from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop, number
 from qarena.kernels import learn as k
@@ -23,7 +24,6 @@ from qarena.learn.curve import Curve
 from qarena.optimality.judge import Optimality, optimality_of_values
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
-from qarena.solve.space import GameTables, game_tables
 
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
 START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}

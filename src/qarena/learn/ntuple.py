@@ -20,6 +20,7 @@ import numpy as np
 
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
+from qarena.exact.solver import Mover
 from qarena.games.base import Game, Move, Position
 from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _, number
@@ -34,7 +35,6 @@ from qarena.policyfile import (
     read_meta,
     save_policy,
 )
-from qarena.solve.solver import Mover
 from qarena.threads import run_threads
 
 #: The most tuples and cells per tuple a network may have (a table has 4**length entries).

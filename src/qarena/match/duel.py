@@ -10,11 +10,11 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import player
 from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.errors import QarenaError
+from qarena.exact import oracle
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.ntuple import NTupleNetwork
-from qarena.solve import oracle
 
 #: The two players of a duel, as they are named to people.
 LABELS = ("A", "B")

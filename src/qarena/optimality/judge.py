@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qarena.solve.space import GameTables
+from qarena.exact.space import GameTables
 
 
 @dataclass(frozen=True)

@@ -349,8 +349,8 @@ def judging_refused(game: Game) -> str | None:
     enumerated here, or solved by search with an opening book (classic 6×7) or on a board
     small enough that a search ends in seconds (:data:`JUDGED_SEARCH_POSITIONS`). Quick:
     nothing is solved."""
-    from qarena.solve import by_search, check_fits
-    from qarena.solve.book import SHIPPED
+    from qarena.exact import by_search, check_fits
+    from qarena.exact.book import SHIPPED
 
     if not by_search(game):
         if game.searchable:
@@ -388,8 +388,8 @@ def check_judged_curve(game: Game) -> None:
 def judging_bytes(game: Game) -> int:
     """What judging a network's curve allocates: the search's table on a board solved by
     search, else the game's tables (one of either per board and process: both are cached)."""
-    from qarena.solve import by_search
-    from qarena.solve.search import DEFAULT_TABLE_BYTES
+    from qarena.exact import by_search
+    from qarena.exact.search import DEFAULT_TABLE_BYTES
 
     return DEFAULT_TABLE_BYTES if by_search(game) else footprint(game, "tables").total
 
@@ -427,7 +427,7 @@ def judge_network(net: NTupleNetwork, games: int, seed: int) -> JudgedPoint:
     """The network judged now: its optimality along ``games`` games of perfect play and its
     record moving first in ``games`` games against perfect play."""
     from qarena.evaluate.sampled import along_perfect_play
-    from qarena.solve import oracle
+    from qarena.exact import oracle
 
     optimality, record = along_perfect_play(net, oracle(net.game), games, seed)
     shares = record.shares()

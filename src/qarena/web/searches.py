@@ -30,12 +30,12 @@ from fastapi import Request
 from qarena import threads
 from qarena.budget import memory_budget
 from qarena.errors import QarenaError
+from qarena.exact import Exact, Outcome, SearchSolution, by_search, oracle
+from qarena.exact.book import SHIPPED, shipped_book
+from qarena.exact.search import ENTRY_BYTES, LineSearcher, Searcher
 from qarena.games import Game, Move, Position
 from qarena.i18n import _
 from qarena.kernels import mnk
-from qarena.solve import Exact, Outcome, SearchSolution, by_search, oracle
-from qarena.solve.book import SHIPPED, shipped_book
-from qarena.solve.search import ENTRY_BYTES, LineSearcher, Searcher
 from qarena.web.exceptions import Full
 
 T = TypeVar("T")

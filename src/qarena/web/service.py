@@ -18,6 +18,7 @@ from qarena.agents.base import Player
 from qarena.agents.strategies import STRATEGIES, PerfectAgent, make_agent, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
+from qarena.exact import by_search
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
@@ -33,7 +34,6 @@ from qarena.learn.ntuple import (
 )
 from qarena.learn.settings import NETWORK_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
-from qarena.solve import by_search
 from qarena.training.run import check_versus
 from qarena.web.exceptions import Full
 from qarena.web.jobs import LIVE, Job, Jobs, Spot

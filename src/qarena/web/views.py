@@ -13,6 +13,7 @@ from qarena import threads
 from qarena.errors import QarenaError, SpecError, TooLargeError
 from qarena.evaluate.charts import METRICS, PALETTE, SERIES, curve_svg, curves_svg
 from qarena.evaluate.svg import inspect_svg
+from qarena.exact import Exact, solve
 from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _
@@ -21,7 +22,6 @@ from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, default_config
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
-from qarena.solve import Exact, solve
 from qarena.web.describe import (
     LABELS,
     capitalized,

@@ -19,12 +19,12 @@ from qarena import threads
 from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
 from qarena.evaluate.svg import drawing_width, position_svg
+from qarena.exact import Exact, Outcome, by_search
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match.duel import LABELS, value_text
 from qarena.match.session import Conflict, Score
-from qarena.solve import Exact, Outcome, by_search
 from qarena.web.describe import verdict_span
 from qarena.web.errors import PageRoute, validation_text
 from qarena.web.exceptions import Full, NotFound, status_of

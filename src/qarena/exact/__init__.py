@@ -3,10 +3,10 @@ tables every other part shares), then retrograde analysis over them."""
 
 from qarena.budget import format_bytes
 from qarena.errors import TooLargeError
+from qarena.exact.search import SearchSolution, search_solution
+from qarena.exact.solver import Exact, Outcome, Solution, solve
+from qarena.exact.space import GameTables, check_fits, game_tables
 from qarena.games.base import Game
-from qarena.solve.search import SearchSolution, search_solution
-from qarena.solve.solver import Exact, Outcome, Solution, solve
-from qarena.solve.space import GameTables, check_fits, game_tables
 
 
 def by_search(game: Game) -> bool:

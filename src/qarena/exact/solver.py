@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple, Protocol
 
+from qarena.exact.space import GameTables, game_tables
 from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, value_name, value_word
 from qarena.i18n import _, ngettext
 from qarena.kernels.constants import NOT_TERMINAL
-from qarena.solve.space import GameTables, game_tables
 
 #: Who makes a move, for words spoken to a person playing the AI.
 Mover = Literal["human", "ai"]

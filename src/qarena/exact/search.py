@@ -4,7 +4,7 @@
 the score of a position (:meth:`Searcher.score`: Pons' and BitBully's scores, positive when the
 player to move wins, its size how soon) and the score of each move
 (:meth:`Searcher.move_scores`), looking early positions up in an opening book when it has one.
-:class:`SearchSolution` answers what :class:`~qarena.solve.solver.Solution` answers (values,
+:class:`SearchSolution` answers what :class:`~qarena.exact.solver.Solution` answers (values,
 plies to the end, the moves that keep the value) by search, for the rest of qarena.
 Four in a row only, on boards whose columns fit a 64-bit word with a spare bit each.
 """
@@ -22,14 +22,14 @@ import numpy as np
 
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
+from qarena.exact.book import Book, shipped_book
+from qarena.exact.solver import Outcome
 from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position
 from qarena.games.connect4 import ConnectFour
 from qarena.games.tictactoe import TicTacToe
 from qarena.i18n import _
 from qarena.kernels import mnk
 from qarena.kernels import search as k
-from qarena.solve.book import Book, shipped_book
-from qarena.solve.solver import Outcome
 from qarena.threads import check, run_threads
 
 #: Bytes an entry of the table takes: the key's low 52 bits, a move and a bound, in one word.
@@ -378,7 +378,7 @@ def plies_to_end(score: int, stones: int, cells: int) -> int:
 
 @dataclass(eq=False)
 class SearchSolution:
-    """What :class:`~qarena.solve.solver.Solution` answers, by search, for one Connect Four
+    """What :class:`~qarena.exact.solver.Solution` answers, by search, for one Connect Four
     board too big to enumerate: values (a weak search: who wins), plies to the end and every
     move's score (an exact one). Answers are kept, so a game's positions are searched once."""
 

@@ -115,7 +115,7 @@ class BookBuild:
     nodes: int = 0
 
     def __post_init__(self) -> None:
-        from qarena.solve.search import Searcher, searchable
+        from qarena.exact.search import Searcher, searchable
 
         if not searchable(self.game):
             Searcher(self.game)  # raises the one-line refusal
@@ -207,7 +207,7 @@ class BookBuild:
     ) -> Book | None:
         """Search every position of the last ply not yet scored, then back up and write the
         book. Returns None, with the progress saved, when ``stop`` is set first."""
-        from qarena.solve.search import Searcher, default_entries
+        from qarena.exact.search import Searcher, default_entries
 
         game, rows, cols = self.game, self.game.rows, self.game.cols
         searcher = Searcher(game, entries=self.entries or default_entries())
@@ -288,8 +288,8 @@ def solve_chunk(
 ) -> np.ndarray:
     """The scores of positions of ``plies`` stones, searched here with one table (what a Ray
     worker runs for ``qarena book --backend ray``)."""
+    from qarena.exact.search import Searcher
     from qarena.games import parse_spec
-    from qarena.solve.search import Searcher
 
     game = parse_spec(spec).as_connect_four()
     assert game is not None, spec  # sent only for Connect Four boards

@@ -1,9 +1,13 @@
 """qarena's games as OpenSpiel games (qarena.env.openspiel): OpenSpiel's own checks pass,
 OpenSpiel's own solver agrees with qarena's on every game's value, the known count of
 tic-tac-toe positions comes out of OpenSpiel's state enumeration, and OpenSpiel's MCTS bot
-plays through the bridge and is judged exactly by qarena."""
+plays through the bridge and is judged exactly by qarena; importing the bridge registers the
+game, and its string form, OpenSpiel's serialization and pickling round-trip."""
 
 from __future__ import annotations
+
+import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +17,17 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import evaluate_bots, get_all_states, mcts, minimax  # noqa: E402
 
 from qarena.env import judge_policy  # noqa: E402
-from qarena.env.openspiel import SHORT_NAME, openspiel_game  # noqa: E402
+from qarena.env.openspiel import (  # noqa: E402
+    SHORT_NAME,
+    decode_spec,
+    encode_spec,
+    openspiel_game,
+    register,
+)
+from qarena.errors import SpecError  # noqa: E402
 from qarena.exact import solve  # noqa: E402
 from qarena.games import parse_spec  # noqa: E402
+from tests.conftest import RunScript  # noqa: E402
 
 SPECS = [
     "nim:3,5,7",
@@ -30,7 +42,8 @@ SPECS = [
 @pytest.mark.parametrize("spec", SPECS)
 def test_openspiel_s_random_simulation_check_passes(spec: str) -> None:
     game = openspiel_game(spec)
-    pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
+    # serialize=True: every state on the way also goes through OpenSpiel's serialization.
+    pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False)
     assert game.num_distinct_actions() == parse_spec(spec).num_moves
 
 
@@ -62,11 +75,109 @@ def test_openspiel_s_alpha_beta_agrees_with_qarena_s_solver(spec: str) -> None:
 
 
 def test_the_string_form_loads_through_openspiel_s_registry() -> None:
-    openspiel_game("nim")  # registers the game
     assert SHORT_NAME in pyspiel.registered_names()
     game = pyspiel.load_game(f"{SHORT_NAME}(spec=nim:3;5;7)")
     assert str(game.new_initial_state()) == "3 5 7"
-    assert game.get_parameters()["spec"] == "nim:3,5,7"
+    # OpenSpiel's parameter keeps the game-string form; qarena's spec has the commas.
+    assert game.get_parameters()["spec"] == "nim:3;5;7"
+    assert game.game.spec == "nim:3,5,7"
+    # A dict's value is not parsed by OpenSpiel, so there the spec is written as it is.
+    assert pyspiel.load_game(SHORT_NAME, {"spec": "nim:3,5,7"}) == game
+    assert pyspiel.load_game(f"{SHORT_NAME}(spec=nim:3%2C5%2c7)") == game
+    assert pyspiel.load_game(SHORT_NAME) == game  # the default spec
+    assert str(pyspiel.load_game(f"{SHORT_NAME}(spec=tictactoe)")) == (
+        f"{SHORT_NAME}(spec=tictactoe:3x3:3)"
+    )
+
+
+def test_importing_the_bridge_registers_the_game(run_script: RunScript) -> None:
+    """In a fresh interpreter, where no other test has loaded the game: the import alone."""
+    script = (
+        "import pyspiel\n"
+        f"print({SHORT_NAME!r} in pyspiel.registered_names())\n"
+        "import qarena, qarena.env.openspiel\n"
+        f"print({SHORT_NAME!r} in pyspiel.registered_names())\n"
+        f"print(pyspiel.load_game('{SHORT_NAME}(spec=nim:1;2;3)'))\n"
+        "print(qarena.__file__)\n"
+    )
+    before, after, loaded, where = run_script(script).splitlines()
+    assert (before, after) == ("False", "True")
+    assert loaded == f"{SHORT_NAME}(spec=nim:1;2;3)"
+    assert Path(where).parent == Path(__import__("qarena").__file__).parent  # this checkout's
+
+
+def test_registering_again_is_harmless() -> None:
+    game = openspiel_game("nim:3,5,7")
+    register()
+    register()
+    assert pyspiel.registered_names().count(SHORT_NAME) == 1
+    assert pyspiel.load_game(str(game)) == game
+    assert type(pyspiel.load_game(str(game))) is type(game)
+
+
+ROUND_TRIP = ["nim:3,5,7", "tictactoe", "connect4:4x5", "nim:2,3:normal", "subtraction:12:3"]
+
+
+@pytest.mark.parametrize("spec", ROUND_TRIP)
+def test_the_game_s_string_loads_back_as_the_same_game(spec: str) -> None:
+    game = openspiel_game(spec)
+    assert "," not in str(game)
+    again = pyspiel.load_game(str(game))
+    assert again == game
+    assert str(again) == str(game)
+    assert again.game == parse_spec(spec)
+    assert pickle.loads(pickle.dumps(game)) == game
+
+
+def _mid_game(spec: str) -> tuple[object, object]:
+    game = openspiel_game(spec)
+    state = game.new_initial_state()
+    for _ in range(2):  # the lowest move twice: every game here is still going after it
+        state.apply_action(state.legal_actions()[0])
+    assert not state.is_terminal() and len(state.history()) == 2
+    return game, state
+
+
+@pytest.mark.parametrize("spec", ROUND_TRIP)
+def test_openspiel_s_serialization_round_trips_a_mid_game_state(spec: str) -> None:
+    game, state = _mid_game(spec)
+    text = pyspiel.serialize_game_and_state(game, state)
+    again_game, again = pyspiel.deserialize_game_and_state(text)
+    assert again_game == game
+    assert again.history() == state.history()  # type: ignore[attr-defined]
+    assert str(again) == str(state)
+    assert again.position == state.position  # type: ignore[attr-defined]
+    assert again.current_player() == state.current_player()  # type: ignore[attr-defined]
+    # The rules come from the game, not from the serialized state: it carries just the position.
+    assert "position" in again.__dict__ and "rules" not in again.__dict__
+
+
+@pytest.mark.parametrize("spec", ROUND_TRIP)
+def test_a_pickled_state_round_trips(spec: str) -> None:
+    game, state = _mid_game(spec)
+    again = pickle.loads(pickle.dumps(state))
+    assert again.get_game() == game
+    assert again.history() == state.history()  # type: ignore[attr-defined]
+    assert str(again) == str(state)
+    assert again.legal_actions() == state.legal_actions()  # type: ignore[attr-defined]
+    again.apply_action(again.legal_actions()[0])  # and play goes on from it
+    assert len(again.history()) == 3
+
+
+@pytest.mark.parametrize(
+    "spec", ["nim:3,5,7", "a%3B,;=()%25\nb", "%2C;,", "tictactoe:4x4:4", "é,(x)=y"]
+)
+def test_the_spec_s_encoding_has_no_separator_and_decodes_exactly(spec: str) -> None:
+    encoded = encode_spec(spec)
+    assert not set(encoded) & set(",=()\n")
+    assert decode_spec(encoded) == spec
+
+
+def test_a_bad_spec_in_a_game_string_is_one_line() -> None:
+    with pytest.raises(SpecError) as error:
+        pyspiel.load_game(f"{SHORT_NAME}(spec=nim:3;x)")
+    assert "\n" not in str(error.value)
+    assert "'x'" in str(error.value)
 
 
 def test_an_alpha_beta_player_is_judged_perfect() -> None:

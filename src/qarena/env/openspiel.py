@@ -1,13 +1,22 @@
 """Every qarena game as an OpenSpiel game, so OpenSpiel's algorithms (MCTS, minimax, CFR,
 tabular Q-learning, ``evaluate_bots``) run on it and qarena judges what they learn exactly.
 
-Needs OpenSpiel (``pip install open_spiel``); it is imported only here. :func:`register` adds
-one Python game to OpenSpiel's registry, ``python_qarena``, whose one parameter ``spec`` names
-the qarena game (``nim:3,5,7``, ``tictactoe:4x4:4``, ``connect4:4x5``…);
-:func:`openspiel_game` loads it:
+Needs OpenSpiel (``pip install open_spiel``); it is imported only here. Importing this module
+adds one Python game to OpenSpiel's registry, as OpenSpiel's own Python games do:
+``python_qarena``, whose one parameter ``spec`` names the qarena game (``nim:3,5,7``,
+``tictactoe:4x4:4``, ``connect4:4x5``…). :func:`openspiel_game` loads it, and so does OpenSpiel's
+loader:
 
     game = openspiel_game("tictactoe")
     game = pyspiel.load_game("python_qarena(spec=nim:3;5;7)")  # ";" for "," in this form
+    game = pyspiel.load_game("python_qarena", {"spec": "nim:3,5,7"})  # a dict takes "," as is
+
+OpenSpiel's game strings split parameters at commas and know no quoting, so in a game string
+a spec's commas are written ``;`` (and the rarer ``%``, ``;``, ``=``, ``(``, ``)`` as ``%25``,
+``%3B``, ``%3D``, ``%28``, ``%29``). The game keeps its spec in that form, so ``str(game)``
+(``python_qarena(spec=nim:3;5;7)``) loads back as the same game, and OpenSpiel's serialization
+(``serialize_game_and_state``) and pickling of games and states, which go through that string,
+round-trip; ``game.game.spec`` is qarena's own spec (``nim:3,5,7``).
 
 Players are 0 (moves first) and 1; actions are qarena's move ids, so ``qarena.env.judge_policy``
 takes a policy of actions as it is. The state's string is the position's text form; its
@@ -18,6 +27,7 @@ Returns are +1 / 0 / −1, zero-sum, at the end only.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -31,6 +41,27 @@ from qarena.games.spec import parse_spec
 #: The name OpenSpiel knows qarena's games by.
 SHORT_NAME = "python_qarena"
 DEFAULT_SPEC = "nim:3,5,7"
+
+# What OpenSpiel's game-string parser (game_parameters.cc) splits on or nests by, a newline
+# (serialized games are read line by line), and "%" and ";" themselves, so decoding is exact.
+_ESCAPED = "%;=()\n"
+_ESCAPE = re.compile(r"%(25|3B|3D|28|29|0A|2C)", re.IGNORECASE)
+
+
+def encode_spec(spec: str) -> str:
+    """``spec`` as it stands in OpenSpiel's game strings, without a character their parser
+    splits on: ``nim:3,5,7`` → ``nim:3;5;7``. :func:`decode_spec` reads it back exactly."""
+    for char in _ESCAPED:  # "%" first, so that no escape is escaped again
+        spec = spec.replace(char, f"%{ord(char):02X}")
+    return spec.replace(",", ";")
+
+
+def decode_spec(text: str) -> str:
+    """The qarena spec that ``text``, a spec as written in an OpenSpiel game string, stands
+    for: ``;`` is ``,``, and ``%2C``, ``%25``, ``%3B``, ``%3D``, ``%28``, ``%29`` are ``,``,
+    ``%``, ``;``, ``=``, ``(``, ``)``. A spec with none of these reads as itself."""
+    return _ESCAPE.sub(lambda m: chr(int(m[1], 16)), text.replace(";", ","))
+
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -46,7 +77,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=False,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"spec": DEFAULT_SPEC},
+    parameter_specification={"spec": encode_spec(DEFAULT_SPEC)},
 )
 
 
@@ -55,8 +86,8 @@ class QarenaGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
-        # OpenSpiel's string form splits parameters at commas: there ";" stands for ",".
-        self.game: Game = parse_spec(str(params.get("spec", DEFAULT_SPEC)).replace(";", ","))
+        # A dict's spec may have commas; a game string's has ";" (decode_spec reads both).
+        self.game: Game = parse_spec(decode_spec(str(params.get("spec", DEFAULT_SPEC))))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.game.num_moves,
             max_chance_outcomes=0,
@@ -66,7 +97,8 @@ class QarenaGame(pyspiel.Game):  # type: ignore[misc]
             utility_sum=0.0,
             max_game_length=self.game.max_plies,
         )
-        super().__init__(_GAME_TYPE, info, {"spec": self.game.spec})
+        # Kept encoded: OpenSpiel builds str(game), which it loads back, from the parameters.
+        super().__init__(_GAME_TYPE, info, {"spec": encode_spec(self.game.spec)})
 
     def new_initial_state(self, position: Position | None = None) -> QarenaState:
         """The start, or ``position`` (a qarena position) with the player it implies to move
@@ -86,12 +118,21 @@ class QarenaState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: QarenaGame, position: Position | None = None) -> None:
         super().__init__(game)
-        self.rules = game.game
-        self.position: Position = self.rules.start() if position is None else tuple(position)
+        rules = game.game
+        self.position: Position = rules.start() if position is None else tuple(position)
         if position is not None:
-            self.rules._check_position(self.position)
-        seat = self.rules.to_move(self.position)
+            rules._check_position(self.position)
+        seat = rules.to_move(self.position)
         self.seat = 0 if seat is None else seat
+
+    # The rules are the game's, not an attribute: OpenSpiel deep-copies a Python state's
+    # attributes at every clone and pickles them into its serialization, and the state's own
+    # attributes are then just the position and the seat.
+    @property
+    def rules(self) -> Game:
+        """The qarena game this state is a position of."""
+        rules: Game = self.get_game().game
+        return rules
 
     def current_player(self) -> int:
         if self.rules.is_terminal(self.position):
@@ -145,13 +186,17 @@ class PositionObserver:
 
 
 def register() -> None:
-    """Add ``python_qarena`` to OpenSpiel's registry (once; later calls do nothing)."""
+    """Add ``python_qarena`` to OpenSpiel's registry. Importing this module already has; later
+    calls do nothing."""
     if SHORT_NAME not in pyspiel.registered_names():
         pyspiel.register_game(_GAME_TYPE, QarenaGame)
 
 
 def openspiel_game(spec: str | Game) -> Any:
     """The qarena game ``spec`` as an OpenSpiel game, through OpenSpiel's own loader."""
-    register()
     text = spec if isinstance(spec, str) else spec.spec
     return pyspiel.load_game(SHORT_NAME, {"spec": parse_spec(text).spec})
+
+
+# As OpenSpiel's own Python games do: importing the module makes the game loadable by name.
+register()

@@ -195,7 +195,8 @@ def register() -> None:
 def openspiel_game(spec: str | Game) -> Any:
     """The qarena game ``spec`` as an OpenSpiel game, through OpenSpiel's own loader."""
     text = spec if isinstance(spec, str) else spec.spec
-    return pyspiel.load_game(SHORT_NAME, {"spec": parse_spec(text).spec})
+    # Encoded, so that a spec with "%" or ";" in it (a game registered elsewhere) is exact too.
+    return pyspiel.load_game(SHORT_NAME, {"spec": encode_spec(parse_spec(text).spec)})
 
 
 # As OpenSpiel's own Python games do: importing the module makes the game loadable by name.

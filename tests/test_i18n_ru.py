@@ -19,6 +19,7 @@ from babel.units import format_unit
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from qarena.budget import format_bytes
 from qarena.cli import run
 from qarena.cli.app import app
 from qarena.exact import solve
@@ -26,6 +27,7 @@ from qarena.games import WIN, parse_spec, value_word
 from qarena.i18n import _, ngettext, seconds, speaking
 from qarena.web import create_app
 from qarena.web.language import COOKIE
+from qarena.web.upload import size_text
 
 QARENA = Path(sys.executable).parent / "qarena"
 FIRST_TIMEOUT = 120
@@ -319,3 +321,14 @@ def test_training_on_the_spot_says_seconds_in_russian() -> None:
     # The learner's name stays in the nominative, in parentheses.
     with speaking("ru"):
         assert f"({_('Q-learning')})" in line
+
+
+def test_sizes_are_written_the_russian_way() -> None:
+    """Byte units come from the catalog: «МБ», «ГБ» after a no-break space, a decimal comma;
+    English keeps «1.2 GB» and «64 MB»."""
+    with speaking("ru"):
+        assert format_bytes(1_234_567_890) == "1,2\u00a0ГБ"
+        assert format_bytes(512) == "512\u00a0Б"
+        assert size_text(64 * 2**20) == "64\u00a0МБ"
+    assert format_bytes(1_234_567_890) == "1.2 GB"
+    assert size_text(64 * 2**20) == "64 MB"

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from typer.testing import CliRunner
 
 from qarena.cli import run
-from qarena.cli.app import click_message
+from qarena.cli.app import app, click_message
 from qarena.errors import SpecError
 from qarena.evaluate.plot import PlotRun, describe
 from qarena.games import DRAW, LOSS, WIN, parse_spec, value_name, value_word
+from qarena.i18n import _ as translated
 from qarena.i18n import speaking
 from qarena.learn.learners import load_learner
 
@@ -359,3 +361,20 @@ def test_play_speaks_german() -> None:
     assert child.exitstatus == 0, text
     assert "Traceback" not in text
     _absent(text, "Your move", "Your turn", "You move first", "Pile 1", "Goodbye", "Score:")
+
+
+@pytest.mark.parametrize(
+    ("answer", "again"),
+    [("n", False), ("N", False), ("nein", False), ("j", True), ("J", True), ("y", True)],
+)
+def test_play_again_takes_german_and_latin_letters(answer: str, again: bool) -> None:
+    """The German prompt shows [j/n]; j, n and the English y take, in any case."""
+    with speaking("de"):
+        result = CliRunner().invoke(
+            app, ["play", "nim:1,2", "--seed", "1"], input=f"2:2\n{answer}\n"
+        )
+        prompt = translated("Play again? [y/n] ")
+        unclear, move = translated("Please answer y or n."), translated("Your move: ")
+    assert result.exit_code == 0, result.output
+    assert prompt in result.output and unclear not in result.output
+    assert (move in result.output.split(prompt, 1)[1]) is again

@@ -15,14 +15,19 @@ from typing import Any
 
 import pexpect
 import pytest
+from babel.units import format_unit
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+from qarena.budget import format_bytes
 from qarena.cli import run
+from qarena.cli.app import app
 from qarena.exact import solve
 from qarena.games import WIN, parse_spec, value_word
-from qarena.i18n import _, ngettext, speaking
+from qarena.i18n import _, ngettext, seconds, speaking
 from qarena.web import create_app
 from qarena.web.language import COOKIE
+from qarena.web.upload import size_text
 
 QARENA = Path(sys.executable).parent / "qarena"
 FIRST_TIMEOUT = 120
@@ -266,3 +271,64 @@ def test_the_api_document_speaks_russian(client: TestClient) -> None:
     assert english["paths"].keys() == russian["paths"].keys()
     summaries = [op.get("summary", "") for p in russian["paths"].values() for op in p.values()]
     assert summaries and all(CYRILLIC.search(s) for s in summaries if s)
+
+
+# --- "Play again? [д/н]" and the seconds of training on the spot ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "again"),
+    [
+        *[("n", False), ("N", False), ("н", False), ("Н", False), ("нет", False)],
+        *[("д", True), ("Д", True), ("y", True), ("Y", True), ("да", True)],
+    ],
+)
+def test_play_again_takes_russian_and_latin_letters(answer: str, again: bool) -> None:
+    """The Russian prompt shows [д/н]; д/н, y/n and the words take in any case. A yes plays
+    another game (its move prompt comes again); a no says goodbye at once."""
+    with speaking("ru"):
+        result = CliRunner().invoke(
+            app, ["play", "nim:1,2", "--seed", "1"], input=f"2:2\n{answer}\n"
+        )
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert ru("Play again? [y/n] ").strip() in text
+    assert ru("Please answer y or n.") not in text  # the answer was understood
+    tail = text.split(ru("Play again? [y/n] "), 1)[1]
+    assert (ru("Your move: ") in tail) is again
+    assert (ru("Final score: {score}", score="") in tail) is again  # a quit after a 2nd game
+
+
+def test_a_duration_is_written_the_russian_way() -> None:
+    """Seconds in Russian: a decimal comma, then Babel's short unit word «с» (its locale data's
+    own word for a second) after a no-break space, so the unit never starts a line; English
+    keeps «0.05 s»."""
+    babel_number, babel_unit = format_unit(
+        0.05, "duration-second", length="short", locale="ru"
+    ).split()
+    with speaking("ru"):
+        assert seconds(0.05, ".2f") == f"{babel_number}\u00a0{babel_unit}" == "0,05\u00a0с"
+    assert seconds(0.05, ".2f") == "0.05 s"
+
+
+def test_training_on_the_spot_says_seconds_in_russian() -> None:
+    with speaking("ru"):
+        result = CliRunner().invoke(app, ["play", "nim:1,2", "--seed", "1"], input="")
+    line = result.output.splitlines()[0]
+    assert "\u00a0с)." in line, line
+    assert " s)" not in line
+    assert re.search(r"\(\d+,\d\d\u00a0с\)\.$", line), line
+    # The learner's name stays in the nominative, in parentheses.
+    with speaking("ru"):
+        assert f"({_('Q-learning')})" in line
+
+
+def test_sizes_are_written_the_russian_way() -> None:
+    """Byte units come from the catalog: «МБ», «ГБ» after a no-break space, a decimal comma;
+    English keeps «1.2 GB» and «64 MB»."""
+    with speaking("ru"):
+        assert format_bytes(1_234_567_890) == "1,2\u00a0ГБ"
+        assert format_bytes(512) == "512\u00a0Б"
+        assert size_text(64 * 2**20) == "64\u00a0МБ"
+    assert format_bytes(1_234_567_890) == "1.2 GB"
+    assert size_text(64 * 2**20) == "64 MB"

@@ -13,6 +13,8 @@ is rewritten with exactly those message ids, sorted, keeping the translations it
 ``{"English": "translation"}`` (a plural message: the list of the language's forms). Then each
 is compiled to ``qarena.mo`` beside it. ``tests/test_i18n.py`` checks the committed catalogs
 are what this builds, and that every message is translated.
+Each language's conventions (terms, forms of address, units) are in
+``locale/<language>/STYLE.md`` (Russian: ``src/qarena/locale/ru/STYLE.md``).
 """
 
 from __future__ import annotations

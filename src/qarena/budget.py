@@ -265,14 +265,27 @@ def memory_budget() -> int:
     return share if room is None else min(share, int(room * MEMORY_SHARE))
 
 
+#: A size in each decimal unit, from bytes up; the catalog has each language's unit («1,2 ГБ»).
+_BYTE_UNITS = (
+    gettext_noop("{size} B"),
+    gettext_noop("{size} kB"),
+    gettext_noop("{size} MB"),
+    gettext_noop("{size} GB"),
+    gettext_noop("{size} TB"),
+    gettext_noop("{size} PB"),
+)
+
+
 def format_bytes(n: int) -> str:
-    """``1.2 GB`` style, decimal units; any size, however large."""
+    """``1.2 GB`` style, decimal units, in the reader's language; any size, however large."""
     if n >= 10**18:
-        return number(n / 10**18, ".1f") + " EB" if n < 10**21 else _("more than 1,000 EB")
+        if n >= 10**21:
+            return _("more than 1,000 EB")
+        return _("{size} EB").format(size=number(n / 10**18, ".1f"))
     value = float(n)
-    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
-        if value < 1000 or unit == "PB":
-            return number(value, ".0f" if unit == "B" else ".1f") + f" {unit}"
+    for i, unit in enumerate(_BYTE_UNITS):
+        if value < 1000 or i == len(_BYTE_UNITS) - 1:
+            return _(unit).format(size=number(value, ".0f" if i == 0 else ".1f"))
         value /= 1000
     raise AssertionError("unreachable")
 

@@ -137,6 +137,13 @@ def number(value: Any, spec: str = "") -> str:
     return _localize_digits(text, language)
 
 
+def seconds(value: float, spec: str = "") -> str:
+    """A duration of ``value`` seconds as the current language writes it: ``seconds(0.5,
+    ".2f")`` is ``0.50 s`` in English and ``0,50\u00a0с`` in Russian (the unit is the catalog's
+    ``"{seconds} s"``, the short unit Babel's locale data gives, after a no-break space)."""
+    return _("{seconds} s").format(seconds=number(value, spec))
+
+
 def is_number(value: object) -> bool:
     """Whether ``value`` is a number :func:`number` writes in the current language (not a
     bool)."""

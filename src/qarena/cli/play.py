@@ -27,7 +27,7 @@ from qarena.exact import Exact, Outcome, by_search, oracle
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
-from qarena.i18n import _, gettext_noop, ngettext, number
+from qarena.i18n import _, gettext_noop, ngettext, seconds
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import is_network, load_network
@@ -40,7 +40,9 @@ OPPONENTS = ("trained", "perfect")
 COMMANDS = gettext_noop(
     "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
 )
-#: Answers to "Play again?": English, German (ja / nein) and Russian (да / нет).
+#: Answers to "Play again?": English, German (ja / nein) and Russian (да / нет), each taken in
+#: every language: the prompt shows the language's letters ([j/n], [д/н]), but a person may
+#: answer with the Latin y/n whatever the language (a keyboard left in the other layout).
 YES = ("y", "yes", "j", "ja", "д", "да")
 NO = ("n", "no", "nein", "q", "quit", "н", "нет")
 #: The solver's word on the position, for the person to move.
@@ -57,12 +59,23 @@ def _score_words(score: Score) -> str:
     )
 
 
+def again(answer: str) -> bool | None:
+    """Whether ``answer`` to "Play again?" says yes (True), no (False), or neither (None): any
+    language's word or letter (:data:`YES`, :data:`NO`), whatever the case."""
+    word = answer.strip().casefold()
+    if word in YES:
+        return True
+    if word in NO:
+        return False
+    return None
+
+
 class _Quit(Exception):
     """The person asked to stop (q, end of input)."""
 
 
 def _seconds(s: float) -> str:
-    return number(s, ".2f" if s < 10 else ".0f") + " s"
+    return seconds(s, ".2f" if s < 10 else ".0f")
 
 
 def _trained(game: Game) -> Learner:
@@ -374,10 +387,10 @@ class _Session:
         while True:
             self.play_one()
             while True:
-                answer = _ask(_("Play again? [y/n] ")).strip().lower()
-                if answer in YES:
+                answer = again(_ask(_("Play again? [y/n] ")))
+                if answer is True:
                     break
-                if answer in NO:
+                if answer is False:
                     raise _Quit
                 out.print(_("Please answer y or n."))
             out.print()

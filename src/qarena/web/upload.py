@@ -35,9 +35,9 @@ _NAME_CHARS = 80
 def size_text(n: int) -> str:
     """A size in binary units as people read them: "64 MB", "195 KB"."""
     if n >= 2**20:
-        return number(n / 2**20, ".3g") + " MB"
+        return _("{size} MB").format(size=number(n / 2**20, ".3g"))
     if n >= 2**10:
-        return number(n / 2**10, ".3g") + " KB"
+        return _("{size} KB").format(size=number(n / 2**10, ".3g"))
     return ngettext("{count} byte", "{count} bytes", n).format(count=n)
 
 

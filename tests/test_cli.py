@@ -359,3 +359,26 @@ def test_a_ctrl_c_python_cannot_raise_in_a_callback_is_raised_again_in_the_main_
         for _ in range(200):  # the interrupt arrives at the main thread's next check
             time.sleep(0.01)
     assert passed_on == [other]
+
+
+# A Ctrl-C that arrives while the command line is still being imported (seconds on a busy
+# machine), made certain here by an import hook that raises it at the command line's module.
+CTRL_C_WHILE_LOADING = """
+import sys
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "qarena.cli.app":
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, CtrlC())
+from qarena.__main__ import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_program_loads_is_exit_130_without_a_traceback() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_WHILE_LOADING], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 130
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr

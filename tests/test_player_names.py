@@ -107,8 +107,9 @@ def test_the_shipped_network_is_named_network_everywhere_a_player_goes(
     assert qarena.player("network").game.spec == "connect4:6x7:4"  # its board, unnamed
     loaded = qarena.load("network")
     assert isinstance(loaded, NTupleNetwork) and loaded.games == net.games > 0
-    record = _json(capsys, ["watch", "network", "random", "--games", "1", "--json"])
-    assert record["game"] == "connect4:6x7:4"
+    # The command line takes the name too (compete: watch would also search every move's verdict).
+    record = _json(capsys, ["compete", "network", "random", "--games", "2", "--json"])
+    assert record["game"] == "connect4:6x7:4" and record["a"] == "network"
     # A board it was not trained for: one line naming the board it plays and that game's
     # own players, not Nim's rule players.
     with pytest.raises(QarenaError, match="network plays connect4:6x7:4 only") as e:

@@ -332,3 +332,23 @@ def test_sizes_are_written_the_russian_way() -> None:
         assert size_text(64 * 2**20) == "64\u00a0МБ"
     assert format_bytes(1_234_567_890) == "1.2 GB"
     assert size_text(64 * 2**20) == "64 MB"
+
+
+def test_the_api_s_refusals_of_a_request_s_shape_speak_russian(tmp_path: Path) -> None:
+    # pydantic words its refusals in English: the reader's own language, here, as in the rest.
+    with TestClient(create_app(tmp_path)) as client:
+        game = client.post("/api/games", json={"game": "nim:3,5,7"}, headers=RU).json()
+        r = client.post(f"/api/games/{game['id']}/moves", json={"mv": "1:1"}, headers=RU)
+        assert r.status_code == 422
+        assert r.json()["detail"] == "move: " + _ru("required")
+        r = client.post("/api/games", json={"game": 7}, headers=RU)
+        assert r.status_code == 422 and r.json()["detail"] == "game: " + _ru("expected text")
+        r = client.post("/api/games", json={"game": "nim:3,5,7"}, headers={"Accept-Language": "en"})
+        assert r.status_code == 200
+
+
+def _ru(message: str) -> str:
+    with speaking("ru"):
+        text = _(message)
+    assert text != message  # translated, not English passed through
+    return text

@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Match
 
 from qarena.errors import QarenaError
 from qarena.games.words import sentence
-from qarena.i18n import _, speaking
+from qarena.i18n import _, gettext_noop, number, speaking
 from qarena.web.exceptions import Full, status_of
 from qarena.web.language import request_language
 from qarena.web.templating import page
@@ -50,13 +50,56 @@ def _answer(request: Request, status: int, message: str, html: bool) -> Response
     return JSONResponse({"detail": message}, status_code=status)
 
 
+#: Pydantic's commonest refusals in the reader's language, by its error type (its own words
+#: are English): the limit a number or a text broke is given as ``{limit}``.
+_REFUSALS = {
+    "missing": gettext_noop("required"),
+    "extra_forbidden": gettext_noop("not a setting here"),
+    "int_parsing": gettext_noop("expected a whole number"),
+    "int_type": gettext_noop("expected a whole number"),
+    "int_from_float": gettext_noop("expected a whole number"),
+    "float_parsing": gettext_noop("expected a number"),
+    "float_type": gettext_noop("expected a number"),
+    "finite_number": gettext_noop("expected a finite number"),
+    "bool_parsing": gettext_noop("expected true or false"),
+    "bool_type": gettext_noop("expected true or false"),
+    "string_type": gettext_noop("expected text"),
+    "greater_than_equal": gettext_noop("must be at least {limit}"),
+    "greater_than": gettext_noop("must be more than {limit}"),
+    "less_than_equal": gettext_noop("must be at most {limit}"),
+    "less_than": gettext_noop("must be less than {limit}"),
+    "string_too_long": gettext_noop("too long: at most {limit} characters"),
+    "string_too_short": gettext_noop("too short: at least {limit} characters"),
+    "too_long": gettext_noop("too many: at most {limit}"),
+    "too_short": gettext_noop("too few: at least {limit}"),
+    "literal_error": gettext_noop("expected {limit}"),
+    "json_invalid": gettext_noop("not valid JSON"),
+    "model_attributes_type": gettext_noop("expected an object of settings"),
+    "dict_type": gettext_noop("expected an object of settings"),
+    "list_type": gettext_noop("expected a list"),
+}
+_LIMITS = ("ge", "gt", "le", "lt", "max_length", "min_length", "expected")
+
+
+def _refusal(error: dict[str, object]) -> str:
+    """One pydantic error in words: ours where we have them, else pydantic's own."""
+    known = _REFUSALS.get(str(error.get("type", "")))
+    if known is None:
+        return str(error.get("msg", _("invalid")))
+    ctx = error.get("ctx")
+    limit = next((ctx[k] for k in _LIMITS if isinstance(ctx, dict) and k in ctx), None)
+    if "{limit}" in known and limit is None:
+        return str(error.get("msg", _("invalid")))
+    return _(known).format(limit=number(limit) if isinstance(limit, int | float) else limit)
+
+
 def validation_text(exc: RequestValidationError | ValidationError) -> str:
-    """The refusal in a line: where, and pydantic's words for what (which are English)."""
+    """The refusal in a line: where, and what, in the reader's language."""
     parts = []
     for e in exc.errors():
         where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
-        what = e.get("msg", _("invalid"))
-        parts.append(f"{where}: {what}" if where else str(e.get("msg")))
+        what = _refusal(dict(e))
+        parts.append(f"{where}: {what}" if where else what)
     return "; ".join(parts) or _("invalid request")
 
 

@@ -70,6 +70,7 @@ def test_the_shipped_book_s_scores_are_bitbully_s() -> None:
         assert book.score(mine, mask, game.rows, game.cols) == max(dict(theirs).values()), moves
 
 
+@pytest.mark.slow  # make test stays under 8 minutes; CI runs the slow checks too
 def test_early_positions_score_as_bitbully_s_with_one_thread_or_two() -> None:
     # Early positions are where the table folds mirror images together and threads share it.
     bitbully = pytest.importorskip("bitbully")

@@ -287,6 +287,7 @@ def test_ctrl_c_keeps_finished_runs_and_the_same_command_resumes(tmp_path: Path)
         assert load_learner(folder / "runs" / f"{name}.npz").episodes == 10_000_000
 
 
+@pytest.mark.slow  # make test stays under 8 minutes; CI runs the slow checks too
 def test_ray_gives_the_local_table_row_for_row(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

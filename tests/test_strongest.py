@@ -6,6 +6,8 @@ solver's move scores, and on what a person sees in the terminal and the browser.
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -201,3 +203,29 @@ def test_the_browser_offers_the_strongest_and_names_it(tmp_path: Any) -> None:
         r = client.post(f"/api/games/{state['id']}/moves", json={"move": "2:1"})
         assert r.status_code == 200, r.text
         assert r.json()["ai_move"] in want
+        # The watch page and the training form take it too.
+        form = {"a": "strongest", "b": "random", "game": "tictactoe", "delay": "1.0"}
+        r = client.post("/watch", data=form, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        assert 'value="strongest"' in client.get("/train/opponents?game=nim:3,4").text
+
+
+@pytest.mark.parametrize(
+    ("opponent", "says"),
+    [
+        ("strongest", "Playing against perfect play at its strongest"),
+        ("perfect", "Playing against perfect play, by the solver."),
+    ],
+)
+def test_the_terminal_plays_either_perfect_play_without_training(opponent: str, says: str) -> None:
+    # A spec with --opponent strongest or perfect needs no agent: nothing trains first.
+    done = subprocess.run(
+        [sys.executable, "-m", "qarena", "play", "nim:3,4", "--opponent", opponent],
+        input="q\n",
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert says in " ".join(done.stderr.split()) and "Training" not in done.stderr

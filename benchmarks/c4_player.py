@@ -10,7 +10,11 @@ the slowest moves by ply, and the process's peak RSS. The issue's target: every 
 With ``--exact``, each of its decisions is timed as ``play`` and the web app show it: every
 legal move's exact outcome first (value and distance: an exact score per move), then the move.
 
+With ``--player strongest``, the player timed is the strongest (the fastest win, the slowest
+loss), whose every decision needs each move's exact score.
+
 Run: .venv/bin/python benchmarks/c4_player.py [--games N] [--seed S] [--exact]
+[--player perfect|strongest]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exact", action="store_true", help="time every move's outcome too")
+    parser.add_argument("--player", choices=("perfect", "strongest"), default="perfect")
     args = parser.parse_args()
     game = parse_spec("connect4:6x7")
     solution = oracle(game)
@@ -41,7 +46,7 @@ def main() -> int:
     for n in range(args.games):
         for opponent in ("random", "perfect"):
             for seat in (0, 1):
-                me = player("perfect", game, seed=args.seed * 1000 + n)
+                me = player(args.player, game, seed=args.seed * 1000 + n)
                 other = player(opponent, game, seed=args.seed * 1000 + n + 500)
                 sides = (me, other) if seat == 0 else (other, me)
                 position, ply = game.start(), 0
@@ -59,7 +64,7 @@ def main() -> int:
                     ply += 1
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     what = "decisions with every move's outcome" if args.exact else "decisions"
-    print(f"{len(times)} {what} by perfect play in {4 * args.games} games ({solution!r})")
+    print(f"{len(times)} {what} by {args.player} in {4 * args.games} games ({solution!r})")
     print(
         f"median {statistics.median(times):.4f} s, max {max(times):.2f} s; "
         f"over 10 s: {sum(t > 10 for t in times)}, over 0.1 s: {sum(t > 0.1 for t in times)}"

@@ -348,7 +348,8 @@ def test_bad_settings_are_one_line(check_env: Any, api_test: Any, tmp_path: Path
     _one_line(e)
     with pytest.raises(QarenaError, match="unknown opponent 'nobody'") as e:
         gym_env("nim", opponent="nobody")
-    assert "random, perfect, bouton, poles, poles-strict, or a policy file" in _one_line(e)
+    listed = "random, perfect, strongest, bouton, poles, poles-strict, or a policy file"
+    assert listed in _one_line(e)
     with pytest.raises(QarenaError, match="unknown seat 'middle'") as e:
         gym_env("nim", seat="middle")
     _one_line(e)

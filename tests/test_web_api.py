@@ -147,7 +147,8 @@ def test_classic_connect_four_plays_perfect_play_from_the_home_menu(client: Test
     assert r.status_code == 303 and r.headers["location"].startswith("/games/"), r.text
     gid = r.headers["location"].split("/")[-1]
     state = client.get(f"/api/games/{gid}").json()
-    assert state["game"] == "connect4:6x7:4" and state["opponent"] == "perfect"
+    # A person choosing perfect play meets it at its strongest (issue 36).
+    assert state["game"] == "connect4:6x7:4" and state["opponent"] == "strongest"
     assert state["policy"] is None
     outcomes = state["outcomes"]
     for column, (value, plies) in CLASSIC_OPENINGS.items():
@@ -170,7 +171,8 @@ def test_classic_connect_four_plays_perfect_play_from_the_home_menu(client: Test
     r = client.post(f"/games/{gid}/move", data={"move": "d"}, headers=htmx)
     assert r.status_code == 200
     state = client.get(f"/api/games/{gid}").json()
-    assert len(state["history"]) == 2 and state["history"][0] == "d"
+    # It holds out longest: d, "loss in 20" of the person's moves, not g, "loss in 17".
+    assert state["history"] == ["d", "d"]
     # Whatever perfect play answered, the person keeps the win with the best of the moves.
     assert "win" in {o["value"] for o in state["outcomes"].values()}
     ai_values = table_rows(r.text, "ai-values")
@@ -181,7 +183,7 @@ def test_classic_connect_four_plays_perfect_play_from_the_home_menu(client: Test
     # Switch sides: perfect play opens, in the centre, its only winning move.
     r = client.get(f"/games/{gid}/new?first=ai", follow_redirects=False)
     opened = client.get(r.headers["location"].replace("/games/", "/api/games/")).json()
-    assert opened["opponent"] == "perfect" and opened["history"] == ["d"]
+    assert opened["opponent"] == "strongest" and opened["history"] == ["d"]
 
 
 def test_perfect_play_is_an_opponent_on_small_games_and_cannot_be_beaten(

@@ -12,11 +12,13 @@ from qarena.agents.strategies import (
     STRATEGIES,
     PerfectAgent,
     RandomAgent,
+    StrongestAgent,
     is_builtin,
     players_of,
 )
 from qarena.errors import QarenaError
 from qarena.exact.space import GameTables
+from qarena.games.base import LOSS, WIN
 from qarena.i18n import _
 from qarena.learn.base import Opponent
 
@@ -31,6 +33,8 @@ def move_mask(tables: GameTables, who: Player) -> np.ndarray:
     legal = tables.legal
     if isinstance(who, RandomAgent):
         return legal.copy()
+    if isinstance(who, StrongestAgent):
+        return strongest_mask(tables)
     if isinstance(who, PerfectAgent):
         # Each move's value for the mover, -2 where illegal (int8: a byte per entry).
         mv = np.where(legal, -tables.value[np.maximum(tables.nxt, 0)], np.int8(-2))
@@ -52,6 +56,23 @@ def move_mask(tables: GameTables, who: Player) -> np.ndarray:
     return mask
 
 
+def strongest_mask(tables: GameTables) -> np.ndarray:
+    """The strongest player's moves in every row: the value kept and, won, the fewest plies to
+    the end, lost, the most (``strategies.strongest_moves``, over whole tables at once)."""
+    legal = tables.legal
+    nxt = np.maximum(tables.nxt, 0)
+    mv = np.where(legal, -tables.value[nxt].astype(np.int8), np.int8(-2))
+    keep: np.ndarray = legal & (mv == mv.max(axis=1, keepdims=True))
+    plies = 1 + tables.depth[nxt].astype(np.int64)
+    won = (mv.max(axis=1) == WIN)[:, None]
+    lost = (mv.max(axis=1) == LOSS)[:, None]
+    # Won: the fewest plies (as the most of their negation); lost: the most; drawn: any.
+    key = np.where(won, -plies, np.where(lost, plies, 0))
+    key = np.where(keep, key, np.iinfo(np.int64).min)
+    best: np.ndarray = keep & (key == key.max(axis=1, keepdims=True))
+    return best
+
+
 def opponent(tables: GameTables, who: PlayerLike) -> Opponent:
     """``self`` for self-play, or any player (:func:`~qarena.agents.players.player`: a
     built-in's name, a policy file, a learner, a function...) as the moves it picks among."""
@@ -67,4 +88,4 @@ def opponent(tables: GameTables, who: PlayerLike) -> Opponent:
     return Opponent(found.name, move_mask(tables, found))
 
 
-__all__ = ["OPPONENTS", "move_mask", "opponent"]
+__all__ = ["OPPONENTS", "move_mask", "opponent", "strongest_mask"]

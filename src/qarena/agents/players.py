@@ -1,8 +1,8 @@
 """Every kind of player as a :class:`~qarena.agents.base.Player`, and the one lookup by name.
 
 ``player(x, game)`` takes whatever a person has at hand: a player already, a built-in's name
-(``random``, ``perfect``, a rule player), a policy file's path, a learner, a function from a
-position to a move, or a table (dict) of positions to moves. A name is read one way
+(``random``, ``perfect``, ``strongest``, a rule player), a policy file's path, a learner, a
+function from a position to a move, or a table (dict) of positions to moves. A name is read one way
 everywhere: a built-in's name is the built-in (:func:`~qarena.agents.strategies.is_builtin`),
 anything else is a path.
 """
@@ -231,8 +231,10 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
     """``x`` as a player of ``game``.
 
     - a :class:`~qarena.agents.base.Player`: itself (its game must be ``game``);
-    - a built-in's name (``random``, ``perfect``, ``bouton``, ``subtraction``, ``poles``,
-      ``poles-strict``): that player, seeded by ``seed``; ``network``: the n-tuple network
+    - a built-in's name (``random``, ``perfect``, ``strongest``, ``bouton``, ``subtraction``,
+      ``poles``, ``poles-strict``): that player, seeded by ``seed`` (``perfect`` picks at
+      random among the moves that keep the value, ``strongest`` among those the fastest win
+      or the slowest loss); ``network``: the n-tuple network
       shipped for classic Connect Four (its game may be left out);
     - any other text, or a path: the trained agent of that policy file (a file named like a
       built-in is given as a path, ``./random``);

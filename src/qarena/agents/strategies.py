@@ -1,4 +1,5 @@
-"""Strategy agents: random, perfect (from the solver), and the closed-form rules people use."""
+"""Strategy agents: random, perfect and strongest (from the solver), and the closed-form rules
+people use."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import numpy as np
 
 from qarena.agents.base import Player
 from qarena.errors import QarenaError
-from qarena.exact import Exact, oracle
+from qarena.exact import Exact, Outcome, oracle
 from qarena.exact.solver import Mover
-from qarena.games.base import Game, Move, Position, value_word
+from qarena.games.base import DRAW, WIN, Game, Move, Position, value_word
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
 from qarena.i18n import _
 
@@ -69,7 +70,7 @@ class PerfectAgent:
 
     def act(self, position: Position) -> Move:
         _legal(self.game, position)
-        moves = self.solution.optimal_moves(position)
+        moves = self.choices(position)
         return moves[int(self.rng.integers(len(moves)))]
 
     def values(self, position: Position) -> dict[Move, float]:
@@ -115,6 +116,35 @@ class PerfectAgent:
 
     def would_play(self, position: Position, move: Move) -> bool:
         return move in self.choices(position)
+
+
+def strongest_moves(outcomes: dict[Move, Outcome]) -> list[Move]:
+    """The moves of the strongest opponent among ``outcomes`` (a position's ``move_outcomes``):
+    those that keep the value and, winning, win in the fewest plies, losing, lose in the most
+    (GBG's "distant losses"); drawing, every move that keeps the draw."""
+    if not outcomes:
+        return []
+    best = max(o.value for o in outcomes.values())
+    keep = {m: o.plies for m, o in outcomes.items() if o.value == best}
+    if best == DRAW:
+        return list(keep)
+    far = min(keep.values()) if best == WIN else max(keep.values())
+    return [m for m, plies in keep.items() if plies == far]
+
+
+@dataclass
+class StrongestAgent(PerfectAgent):
+    """Perfect play that also makes the most of the distance: among the moves that keep the
+    value it wins as fast as it can and, lost, holds out as long as it can; equal moves are
+    drawn at random. Its moves come from the exact outcomes (``move_outcomes``), which on
+    boards solved by search cost an exact search where plain perfect play needs only the
+    sign."""
+
+    name: str = "strongest"
+
+    def choices(self, position: Position) -> list[Move]:
+        """The moves it picks among: the value kept, at the best distance."""
+        return strongest_moves(self.solution.move_outcomes(position))
 
 
 def _check_rule(game: Game, name: str, what: str) -> None:
@@ -201,15 +231,18 @@ __all__ = [
     "PolesAgent",
     "RandomAgent",
     "RuleAgent",
+    "StrongestAgent",
     "SubtractionRuleAgent",
     "builtin_game",
     "is_builtin",
     "is_pole_position",
+    "judges_of",
     "make_agent",
     "named_players",
+    "strongest_moves",
 ]
 
-STRATEGIES = ("random", "perfect", "bouton", "subtraction", "poles", "poles-strict")
+STRATEGIES = ("random", "perfect", "strongest", "bouton", "subtraction", "poles", "poles-strict")
 
 
 #: The n-tuple network shipped with qarena (``qarena/data``), as a player's name: the one the
@@ -219,9 +252,9 @@ NETWORK = "network"
 
 def is_builtin(name: str) -> bool:
     """Does ``name`` name a built-in player rather than a policy file? Exactly when it is a
-    built-in's name (``random``, ``perfect``, a rule player, ``network``), whatever files lie
-    about: every command and the Python API read a name the same way wherever they run. A
-    policy file that has a built-in's name is given as a path: ``./random``."""
+    built-in's name (``random``, ``perfect``, ``strongest``, a rule player, ``network``),
+    whatever files lie about: every command and the Python API read a name the same way
+    wherever they run. A policy file that has a built-in's name is given as a path: ``./random``."""
     return name in STRATEGIES or name == NETWORK
 
 
@@ -237,7 +270,16 @@ def builtin_game(name: str) -> Game | None:
 
 
 def players_of(game: Game) -> tuple[str, ...]:
-    """The built-in players of ``game``: random and perfect play, and its rule players."""
+    """The built-in players of ``game``: random play, perfect play (random among the moves
+    that keep the value) and the strongest (the fastest win, the slowest loss), and its rule
+    players."""
+    return ("random", "perfect", "strongest", *game.rule_players)
+
+
+def judges_of(game: Game) -> tuple[str, ...]:
+    """The built-ins an agent of ``game`` is measured against: random and perfect play and the
+    game's rule players; not the strongest, so that the records published against these stay
+    as they were."""
     return ("random", "perfect", *game.rule_players)
 
 
@@ -250,9 +292,9 @@ def named_players(game: Game) -> tuple[str, ...]:
 
 
 def make_agent(name: str, game: Game, seed: int | None = None) -> Player:
-    """A player by name: random, perfect, one of the game's rule players (bouton, subtraction,
-    poles...), or else a policy file's path (:func:`qarena.agents.players.player`, which also
-    takes learners, functions and tables)."""
+    """A player by name: random, perfect, strongest, one of the game's rule players (bouton,
+    subtraction, poles...), or else a policy file's path (:func:`qarena.agents.players.player`,
+    which also takes learners, functions and tables)."""
     if not is_builtin(name) and name not in game.rule_players:
         from qarena.agents.players import player
 
@@ -276,6 +318,8 @@ def make_agent(name: str, game: Game, seed: int | None = None) -> Player:
         return RandomAgent(game, seed)
     if name == "perfect":
         return PerfectAgent(game, seed)
+    if name == "strongest":
+        return StrongestAgent(game, seed)
     if name == "bouton":
         return BoutonAgent(game)
     if name == "subtraction":

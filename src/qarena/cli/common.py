@@ -197,8 +197,8 @@ PlayerA = Annotated[
     str,
     typer.Argument(
         metavar="A",
-        help="A policy file, or a built-in player: random, perfect, or the game's rule "
-        "player (bouton, poles and poles-strict for nim, subtraction for the subtraction "
+        help="A policy file, or a built-in player: random, perfect, strongest, or the game's "
+        "rule player (bouton, poles and poles-strict for nim, subtraction for the subtraction "
         "game).",
     ),
 ]

@@ -140,8 +140,8 @@ def eval_command(  # noqa: PLR0913 - the command's options
         str,
         typer.Argument(
             metavar="FILE",
-            help="A policy file, or a built-in player (random, perfect, bouton, poles, "
-            "poles-strict, subtraction) with --game.",
+            help="A policy file, or a built-in player (random, perfect, strongest, bouton, "
+            "poles, poles-strict, subtraction) with --game.",
         ),
     ],
     spec: Annotated[

@@ -185,7 +185,8 @@ def sweep_command(  # noqa: PLR0913 - the command's options
     opponents: Annotated[
         str,
         typer.Option(
-            "--opponent", help="self, random, perfect, the game's rule players, policy files."
+            "--opponent",
+            help="self, random, perfect, strongest, the game's rule players, policy files.",
         ),
     ] = "self",
     seats: Annotated[

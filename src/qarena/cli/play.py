@@ -18,7 +18,7 @@ from rich.text import Text
 
 from qarena.agents.base import Rival
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import PerfectAgent
+from qarena.agents.strategies import PerfectAgent, StrongestAgent
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, styled, told_stop
 from qarena.cli.render import draw
@@ -35,7 +35,7 @@ from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
 FIRST = ("human", "ai", "random")
-OPPONENTS = ("trained", "perfect")
+OPPONENTS = ("trained", "strongest", "perfect")
 
 COMMANDS = gettext_noop(
     "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
@@ -159,6 +159,17 @@ def _searched(target: str) -> Game | None:
     return game if by_search(game) else None
 
 
+def _game_of(target: str) -> Game:
+    """The game TARGET names: a spec's (nothing trained: perfect play needs no agent), or the
+    game of the policy file."""
+    if not (target.endswith(".npz") or is_file(target)):
+        try:
+            return parse_spec(target)
+        except SpecError:
+            pass
+    return _agent(target).game
+
+
 def _agent(target: str) -> Learner:
     """TARGET is a policy file (an existing file, or any name ending in .npz) or a game spec."""
     path = Path(target)
@@ -264,7 +275,15 @@ class _Session:
                 row.append(_("← the AI would play this") if m in marked else "")
             table.add_row(*row)
         if alike:
-            note = _("Every move has the same value: the AI would play any of them.")
+            # Perfect play's values are verdicts: every move may keep the value ("loss") at
+            # different distances ("loss in 3", "loss in 12"), which is not "the same value".
+            if len({agent.value_text(position, m) for m in moves}) > 1:
+                note = _(
+                    "Every move has the same outcome, in different numbers of moves: in your "
+                    "place the AI would play any of these."
+                )
+            else:
+                note = _("Every move has the same value: the AI would play any of them.")
             return Group(table, Text(note))
         return table
 
@@ -295,11 +314,18 @@ class _Session:
         out.print(self._reply_table(reply))
         if reply.tied:
             *rest, last = (self.game.format_move(m) for m in reply.best)
-            out.print(
+            # Tied by value, perhaps at different distances (perfect play: "win in 4", "win
+            # in 16"): said as the web says it.
+            texts = {self.agent.value_text(reply.position, m, "ai") for m in reply.best}
+            text = (
                 _(
-                    "{moves} and {last} shared its best value; it picked among them at random."
-                ).format(moves=", ".join(rest), last=last)
+                    "{moves} and {last} have the same outcome for it, in different numbers of "
+                    "moves; it picked among them at random."
+                )
+                if len(texts) > 1
+                else _("{moves} and {last} shared its best value; it picked among them at random.")
             )
+            out.print(text.format(moves=", ".join(rest), last=last))
 
     def _show(self, position: Position, yours: bool) -> None:
         game = self.game
@@ -429,8 +455,10 @@ def play_command(
         str | None,
         typer.Option(
             "--opponent",
-            help="trained (an agent trained on the spot, or the policy file) or perfect (the "
-            "solver's perfect play; the default on boards solved by search).",
+            help="trained (an agent trained on the spot, or the policy file), strongest (the "
+            "solver's perfect play that wins in the fewest moves and holds out longest when "
+            "lost; the default on boards solved by search) or perfect (the solver's perfect "
+            "play, any move that keeps the value, at random).",
         ),
     ] = None,
 ) -> int:
@@ -453,11 +481,22 @@ def play_command(
         raise QarenaError(_("play reads your moves from standard input, which is closed"))
     agent: Rival
     searched = _searched(target)
-    if opponent == "perfect" or (opponent is None and searched is not None):
-        game = searched if searched is not None else _agent(target).game
+    if opponent in ("perfect", "strongest") or (opponent is None and searched is not None):
+        game = searched if searched is not None else _game_of(target)
         announce(game)
-        agent = PerfectAgent(game, seed)
-        err.print(_("Playing against perfect play, by the solver."))
+        if opponent == "perfect":
+            agent = PerfectAgent(game, seed)
+            err.print(_("Playing against perfect play, by the solver."))
+        else:
+            # A person asking for perfect play gets it at its strongest (issue 36): the
+            # fastest win, the longest resistance. "perfect" keeps picking at random.
+            agent = StrongestAgent(game, seed)
+            err.print(
+                _(
+                    "Playing against perfect play at its strongest, by the solver: the fastest "
+                    "win, the longest resistance."
+                )
+            )
     elif (target.endswith(".npz") or is_file(target)) and is_network(target):
         agent = load_network(target)
         agent.name = os.path.basename(target)

@@ -130,8 +130,8 @@ def train_command(  # noqa: PLR0913 - the command's options
         str,
         typer.Option(
             "--opponent",
-            help="self, random, perfect, bouton, subtraction, poles, poles-strict, or a policy "
-            "file.",
+            help="self, random, perfect, strongest, bouton, subtraction, poles, poles-strict, "
+            "or a policy file.",
         ),
     ] = "self",
     seat: Annotated[

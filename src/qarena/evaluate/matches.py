@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from qarena.agents.strategies import players_of
+from qarena.agents.strategies import judges_of
 from qarena.errors import QarenaError
 from qarena.i18n import _, gettext_noop
 from qarena.kernels.play import play_matches
@@ -126,7 +126,7 @@ def evaluation_opponents(game: Game) -> tuple[str, ...]:
     """The strategies an agent of ``game`` is measured against: random and perfect always, and
     the game's own closed-form rules (bouton and pole positions for nim, the modulus rule for
     the subtraction game)."""
-    return players_of(game)
+    return judges_of(game)
 
 
 #: Games per call of the match kernel: well under a second on any game the tables fit.

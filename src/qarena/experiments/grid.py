@@ -305,13 +305,13 @@ class Grid:
             if name not in named and not is_file(name):
                 if game.rule_players:
                     text = _(
-                        "unknown opponent {name!r}; expected self, random, perfect, {rules}, or a "
-                        "policy file"
+                        "unknown opponent {name!r}; expected self, random, perfect, strongest, "
+                        "{rules}, or a policy file"
                     )
                 else:
                     text = _(
-                        "unknown opponent {name!r}; expected self, random, perfect, or a policy "
-                        "file"
+                        "unknown opponent {name!r}; expected self, random, perfect, strongest, or "
+                        "a policy file"
                     )
                 raise QarenaError(text.format(name=name, rules=", ".join(game.rule_players)))
         self_play = "self" in self.opponents

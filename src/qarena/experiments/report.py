@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from qarena import __version__
-from qarena.agents.strategies import make_agent, players_of
+from qarena.agents.strategies import judges_of, make_agent
 from qarena.evaluate.matches import both_seats, evaluation_opponents, play_series
 from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
 from qarena.exact import game_tables, solve
@@ -267,7 +267,7 @@ def whom_to_learn_from(lab: Lab) -> Section:
     rows_out: list[tuple[str, ...]] = []
     for spec, name in cases:
         game = parse_spec(spec)
-        trainers = ("self", *players_of(game))
+        trainers = ("self", *judges_of(game))
         grid = Grid(learners, {}, opponents=trainers, seeds=lab.seeds(3))
         folder, rows, command = lab.sweep(name, spec, grid)
         section.commands.append(command)

@@ -94,6 +94,7 @@ OPPONENT_WORDS = {
     "self": gettext_noop("itself (self-play)"),
     "random": gettext_noop("random play"),
     "perfect": gettext_noop("perfect play (the solver's)"),
+    "strongest": gettext_noop("perfect play at its strongest (the solver's)"),
 }
 
 

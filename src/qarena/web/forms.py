@@ -126,16 +126,16 @@ CLASSIC = "connect4:6x7"
 
 
 def opponent_of(form: HomeForm) -> str:
-    """Whom the home form asks to play: "trained" or "perfect"; for classic Connect Four,
-    which no table learns, perfect play or ("classic-network") the n-tuple network that comes
-    with qarena."""
+    """Whom the home form asks to play: "trained", "strongest" or "perfect"; for classic
+    Connect Four, which no table learns, perfect play at its strongest or ("classic-network")
+    the n-tuple network that comes with qarena."""
     if form.kind == "classic":
-        return "perfect"
+        return "strongest"
     if form.kind == "classic-network":
         return "network"
-    if form.opponent not in ("trained", "perfect"):
+    if form.opponent not in ("trained", "strongest", "perfect"):
         raise QarenaError(
-            _("the opponent is 'trained' or 'perfect', not {opponent!r}").format(
+            _("the opponent is 'trained', 'strongest' or 'perfect', not {opponent!r}").format(
                 opponent=form.opponent
             )
         )

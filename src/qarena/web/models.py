@@ -26,12 +26,14 @@ class NewGame(BaseModel):
     )
     first: Literal["human", "ai"] = "human"
     policy: str | None = Field(default=None, max_length=64, description="A policy id")
-    opponent: Literal["trained", "perfect", "network"] | None = Field(
+    opponent: Literal["trained", "strongest", "perfect", "network"] | None = Field(
         default=None,
         description="Whom to play: a trained agent (the policy given, the game's best stored "
-        "one or one trained on the spot), perfect play (the solver), or the n-tuple network "
-        "that comes with qarena (classic Connect Four). Default: perfect play on boards "
-        "solved by search, else a trained agent.",
+        "one or one trained on the spot), perfect play at its strongest (the solver: the "
+        "fastest win, the longest resistance), perfect play (the solver: any move that keeps "
+        "the value, at random), or the n-tuple network that comes with qarena (classic "
+        "Connect Four). Default: perfect play at its strongest on boards solved by search, "
+        "else a trained agent.",
     )
     seed: int | None = Field(
         default=None,
@@ -78,7 +80,7 @@ class _TrainBase(BaseModel):
     opponent: str = Field(
         default="self",
         max_length=32,
-        description="self, random, perfect, a rule-based player of the game "
+        description="self, random, perfect, strongest, a rule-based player of the game "
         "(bouton, poles, poles-strict, subtraction), or the id of a stored policy of the same game",
     )
     seat: str = Field(
@@ -155,7 +157,7 @@ class OutcomeOut(BaseModel):
 class GameOut(BaseModel):
     id: str
     game: str
-    opponent: Literal["trained", "perfect", "network"]
+    opponent: Literal["trained", "strongest", "perfect", "network"]
     policy: str | None = Field(
         description="The policy playing (None: perfect play or the n-tuple network)"
     )

@@ -16,7 +16,7 @@ import numpy as np
 
 from qarena import threads
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import PerfectAgent
+from qarena.agents.strategies import PerfectAgent, StrongestAgent
 from qarena.errors import MoveError, QarenaError
 from qarena.games import Move, Position, value_name
 from qarena.games.words import played
@@ -59,7 +59,7 @@ Stored = Agent | NTupleNetwork
 #: network.
 Opponent = Agent | PerfectAgent | NTupleNetwork
 #: Their names in forms and the API.
-OPPONENTS = ("trained", "perfect", "network")
+OPPONENTS = ("trained", "strongest", "perfect", "network")
 
 
 class Snapshot(NamedTuple):
@@ -120,7 +120,9 @@ class Session(Kept, Match):
 
     @property
     def opponent(self) -> str:
-        """Whom the person plays: "trained", "perfect" or "network"."""
+        """Whom the person plays: "trained", "strongest", "perfect" or "network"."""
+        if isinstance(self.agent, StrongestAgent):
+            return "strongest"
         if isinstance(self.agent, PerfectAgent):
             return "perfect"
         return "network" if isinstance(self.agent, NTupleNetwork) else "trained"

@@ -15,7 +15,13 @@ import numpy as np
 from fastapi import Depends, Request
 
 from qarena.agents.base import Player
-from qarena.agents.strategies import STRATEGIES, PerfectAgent, make_agent, players_of
+from qarena.agents.strategies import (
+    STRATEGIES,
+    PerfectAgent,
+    StrongestAgent,
+    make_agent,
+    players_of,
+)
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.exact import by_search
@@ -138,7 +144,7 @@ class Web:
         self.scores = Scores()
         self.jobs = Jobs(self.store, limits.max_training, limits.max_queued)
         self._agents: OrderedDict[str, tuple[Stored, int]] = OrderedDict()
-        self._perfect: OrderedDict[str, PerfectAgent] = OrderedDict()
+        self._perfect: OrderedDict[tuple[str, bool], PerfectAgent] = OrderedDict()
         #: The solutions perfect play answers from, within a bound on their memory; games hold
         #: them through ``KeptSolution``, so none outlives its place in the cache.
         self.kept = Kept()
@@ -260,22 +266,27 @@ class Web:
 
     def opponent_for(self, spec: str, first: str, opponent: str | None = None) -> Opponent | Job:
         """Whom a person asking to play ``spec`` meets, for the home page's form and the API
-        alike. ``opponent`` "perfect" is the solver's perfect play; "trained" (or None, on a
+        alike. ``opponent`` "strongest" is the solver's perfect play at its strongest (the
+        fastest win, the longest resistance), "perfect" its perfect play picking at random
+        among the moves that keep the value; "trained" (or None, on a
         game that is not searched) the game's best stored agent (a game too big to train here
         plays when one was trained on the command line into the folder), else, within the
         budget, the on-the-spot run training one, else the refusal, saying how to train it.
-        A game solved by search (classic Connect Four) plays perfect play unless asked;
+        A game solved by search (classic Connect Four) plays the strongest unless asked;
         "network" is the n-tuple network shipped for the game (classic Connect Four)."""
         if opponent not in (None, *OPPONENTS):
             raise QarenaError(
-                _("the opponent is 'trained', 'perfect' or 'network', not {opponent!r}").format(
-                    opponent=opponent
-                )
+                _(
+                    "the opponent is 'trained', 'strongest', 'perfect' or 'network', not "
+                    "{opponent!r}"
+                ).format(opponent=opponent)
             )
         game = self._parse(spec)
         if opponent == "network":
             return self.network(game)
-        if opponent == "perfect" or (opponent is None and by_search(game)):
+        if opponent == "perfect":
+            return self.perfect(game, strongest=False)
+        if opponent == "strongest" or (opponent is None and by_search(game)):
             return self.perfect(game)
         try:
             game = self.game(spec, stored=True)
@@ -312,15 +323,16 @@ class Web:
                 self._networks[game.spec] = net
         return net
 
-    def perfect(self, game: Game) -> PerfectAgent:
-        """Perfect play of ``game``, kept per game: by search on the boards solved by search
+    def perfect(self, game: Game, strongest: bool = True) -> PerfectAgent:
+        """Perfect play of ``game`` (at its strongest unless asked: the person-facing default,
+        issue 36), kept per game: by search on the boards solved by search
         that the web offers it on (``searches.check_offered``), else from the enumerated
         solution, which the web app builds only within its budget. Its answers come from
         ``self.kept``, which holds the solutions within a bound on memory."""
         with self._lock:
-            agent = self._perfect.get(game.spec)
+            agent = self._perfect.get((game.spec, strongest))
             if agent is not None:
-                self._perfect.move_to_end(game.spec)
+                self._perfect.move_to_end((game.spec, strongest))
                 return agent
         if by_search(game):
             check_offered(game)
@@ -333,9 +345,10 @@ class Web:
                         "play it with qarena play {spec} --opponent perfect on the command line"
                     ).format(spec=game.spec, size=size)
                 )
-        agent = PerfectAgent(game, given=KeptSolution(game, self.kept))
+        kind = StrongestAgent if strongest else PerfectAgent
+        agent = kind(game, given=KeptSolution(game, self.kept))
         with self._lock:
-            self._perfect[game.spec] = agent
+            self._perfect[(game.spec, strongest)] = agent
             while len(self._perfect) > AGENT_CACHE:
                 self._perfect.popitem(last=False)
         return agent
@@ -403,7 +416,7 @@ class Web:
     def start_game(self, body: NewGame) -> Session | Job:
         """A new game, or the on-the-spot run to wait for before there can be one."""
         agent: Opponent
-        if body.policy is not None and body.opponent in ("perfect", "network"):
+        if body.policy is not None and body.opponent in ("strongest", "perfect", "network"):
             raise QarenaError(
                 _("a policy plays as itself: give a policy or opponent {opponent}").format(
                     opponent=body.opponent
@@ -441,8 +454,8 @@ class Web:
 
     def start_watch(self, a: str, b: str, spec: str, delay: float = 1.0) -> Watch:
         """Two players watched against each other: stored policies by id, or built-in players
-        (random, perfect, the game's rule players) of the game ``spec`` names, which a policy
-        overrides."""
+        (random, perfect, strongest, the game's rule players) of the game ``spec`` names, which
+        a policy overrides."""
         if delay not in DELAYS:
             shown = ", ".join(f"{d:g}" for d in DELAYS)
             raise QarenaError(
@@ -489,10 +502,9 @@ class Web:
                     raise QarenaError(
                         _("{name} does not play {spec}").format(name=name, spec=game.spec)
                     )
+                kinds = {"perfect": PerfectAgent, "strongest": StrongestAgent}
                 players.append(
-                    PerfectAgent(game, given=solution)
-                    if name == "perfect"
-                    else make_agent(name, game)
+                    kinds[name](game, given=solution) if name in kinds else make_agent(name, game)
                 )
         watch = Watch(game, players, delay=delay)
         watch.solution = solution

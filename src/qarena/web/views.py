@@ -92,6 +92,7 @@ def opponent_choices(web: Web, spec: str) -> dict[str, Any]:
         ("self", _("itself (self-play)")),
         ("random", _("random play")),
         ("perfect", _("perfect play")),
+        ("strongest", _("perfect play at its strongest")),
     ]
     try:
         if not spec.isascii():

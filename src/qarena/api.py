@@ -96,10 +96,10 @@ def board(
     position: Position | str | None = None,
     values: PlayerLike | Solution | SearchSolution | None = None,
 ) -> Board:
-    """A position drawn (in a notebook; its text elsewhere): the start, a position (a tuple or
-    list of its components, checked as its text would be) or its text (``"3 5 5"``,
-    ``"x.o/.x./..o"``). With ``values``, each legal move's value is written on it: a
-    solution's (win, draw, loss) or a player's own (a learner's table)."""
+    """A position drawn (in a notebook; ``print`` draws it as ``qarena play`` does): the
+    start, a position (a tuple or list of its components, checked as its text would be) or
+    its text (``"3 5 5"``, ``"x.o/.x./..o"``). With ``values``, each legal move's value is
+    written on it: a solution's (win, draw, loss) or a player's own (a learner's table)."""
     g = game(spec)
     where = g.start() if position is None else g.position_of(position)
     if values is None:

@@ -20,6 +20,7 @@ from typing import Any
 from qarena.agents.greedy import GreedyAgent
 from qarena.evaluate.charts import curve_svg
 from qarena.evaluate.svg import inspect_svg, position_svg
+from qarena.evaluate.text import draw
 from qarena.exact.solver import Solution
 from qarena.games import Game, Move, Position, value_word
 from qarena.i18n import _
@@ -77,6 +78,22 @@ class Board:
 
     def __repr__(self) -> str:
         return f"Board({self.game.spec}: {self.game.format_position(self.position)})"
+
+    def __str__(self) -> str:
+        """The position drawn as text, as ``qarena play`` draws it in a terminal (a lettered
+        grid, rows of matchsticks); with values, each move's value in the cell it fills on a
+        grid, else listed below the drawing."""
+        write = self.value_text or (lambda v: f"{v:+.3f}")
+        values = self.values or {}
+        by_move = {m: write(v) for m, v in values.items()}
+        lines = [self.heading] if self.heading else []
+        lines.append(draw(self.game, self.position, by_move).plain)
+        if values and self.game.layout != "grid":  # no cells to write them in
+            rows = [(_("move"), _("value"))]
+            rows += [(self.game.format_move(m), text) for m, text in by_move.items()]
+            width = max(len(move) for move, _text in rows)
+            lines += [f"{move:<{width}}  {text}" for move, text in rows]
+        return "\n".join(line.rstrip() for text in lines for line in text.splitlines())
 
     def notes(self) -> dict[str, str]:
         """Each legal move's value as text, by the move's text."""

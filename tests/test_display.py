@@ -202,3 +202,23 @@ def test_a_board_s_str_draws_nim_s_heaps_and_lists_the_values() -> None:
     assert text.splitlines()[3].split() == ["move", "value"]
     assert listed == {game.format_move(m): value_word(int(v)) for m, v in values.items()}
     assert len(listed) == len(game.legal_moves(position)) == 5  # 1 from pile 1, 1–4 from pile 3
+
+
+def test_progress_outside_a_notebook_is_the_terminal_s_bar(capsys: object) -> None:
+    import pytest
+
+    import qarena
+    from qarena.evaluate.display import ProgressLine
+    from qarena.i18n import speaking
+
+    assert isinstance(capsys, pytest.CaptureFixture)
+    agent = qarena.train("nim:2,3", episodes=2_000, progress=True)
+    assert agent.episodes == 2_000
+    out = capsys.readouterr().out
+    assert "q nim:2,3" in out and "2000/2000" in out  # rich's bar, in its last state
+    line = ProgressLine("q nim:2,3", 1_500, 2_000, 1.25)
+    assert repr(line) == "q nim:2,3: 1,500 of 2,000 episodes in 1.2 s"
+    assert '<progress value="1500" max="2000">' in line._repr_html_()
+    assert repr(ProgressLine("nim", 1, 1, 0.0, "runs")) == "nim: 1 of 1 run in 0.0 s"
+    with speaking("de"):
+        assert "1.500" in repr(line)

@@ -286,10 +286,11 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     declaration: :mod:`qarena.learn.settings`), None taking the learner's default.
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
     a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
-    ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar (in a
-    terminal or a notebook); ``callback`` is called with a :class:`Progress` after each
-    short chunk of episodes, and stops training when it returns True. ``resume`` goes on
-    training that learner (the settings given replace its own).
+    ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar in a
+    terminal, and in a notebook a line updated in place (kept when the notebook is saved);
+    ``callback`` is called with a :class:`Progress` after each short chunk of episodes, and
+    stops training when it returns True. ``resume`` goes on training that learner (the
+    settings given replace its own).
     """
     g = game(spec)
     local = locals()
@@ -329,24 +330,14 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     if not progress:
         go(report)
         return agent
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-    from rich.progress import Progress as Bar
-
-    with Bar(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=False,
-    ) as bar:
-        task = bar.add_task(f"{agent.kind} {g.spec}", total=total)
+    with display.progress(f"{agent.kind} {g.spec}", total) as bar:
 
         def show(p: Progress) -> None:
-            bar.update(task, completed=p.episodes)
+            bar.update(p.episodes)
             report(p)
 
         go(show)
-        bar.update(task, total=agent.episodes - start, completed=agent.episodes - start)
+        bar.update(agent.episodes - start, total=agent.episodes - start)
     return agent
 
 
@@ -725,9 +716,12 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         if not progress:
             interrupted = run_plan(plan)
         else:
-            from rich.progress import Progress as Bar
+            done = [plan.skipped]
 
-            with Bar() as bar:
-                task = bar.add_task(g.spec, total=len(settings), completed=plan.skipped)
-                interrupted = run_plan(plan, lambda _run: bar.advance(task))
+            def advance(_run: object) -> None:
+                done[0] += 1
+                bar.update(done[0])
+
+            with display.progress(g.spec, len(settings), "runs", plan.skipped) as bar:
+                interrupted = run_plan(plan, advance)
     return Sweep(Path(out), plan.rows(), interrupted)

@@ -222,3 +222,32 @@ def test_progress_outside_a_notebook_is_the_terminal_s_bar(capsys: object) -> No
     assert repr(ProgressLine("nim", 1, 1, 0.0, "runs")) == "nim: 1 of 1 run in 0.0 s"
     with speaking("de"):
         assert "1.500" in repr(line)
+
+
+def test_the_html_of_every_object_is_well_formed_with_cells_in_rows(tmp_path: object) -> None:
+    from pathlib import Path
+
+    import qarena
+    from tests.html_check import html_errors
+
+    # The check finds what it is for: a header cell outside a row, an element left open.
+    assert html_errors("<table><th>a</th><tr><td>1</td></tr></table>")
+    assert html_errors("<table><tr><td>1</td></tr>")
+    assert html_errors("<div><p>a</div></p>")
+    assert not html_errors("<table><tr><th>a</th></tr><tr><td>1</td></tr></table>")
+
+    game = qarena.game("nim:1,2")
+    agent = qarena.train(game, episodes=500)
+    playout = qarena.play(agent, "random", seed=1)
+    pages = {
+        "playout": playout._repr_html_(),
+        "competition": qarena.compete(agent, "random", games=20)._repr_html_(),
+        "evaluation": qarena.judge(agent, games=20)._repr_html_(),
+        "learner": agent._repr_html_(),
+        "board": qarena.board("tictactoe", "x../.o./...", qarena.solve("tictactoe"))._repr_html_(),
+        "sweep": qarena.sweep(game, Path(str(tmp_path)) / "s", episodes=200)._repr_html_(),
+    }
+    for name, page in pages.items():
+        assert html_errors(page) == [], name
+    # The playout's table: a header row, then one row per move.
+    assert pages["playout"].count("<tr>") == 1 + len(playout.turns)

@@ -539,7 +539,7 @@ class Playout:
         head = "".join(
             f"<th>{html.escape(h)}</th>" for h in ("", _("player"), _("move"), _("solver"))
         )
-        rows = head + "".join(
+        rows = f"<tr>{head}</tr>" + "".join(
             f"<tr><td>{i}</td><td>{'AB'[t.mover]}</td>"
             f"<td>{html.escape(self.game.format_move(t.move))}</td>"
             f"<td style='text-align:left'>{html.escape(t.verdict)}</td></tr>"

@@ -8,6 +8,7 @@ import operator
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -324,3 +325,88 @@ def test_solve_is_the_command_line_s_verb() -> None:
     lost = qarena.solve("nim:3,5,6")
     assert lost.value_of(lost.game.start()) == -1
     assert qarena.exact.oracle is not None
+
+
+#: The same mistakes made from Python and at the command line: (the API call, the command's
+#: arguments, what Python reads, what the command line reads). One text serves both; only the
+#: names of the settings differ.
+SAME_MISTAKES: list[tuple[Any, list[str], str, str]] = [
+    (
+        lambda tmp: qarena.train("nim:2,3", alpha_second=0.5),
+        ["train", "nim:2,3", "--alpha-second", "0.5"],
+        "alpha_second does not apply to the q learner",
+        "--alpha-second does not apply to the q learner",
+    ),
+    (
+        lambda tmp: qarena.train("nim:2,3", "afterstate", seat="first"),
+        ["train", "nim:2,3", "--learner", "afterstate", "--seat", "first"],
+        "seat applies only against an opponent; self-play takes both",
+        "--seat applies only against an --opponent; self-play takes both",
+    ),
+    (
+        lambda tmp: qarena.train("nim:2,3", opponent="random", starts=0.5),
+        ["train", "nim:2,3", "--opponent", "random", "--starts", "0.5"],
+        "starts applies to self-play; against an opponent games start anew",
+        "--starts applies to self-play; against an --opponent games start anew",
+    ),
+    (
+        lambda tmp: qarena.train("nim:2,3", episodes=10**6, curve=True, every=1),
+        ["train", "nim:2,3", "--episodes", "1000000", "--curve", "--every", "1"],
+        "every=1 would record",
+        "--every 1 would record",
+    ),
+    (
+        lambda tmp: qarena.train_network("tictactoe", tuples=0),
+        ["train", "tictactoe", "--learner", "ntuple", "--tuples", "0"],
+        "tuples must be at least 1, not 0",
+        "--tuples must be at least 1, not 0",
+    ),
+    (
+        lambda tmp: qarena.train("connect4", until_perfect=True),
+        ["train", "connect4", "--until-perfect"],
+        "use qarena.solve, play, compete or judge (by samples); qarena.train_network learns",
+        "use qarena solve, explain, play, watch, compete or eval (by samples); qarena train "
+        "--learner ntuple learns",
+    ),
+    (
+        lambda tmp: qarena.sweep("nim:2,3", tmp / "f", seat="first"),
+        ["sweep", "nim:2,3", "--seat", "first", "--out", "{tmp}/f"],
+        "seat applies only against an opponent; self-play takes both",
+        "--seat applies only against an --opponent; self-play takes both",
+    ),
+    (
+        lambda tmp: qarena.sweep("nim:2,3", tmp / "a-file"),
+        ["sweep", "nim:2,3", "--out", "{tmp}/a-file"],
+        "out {tmp}/a-file is not a folder",
+        "--out {tmp}/a-file is not a folder",
+    ),
+    (
+        lambda tmp: qarena.judge("random"),
+        ["eval", "random"],
+        "random is a built-in player: give its game (a spec like nim:3,5,7)",
+        "random is a built-in player: name the game with --game SPEC",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SAME_MISTAKES)))
+def test_a_mistake_names_keywords_from_python_and_options_from_the_command_line(
+    case: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qarena.cli import run
+
+    call, args, python, command_line = SAME_MISTAKES[case]
+    (tmp_path / "a-file").write_text("not a folder")
+    with pytest.raises(QarenaError) as e:
+        call(tmp_path)
+    said = str(e.value)
+    assert python.format(tmp=tmp_path) in said and "--" not in said, said
+    capsys.readouterr()
+    assert run([a.format(tmp=tmp_path) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert command_line.format(tmp=tmp_path) in " ".join(err.split()), err
+    # Python's words last as long as the call: a check made afterwards names the option.
+    from qarena.budget import check_count
+
+    with pytest.raises(QarenaError, match=r"^--tuples must be at least 1"):
+        check_count("--tuples", 0, 10)

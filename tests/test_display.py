@@ -121,3 +121,133 @@ def test_a_learner_s_table_as_a_dataframe_is_qarena_table_s_csv(tmp_path: object
         best = moves[moves["value"] == moves["value"].max()]["move"]
         keep = {game.format_move(m) for m in solution.optimal_moves(position)}
         assert set(best) <= keep, text
+
+
+def _grid(text: str) -> tuple[list[str], list[list[str]]]:
+    """A board's text drawing read back: the column letters across the top, and each row's
+    cells (the text between the rules ``│``, stripped), top row first."""
+    lines = text.splitlines()
+    letters = lines[0].split()
+    rows = []
+    for line in lines[1:]:
+        label, sep, rest = line.partition("│")
+        if sep and label.strip().isdigit():
+            assert int(label) == len(rows) + 1, line  # rows numbered 1, 2, 3… downwards
+            rows.append([cell.strip() for cell in rest.split("│")[:-1]])
+    return letters, rows
+
+
+def test_a_board_s_str_is_the_terminal_s_drawing_of_tic_tac_toe() -> None:
+    import qarena
+
+    game = qarena.game("tictactoe")
+    text = str(qarena.board(game, "x.o/.x./..o"))
+    letters, rows = _grid(text)
+    assert letters == ["a", "b", "c"] and len(rows) == 3
+    # Each cell holds the mark the position's text gives it, read row by row.
+    position = game.parse_position("x.o/.x./..o")
+    marks = {0: "", 1: "x", 2: "o"}
+    assert [c for row in rows for c in row] == [marks[v] for v in position]
+    assert rows[0] == ["x", "", "o"] and rows[2] == ["", "", "o"]
+    assert all(line == line.rstrip() for line in text.splitlines())
+    _short(repr(qarena.board(game)))  # repr stays one line
+
+
+def test_a_board_s_str_writes_each_move_s_value_where_it_goes() -> None:
+    import qarena
+    from qarena.games import value_word
+
+    game = qarena.game("tictactoe")
+    solution = qarena.solve(game)
+    position = game.parse_position("x../.o./...")
+    _letters, rows = _grid(str(qarena.board(game, position, solution)))
+    cells = [c for row in rows for c in row]
+    # Every empty cell is a legal move and shows the solver's word for it; marks stay marks.
+    for move, value in solution.move_values(position).items():
+        assert cells[move] == value_word(int(value))
+    assert cells[0] == "x" and cells[4] == "o"
+    assert sum(c in ("win", "draw", "loss") for c in cells) == len(game.legal_moves(position))
+
+
+def test_a_board_s_str_draws_connect_four_with_gravity() -> None:
+    import qarena
+
+    game = qarena.game("connect4")
+    rows_n, cols_n = game.grid_size()
+    letters, rows = _grid(str(qarena.board(game)))
+    assert letters == list("abcdefg")[:cols_n] and len(rows) == rows_n == 6
+    assert all(cell == "" for row in rows for cell in row)
+    # A piece dropped in column d lands in the bottom row (the last drawn), not row 1.
+    after = game.apply(game.start(), game.parse_move("d"))
+    _letters, rows = _grid(str(qarena.board(game, after)))
+    assert rows[-1][letters.index("d")] == "x"
+    assert sum(cell != "" for row in rows for cell in row) == 1
+
+
+def test_a_board_s_str_draws_nim_s_heaps_and_lists_the_values() -> None:
+    import qarena
+    from qarena.games import value_word
+
+    game = qarena.game("nim:3,5,7")
+    lines = str(qarena.board(game, "1 0 4")).splitlines()
+    # One row per pile, each with as many matches as the pile holds (an empty pile, none).
+    assert len(lines) == 3
+    for line, count in zip(lines, (1, 0, 4), strict=True):
+        assert f"({count})" in line and line.count("|") == count
+    solution = qarena.solve(game)
+    position = game.parse_position("1 0 4")
+    text = str(qarena.board(game, position, solution))
+    listed = dict(line.split() for line in text.splitlines()[4:])
+    values = solution.move_values(position)
+    assert text.splitlines()[3].split() == ["move", "value"]
+    assert listed == {game.format_move(m): value_word(int(v)) for m, v in values.items()}
+    assert len(listed) == len(game.legal_moves(position)) == 5  # 1 from pile 1, 1–4 from pile 3
+
+
+def test_progress_outside_a_notebook_is_the_terminal_s_bar(capsys: object) -> None:
+    import pytest
+
+    import qarena
+    from qarena.evaluate.display import ProgressLine
+    from qarena.i18n import speaking
+
+    assert isinstance(capsys, pytest.CaptureFixture)
+    agent = qarena.train("nim:2,3", episodes=2_000, progress=True)
+    assert agent.episodes == 2_000
+    out = capsys.readouterr().out
+    assert "q nim:2,3" in out and "2000/2000" in out  # rich's bar, in its last state
+    line = ProgressLine("q nim:2,3", 1_500, 2_000, 1.25)
+    assert repr(line) == "q nim:2,3: 1,500 of 2,000 episodes in 1.2 s"
+    assert '<progress value="1500" max="2000">' in line._repr_html_()
+    assert repr(ProgressLine("nim", 1, 1, 0.0, "runs")) == "nim: 1 of 1 run in 0.0 s"
+    with speaking("de"):
+        assert "1.500" in repr(line)
+
+
+def test_the_html_of_every_object_is_well_formed_with_cells_in_rows(tmp_path: object) -> None:
+    from pathlib import Path
+
+    import qarena
+    from tests.html_check import html_errors
+
+    # The check finds what it is for: a header cell outside a row, an element left open.
+    assert html_errors("<table><th>a</th><tr><td>1</td></tr></table>")
+    assert html_errors("<table><tr><td>1</td></tr>")
+    assert html_errors("<div><p>a</div></p>")
+    assert not html_errors("<table><tr><th>a</th></tr><tr><td>1</td></tr></table>")
+
+    game = qarena.game("nim:1,2")
+    agent = qarena.train(game, episodes=500)
+    playout = qarena.play(agent, "random", seed=1)
+    pages = {
+        "playout": playout._repr_html_(),
+        "competition": qarena.compete(agent, "random", games=20)._repr_html_(),
+        "evaluation": qarena.judge(agent, games=20)._repr_html_(),
+        "learner": agent._repr_html_(),
+        "board": qarena.board("tictactoe", "x../.o./...", qarena.solve("tictactoe"))._repr_html_(),
+        "sweep": qarena.sweep(game, Path(str(tmp_path)) / "s", episodes=200)._repr_html_(),
+    }
+    for name, page in pages.items():
+        assert html_errors(page) == [], name
+    # The playout's table: a header row, then one row per move.
+    assert pages["playout"].count("<tr>") == 1 + len(playout.turns)

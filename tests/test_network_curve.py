@@ -39,7 +39,7 @@ def test_a_curve_judged_in_bounded_time_is_taken(spec: str) -> None:
 def test_the_api_refuses_such_a_curve_before_training() -> None:
     # It ran without end: the first point's search of connect4:7x8 had no bound.
     t0 = time.monotonic()
-    with pytest.raises(QarenaError, match="train without --curve"):
+    with pytest.raises(QarenaError, match="train without curve=True"):
         qarena.train_network("connect4:7x8", curve=True)
     assert time.monotonic() - t0 < 5
 

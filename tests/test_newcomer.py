@@ -15,7 +15,7 @@ from rich.console import Console
 
 from qarena.cli import run
 from qarena.cli.play import _loaded, _Session
-from qarena.cli.render import draw
+from qarena.evaluate.text import draw
 from qarena.games import ConnectFour, TicTacToe, parse_spec
 from qarena.i18n import speaking
 from qarena.learn.ntuple import NTupleNetwork, save_network

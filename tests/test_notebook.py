@@ -52,3 +52,31 @@ def test_the_notebook_runs_and_shows_every_object(tmp_path: Path) -> None:
     assert "optimality" not in text["agent"]
     judged = text["qarena.judge(mine, game)"]
     assert "of 164)" in judged
+    _assert_progress_is_kept(nb)
+
+
+def _assert_progress_is_kept(nb: Any) -> None:
+    """``progress=True`` leaves its last line in the saved notebook, as text and HTML, so a
+    static render (the docs) shows how far training went, not an empty output or a widget
+    that has no state there."""
+    import re
+
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            assert "application/vnd.jupyter.widget-view+json" not in data, cell.source
+            if out.output_type in ("display_data", "execute_result"):
+                assert data.get("text/plain", "").strip(), f"{cell.source!r}: an empty output"
+    (cell,) = [c for c in nb.cells if "progress=True" in c.source]
+    lines = [o.data for o in cell.outputs if o.output_type == "display_data"]
+    assert len(lines) == 1, "one progress line, updated in place"
+    shown = re.fullmatch(
+        r"q nim:3,5,7: ([\d,]+) of ([\d,]+) episodes in \d+\.\d s", lines[0]["text/plain"]
+    )
+    assert shown, lines[0]["text/plain"]
+    # The last line: as many episodes done as the run took (it stopped once perfect), the
+    # number the agent's own line shows.
+    done, total = shown.groups()
+    (result,) = [o.data for o in cell.outputs if o.output_type == "execute_result"]
+    assert done == total and f"episodes={done}," in result["text/plain"]
+    assert f'<progress value="{done.replace(",", "")}"' in lines[0]["text/html"]

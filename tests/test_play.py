@@ -14,7 +14,7 @@ from rich.console import Console
 
 from qarena.cli import play
 from qarena.cli.app import run
-from qarena.cli.render import draw
+from qarena.evaluate.text import draw
 from qarena.exact import solve
 from qarena.games import LOSS, Nim, Subtraction, TicTacToe, parse_spec, value_name
 from qarena.match import spot as match

@@ -592,7 +592,7 @@ def test_the_python_sweep_trains_networks_as_the_command_does(
     assert _without_time([r.cells() for r in runs.rows]) == _without_time(record["rows"])
     assert [r.settings["tuples"] for r in runs.rows] == ["2", "3"]
     assert all(r.canonical is None and r.seat is None for r in runs.rows)
-    with pytest.raises(QarenaError, match="--until-perfect does not apply to an n-tuple"):
+    with pytest.raises(QarenaError, match="until_perfect=True does not apply to an n-tuple"):
         qarena.sweep("tictactoe", tmp_path / "x", "ntuple", until_perfect=True)
     assert not (tmp_path / "x").exists()
 

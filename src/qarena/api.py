@@ -13,16 +13,17 @@ Bad input raises :class:`~qarena.errors.QarenaError` with one line saying what i
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.opponents import move_mask
-from qarena.agents.players import PlayerLike
+from qarena.agents.players import PlayerLike, no_game
 from qarena.agents.players import player as _player
 from qarena.agents.strategies import NETWORK, builtin_game, is_builtin
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
@@ -45,7 +46,7 @@ from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import NETWORK_AXES, SWEEP_GAMES, Fixed, Grid
 from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
-from qarena.i18n import _
+from qarena.i18n import _, python_caller
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.ntuple import (
@@ -87,19 +88,37 @@ __all__ = [
 
 GameLike = str | Game
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _python(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """The call's errors name settings as Python does (``seat``, ``curve=True``), not as the
+    command line does (``--seat``, ``--curve``): the same texts, worded for their reader
+    (:func:`qarena.i18n.option`)."""
+
+    @functools.wraps(function)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with python_caller():
+            return function(*args, **kwargs)
+
+    return call
+
+
 # In a notebook, games, solutions, learners, agents and curves are drawn from now on.
 display.register()
 
 
+@_python
 def board(
     spec: GameLike,
     position: Position | str | None = None,
     values: PlayerLike | Solution | SearchSolution | None = None,
 ) -> Board:
-    """A position drawn (in a notebook; its text elsewhere): the start, a position (a tuple or
-    list of its components, checked as its text would be) or its text (``"3 5 5"``,
-    ``"x.o/.x./..o"``). With ``values``, each legal move's value is written on it: a
-    solution's (win, draw, loss) or a player's own (a learner's table)."""
+    """A position drawn (in a notebook; ``print`` draws it as ``qarena play`` does): the
+    start, a position (a tuple or list of its components, checked as its text would be) or
+    its text (``"3 5 5"``, ``"x.o/.x./..o"``). With ``values``, each legal move's value is
+    written on it: a solution's (win, draw, loss) or a player's own (a learner's table)."""
     g = game(spec)
     where = g.start() if position is None else g.position_of(position)
     if values is None:
@@ -115,11 +134,13 @@ def board(
     return Board(g, where, own, text)
 
 
+@_python
 def game(spec: GameLike) -> Game:
     """The game a spec names (``"nim:3,5,7"``, ``"tictactoe"``, ``"connect4:4x5"``)."""
     return spec if isinstance(spec, Game) else parse_spec(spec)
 
 
+@_python
 def solve(spec: GameLike) -> Exact:
     """The exact solution, as ``qarena solve`` gives it: every reachable position's value and
     best moves (cached); for boards too big to enumerate, a
@@ -128,11 +149,13 @@ def solve(spec: GameLike) -> Exact:
     return oracle(game(spec))
 
 
+@_python
 def solution(spec: GameLike) -> Exact:
     """The same as :func:`solve` (its older name, kept)."""
     return solve(spec)
 
 
+@_python
 def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner | NTupleNetwork:
     """A learner saved in a policy file, or an n-tuple network saved by ``qarena train
     --learner ntuple`` (checked to be of ``spec``'s game when given)."""
@@ -146,6 +169,7 @@ def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner 
     return load_learner(path, g)
 
 
+@_python
 def save(learner: Learner | NTupleNetwork, path: str | os.PathLike[str]) -> Path:
     """Save ``learner`` (or an n-tuple network) as a policy file (written atomically);
     returns its path."""
@@ -174,6 +198,7 @@ def _by_flag_name(
             local[name] = value
 
 
+@_python
 def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keyword
     spec: GameLike,
     games: int | None = None,
@@ -243,6 +268,7 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     return net
 
 
+@_python
 def player(x: PlayerLike, spec: GameLike | None = None, seed: int | None = None) -> Player:
     """Anything that plays, as a :class:`~qarena.agents.base.Player` (``act`` and
     ``values``): see :func:`qarena.agents.players.player` for what it reads and in what
@@ -250,6 +276,7 @@ def player(x: PlayerLike, spec: GameLike | None = None, seed: int | None = None)
     return _player(x, None if spec is None else game(spec), seed)
 
 
+@_python
 def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     spec: GameLike,
     learner: str = "q",
@@ -286,10 +313,11 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     declaration: :mod:`qarena.learn.settings`), None taking the learner's default.
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
     a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
-    ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar (in a
-    terminal or a notebook); ``callback`` is called with a :class:`Progress` after each
-    short chunk of episodes, and stops training when it returns True. ``resume`` goes on
-    training that learner (the settings given replace its own).
+    ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar in a
+    terminal, and in a notebook a line updated in place (kept when the notebook is saved);
+    ``callback`` is called with a :class:`Progress` after each short chunk of episodes, and
+    stops training when it returns True. ``resume`` goes on training that learner (the
+    settings given replace its own).
     """
     g = game(spec)
     local = locals()
@@ -329,27 +357,18 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     if not progress:
         go(report)
         return agent
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-    from rich.progress import Progress as Bar
-
-    with Bar(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=False,
-    ) as bar:
-        task = bar.add_task(f"{agent.kind} {g.spec}", total=total)
+    with display.progress(f"{agent.kind} {g.spec}", total) as bar:
 
         def show(p: Progress) -> None:
-            bar.update(task, completed=p.episodes)
+            bar.update(p.episodes)
             report(p)
 
         go(show)
-        bar.update(task, total=agent.episodes - start, completed=agent.episodes - start)
+        bar.update(agent.episodes - start, total=agent.episodes - start)
     return agent
 
 
+@_python
 def judge(
     who: PlayerLike,
     spec: GameLike | None = None,
@@ -437,6 +456,7 @@ class Competition:
         return f"<p>{title}</p><table><tr>{head}</tr>{cells}</table>"
 
 
+@_python
 def compete(
     a: PlayerLike,
     b: PlayerLike,
@@ -469,6 +489,7 @@ def compete(
     return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both)
 
 
+@_python
 def players(
     a: PlayerLike, b: PlayerLike, spec: GameLike | None = None, seed: int | None = None
 ) -> tuple[Game, Player, Player]:
@@ -488,11 +509,7 @@ def players(
     for i in sorted(range(2), key=lambda i: not knows[i]):
         x = given[i]
         if g is None and all(builtin):
-            raise QarenaError(
-                _(
-                    "{a} and {b} are built-in players: give their game (a spec like nim:3,5,7)"
-                ).format(a=_name(a, None), b=_name(b, None))
-            )
+            raise no_game(_name(a, None), _name(b, None))
         seat_seed = None if seed is None else seed + i
         one = _player(x, g, seat_seed)
         if isinstance(one, GreedyAgent) and seat_seed is not None:
@@ -548,7 +565,7 @@ class Playout:
         head = "".join(
             f"<th>{html.escape(h)}</th>" for h in ("", _("player"), _("move"), _("solver"))
         )
-        rows = head + "".join(
+        rows = f"<tr>{head}</tr>" + "".join(
             f"<tr><td>{i}</td><td>{'AB'[t.mover]}</td>"
             f"<td>{html.escape(self.game.format_move(t.move))}</td>"
             f"<td style='text-align:left'>{html.escape(t.verdict)}</td></tr>"
@@ -566,6 +583,7 @@ class Playout:
         return f"<p>{title}</p><table>{rows}</table><p>{html.escape(result)}</p>{end}"
 
 
+@_python
 def play(
     a: PlayerLike,
     b: PlayerLike,
@@ -646,6 +664,7 @@ def _cell(text: str) -> str:
     return f"{float(text):.4f}"
 
 
+@_python
 def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     spec: GameLike,
     out: str | os.PathLike[str],
@@ -725,9 +744,12 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         if not progress:
             interrupted = run_plan(plan)
         else:
-            from rich.progress import Progress as Bar
+            done = [plan.skipped]
 
-            with Bar() as bar:
-                task = bar.add_task(g.spec, total=len(settings), completed=plan.skipped)
-                interrupted = run_plan(plan, lambda _run: bar.advance(task))
+            def advance(_run: object) -> None:
+                done[0] += 1
+                bar.update(done[0])
+
+            with display.progress(g.spec, len(settings), "runs", plan.skipped) as bar:
+                interrupted = run_plan(plan, advance)
     return Sweep(Path(out), plan.rows(), interrupted)

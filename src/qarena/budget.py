@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from qarena.errors import QarenaError, TooLargeError, echo_value
-from qarena.i18n import _, gettext_noop, number
+from qarena.i18n import _, gettext_noop, number, option, spoken
 
 try:  # POSIX only: without it there is no address-space limit to respect
     import resource
@@ -68,7 +68,8 @@ def whole(flag: str, value: object) -> int:
 
 def check_count(flag: str, value: int, most: int, least: int = 1) -> None:
     """Refuse a count outside ``least..most`` (or not a whole number) with one line naming
-    the option."""
+    the option (its keyword for a Python caller)."""
+    flag = option(flag)
     value = whole(flag, value)
     if value < least:
         raise QarenaError(
@@ -86,6 +87,7 @@ def check_count(flag: str, value: int, most: int, least: int = 1) -> None:
 
 
 def check_seed(value: int, flag: str = "--seed") -> None:
+    flag = option(flag)
     value = whole(flag, value)
     if not 0 <= value <= MAX_SEED:
         shown = f"{value}" if abs(value) < 10**30 else _("a number that large")
@@ -98,6 +100,7 @@ def check_seed(value: int, flag: str = "--seed") -> None:
 
 def check_checks(flag: str, every: int, episodes: int) -> None:
     """Refuse an interval that would check more than MAX_CHECKS times in ``episodes``."""
+    flag = option(flag)
     check_count(flag, every, MAX_EPISODES)
     if episodes // every > MAX_CHECKS:
         raise QarenaError(
@@ -334,6 +337,11 @@ SEARCH_INSTEAD = gettext_noop(
     "compete or eval (by samples); qarena train --learner ntuple learns it with an n-tuple "
     "network"
 )
+#: The same, for a Python caller (:func:`qarena.i18n.spoken`).
+SEARCH_INSTEAD_PYTHON = gettext_noop(
+    "search solves it one position at a time: use qarena.solve, play, compete or judge (by "
+    "samples); qarena.train_network learns it with an n-tuple network"
+)
 
 
 def check_memory(
@@ -359,7 +367,9 @@ def check_memory(
             budget=format_bytes(budget),
         )
         if game.searchable:
-            text = _("{reason}; {search}").format(reason=text, search=_(SEARCH_INSTEAD))
+            text = _("{reason}; {search}").format(
+                reason=text, search=spoken(SEARCH_INSTEAD, SEARCH_INSTEAD_PYTHON)
+            )
         raise TooLargeError(text)
     return need
 

@@ -188,6 +188,60 @@ def localized(text: str) -> str:
     return _localized(text, _current.get())
 
 
+#: Who reads the texts: a person at the command line, who names a setting by its option
+#: (``--seat``), or a Python caller, by its keyword (``seat``). The Python API sets it for the
+#: length of each call (:func:`python_caller`); everywhere else (the command line, the web
+#: app) texts name options.
+_reader: contextvars.ContextVar[str] = contextvars.ContextVar("qarena_reader", default="cli")
+
+
+@contextlib.contextmanager
+def python_caller() -> Iterator[None]:
+    """Name settings as Python does (keywords, :func:`option`) while the block runs."""
+    token = _reader.set("python")
+    try:
+        yield
+    finally:
+        _reader.reset(token)
+
+
+def from_python() -> bool:
+    """Whether the texts are read by a Python caller (inside :func:`python_caller`)."""
+    return _reader.get() == "python"
+
+
+def option(flag: str, keyword: str | None = None) -> str:
+    """A setting as its reader names it: ``flag`` at the command line (``--epsilon-end``,
+    ``--game SPEC``), ``keyword`` from Python (by default the flag's name as a keyword:
+    ``epsilon_end``, ``game``). Error texts take it as a placeholder, so one text serves
+    both: ``_("{seat} applies only …").format(seat=option("--seat"))``."""
+    if not from_python():
+        return flag
+    if keyword is not None:
+        return keyword
+    return _KEYWORDS.get(flag) or flag.split(maxsplit=1)[0].lstrip("-").replace("-", "_")
+
+
+#: The options whose keyword is not their name with underscores: switches, which Python sets
+#: to a value, and settings named otherwise in Python.
+_KEYWORDS = {
+    "--curve": "curve=True",
+    "--until-perfect": "until_perfect=True",
+    "--no-canonical": "canonical=False",
+    "--epsilon-schedule": "schedule",
+    "--lambda": "lam",
+    "--game SPEC": "spec",
+    "--learner ntuple": 'learner="ntuple"',
+    "--backend ray": 'backend="ray"',
+}
+
+
+def spoken(command_line: str, python: str) -> str:
+    """The one of two texts (marked with :func:`gettext_noop`) that fits the reader, where
+    more differs than an option's name (commands against functions), translated."""
+    return _(python if from_python() else command_line)
+
+
 def gettext_noop(message: str) -> str:
     """Marks ``message`` for the catalog where it is defined; translated where it is shown."""
     return message

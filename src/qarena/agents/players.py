@@ -29,7 +29,7 @@ from qarena.agents.strategies import (
 )
 from qarena.errors import QarenaError, echo_value
 from qarena.games.base import Game, Move, Position
-from qarena.i18n import _, ngettext
+from qarena.i18n import _, gettext_noop, ngettext, spoken
 from qarena.learn.base import Learner
 from qarena.learn.ntuple import is_network, load_network
 
@@ -183,16 +183,30 @@ def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
     return GreedyAgent.load(path, game, seed)
 
 
+def no_game(a: str, b: str | None = None) -> QarenaError:
+    """The error for built-in players given without a game, in the words of whoever reads
+    it: ``--game SPEC`` at the command line, a spec from Python (:func:`qarena.i18n.spoken`)."""
+    if b is None:
+        text = spoken(
+            gettext_noop("{player} is a built-in player: name the game with --game SPEC"),
+            gettext_noop("{player} is a built-in player: give its game (a spec like nim:3,5,7)"),
+        )
+    else:
+        text = spoken(
+            gettext_noop("{a} and {b} are built-in players: name the game with --game SPEC"),
+            gettext_noop(
+                "{a} and {b} are built-in players: give their game (a spec like nim:3,5,7)"
+            ),
+        )
+    return QarenaError(text.format(player=a, a=a, b=b))
+
+
 def _named(name: str, game: Game | None, seed: int | None) -> Player:
     """A built-in by its name, or the agent of a policy file."""
     if is_builtin(name):
         game = game or builtin_game(name)
         if game is None:
-            raise QarenaError(
-                _("{player} is a built-in player: give its game (a spec like nim:3,5,7)").format(
-                    player=name
-                )
-            )
+            raise no_game(name)
         return make_agent(name, game, seed)
     if not is_policy_path(name):
         # The game's own players when it is known: not Nim's rule players for Connect Four.

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from qarena import api
 from qarena.agents.opponents import opponent
+from qarena.agents.players import no_game
 from qarena.agents.players import player as make_player
 from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed, format_bytes
@@ -260,11 +261,7 @@ def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learn
         spec = shipped.spec
     if is_builtin(policy):
         if spec is None:
-            raise QarenaError(
-                _("{player} is a built-in player: name the game with --game SPEC").format(
-                    player=policy
-                )
-            )
+            raise no_game(policy)
         game = parse_spec(spec)
         heading = styled(
             _("[bold]The {player} player[/] on {game}  [dim]{spec}[/]"),
@@ -434,11 +431,7 @@ def compete_command(
         _check_games(games)
     _check_seed(seed)
     if spec is None and all(is_builtin(x) and builtin_game(x) is None for x in (first, second)):
-        raise QarenaError(
-            _("{a} and {b} are built-in players: name the game with --game SPEC").format(
-                a=first, b=second
-            )
-        )
+        raise no_game(first, second)
     result = api.compete(first, second, spec, games=games, seed=seed)
     games = result.a_first.games
     game = api.game(result.game)
@@ -572,9 +565,7 @@ def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json
     """qarena eval --along-perfect N: the player's moves along N games of perfect play, and
     its record in N games moving first against perfect play, every move judged exactly."""
     if is_builtin(policy) and spec is None and builtin_game(policy) is None:
-        raise QarenaError(
-            _("{player} is a built-in player: name the game with --game SPEC").format(player=policy)
-        )
+        raise no_game(policy)
     game = parse_spec(spec) if spec is not None else None
     who = make_player(policy, game, seed=seed)
     game = who.game

@@ -16,8 +16,8 @@ from rich.text import Text
 
 from qarena.budget import check_count
 from qarena.cli.common import PolicyArg, announce, app, err, out, styled, title
-from qarena.cli.render import draw
 from qarena.errors import QarenaError
+from qarena.evaluate.text import draw
 from qarena.exact import Exact, oracle, solve
 from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word

@@ -21,8 +21,8 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import PerfectAgent, StrongestAgent
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, styled, told_stop
-from qarena.cli.render import draw
 from qarena.errors import QarenaError, SpecError
+from qarena.evaluate.text import draw
 from qarena.exact import Exact, Outcome, by_search, oracle
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec

@@ -14,8 +14,8 @@ from rich.table import Table
 from qarena.agents.base import Player
 from qarena.budget import check_count, check_seed
 from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, out, styled
-from qarena.cli.render import draw
 from qarena.errors import QarenaError
+from qarena.evaluate.text import draw
 from qarena.games import Game, parse_spec, value_name, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.match.duel import LABELS, Duel, Turn, about, load_players, value_text

@@ -13,16 +13,19 @@ from __future__ import annotations
 import html
 import secrets
 import sys
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from qarena.agents.greedy import GreedyAgent
 from qarena.evaluate.charts import curve_svg
 from qarena.evaluate.svg import inspect_svg, position_svg
+from qarena.evaluate.text import draw
 from qarena.exact.solver import Solution
 from qarena.games import Game, Move, Position, value_word
-from qarena.i18n import _
+from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.curve import Curve
 
@@ -77,6 +80,22 @@ class Board:
 
     def __repr__(self) -> str:
         return f"Board({self.game.spec}: {self.game.format_position(self.position)})"
+
+    def __str__(self) -> str:
+        """The position drawn as text, as ``qarena play`` draws it in a terminal (a lettered
+        grid, rows of matchsticks); with values, each move's value in the cell it fills on a
+        grid, else listed below the drawing."""
+        write = self.value_text or (lambda v: f"{v:+.3f}")
+        values = self.values or {}
+        by_move = {m: write(v) for m, v in values.items()}
+        lines = [self.heading] if self.heading else []
+        lines.append(draw(self.game, self.position, by_move).plain)
+        if values and self.game.layout != "grid":  # no cells to write them in
+            rows = [(_("move"), _("value"))]
+            rows += [(self.game.format_move(m), text) for m, text in by_move.items()]
+            width = max(len(move) for move, _text in rows)
+            lines += [f"{move:<{width}}  {text}" for move, text in rows]
+        return "\n".join(line.rstrip() for text in lines for line in text.splitlines())
 
     def notes(self) -> dict[str, str]:
         """Each legal move's value as text, by the move's text."""
@@ -141,6 +160,100 @@ def curve_html(curve: Curve) -> str:
     return _boxed(lambda key: curve_svg(curve.points, total, key + "-curve"))
 
 
+def _counted(unit: str, done: int, total: int) -> str:
+    if unit == "runs":
+        text = ngettext("{done:,} of {total:,} run", "{done:,} of {total:,} runs", total)
+    else:
+        text = ngettext("{done:,} of {total:,} episode", "{done:,} of {total:,} episodes", total)
+    return text.format(done=done, total=total)
+
+
+@dataclass(frozen=True)
+class ProgressLine:
+    """How far a run has come, in one line: what a notebook shows where a terminal shows a
+    live bar. It is one output, updated in place, so a notebook saved or rendered statically
+    keeps the last line (a live widget would leave an empty output there)."""
+
+    description: str
+    done: int
+    total: int
+    seconds: float
+    unit: str = "episodes"  # or "runs"
+
+    def __repr__(self) -> str:
+        counted = _counted(self.unit, self.done, self.total)
+        return _("{what}: {counted} in {seconds:.1f} s").format(
+            what=self.description, counted=counted, seconds=self.seconds
+        )
+
+    def _repr_html_(self) -> str:
+        most = max(self.total, 1)
+        return (
+            f'<div><progress value="{min(self.done, most)}" max="{most}"></progress> '
+            f"{html.escape(repr(self))}</div>"
+        )
+
+
+class Bar(Protocol):
+    def update(self, completed: int, total: int | None = None) -> None: ...
+
+
+class _NotebookBar:
+    """A :class:`ProgressLine` displayed once and updated in place (at most every 0.2 s while
+    running: each update is a message to the notebook)."""
+
+    def __init__(self, description: str, total: int, unit: str, completed: int) -> None:
+        from IPython.display import display  # in a notebook, IPython is there
+
+        self.description, self.total, self.unit, self.done = description, total, unit, completed
+        self.start = self.shown = time.monotonic()
+        self.handle = display(self.line(), display_id=True)  # type: ignore[no-untyped-call]
+
+    def line(self) -> ProgressLine:
+        seconds = time.monotonic() - self.start
+        return ProgressLine(self.description, self.done, self.total, seconds, self.unit)
+
+    def update(self, completed: int, total: int | None = None, *, final: bool = False) -> None:
+        self.done, self.total = completed, self.total if total is None else total
+        now = time.monotonic()
+        if final or now - self.shown >= 0.2:
+            self.shown = now
+            if self.handle is not None:
+                self.handle.update(self.line())
+
+
+class _TerminalBar:
+    def __init__(self, bar: Any, task: Any) -> None:
+        self.bar, self.task = bar, task
+
+    def update(self, completed: int, total: int | None = None) -> None:
+        self.bar.update(self.task, completed=completed, total=total)
+
+
+@contextmanager
+def progress(
+    description: str, total: int, unit: str = "episodes", completed: int = 0
+) -> Iterator[Bar]:
+    """A progress display for ``qarena.train(progress=True)`` and ``qarena.sweep``: in a
+    notebook one line of text updated in place (:class:`ProgressLine`), elsewhere the
+    terminal's live bar. ``unit`` is what is counted: ``"episodes"`` or ``"runs"``."""
+    from rich.console import Console
+
+    if Console().is_jupyter:
+        line = _NotebookBar(description, total, unit, completed)
+        try:
+            yield line
+        finally:
+            line.update(line.done, final=True)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as RichProgress
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with RichProgress(*columns, TimeElapsedColumn(), transient=False) as bar:
+        yield _TerminalBar(bar, bar.add_task(description, total=total, completed=completed))
+
+
 #: What :func:`register` teaches IPython to draw, by type.
 PRINTERS: dict[type, Callable[[Any], str]] = {
     Game: game_html,
@@ -166,4 +279,13 @@ def register() -> bool:
     return True
 
 
-__all__ = ["PRINTERS", "Board", "agent_html", "curve_html", "game_html", "register"]
+__all__ = [
+    "PRINTERS",
+    "Board",
+    "ProgressLine",
+    "agent_html",
+    "curve_html",
+    "game_html",
+    "progress",
+    "register",
+]

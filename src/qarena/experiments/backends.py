@@ -25,7 +25,7 @@ from qarena.experiments.sweep import Task, run_task
 from qarena.fileio import check_target
 from qarena.games import parse_spec
 from qarena.games.base import Game
-from qarena.i18n import _, language, ngettext
+from qarena.i18n import _, language, ngettext, option
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NetworkConfig, default_config, table_bytes
@@ -113,7 +113,9 @@ def run_ray(
         from ray.exceptions import RayError, RayTaskError
     except ImportError:
         raise QarenaError(
-            _("--backend ray needs Ray; install it with: pip install 'qarena[ray]'")
+            _("{backend} needs Ray; install it with: pip install 'qarena[ray]'").format(
+                backend=option("--backend ray")
+            )
         ) from None
     try:
         ray.init(

@@ -32,7 +32,7 @@ from qarena.experiments.grid import (
     Setting,
 )
 from qarena.fileio import LOCK_NAME, folder_lock, is_dir, is_file, write_atomic
-from qarena.i18n import _
+from qarena.i18n import _, option
 from qarena.learn.base import SEAT_SETTINGS
 from qarena.policyfile import read_meta
 
@@ -222,8 +222,8 @@ class SweepFolder:
             raise QarenaError(
                 _(
                     "{folder} holds a sweep with {differences}: resume it with the same game and "
-                    "options, or give another --out"
-                ).format(folder=root, differences="; ".join(diffs))
+                    "options, or give another {out}"
+                ).format(folder=root, differences="; ".join(diffs), out=option("--out"))
             )
         try:
             self.runs.mkdir(parents=True, exist_ok=True)
@@ -251,9 +251,9 @@ class SweepFolder:
             names = ", ".join(others[:3]) + ("…" if len(others) > 3 else "")
             raise QarenaError(
                 _(
-                    "{folder} holds files but no sweep ({names}); give --out a new or empty "
+                    "{folder} holds files but no sweep ({names}); give {out} a new or empty "
                     "folder, or the folder of a sweep to resume"
-                ).format(folder=self.root, names=names)
+                ).format(folder=self.root, names=names, out=option("--out"))
             )
 
     def _empty_runs(self) -> bool:
@@ -267,7 +267,9 @@ class SweepFolder:
         nothing behind."""
         root = str(self.root)
         if os.path.lexists(root) and not is_dir(root):
-            raise QarenaError(_("--out {folder} is not a folder").format(folder=root))
+            raise QarenaError(
+                _("{out} {folder} is not a folder").format(out=option("--out"), folder=root)
+            )
         made = not os.path.lexists(root)
         if not made and not self.settings_file.exists():
             self._check_no_other_files()  # before the lock file, too, is put there

@@ -20,7 +20,7 @@ from qarena.budget import check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.fileio import is_file
 from qarena.games import Game, parse_spec
-from qarena.i18n import _
+from qarena.i18n import _, option
 from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, read_rewards
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
@@ -293,14 +293,16 @@ class Grid:
                 kinds = " or ".join(self.learners)
                 raise QarenaError(
                     _("{flag} does not apply to the {kinds} learner").format(
-                        flag=flag(axis), kinds=kinds
+                        flag=option(flag(axis), axis), kinds=kinds
                     )
                 )
         named = ("self", *STRATEGIES, *game.rule_players)
         for name in self.opponents:
             if name in STRATEGIES and name not in players_of(game):
                 raise QarenaError(
-                    _("--opponent {name} does not play {spec}").format(name=name, spec=game.spec)
+                    _("{opponent} {name} does not play {spec}").format(
+                        opponent=option("--opponent"), name=name, spec=game.spec
+                    )
                 )
             if name not in named and not is_file(name):
                 if game.rule_players:
@@ -321,12 +323,16 @@ class Grid:
         if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
             axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
             raise QarenaError(
-                _("{flag} applies to self-play; against an --opponent games start anew").format(
-                    flag=flag(axis)
+                _("{flag} applies to self-play; against an {opponent} games start anew").format(
+                    flag=option(flag(axis), axis), opponent=option("--opponent")
                 )
             )
         if self.seats != ("both",) and self.opponents == ("self",):
-            raise QarenaError(_("--seat applies only against an --opponent; self-play takes both"))
+            raise QarenaError(
+                _("{seat} applies only against an {opponent}; self-play takes both").format(
+                    seat=option("--seat"), opponent=option("--opponent")
+                )
+            )
         for seat in self.seats:
             if seat not in SEATS:
                 raise QarenaError(

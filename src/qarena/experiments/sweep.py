@@ -27,7 +27,7 @@ from qarena.experiments.folder import MEASURED, RunOutput, RunRow, Shares, cell,
 from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, opponent_label
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
-from qarena.i18n import _, speaking
+from qarena.i18n import _, option, speaking
 from qarena.learn.learners import learner_bytes
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import (
@@ -167,8 +167,8 @@ def opponent_file(game: Game, name: str) -> bytes | None:
     meta = read_meta(name)
     if meta.get("game") != game.spec:
         raise QarenaError(
-            _("--opponent {name} is a policy for {other}, not {spec}").format(
-                name=name, other=meta.get("game"), spec=game.spec
+            _("{opponent} {name} is a policy for {other}, not {spec}").format(
+                opponent=option("--opponent"), name=name, other=meta.get("game"), spec=game.spec
             )
         )
     try:

@@ -16,7 +16,7 @@ from qarena.budget import JUDGE_PER_ENTRY, MAX_FRAME_ENTRIES, check_memory
 from qarena.errors import QarenaError
 from qarena.exact.space import GameTables, game_tables
 from qarena.games.base import Game
-from qarena.i18n import _, gettext_noop, number
+from qarena.i18n import _, gettext_noop, number, option
 from qarena.kernels import learn as k
 from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
@@ -286,7 +286,7 @@ class Learner(ABC):
                 flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
                 raise QarenaError(
                     _("{flag} does not apply to the {learner} learner").format(
-                        flag=flag, learner=cls.kind
+                        flag=option(flag, name), learner=cls.kind
                     )
                 )
         chosen: dict[str, Any] = {k: typed(k, v) for k, v in given.items() if v is not None}

@@ -23,7 +23,7 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.exact.solver import Mover
 from qarena.games.base import Game, Move, Position
 from qarena.games.tictactoe import TicTacToe
-from qarena.i18n import _, number
+from qarena.i18n import _, number, option
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import JudgedCurve
@@ -146,7 +146,7 @@ class NetworkConfig:
                 flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
                 raise QarenaError(
                     _("{flag} does not apply to the {learner} learner").format(
-                        flag=flag, learner=KIND
+                        flag=option(flag, name), learner=KIND
                     )
                 )
         chosen = {k: v for k, v in given.items() if v is not None}
@@ -181,8 +181,8 @@ def refuse_table_options(options: Iterable[tuple[str, bool]]) -> None:
             raise QarenaError(
                 _(
                     "{flag} does not apply to an n-tuple network, which learns by self-play and "
-                    "is judged along perfect-play games (--curve)"
-                ).format(flag=flag)
+                    "is judged along perfect-play games ({curve})"
+                ).format(flag=option(flag), curve=option("--curve"))
             )
 
 

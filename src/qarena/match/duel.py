@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.players import player
+from qarena.agents.players import no_game, player
 from qarena.agents.strategies import builtin_game, is_builtin
-from qarena.errors import QarenaError
 from qarena.exact import oracle
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending
@@ -54,11 +53,7 @@ def load_players(
             found[i].name = name  # as given: the path (or name) the person typed
             game = found[i].game
     if game is None:
-        raise QarenaError(
-            _("{a} and {b} are built-in players: name the game with --game SPEC").format(
-                a=names[0], b=names[1]
-            )
-        )
+        raise no_game(names[0], names[1])
     players = [found[i] if i in found else player(n, game, seed + i) for i, n in enumerate(names)]
     return game, players
 

@@ -15,7 +15,7 @@ from qarena.budget import check_checks, estimate_positions, footprint
 from qarena.errors import QarenaError, TooLargeError
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.games.base import Game
-from qarena.i18n import _
+from qarena.i18n import _, option
 from qarena.learn.base import SEATS, Learner, Opponent, default_episodes
 from qarena.learn.curve import (
     CURVE_GAMES,
@@ -90,16 +90,25 @@ def check_versus(self_play: bool, seat: str, given: Mapping[str, Any]) -> None:
             _("unknown seat {seat!r}; expected {names}").format(seat=seat, names=", ".join(SEATS))
         )
     if self_play and seat != "both":
-        raise QarenaError(_("--seat applies only against an --opponent; self-play takes both"))
+        raise QarenaError(
+            _("{seat} applies only against an {opponent}; self-play takes both").format(
+                seat=option("--seat"), opponent=option("--opponent")
+            )
+        )
     if not self_play:
         for name in ("starts", "start_order"):
             if given.get(name):  # as the command line reads them: 0 starts fits any run
                 flag = "--" + name.replace("_", "-")
                 raise QarenaError(
-                    _("{flag} applies to self-play; against an --opponent games start anew").format(
-                        flag=flag
+                    _("{flag} applies to self-play; against an {opponent} games start anew").format(
+                        flag=option(flag), opponent=option("--opponent")
                     )
                 )
+
+
+def _every(step: int) -> str:
+    """The curve's spacing as its reader sets it: ``--every 100``, ``every=100``."""
+    return option(f"--every {step}", f"every={step}")
 
 
 def new_learner(game: Game, kind: str, given: Mapping[str, Any], canonical: bool = True) -> Learner:
@@ -122,8 +131,8 @@ def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
     room = MAX_POINTS - len(before) - 1
     if room < 1:
         raise QarenaError(
-            _("its learning curve is full ({most:,} points); train without --curve").format(
-                most=MAX_POINTS
+            _("its learning curve is full ({most:,} points); train without {curve}").format(
+                most=MAX_POINTS, curve=option("--curve")
             )
         )
     start, end = learner.episodes, learner.episodes + total
@@ -132,9 +141,11 @@ def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
     if points > MAX_POINTS:
         raise QarenaError(
             _(
-                "--every {step} would record {points:,} points; a curve holds at most "
-                "{most:,}, so use --every {least} or more"
-            ).format(step=step, points=points, most=MAX_POINTS, least=-(-total // room))
+                "{asked} would record {points:,} points; a curve holds at most {most:,}, so "
+                "use {enough} or more"
+            ).format(
+                asked=_every(step), points=points, most=MAX_POINTS, enough=_every(-(-total // room))
+            )
         )
     games = old.games if old is not None else CURVE_GAMES
     return Curve(step, games, list(before), early)
@@ -380,8 +391,8 @@ def check_judged_curve(game: Game) -> None:
         raise QarenaError(
             _(
                 "a learning curve is judged along perfect-play games, and {why}; train without "
-                "--curve"
-            ).format(why=why)
+                "{curve}"
+            ).format(why=why, curve=option("--curve"))
         )
 
 
@@ -411,13 +422,13 @@ def network_curve(net: NTupleNetwork, total: int, every: int | None, games: int)
     if points > MAX_POINTS:
         raise QarenaError(
             _(
-                "--every {step} would record {points:,} points; a curve holds at most "
-                "{most:,}, so use --every {least} or more"
+                "{asked} would record {points:,} points; a curve holds at most {most:,}, so "
+                "use {enough} or more"
             ).format(
-                step=step,
+                asked=_every(step),
                 points=points,
                 most=MAX_POINTS,
-                least=-(-total // max(1, MAX_POINTS - len(before) - 1)),
+                enough=_every(-(-total // max(1, MAX_POINTS - len(before) - 1))),
             )
         )
     return JudgedCurve(step, old.games if old is not None else games, list(before), early)

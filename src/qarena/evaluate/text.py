@@ -1,14 +1,14 @@
 """Positions drawn for people: rows of matchsticks for heaps, a lettered grid for boards.
 
 Pure functions from a game and a position to a rich renderable; nothing here reads input or
-prints, so ``qarena play`` and ``qarena table`` can share them.
+prints, so ``qarena play``, ``qarena table`` and ``watch`` share them with the Python API
+(``str(qarena.board(...))``: the same drawing, as plain text).
 """
 
 from __future__ import annotations
 
 import string
 
-from rich.console import RenderableType
 from rich.text import Text
 
 from qarena.games import Game, Move, Position
@@ -22,9 +22,7 @@ _MARK_STYLES = ("", "bold cyan", "bold magenta")
 _STICK_STYLE = "bold yellow"
 
 
-def draw(
-    game: Game, position: Position, cell_notes: dict[Move, str] | None = None
-) -> RenderableType:
+def draw(game: Game, position: Position, cell_notes: dict[Move, str] | None = None) -> Text:
     """The position as a picture.
 
     ``cell_notes`` maps a board move (a cell) to a short text shown in that cell while it is

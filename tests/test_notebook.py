@@ -67,7 +67,7 @@ def _assert_progress_is_kept(nb: Any) -> None:
             assert "application/vnd.jupyter.widget-view+json" not in data, cell.source
             if out.output_type in ("display_data", "execute_result"):
                 assert data.get("text/plain", "").strip(), f"{cell.source!r}: an empty output"
-    (cell,) = [c for c in nb.cells if "progress=True" in c.source]
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and "progress=True" in c.source]
     lines = [o.data for o in cell.outputs if o.output_type == "display_data"]
     assert len(lines) == 1, "one progress line, updated in place"
     shown = re.fullmatch(

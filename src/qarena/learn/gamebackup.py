@@ -35,7 +35,7 @@ class GameBackupLearner(AfterstateLearner):
         "initial": 0.25,
         "epsilon_end": 0.0,
     }
-    title = Text(gettext_noop("end-of-game backup of every position"))
+    title = Text(gettext_noop("end-of-game backup (the tic-tac-toe blog's rule)"))
     # Every position of the game is a link of the chain: one γ per move, either player's.
     discount_per = "move"
     episodes_per_pair = (150.0, 100_000)

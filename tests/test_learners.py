@@ -32,7 +32,8 @@ from tests.test_policyfile import craft
         ("afterstate", "nim", 150_000),
         ("afterstate", "tictactoe", 400_000),
         ("afterstate", "subtraction", 50_000),
-        # Measured: the default episodes (340,500, 113,400 and 4,950) reach perfect play.
+        # Measured: 150 sweeps (340,500, 113,400 and 4,950 episodes) reach perfect play; the
+        # default is 200.
         ("game-backup", "tictactoe", 350_000),
         ("game-backup", "nim", 120_000),
         ("game-backup", "subtraction", 5_000),

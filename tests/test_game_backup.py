@@ -11,6 +11,7 @@ from qarena.evaluate.matches import play_series
 from qarena.evaluate.report import strategy_mask
 from qarena.games import parse_spec
 from qarena.learn.learners import LEARNERS, make_learner
+from tests.test_help import _help
 
 CLS = LEARNERS["game-backup"]
 
@@ -98,3 +99,27 @@ def test_the_blog_s_settings_draw_and_never_lose_to_perfect_play(seed: int) -> N
     assert play_series(t, mine, mine, 400, seed).draw == 400
     assert play_series(t, mine, perfect, 400, seed).loss == 0
     assert play_series(t, perfect, mine, 400, seed).win == 0
+
+
+def test_each_agent_learns_at_its_own_rate() -> None:
+    """With the second agent's rate near 0 its table barely leaves 0.25 while the first
+    agent's moves far from it; unset, the second agent learns at the first one's rate."""
+    game = parse_spec("tictactoe")
+    base = CLS.default_config(seed=4, starts=0.0)
+    slow = make_learner("game-backup", game, CLS.build_config({"alpha_second": 1e-9}, base))
+    slow.train(3_000)
+    assert np.abs(slow.v[0] - 0.25).max() > 0.1
+    assert np.abs(slow.v[1] - 0.25).max() < 1e-6
+    same = make_learner("game-backup", game, CLS.build_config({"alpha_second": base.alpha}, base))
+    plain = make_learner("game-backup", game, base)
+    same.train(500)
+    plain.train(500)
+    assert np.array_equal(same.v, plain.v)
+
+
+def test_train_help_says_what_it_is(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = " ".join(_help(capsys, monkeypatch, ["train"]).split())
+    assert "game-backup — end-of-game backup (the tic-tac-toe blog's rule)" in text
+    assert "afterstate — afterstate TD(0)" in text

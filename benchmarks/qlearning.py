@@ -3,13 +3,14 @@ play (optimality 1.0) with each learner's defaults, as `qarena train SPEC --unti
 
 Optimality is checked every CHECK episodes; checking time is not counted. Median of 5 seeds.
 
-Run: .venv/bin/python benchmarks/qlearning.py
+Run: .venv/bin/python benchmarks/qlearning.py [LEARNER ...]  (only those learners' rows)
 """
 
 from __future__ import annotations
 
 import platform
 import statistics
+import sys
 import time
 
 from qarena.games import parse_spec
@@ -27,6 +28,9 @@ RUNS = [
     ("matchbox", "nim"),
     ("matchbox", "nim:2,6,7,8"),
     ("matchbox", "tictactoe"),
+    ("game-backup", "nim"),
+    ("game-backup", "nim:2,6,7,8"),
+    ("game-backup", "tictactoe"),
 ]
 CHECK = 1_000
 SEEDS = range(5)
@@ -57,7 +61,10 @@ def main() -> None:
     print()
     print("| learner | game | steps/s (ε = 0.1) | default episodes | to perfect play | seconds |")
     print("|---|---|---:|---:|---:|---:|")
+    only = set(sys.argv[1:])
     for kind, spec in RUNS:
+        if only and kind not in only:
+            continue
         learner = make_learner(kind, parse_spec(spec))
         budget = default_episodes(learner)
         runs = [to_perfect(kind, spec, seed) for seed in SEEDS]

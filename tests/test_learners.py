@@ -32,6 +32,11 @@ from tests.test_policyfile import craft
         ("afterstate", "nim", 150_000),
         ("afterstate", "tictactoe", 400_000),
         ("afterstate", "subtraction", 50_000),
+        # Measured: 150 sweeps (340,500, 113,400 and 4,950 episodes) reach perfect play; the
+        # default is 200.
+        ("game-backup", "tictactoe", 350_000),
+        ("game-backup", "nim", 120_000),
+        ("game-backup", "subtraction", 5_000),
     ],
 )
 def test_learner_reaches_perfect_play(kind: str, spec: str, episodes: int) -> None:
@@ -112,6 +117,8 @@ print(digest, steps)
         ("seat-q", "nim", "self"),
         ("seat-q", "tictactoe", "random"),
         ("elimination", "subtraction:12:3", "perfect"),
+        ("game-backup", "tictactoe", "self"),
+        ("game-backup", "nim", "perfect"),
     ],
 )
 def test_pure_python_training_matches_compiled(

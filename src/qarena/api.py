@@ -309,8 +309,9 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     """Train a learner as ``qarena train`` does and return it.
 
     ``learner`` is one of ``q``, ``afterstate``, ``matchbox``, ``seat-q``, ``naive-q``,
-    ``elimination``; the settings after ``callback`` are the training settings (their one
-    declaration: :mod:`qarena.learn.settings`), None taking the learner's default.
+    ``elimination``, ``game-backup``; the settings after ``callback`` are the training
+    settings (their one declaration: :mod:`qarena.learn.settings`), None taking the learner's
+    default.
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
     a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
     ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar in a

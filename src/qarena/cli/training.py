@@ -122,7 +122,8 @@ def train_command(  # noqa: PLR0913 - the command's options
         typer.Option(
             "--learner",
             "-l",
-            help="The learner: {learners}, or ntuple (an n-tuple network, for boards of any size).",
+            help="The learner: {learner_titles}; or ntuple (an n-tuple network, for boards of "
+            "any size).",
         ),
     ] = "q",
     episodes: EpisodesOpt = None,

@@ -37,6 +37,7 @@ __all__ = [
     "Versus",
     "Walk",
     "afterstate_learning",
+    "game_backup_learning",
     "masked_move",
     "matchbox_learning",
     "q_learning",
@@ -509,6 +510,82 @@ def afterstate_learning(
             last[p] = s2
             s = s2
             p = 1 - p
+    return steps
+
+
+@njit
+def game_backup_learning(
+    v: np.ndarray, w: Walk, versus: Versus, run: Run, rates: Rates, rng: np.ndarray
+) -> int:
+    """Every position of a game backed up at its end (the tic-tac-toe blog's rule, seed 003);
+    returns the moves played.
+
+    ``v[t, row]`` is a learning seat's value of ``row``. Where the position tells whose turn it
+    is (tic-tac-toe), ``t`` is the seat: each agent its own table, over every position, the
+    ones its opponent moves from too. In impartial games a position does not, so the one table
+    of both seats keeps a row per view: ``t`` 0 for the player who moved there, 1 for the
+    player to move. Moves are ε-greedy on the values of the positions one's own moves produce
+    (a finished game's is its reward); the game is played to its end without learning. Then
+    each learning seat walks back over every position of the game, from the one before the end
+    to where it began, exploratory moves included, and moves each toward ``gamma`` times the
+    value of the position after it, the last toward the seat's reward: the target is the value
+    just updated, so the outcome reaches the opening in one game. Each seat learns and explores
+    at its own rates (``Rates.alpha_second``, ``Run.eps_second``).
+    """
+    walk, moves, nmoves, result, start, max_plies, starts, mover = w
+    opponent, self_play, seat = versus
+    episodes, first_episode, total_episodes, schedule, eps, eps_end, share, _, _, eps2 = run
+    alpha, gamma, rewards, _, alpha2 = rates
+    shared = mover[start] < 0  # impartial: the position does not say whose turn it is
+    steps = 0
+    path = np.empty(max_plies + 1, dtype=np.int64)  # the game's positions, from where it began
+    turn = np.empty(max_plies + 1, dtype=np.int64)  # the seat to move at each of them
+    rate = np.array([alpha, alpha2])  # each seat's own learning rate and exploration
+    eps_of = np.empty(2)
+    for i in range(episodes):
+        t = first_episode + i
+        eps_of[0] = epsilon_at(schedule, eps, eps_end, t, total_episodes)
+        eps_of[1] = epsilon_at(schedule, eps2, eps_end, t, total_episodes)
+        me = 0 if self_play or learner_moves_first(seat, t) else 1
+        s = start
+        p = 0
+        forced = -1
+        if self_play and share > 0.0:
+            s, forced = first_position(start, starts, run, i, walk.shape[1], rng)
+            p = max(int(mover[s]), 0)  # the seat to move there, for the per-seat tables
+        n = 0
+        while True:
+            path[n] = s
+            turn[n] = p
+            n += 1
+            if result[s] != NOT_TERMINAL:
+                break
+            if not self_play and p != me:
+                a = masked_move(opponent, s, rng)
+            elif forced >= 0:
+                a = forced
+                forced = -1
+            elif uniform(rng) < eps_of[p]:
+                a = random_move(moves, nmoves, s, rng)
+            else:
+                tp = 0 if shared else p
+                a = afterstate_greedy(v, tp, walk, moves, nmoves, s, result, rewards, rng)
+            s = walk[s, a]
+            steps += 1
+            p = 1 - p
+        # path[n - 1] is the end; result there is for turn[n - 1], the seat to move.
+        end = path[n - 1]
+        for q in range(2):
+            if not (self_play or q == me) or n < 2:
+                continue
+            outcome = result[end] if turn[n - 1] == q else -result[end]
+            after = _reward(outcome, rewards)  # the value of the position after the one updated
+            for j in range(n - 2, -1, -1):
+                row = path[j]
+                tq = (0 if turn[j] != q else 1) if shared else q
+                x = v[tq, row] + rate[q] * (gamma * after - v[tq, row])
+                v[tq, row] = x
+                after = x
     return steps
 
 

@@ -18,6 +18,7 @@ from qarena.i18n import _
 from qarena.learn.afterstate import AfterstateLearner
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
+from qarena.learn.gamebackup import GameBackupLearner
 from qarena.learn.matchbox import EliminationLearner, MatchboxLearner
 from qarena.learn.qlearning import NaiveQLearner, QLearner, SeatQLearner
 from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
@@ -31,6 +32,7 @@ LEARNERS: dict[str, type[Learner]] = {
         SeatQLearner,
         NaiveQLearner,
         EliminationLearner,
+        GameBackupLearner,
     )
 }
 

@@ -174,7 +174,8 @@ SETTINGS: tuple[TrainingSetting, ...] = (
         "float",
         gettext_noop(
             "In self-play, the second player's learning rate (default: --alpha's): two "
-            "agents learning against each other, each at its own rates (afterstate, seat-q)."
+            "agents learning against each other, each at its own rates (afterstate, seat-q, "
+            "game-backup)."
         ),
         gettext_noop("α learning rate of the second player"),
         low=0,

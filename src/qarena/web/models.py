@@ -60,7 +60,8 @@ class _TrainBase(BaseModel):
     learner: str = Field(
         default="q",
         max_length=32,
-        description="The learner: q, afterstate, matchbox, seat-q, naive-q, elimination or "
+        description="The learner: q, afterstate, matchbox, seat-q, naive-q, elimination, "
+        "game-backup or "
         "ntuple (an n-tuple network, which learns by self-play: no opponent, seat, "
         "until_perfect or canonical false)",
         json_schema_extra={"enum": [*LEARNERS, NETWORK]},

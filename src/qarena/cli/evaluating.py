@@ -14,7 +14,6 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena import api
-from qarena.agents.opponents import opponent
 from qarena.agents.players import no_game
 from qarena.agents.players import player as make_player
 from qarena.agents.strategies import builtin_game, is_builtin, players_of
@@ -37,7 +36,6 @@ from qarena.errors import QarenaError
 from qarena.evaluate.matches import Lengths, Record, SeatRecords
 from qarena.evaluate.report import (
     Evaluation,
-    record_against,
     strategy_masks,
 )
 from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, given_positions, wilson
@@ -49,7 +47,7 @@ from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
 from qarena.match.duel import about
-from qarena.training.run import check_versus, default_episodes, train_run
+from qarena.training.run import check_versus, matrix_row
 
 GamesOpt = Annotated[
     int, typer.Option("--games", "-n", help="Games in each seat against each opponent.")
@@ -541,18 +539,28 @@ def matrix_command(  # noqa: PLR0913 - the command's options
     masks = strategy_masks(game_tables(game), evaluation)
     rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
     for trained_against in training:
-        learner = cls(game, cls.default_config(seed=seed))
-        n = episodes or default_episodes(learner, trained_against == "self")
-        status = ngettext(
-            "training against {opponent}: {count:,} episodes…",
-            "training against {opponent}: {count:,} episodes…",
-            n,
-        ).format(opponent=trained_against, count=n)
-        with err.status(status):
-            opp = opponent(learner.tables, trained_against)
-            run = train_run(learner, n, opp, "both" if trained_against == "self" else seat)
-            records = record_against(learner, masks, games, seed)
-        rows[trained_against] = (n, run.optimality.share, records)
+
+        def status(n: int, trained_against: str = trained_against) -> Any:
+            return err.status(
+                ngettext(
+                    "training against {opponent}: {count:,} episodes…",
+                    "training against {opponent}: {count:,} episodes…",
+                    n,
+                ).format(opponent=trained_against, count=n)
+            )
+
+        row = matrix_row(
+            game,
+            cls.kind,
+            trained_against,
+            masks,
+            episodes=episodes,
+            games=games,
+            seed=seed,
+            seat=seat,
+            status=status,
+        )
+        rows[trained_against] = (row.episodes, row.optimality, row.records)
     if as_json:
         _print(
             {

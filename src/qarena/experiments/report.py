@@ -827,10 +827,15 @@ def _paper_claims(lab: Lab, claim: _Claims) -> None:
     )
     greedy = _shares(rows, gamma="0.8", epsilon="0.1")
     claim(
-        "000",
-        _(
-            "With ε = 0.1 (100,000 games, α 0.1, γ 0.8, rewards ±100) the AI plays the "
-            "winning strategy."
+        "000 · Bewertung",
+        _quoted(
+            "Mit der Einführung der Epsilon-Exploration wurde die AI regelrecht zum "
+            "Nim-Endgegner. … Dabei verfolgt sie exakt die bekannte Gewinnstrategie mit den "
+            "Pole Positions.",
+            _(
+                "with ε = 0.1 (100,000 games, α 0.1, γ 0.8, rewards ±100) the AI plays the "
+                "winning strategy"
+            ),
         ),
         command,
         _("optimality {span} over {seeds} seeds").format(span=_span(greedy), seeds=len(greedy)),
@@ -838,8 +843,12 @@ def _paper_claims(lab: Lab, claim: _Claims) -> None:
     )
     explore = _shares(rows, gamma="0.8", epsilon="1.0")
     claim(
-        "000",
-        _("Trained with pure exploration, it plays about as well as a person without a plan."),
+        "000 · Bewertung",
+        _quoted(
+            "Zunächst wurde die AI mit purer Exploration trainiert … Sie war in etwa so gut, wie "
+            "es ein Mensch ohne Gewinnstrategie auch wäre.",
+            _("trained with pure exploration, it plays about as well as a person without a plan"),
+        ),
         command,
         _("optimality {mean:.3f} on average ({span})").format(
             mean=_mean(explore), span=_span(explore)
@@ -910,8 +919,13 @@ def _pole_claims(lab: Lab, claim: _Claims) -> None:
         for p in ("poles", "poles-strict")
     )
     claim(
-        "000",
-        _("The pole-position strategy wins 3-5-7 if the endgame is watched (1-1-0 is a trap)."),
+        "000 · Gewinnstrategie nach Scam Nation",
+        _quoted(
+            "Sobald nur noch wenige Streichhölzer liegen, gilt es, besonders aufmerksam zu sein "
+            '… (Beispiel: 1 1 0 als "2 gleiche Stapel" zu erzeugen, führt im Gegenzug zu 1 0 0 '
+            "und damit zur eigenen Niederlage).",
+            _("the pole-position strategy wins 3-5-7 if the endgame is watched (1-1-0 is a trap)"),
+        ),
         f"qarena eval poles --game {game.spec}; qarena eval poles-strict --game {game.spec}",
         _("optimality {watched:.3f} watching the endgame, {strict:.3f} as a strict rule").format(
             watched=watched, strict=strict
@@ -928,8 +942,13 @@ def _pole_claims(lab: Lab, claim: _Claims) -> None:
     )
     winning = [game.format_move(m) for m in singles if solution.move_values(start)[m] == 1]
     claim(
-        "000",
-        _("Taking a single match first leaves the opponent no pole position to reach."),
+        "000 · Gewinnstrategie nach Scam Nation",
+        _quoted(
+            "Als Konter zu dieser Strategie kann der Gegenspieler im ersten Zug nur ein einziges "
+            "Streichholz von einem beliebigen Stapel entnehmen, wodurch im zweiten Zug keine "
+            "Pole Position erzeugt werden kann.",
+            _("taking a single match first leaves the opponent no pole position to reach"),
+        ),
         f"qarena explain {game.spec}",
         _(
             "{count} replies reach a pole position; of the single-match openings the solver "
@@ -1186,8 +1205,8 @@ def writeups(lab: Lab) -> Section:
             claims,
             _(
                 "Games against players: {games:,} in each seat; the 12-stick rows: {sticks:,} "
-                "with the agent moving first, as the write-up's. Each claim is the write-up's "
-                "own sentence. Verdicts: the figure within three standard errors of the "
+                "with the agent moving first, as the write-up's. A quoted claim is the "
+                "write-up's own sentence. Verdicts: the figure within three standard errors of the "
                 "write-up's, or the claim as the solver judges it."
             ).format(games=lab.games, sticks=STICK_GAMES),
             words=True,

@@ -13,14 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from qarena.agents.base import Player
+from qarena.agents.opponents import opponent
+from qarena.agents.players import player as make_player
 from qarena.cli.app import run
 from qarena.cli.evaluating import LENGTH_ROWS, _length_bins
 from qarena.evaluate.matches import Lengths, play_series_lengths
 from qarena.evaluate.report import strategy_mask
 from qarena.exact import GameTables, game_tables, solve
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
-from qarena.learn.learners import load_learner
+from qarena.learn.learners import learner_class, load_learner
 from qarena.policyfile import load_policy, save_policy
+from qarena.training.run import train_run
 from tests.conftest import RunScript, at
 
 
@@ -566,3 +570,68 @@ def test_a_built_in_player_is_judged_like_an_agent(capsys: pytest.CaptureFixture
     assert json.loads(capsys.readouterr().out)["optimality"] == 1.0
     assert run(["eval", "poles"]) == 2
     assert "name the game with --game" in capsys.readouterr().err
+
+
+def _takes(name: str, heap: int) -> list[int]:
+    """The judges of seed 001, written out: random play takes 1 to 3 sticks, the modulus rule
+    leaves a heap of 1 mod 4 (one stick where it cannot)."""
+    if name == "random":
+        return list(range(1, min(3, heap) + 1))
+    return [(heap - 1) % 4 or 1]
+
+
+def _first_win_chance(game: Game, agent: Player, judge: str) -> float:
+    """The exact chance that ``agent``, moving first and picking uniformly among its choices,
+    beats the ``judge`` in a one-heap misère subtraction game, take 1 to 3: worked out by
+    recursion over the heap, apart from the matches the command plays."""
+
+    @cache
+    def chance(heap: int, agent_moves: bool) -> float:
+        if agent_moves:
+            takes = [heap - game.apply((heap,), m)[0] for m in agent.choices((heap,))]
+        else:
+            takes = _takes(judge, heap)
+        total = 0.0
+        for take in takes:
+            # Misère: whoever takes the last stick loses.
+            left = heap - take
+            total += (0.0 if agent_moves else 1.0) if left == 0 else chance(left, not agent_moves)
+        return total / len(takes)
+
+    return chance(game.start()[0], True)
+
+
+def test_matrix_rule_players_four_way(capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 001's table in one command: trained against itself, random play and the modulus
+    rule, judged against random play and the modulus rule, the agent moving first; each cell
+    within 4.5 standard errors of the exact chance of the same trained agent."""
+    spec, episodes, games = "subtraction:12:3", 3000, 4000
+    argv = ["matrix", spec, "-l", "elimination", "--trainers", "self,random,subtraction"]
+    argv += ["--judges", "random,subtraction", "--seat", "first", "--episodes", str(episodes)]
+    record = _json(capsys, [*argv, "--games", str(games), "--json"])
+    rows = record["rows"]
+    assert isinstance(rows, dict) and list(rows) == ["self", "random", "subtraction"]
+    assert record["seat"] == "first"
+    game = parse_spec(spec)
+    cls = learner_class("elimination")
+    for trained_against, row in rows.items():
+        assert set(row["matches"]) == {"random", "subtraction"}
+        learner = cls(game, cls.default_config(seed=0))
+        opp = opponent(learner.tables, trained_against)
+        train_run(learner, episodes, opp, "both" if trained_against == "self" else "first")
+        agent = make_player(learner, game)
+        for name in ("random", "subtraction"):
+            counts = row["counts"][name]["first"]
+            assert counts["win"] + counts["loss"] == games and counts["draw"] == 0
+            exact = _first_win_chance(game, agent, name)
+            se = math.sqrt(max(exact * (1 - exact), 1e-9) / games)
+            assert abs(counts["win"] / games - exact) <= 4.5 * se + 1e-9, (trained_against, name)
+    # Against the modulus rule, moving first from 12, only perfect play wins: an agent that
+    # never learns the whole line loses most of its games there, whatever it learned from.
+    for row in rows.values():
+        assert row["counts"]["subtraction"]["first"]["win"] < games // 2
+    # Unknown or repeated names are one line each.
+    for bad in (["--trainers", "self,chess"], ["--judges", "random,random"], ["--seat", "x"]):
+        assert run(["matrix", spec, *bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and ("--trainers" in err or "--judges" in err or "x" in err)

@@ -479,6 +479,12 @@ CASES: list[Case] = [
     _c("matrix-games-ten-billion", "matrix", "nim", "--games", "10000000000", sub=True),
     _c("matrix-seed-negative", "matrix", "nim", "--seed", "-1"),
     _c("matrix-seed-huge", "matrix", "nim", "--seed", HUGE),
+    _c("matrix-trainer-unknown", "matrix", "nim", "--trainers", "self,chess"),
+    _c("matrix-trainer-of-another-game", "matrix", "nim", "--trainers", "subtraction"),
+    _c("matrix-judge-self", "matrix", "nim", "--judges", "self"),
+    _c("matrix-judges-twice", "matrix", "nim", "--judges", "random,random"),
+    _c("matrix-judges-empty", "matrix", "nim", "--judges", ""),
+    _c("matrix-seat-unknown", "matrix", "nim", "--seat", "middle"),
     # --- explain -------------------------------------------------------------------------------
     _c("explain-no-spec", "explain"),
     _c("explain-spec-unknown", "explain", "chess"),

@@ -14,10 +14,9 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena import api
-from qarena.agents.opponents import opponent
 from qarena.agents.players import no_game
 from qarena.agents.players import player as make_player
-from qarena.agents.strategies import builtin_game, is_builtin
+from qarena.agents.strategies import builtin_game, is_builtin, players_of
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed, format_bytes
 from qarena.cli.common import (
     EpisodesOpt,
@@ -37,7 +36,6 @@ from qarena.errors import QarenaError
 from qarena.evaluate.matches import Lengths, Record, SeatRecords
 from qarena.evaluate.report import (
     Evaluation,
-    record_against,
     strategy_masks,
 )
 from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, given_positions, wilson
@@ -49,7 +47,7 @@ from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
 from qarena.match.duel import about
-from qarena.training.run import default_episodes, train_run
+from qarena.training.run import check_versus, matrix_row
 
 GamesOpt = Annotated[
     int, typer.Option("--games", "-n", help="Games in each seat against each opponent.")
@@ -68,7 +66,7 @@ READ_CHUNK = 1 << 16
 #: lengths are grouped into ranges of equal width.
 LENGTH_ROWS = 24
 
-#: What ``qarena matrix`` trains against, and what it measures against.
+#: What ``qarena matrix`` trains against, and what it measures against, unless told.
 MATRIX_TRAINING = ("self", "random", "perfect")
 MATRIX_EVALUATION = ("random", "perfect")
 
@@ -478,50 +476,110 @@ def compete_command(
     out.print(table)
 
 
+def _names(option_name: str, text: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """A comma-separated list of players, each one of ``allowed``, none twice."""
+    names = tuple(name.strip() for name in text.split(","))
+    for name in names:
+        if name not in allowed:
+            raise QarenaError(
+                _("{option}: unknown player {name!r}; expected one of {names}").format(
+                    option=option_name, name=name, names=", ".join(allowed)
+                )
+            )
+    if len(set(names)) < len(names):
+        raise QarenaError(
+            _("{option} names a player twice: {names}").format(option=option_name, names=text)
+        )
+    return names
+
+
 @app.command("matrix")
-def matrix_command(
+def matrix_command(  # noqa: PLR0913 - the command's options
     spec: SpecArg,
     learner_kind: LearnerOpt = "q",
     episodes: EpisodesOpt = None,
     games: GamesOpt = 1000,
     seed: SeedOpt = 0,
+    trainers: Annotated[
+        str,
+        typer.Option(
+            help="Whom a fresh agent learns from, one row each, separated by commas: self or "
+            "any built-in player of the game (random, perfect, strongest, its rule players).",
+        ),
+    ] = ",".join(MATRIX_TRAINING),
+    judges: Annotated[
+        str,
+        typer.Option(
+            help="Whom each agent is measured against, separated by commas: any built-in "
+            "player of the game.",
+        ),
+    ] = ",".join(MATRIX_EVALUATION),
+    seat: Annotated[
+        str,
+        typer.Option(
+            help="The agent's seat while it learns from a player: first, second, or both "
+            "(alternating); self-play takes both.",
+        ),
+    ] = "both",
     as_json: JsonOpt = False,
 ) -> None:
-    """Train one agent against each opponent (itself, random, perfect) and measure each against
-    random and perfect play: what an agent learns depends on whom it learns from."""
+    """Train one agent against each trainer (by default itself, random and perfect play) and
+    measure each against each judge (random and perfect play): what an agent learns depends on
+    whom it learns from."""
     game = parse_spec(spec)
     cls = learner_class(learner_kind)
     if episodes is not None:
         check_count("--episodes", episodes, MAX_EPISODES)
     _check_games(games)
     _check_seed(seed)
+    training = _names("--trainers", trainers, ("self", *players_of(game)))
+    evaluation = _names("--judges", judges, players_of(game))
+    check_versus(False, seat, {})
     announce(game)
-    masks = strategy_masks(game_tables(game), MATRIX_EVALUATION)
+    masks = strategy_masks(game_tables(game), evaluation)
     rows: dict[str, tuple[int, float, dict[str, SeatRecords]]] = {}
-    for trained_against in MATRIX_TRAINING:
-        learner = cls(game, cls.default_config(seed=seed))
-        n = episodes or default_episodes(learner, trained_against == "self")
-        status = ngettext(
-            "training against {opponent}: {count:,} episodes…",
-            "training against {opponent}: {count:,} episodes…",
-            n,
-        ).format(opponent=trained_against, count=n)
-        with err.status(status):
-            opp = opponent(learner.tables, trained_against)
-            run = train_run(learner, n, opp, "both")
-            records = record_against(learner, masks, games, seed)
-        rows[trained_against] = (n, run.optimality.share, records)
+    for trained_against in training:
+
+        def status(n: int, trained_against: str = trained_against) -> Any:
+            return err.status(
+                ngettext(
+                    "training against {opponent}: {count:,} episodes…",
+                    "training against {opponent}: {count:,} episodes…",
+                    n,
+                ).format(opponent=trained_against, count=n)
+            )
+
+        row = matrix_row(
+            game,
+            cls.kind,
+            trained_against,
+            masks,
+            episodes=episodes,
+            games=games,
+            seed=seed,
+            seat=seat,
+            status=status,
+        )
+        rows[trained_against] = (row.episodes, row.optimality, row.records)
     if as_json:
         _print(
             {
                 "game": game.spec,
                 "learner": cls.kind,
                 "games": games,
+                "seat": seat,
                 "rows": {
                     name: {
                         "episodes": n,
                         "optimality": share,
                         "matches": {k: v.shares() for k, v in records.items()},
+                        "counts": {
+                            k: {
+                                s: {"win": r.win, "draw": r.draw, "loss": r.loss}
+                                for s, r in (("first", v.first), ("second", v.second))
+                            }
+                            for k, v in records.items()
+                        },
                     }
                     for name, (n, share, records) in rows.items()
                 },
@@ -542,6 +600,8 @@ def matrix_command(
             counts=" / ".join(number(n, ",") for n in counts),
         )
     )
+    if seat != "both":
+        out.print(_("against a player, the agent learns in the {seat} seat").format(seat=seat))
     table = Table(
         title=_wdl_title(games),
         title_justify="left",
@@ -553,7 +613,7 @@ def matrix_command(
     table.add_column(_("agent first"), justify="right", no_wrap=True)
     table.add_column(_("agent second"), justify="right", no_wrap=True)
     for name, (_n, share, records) in rows.items():
-        for i, opp_name in enumerate(MATRIX_EVALUATION):
+        for i, opp_name in enumerate(evaluation):
             seats = records[opp_name]
             lead = [name, number(share, ".4f")] if i == 0 else ["", ""]
             table.add_row(*lead, opp_name, _wdl(seats.first), _wdl(seats.second))

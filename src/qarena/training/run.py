@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ from qarena.agents.opponents import opponent as opponent_of
 from qarena.agents.players import PlayerLike
 from qarena.budget import check_checks, estimate_positions, footprint
 from qarena.errors import QarenaError, TooLargeError
+from qarena.evaluate.matches import SeatRecords
 from qarena.evaluate.report import record_against, strategy_masks
 from qarena.games.base import Game
 from qarena.i18n import _, option
@@ -36,6 +38,7 @@ __all__ = [
     "JUDGED_GAMES",
     "JUDGED_SEARCH_POSITIONS",
     "NETWORK_CHUNK",
+    "MatrixRow",
     "NetworkResult",
     "Progress",
     "RunPlan",
@@ -46,6 +49,7 @@ __all__ = [
     "judge_network",
     "judging_bytes",
     "judging_refused",
+    "matrix_row",
     "network_curve",
     "new_curve",
     "new_learner",
@@ -544,3 +548,40 @@ def _train_network(
             stopped = True
     last = curve.points[-1] if curve is not None and curve.points else None
     return NetworkResult(done, steps, seconds, last, stopped)
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    """One row of ``qarena matrix``: an agent trained against one player, and its record in
+    each seat against each judge."""
+
+    episodes: int
+    optimality: float
+    records: dict[str, SeatRecords]
+    learner: Learner
+
+
+def matrix_row(  # noqa: PLR0913 - the matrix's settings, by keyword
+    game: Game,
+    kind: str,
+    trainer: str,
+    judges: Mapping[str, Any],
+    *,
+    episodes: int | None,
+    games: int,
+    seed: int,
+    seat: str = "both",
+    status: Callable[[int], AbstractContextManager[Any]] | None = None,
+) -> MatrixRow:
+    """A fresh ``kind`` learner (seeded ``seed``) trained against ``trainer`` (``self``, or a
+    player learnt from in ``seat``; self-play takes both seats), then ``games`` games in each
+    seat against each judge (by name, its move mask). ``qarena matrix`` and the report share
+    it, so the command the report prints gives the report's numbers."""
+    cls = learner_class(kind)
+    learner = cls(game, cls.default_config(seed=seed))
+    n = episodes or default_episodes(learner, trainer == "self")
+    with status(n) if status is not None else nullcontext():
+        opp = opponent_of(learner.tables, trainer)
+        run = train_run(learner, n, opp, "both" if trainer == "self" else seat)
+        records = record_against(learner, judges, games, seed)
+    return MatrixRow(n, run.optimality.share, records, learner)

@@ -107,7 +107,9 @@ def help_slots(command: Any) -> Iterator[tuple[Any, str]]:
 def _help_fields() -> dict[str, str]:
     """Placeholders of help texts, filled from the registries in the current language, so the
     help names every game and learner there is."""
-    return {"{games}": forms(), "{learners}": ", ".join(LEARNERS)}
+    from qarena.learn.presets import help_text as presets_text
+
+    return {"{games}": forms(), "{learners}": ", ".join(LEARNERS), "{presets}": presets_text()}
 
 
 def help_text(text: str, fields: dict[str, str] | None = None) -> str:

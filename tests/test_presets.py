@@ -208,3 +208,40 @@ def test_a_sweep_over_a_preset_records_it_in_each_row(tmp_path: Path) -> None:
     ]
     run_file = next((out / "runs").glob("*vs=random*.npz"))
     assert read_meta(run_file)["preset"] == {"name": "nimm12-better", "overridden": []}
+
+
+def test_the_web_trains_by_a_preset_and_shows_it(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from qarena.web import create_app
+    from tests.test_web_api import wait_job
+
+    with TestClient(create_app(tmp_path)) as client:
+        page = client.get("/train").text
+        assert '<select name="preset"' in page
+        assert all(f'value="{p.name}"' in page for p in PRESETS)
+        # The JSON API: the preset fills what the request leaves out.
+        body = {"game": "subtraction", "preset": "nimm12-better", "episodes": 300}
+        r = client.post("/api/train", json=body)
+        assert r.status_code == 202, r.text
+        done = wait_job(client, r.json()["job"])
+        assert done["state"] == "done", done
+        detail = client.get(f"/api/policies/{done['policy']}").json()
+        assert detail["learner"] == "matchbox"
+        assert detail["preset"] == {"name": "nimm12-better", "overridden": ["episodes"]}
+        assert detail["training"]["opponent"] == NIMM_OPPONENT
+        assert detail["training"]["seat"] == NIMM_SEAT
+        bad = client.post("/api/train", json={"game": "nim", "preset": "nope"})
+        assert bad.status_code in (400, 422) and "unknown preset" in bad.json()["detail"]
+        # The form: its selects left at their defaults are the preset's; a field typed wins.
+        form = {"game": "nim:1,3,5,7", "preset": "course-notebook", "learner": "q"}
+        form |= {"opponent": "self", "seat": "both", "episodes": "200", "alpha": "0.3"}
+        r = client.post("/train", data=form, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        done = wait_job(client, r.headers["location"].split("/")[-1])
+        detail = client.get(f"/api/policies/{done['policy']}").json()
+        assert detail["learner"] == "seat-q" and detail["hyperparameters"]["alpha"] == 0.3
+        assert detail["hyperparameters"]["gamma"] == NOTEBOOK_GAMMA
+        assert detail["preset"] == {"name": "course-notebook", "overridden": ["episodes", "alpha"]}
+        shown = client.get(f"/policies/{done['policy']}/inspect").text
+        assert "course-notebook (overridden: episodes, alpha)" in shown

@@ -182,6 +182,12 @@ def test_options_override_a_preset_and_the_record_keeps_both(
     assert "preset: course-notebook (overridden: episodes, alpha)" in capsys.readouterr().out
 
 
+def test_self_play_over_a_preset_that_plays_first_takes_both_seats() -> None:
+    agent = qarena.train("subtraction", preset="nimm12-better", opponent="self", episodes=200)
+    assert agent.kind == "matchbox" and agent.episodes == 200
+    assert agent.preset == {"name": "nimm12-better", "overridden": ["opponent", "episodes"]}
+
+
 def test_another_learner_over_a_preset_drops_what_it_does_not_read() -> None:
     agent = qarena.train("subtraction", preset="nimm12-first", learner="q", episodes=200)
     assert agent.kind == "q" and agent.config.epsilon == 0.0

@@ -98,6 +98,8 @@ class Preset:
                 out_run[key] = value
                 if key in mine and value != mine[key]:
                     overridden.append(key)
+        if run.get("seat") is None and out_run.get("opponent") == "self":
+            out_run["seat"] = "both"  # self-play takes both seats, whatever the preset's was
         out_given: dict[str, Any] = dict(given)
         for key, value in self.settings:
             if given.get(key) is None:

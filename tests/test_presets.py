@@ -251,3 +251,13 @@ def test_the_web_trains_by_a_preset_and_shows_it(tmp_path: Path) -> None:
         assert detail["preset"] == {"name": "course-notebook", "overridden": ["episodes", "alpha"]}
         shown = client.get(f"/policies/{done['policy']}/inspect").text
         assert "course-notebook (overridden: episodes, alpha)" in shown
+
+
+def test_readme_lists_every_preset_as_declared() -> None:
+    from qarena.learn.presets import markdown_table
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = markdown_table()
+    assert table in readme, "run: python tools/settings_table.py"
+    # The table says each preset's own options: the term paper's, as train takes them.
+    assert "--alpha 0.1 --gamma 0.8 --epsilon 0.1" in table and "--rewards 100,0,-100" in table

@@ -308,6 +308,34 @@ def help_text() -> str:
     return "; ".join(f"{p.name} ({p.source_text})" for p in PRESETS)
 
 
+def _value_text(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(_value_text(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def markdown_table() -> str:
+    """README's table of the presets, derived from :data:`PRESETS` (``tools/settings_table.py``
+    writes it; a test holds README to it): each setting as the option that gives it."""
+    from qarena.learn.settings import BY_NAME as SETTING_BY_NAME
+
+    lines = [
+        "| preset | write-up | game | learner | opponent, seat | episodes | settings |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for p in PRESETS:
+        options = " ".join(f"{SETTING_BY_NAME[k].option} {_value_text(v)}" for k, v in p.settings)
+        against = "self" if p.opponent == "self" else f"{p.opponent}, {p.seat}"
+        episodes = "default" if p.episodes is None else f"{p.episodes:,}"
+        lines.append(
+            f"| `{p.name}` | {p.source}, {p.title} ({p.language}) | `{p.game}` | `{p.learner}` "
+            f"| {against} | {episodes} | `{options}` |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def record_text(record: Mapping[str, Any] | None) -> str:
     """A run's preset as its summary shows it: ``advanced-nim (overridden: alpha)``."""
     if not record:
@@ -326,6 +354,7 @@ __all__ = [
     "RUN_DEFAULTS",
     "Preset",
     "help_text",
+    "markdown_table",
     "preset",
     "record_text",
     "resolve",

@@ -1,4 +1,5 @@
-"""Write README's table of the training settings from their one declaration.
+"""Write README's tables of the training settings and of the presets from their one
+declarations (learn/settings.py, learn/presets.py).
 
 python tools/settings_table.py          # rewrite the table in README.md
 python tools/settings_table.py --check  # exit 1 if README's table is not what it would write
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from qarena.learn.presets import markdown_table as presets_table
 from qarena.learn.settings import markdown_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -16,10 +18,19 @@ BEGIN = "<!-- settings table: written by tools/settings_table.py -->\n"
 END = "<!-- end of settings table -->\n"
 
 
+PRESETS_BEGIN = "<!-- presets table: written by tools/settings_table.py -->\n"
+PRESETS_END = "<!-- end of presets table -->\n"
+
+
+def _between(text: str, begin: str, end: str, table: str) -> str:
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + table + end + tail
+
+
 def rewritten(text: str) -> str:
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + BEGIN + markdown_table() + END + tail
+    text = _between(text, BEGIN, END, markdown_table())
+    return _between(text, PRESETS_BEGIN, PRESETS_END, presets_table())
 
 
 def main() -> int:

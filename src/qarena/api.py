@@ -43,7 +43,7 @@ from qarena.exact import Exact, SearchSolution, Solution, by_search, oracle
 from qarena.exact.space import game_tables
 from qarena.experiments.backends import plan_sweep, run_plan
 from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
-from qarena.experiments.grid import NETWORK_AXES, SWEEP_GAMES, Fixed, Grid
+from qarena.experiments.grid import NETWORK_AXES, SWEEP_GAMES, Fixed, with_preset
 from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
@@ -58,7 +58,8 @@ from qarena.learn.ntuple import (
     load_network,
     save_network,
 )
-from qarena.learn.settings import KEYWORDS, NAMES
+from qarena.learn.presets import resolve as resolve_preset
+from qarena.learn.settings import KEYWORDS, NAMES, typed
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
 from qarena.training.run import JUDGED_GAMES, Progress, check_judged_curve, network_curve, plan_run
@@ -279,11 +280,12 @@ def player(x: PlayerLike, spec: GameLike | None = None, seed: int | None = None)
 @_python
 def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     spec: GameLike,
-    learner: str = "q",
+    learner: str | None = None,
     episodes: int | None = None,
     *,
-    opponent: PlayerLike = "self",
-    seat: str = "both",
+    preset: str | None = None,
+    opponent: PlayerLike | None = None,
+    seat: str | None = None,
     until_perfect: bool = False,
     check_every: int | None = None,
     curve: bool = False,
@@ -308,10 +310,12 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
 ) -> Learner:
     """Train a learner as ``qarena train`` does and return it.
 
-    ``learner`` is one of ``q``, ``afterstate``, ``matchbox``, ``seat-q``, ``naive-q``,
-    ``elimination``, ``game-backup``; the settings after ``callback`` are the training
-    settings (their one declaration: :mod:`qarena.learn.settings`), None taking the learner's
-    default.
+    ``learner`` is one of ``q`` (the default), ``afterstate``, ``matchbox``, ``seat-q``,
+    ``naive-q``, ``elimination``, ``game-backup``; the settings after ``callback`` are the
+    training settings (their one declaration: :mod:`qarena.learn.settings`), None taking the
+    learner's default. ``preset`` names a write-up's method (:mod:`qarena.learn.presets`:
+    learner, settings, opponent, seat, episodes); what is given as well overrides it, and
+    ``learner.preset`` records the preset and what was overridden.
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
     a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
     ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar in a
@@ -324,6 +328,20 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     local = locals()
     _by_flag_name("train", more, local)
     given: dict[str, Any] = {name: local[name] for name in NAMES}
+    if given["rewards"] is not None:  # typed before it is compared with a preset's
+        given["rewards"] = typed("rewards", given["rewards"])
+    run, given, record = resolve_preset(
+        preset,
+        g.spec,
+        {"learner": learner, "opponent": opponent, "seat": seat, "episodes": episodes},
+        given,
+    )
+    learner, opponent, seat, episodes = (
+        run["learner"],
+        run["opponent"],
+        run["seat"],
+        run["episodes"],
+    )
     if episodes is not None:
         check_count("episodes", episodes, MAX_EPISODES)
     for name, count in (("check_every", check_every), ("every", every)):
@@ -346,6 +364,8 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
         every=every,
     )
     agent, total, start = plan.learner, plan.total, plan.learner.episodes
+    if record is not None:
+        agent.preset = record
     stop = [False]
 
     def report(p: Progress) -> None:
@@ -669,10 +689,11 @@ def _cell(text: str) -> str:
 def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     spec: GameLike,
     out: str | os.PathLike[str],
-    learner: str | Sequence[str] = "q",
+    learner: str | Sequence[str] | None = None,
     *,
-    opponent: str | Sequence[str] = "self",
-    seat: str | Sequence[str] = "both",
+    preset: str | None = None,
+    opponent: str | Sequence[str] | None = None,
+    seat: str | Sequence[str] | None = None,
     episodes: int | Sequence[int] | None = None,
     seeds: int | Sequence[int] = 0,
     canonical: bool = True,
@@ -705,7 +726,9 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     finished runs are kept). Opponents are names or policy files; ``learner`` may name
     ``"ntuple"``, an n-tuple network, whose own settings are ``tuples``, ``tuple_length``,
     ``alpha_end`` and ``lam``. ``games`` in each seat against random and perfect play: 1,000,
-    or 10 on a board judged by samples. Returns the rows."""
+    or 10 on a board judged by samples. ``preset`` names a write-up's method
+    (:mod:`qarena.learn.presets`) whose values fill the axes not given; each row records it
+    and what the run overrode. Returns the rows."""
     g = game(spec)
     if games is None:
         games = DEFAULT_SAMPLED_GAMES if by_search(g) else SWEEP_GAMES
@@ -725,13 +748,16 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         axis = _axis(given)
         if axis is not None:
             values[name] = tuple(tuple(map(float, v)) for v in axis) if name == "rewards" else axis
-    grid = Grid(
-        learners=_axis(learner) or ("q",),
-        values=values,
-        opponents=_axis(opponent) or ("self",),
-        seats=_axis(seat) or ("both",),
-        episodes=_axis(episodes) or (None,),
-        seeds=_axis(seeds) or (0,),
+    # Each axis not given is the preset's one value (qarena's default without a preset).
+    grid = with_preset(
+        preset,
+        g,
+        _axis(learner),
+        values,
+        _axis(opponent),
+        _axis(seat),
+        _axis(episodes),
+        _axis(seeds) or (0,),
     )
     settings = grid.settings(g)
     files = {name: opponent_file(g, name) for name in grid.opponents}

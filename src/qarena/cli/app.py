@@ -107,8 +107,15 @@ def help_slots(command: Any) -> Iterator[tuple[Any, str]]:
 def _help_fields() -> dict[str, str]:
     """Placeholders of help texts, filled from the registries in the current language, so the
     help names every game and learner there is."""
+    from qarena.learn.presets import help_text as presets_text
+
     titles = "; ".join(f"{kind} — {cls.title}" for kind, cls in LEARNERS.items())
-    return {"{games}": forms(), "{learners}": ", ".join(LEARNERS), "{learner_titles}": titles}
+    return {
+        "{games}": forms(),
+        "{learners}": ", ".join(LEARNERS),
+        "{learner_titles}": titles,
+        "{presets}": presets_text(),
+    }
 
 
 def help_text(text: str, fields: dict[str, str] | None = None) -> str:

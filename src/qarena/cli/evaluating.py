@@ -46,6 +46,7 @@ from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, load_learner
 from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.presets import record_text
 from qarena.match.duel import about
 from qarena.training.run import check_versus, matrix_row
 
@@ -223,7 +224,10 @@ def eval_command(  # noqa: PLR0913 - the command's options
             positions=given,
         )  # fmt: skip
     if as_json:
-        _print(result.to_json())
+        record = result.to_json()
+        if isinstance(subject, Learner) and subject.preset is not None:
+            record["preset"] = subject.preset
+        _print(record)
         return
     out.print(heading)
     out.print(_optimality_text(result))
@@ -294,6 +298,10 @@ def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learn
         spec=game.spec,
         count=learner.episodes,
     )
+    if learner.preset is not None:  # the write-up's method it was trained by, and what differs
+        heading.append_text(
+            styled("\n[dim]{label}: {text}[/]", label=_("preset"), text=record_text(learner.preset))
+        )
     return learner, game, heading
 
 

@@ -47,12 +47,13 @@ from qarena.experiments.grid import (
     parse_names,
     parse_rewards,
     parse_seeds,
+    with_preset,
 )
 from qarena.experiments.plots import varying
 from qarena.experiments.report import Lab, build_report, render_html
 from qarena.experiments.sweep import opponent_file
 from qarena.fileio import check_target, is_dir, write_atomic
-from qarena.games import parse_spec
+from qarena.games import Game, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
@@ -65,14 +66,16 @@ MAX_WORKERS = 1_024
 SHOWN_ROWS = 30
 
 
-def _grid(
-    learners: str,
+def _grid(  # noqa: PLR0913 - the sweep's lists
+    learners: str | None,
     lists: dict[str, str | None],
     rewards: list[str] | None,
-    opponents: str,
-    seats: str,
+    opponents: str | None,
+    seats: str | None,
     episodes: str | None,
     seeds: str,
+    game: Game,
+    preset: str | None = None,
 ) -> Grid:
     values: dict[str, tuple[Any, ...]] = {}
     for axis in (
@@ -100,13 +103,16 @@ def _grid(
         values["start_order"] = parse_names("--start-order", lists["start_order"], START_ORDERS)
     if rewards:
         values["rewards"] = parse_rewards(rewards)
-    return Grid(
-        learners=parse_names("--learner", learners, (*LEARNERS, NETWORK)),
-        values=values,
-        opponents=parse_names("--opponent", opponents),
-        seats=parse_names("--seat", seats, SEATS),
-        episodes=(None,) if episodes is None else parse_ints("--episodes", episodes, MAX_EPISODES),
-        seeds=parse_seeds(seeds),
+    # A list not given is the preset's one value (qarena's default without a preset).
+    return with_preset(
+        preset,
+        game,
+        None if learners is None else parse_names("--learner", learners, (*LEARNERS, NETWORK)),
+        values,
+        None if opponents is None else parse_names("--opponent", opponents),
+        None if seats is None else parse_names("--seat", seats, SEATS),
+        None if episodes is None else parse_ints("--episodes", episodes, MAX_EPISODES),
+        parse_seeds(seeds),
     )
 
 
@@ -175,23 +181,41 @@ def sweep_command(  # noqa: PLR0913 - the command's options
         ),
     ],
     learners: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--learner",
             "-l",
-            help="Learners, comma-separated, of {learners}, ntuple (an n-tuple network).",
+            help="Learners, comma-separated, of {learners}, ntuple (an n-tuple network). "
+            "Default: q.",
+            show_default=False,
         ),
-    ] = "q",
+    ] = None,
     opponents: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--opponent",
-            help="self, random, perfect, strongest, the game's rule players, policy files.",
+            help="self, random, perfect, strongest, the game's rule players, policy files. "
+            "Default: self.",
+            show_default=False,
         ),
-    ] = "self",
+    ] = None,
     seats: Annotated[
-        str, typer.Option("--seat", help="Against an opponent: first, second, both.")
-    ] = ("both"),
+        str | None,
+        typer.Option(
+            "--seat",
+            help="Against an opponent: first, second, both. Default: both.",
+            show_default=False,
+        ),
+    ] = None,
+    preset_name: Annotated[
+        str | None,
+        typer.Option(
+            "--preset",
+            help="A write-up's method beneath the lists (one value each where none is "
+            "given): {presets}.",
+            show_default=False,
+        ),
+    ] = None,
     episodes: Annotated[
         str | None, typer.Option(help="Episode counts (default: the learner's for the game).")
     ] = None,
@@ -247,7 +271,7 @@ def sweep_command(  # noqa: PLR0913 - the command's options
     }
     rewards = lists.pop("rewards")
     announce(game)
-    grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds)
+    grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds, game, preset_name)
     settings = grid.settings(game)
     files = {name: opponent_file(game, name) for name in grid.opponents}
     fixed = Fixed(game.spec, not no_canonical, curve, every, games, until_perfect)

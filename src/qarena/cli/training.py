@@ -46,6 +46,7 @@ from qarena.learn.ntuple import (
     refuse_table_options,
     save_network,
 )
+from qarena.learn.presets import record_text, resolve
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
 from qarena.optimality.judge import Optimality
 from qarena.training.run import (
@@ -118,26 +119,41 @@ def train_command(  # noqa: PLR0913 - the command's options
         ),
     ] = None,
     learner_kind: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--learner",
             "-l",
             help="The learner: {learner_titles}; or ntuple (an n-tuple network, for boards of "
-            "any size).",
+            "any size). Default: q.",
+            show_default=False,
         ),
-    ] = "q",
+    ] = None,
     episodes: EpisodesOpt = None,
     opponent_name: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--opponent",
             help="self, random, perfect, strongest, bouton, subtraction, poles, poles-strict, "
-            "or a policy file.",
+            "or a policy file. Default: self.",
+            show_default=False,
         ),
-    ] = "self",
+    ] = None,
     seat: Annotated[
-        str, typer.Option(help="Against an opponent: first, second, or both (alternating).")
-    ] = "both",
+        str | None,
+        typer.Option(
+            help="Against an opponent: first, second, or both (alternating). Default: both.",
+            show_default=False,
+        ),
+    ] = None,
+    preset_name: Annotated[
+        str | None,
+        typer.Option(
+            "--preset",
+            help="Every setting of a write-up's method (learner, settings, opponent, seat, "
+            "episodes); options given as well override it. One of: {presets}.",
+            show_default=False,
+        ),
+    ] = None,
     no_canonical: Annotated[
         bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
     ] = False,
@@ -174,6 +190,23 @@ def train_command(  # noqa: PLR0913 - the command's options
 ) -> int:
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
+    given = {name: settings[name] for name in NAMES}
+    if given["rewards"] is not None:
+        given["rewards"] = _rewards(given["rewards"])
+    # A preset fills what was not given; the run's file keeps its name and what was given over it.
+    run_options, given, record = resolve(
+        preset_name,
+        game.spec,
+        {"learner": learner_kind, "opponent": opponent_name, "seat": seat, "episodes": episodes},
+        given,
+    )
+    learner_kind, opponent_name, seat, episodes = (
+        run_options["learner"],
+        run_options["opponent"],
+        run_options["seat"],
+        run_options["episodes"],
+    )
+    settings = {**settings, **given}
     chosen = out_file is None
     if out_file is None:
         out_file = default_out(game, learner_kind)
@@ -189,6 +222,7 @@ def train_command(  # noqa: PLR0913 - the command's options
         check_every,
         workers,
         settings,
+        record,
     )
     if chosen and out_file.exists():
         err.print(_("No --out given: saved to {file}.").format(file=out_file), soft_wrap=True)
@@ -225,8 +259,9 @@ def _train(  # noqa: PLR0913 - the command's options
     check_every: int | None,
     workers: int | None,
     settings: dict[str, Any],
+    record: dict[str, Any] | None = None,
 ) -> int:
-    """The train command once its file is known."""
+    """The train command once its file is known; ``record`` is the preset's (None: none)."""
     out_file, episodes, resume, curve, every, as_json = (
         run.out_file,
         run.episodes,
@@ -251,8 +286,6 @@ def _train(  # noqa: PLR0913 - the command's options
     if check_every is not None:
         check_count("--check-every", check_every, MAX_EPISODES)
     given: dict[str, Any] = {name: settings[name] for name in NAMES}
-    if given["rewards"] is not None:
-        given["rewards"] = _rewards(given["rewards"])
     check_versus(opponent_name == "self", seat, given)
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.
@@ -292,6 +325,8 @@ def _train(  # noqa: PLR0913 - the command's options
                 "can take a long while; --episodes N trains fewer."
             ).format(spec=game.spec, count=plan.total)
         )
+    if record is not None:
+        plan.learner.preset = record
     title = _("{learner} on {spec}").format(learner=cls.title, spec=game.spec)
     result = _with_progress(title, plan.total, "episodes", plan.run)
     save_learner(out_file, plan.learner, inputs)
@@ -486,6 +521,8 @@ def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict
         "steps_per_second": round(rate),
         "optimality": result.optimality.share,
     }
+    if plan.learner.preset is not None:
+        record["preset"] = plan.learner.preset
     if plan.until_perfect:
         record["perfect_at"] = result.perfect_at
     if plan.curve is not None:
@@ -516,6 +553,8 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
         if opp.self_play
         else _("{opponent}, learner's seat: {seat}").format(opponent=opp.name, seat=plan.seat),
     )
+    if learner.preset is not None:
+        table.add_row(_("preset"), record_text(learner.preset))
     episodes_text = number(result.episodes, ",")
     if learner.episodes != result.episodes:
         episodes_text = _("{count:,} ({total:,} in all)").format(

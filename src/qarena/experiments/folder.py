@@ -40,6 +40,11 @@ from qarena.policyfile import read_meta
 MEASURED = ("random", "perfect")
 
 
+#: The columns of a run's preset and what the run overrode (learn/presets.py), last: tables
+#: written before presets lack them.
+PRESET_COLUMNS = ("preset", "overridden")
+
+
 #: The columns of results.csv.
 COLUMNS = (
     "run",
@@ -57,6 +62,7 @@ COLUMNS = (
     "optimality",
     "perfect_at",
     *(f"{name}_{outcome}" for name in MEASURED for outcome in ("win", "draw", "loss")),
+    *PRESET_COLUMNS,
 )
 
 
@@ -65,7 +71,7 @@ SETTING_COLUMNS = ("learner", *AXES, "opponent", "seat", "seed")
 
 
 #: Columns a results table or run file written before a sweep could train networks lacks.
-LATER_COLUMNS = (*SEAT_SETTINGS, *NETWORK_AXES)
+LATER_COLUMNS = (*SEAT_SETTINGS, *NETWORK_AXES, *PRESET_COLUMNS)
 
 
 def cell(x: Any) -> str:
@@ -111,6 +117,8 @@ class RunRow:
     optimality: float
     perfect_at: int | None
     against: Mapping[str, Shares]  # by name in MEASURED
+    preset: str = ""  # the write-up's preset the run started from ("" none)
+    overridden: tuple[str, ...] = ()  # the preset's values the run's own replaced
 
     def column(self, name: str) -> str:
         """The cell of column ``name``, as results.csv holds it."""
@@ -132,6 +140,8 @@ class RunRow:
         for name in MEASURED:
             for outcome, share in self.against[name]._asdict().items():
                 cells[f"{name}_{outcome}"] = cell(share)
+        cells["preset"] = self.preset
+        cells["overridden"] = " ".join(self.overridden)
         return {c: cells[c] for c in COLUMNS}
 
     @classmethod
@@ -158,6 +168,8 @@ class RunRow:
                     name: Shares(*(float(cells[f"{name}_{o}"]) for o in ("win", "draw", "loss")))
                     for name in MEASURED
                 },
+                preset=cells.get("preset", ""),
+                overridden=tuple(cells.get("overridden", "").split()),
             )
         except KeyError as e:
             raise ValueError(f"no cell for column {e}") from None
@@ -367,7 +379,11 @@ def read_results(path: Path) -> list[RunRow]:
     reader = csv.DictReader(io.StringIO(text))
     header = tuple(reader.fieldnames or ())
     # A table written before some settings existed lacks their columns: they were not set.
-    if header != COLUMNS and header != tuple(c for c in COLUMNS if c not in NETWORK_AXES):
+    known = {
+        tuple(c for c in COLUMNS if c not in left_out)
+        for left_out in ((), NETWORK_AXES, PRESET_COLUMNS, (*NETWORK_AXES, *PRESET_COLUMNS))
+    }
+    if header not in known:
         raise QarenaError(_("{file} is not a qarena sweep's results table").format(file=where))
     rows = list(reader)
     if any(None in row or any(v is None for v in row.values()) for row in rows):

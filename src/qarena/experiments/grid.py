@@ -31,6 +31,7 @@ from qarena.learn.ntuple import (
     default_config,
     refuse_table_options,
 )
+from qarena.learn.presets import preset as preset_named
 from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS, SETTINGS
 
 #: Most runs one sweep may hold (each is a policy file and a row).
@@ -121,6 +122,16 @@ class Setting:
     seat: str = "both"
     episodes: int | None = None  # None: the learner's default for the game
     seed: int = 0
+    #: The preset the run starts from (learn/presets.py) and what its values override.
+    preset: str | None = None
+    overridden: tuple[str, ...] = ()
+
+    @property
+    def record(self) -> dict[str, Any] | None:
+        """The preset's record a run's policy file keeps (None: no preset)."""
+        if self.preset is None:
+            return None
+        return {"name": self.preset, "overridden": list(self.overridden)}
 
     @property
     def given(self) -> dict[str, Any]:
@@ -132,6 +143,8 @@ class Setting:
         """The run's file name without ``.npz``: the learner and each setting that is not the
         default, e.g. ``q,alpha=0.5,vs=random,seed=3``; the same settings, the same name."""
         parts = [self.learner, *(f"{k}={_short(v)}" for k, v in self.hyper)]
+        if self.preset is not None:
+            parts.insert(0, f"preset={self.preset}")
         if self.opponent != "self":
             parts.append(f"vs={opponent_label(self.opponent)}")
             if self.seat != "both":
@@ -150,14 +163,17 @@ class Setting:
     ) -> str:
         """The ``qarena train`` command that gives this run's policy file."""
         words = ["qarena", "train", spec, "--out", out]
-        if self.learner != "q":
+        preset = self.preset is not None  # over a preset, every choice is written out
+        if preset:
+            words += ["--preset", str(self.preset)]
+        if self.learner != "q" or preset:
             words += ["--learner", self.learner]
         for k, v in self.hyper:
             value = ",".join(_short(x) for x in v) if k == "rewards" else _short(v)
             words += [flag(k), value]
-        if self.opponent != "self":
+        if self.opponent != "self" or preset:
             words += ["--opponent", self.opponent]
-            if self.seat != "both":
+            if self.seat != "both" or (preset and self.opponent != "self"):
                 words += ["--seat", self.seat]
         if self.episodes is not None:
             words += ["--episodes", str(self.episodes)]
@@ -178,12 +194,23 @@ class Setting:
             "seat": self.seat,
             "episodes": self.episodes,
             "seed": self.seed,
+            **({"preset": self.record} if self.preset is not None else {}),
         }
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Setting:
         hyper = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in d["hyper"])
-        return cls(d["learner"], hyper, d["opponent"], d["seat"], d["episodes"], d["seed"])
+        record = d.get("preset") or {}
+        return cls(
+            d["learner"],
+            hyper,
+            d["opponent"],
+            d["seat"],
+            d["episodes"],
+            d["seed"],
+            record.get("name"),
+            tuple(record.get("overridden", ())),
+        )
 
 
 def _quote(word: str) -> str:
@@ -208,6 +235,8 @@ class Grid:
     seats: tuple[str, ...] = ("both",)
     episodes: tuple[int | None, ...] = (None,)
     seeds: tuple[int, ...] = (0,)
+    #: The preset beneath the axes (:func:`with_preset` fills the axes not given from it).
+    preset: str | None = None
 
     def settings(self, game: Game) -> list[Setting]:
         """Every run, checked, in grid order. A setting a run cannot use (a hyperparameter
@@ -247,6 +276,16 @@ class Grid:
                     "both" if self_play else seat,
                     episodes,
                     seed,
+                    self.preset,
+                    self._overridden(
+                        {
+                            "learner": learner,
+                            "opponent": opp,
+                            "seat": seat,
+                            "episodes": episodes,
+                            **{a: v for a, v in zip(axes, hyper_values, strict=True) if a in names},
+                        }
+                    ),
                 )
                 check_setting(setting, game)
                 runs[setting] = None
@@ -257,6 +296,26 @@ class Grid:
                 )
             )
         return list(runs)
+
+    def _overridden(self, run: Mapping[str, Any]) -> tuple[str, ...]:
+        """The names of a run's values that differ from its preset's (none without one)."""
+        if self.preset is None:
+            return ()
+        p = preset_named(self.preset)
+        mine: dict[str, Any] = {"learner": p.learner, "opponent": p.opponent, "seat": p.seat}
+        mine |= {"episodes": p.episodes, **p.values}
+        out = []
+        for key, value in run.items():
+            if key not in mine:
+                continue
+            theirs = mine[key]
+            if key == "rewards" and theirs is not None:
+                theirs = tuple(float(x) for x in theirs)
+            if key == "seat" and run["opponent"] == "self":
+                continue  # self-play takes both seats whatever the preset says
+            if value != theirs:
+                out.append(key)
+        return tuple(out)
 
     def check_fixed(self, fixed: Fixed) -> None:
         """Refuse what a network cannot share with the table learners' runs, in one line."""
@@ -340,6 +399,50 @@ class Grid:
                         seat=seat, seats=", ".join(SEATS)
                     )
                 )
+
+
+def with_preset(
+    name: str | None,
+    game: Game,
+    learners: tuple[str, ...] | None,
+    values: Mapping[str, tuple[Any, ...]],
+    opponents: tuple[str, ...] | None,
+    seats: tuple[str, ...] | None,
+    episodes: tuple[int | None, ...] | None,
+    seeds: tuple[int, ...],
+) -> Grid:
+    """The grid of the axes given, preset ``name`` (None: none) filling each axis not given
+    with its one value; without a preset, qarena's defaults fill them. A preset's setting no
+    learner of the sweep reads is left out (another learner was asked for)."""
+    if name is None:
+        return Grid(
+            learners or ("q",),
+            dict(values),
+            opponents or ("self",),
+            seats or ("both",),
+            episodes or (None,),
+            seeds,
+        )
+    p = preset_named(name)
+    p.check_game(game.spec)
+    learners = learners or (p.learner,)
+    opponents = opponents or (p.opponent,)
+    read = set().union(*(reads(k, game)[0] for k in learners))
+    if "self" not in opponents:
+        read -= set(SELF_PLAY_ONLY)  # against an opponent games start anew
+    filled = dict(values)
+    for key, value in p.settings:
+        if key not in filled and key in read:
+            filled[key] = (tuple(float(x) for x in value) if key == "rewards" else value,)
+    return Grid(
+        learners,
+        filled,
+        opponents,
+        seats or ((p.seat,) if opponents != ("self",) else ("both",)),
+        episodes or (p.episodes,),
+        seeds,
+        name,
+    )
 
 
 def split_list(flag_name: str, text: str) -> list[str]:
@@ -468,10 +571,13 @@ def _seeds_text(seeds: Sequence[int]) -> str:
     return ",".join(str(s) for s in seeds)
 
 
-def sweep_command(grid: Grid, fixed: Fixed, out: str) -> str:
+def sweep_command(grid: Grid, fixed: Fixed, out: str) -> str:  # noqa: PLR0912 - one per option
     """The ``qarena sweep`` command that runs ``grid`` with ``fixed`` into ``out``."""
     words = ["qarena", "sweep", fixed.game, "--out", out]
-    if grid.learners != ("q",):
+    if grid.preset is not None:
+        words += ["--preset", grid.preset]
+    preset = grid.preset is not None  # over a preset, every choice is written out
+    if grid.learners != ("q",) or preset:
         words += ["--learner", ",".join(grid.learners)]
     for axis in AXES:
         if axis in grid.values:
@@ -481,9 +587,9 @@ def sweep_command(grid: Grid, fixed: Fixed, out: str) -> str:
             else:
                 text = ",".join(_short(v) for v in values)
             words += [flag(axis), text]
-    if grid.opponents != ("self",):
+    if grid.opponents != ("self",) or preset:
         words += ["--opponent", ",".join(grid.opponents)]
-    if grid.seats != ("both",):
+    if grid.seats != ("both",) or (preset and grid.opponents != ("self",)):
         words += ["--seat", ",".join(grid.seats)]
     if grid.episodes != (None,):
         words += ["--episodes", ",".join(str(e) for e in grid.episodes)]

@@ -84,6 +84,7 @@ def _run_task(task: Task) -> RunOutput:
     fixed = task.fixed
     game = parse_spec(fixed.game)
     learner = new_learner(game, setting.learner, setting.given, fixed.canonical)
+    learner.preset = setting.record
     with tempfile.TemporaryDirectory(prefix="qarena-sweep-") as tmp:
         name = setting.opponent
         if task.opponent_file is not None:
@@ -120,6 +121,8 @@ def _run_task(task: Task) -> RunOutput:
         optimality=result.optimality.share,
         perfect_at=perfect_at,
         against={name: Shares(**records[name].total.shares()) for name in MEASURED},
+        preset=setting.preset or "",
+        overridden=setting.overridden,
     )
     return RunOutput(setting.name, learner_bytes(learner, run_meta(setting, row)), row)
 

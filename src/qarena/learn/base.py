@@ -314,6 +314,9 @@ class Learner(ABC):
         self.steps = 0
         self.run_start = 0  # episodes before this run: the exploration schedule starts here
         self.curve: Curve | None = None  # recorded by training runs that ask for one
+        #: The preset a run started from and the settings given over it (learn/presets.py):
+        #: ``{"name": ..., "overridden": [...]}``; None without one.
+        self.preset: dict[str, Any] | None = None
 
     @property
     def _rows(self) -> int:

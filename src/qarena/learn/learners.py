@@ -69,6 +69,8 @@ def policy_meta(learner: Learner, extra: Mapping[str, Any] | None = None) -> dic
     }
     if learner.curve is not None:
         meta["curve"] = learner.curve.to_json()
+    if learner.preset is not None:
+        meta["preset"] = learner.preset
     return {**meta, **(extra or {})}
 
 
@@ -107,6 +109,22 @@ def _config(kind: str, hyper: object) -> LearnConfig:
         raise QarenaError(
             _("its hyperparameters are malformed ({problem})").format(problem=e)
         ) from None
+
+
+def read_preset_record(value: object) -> dict[str, Any] | None:
+    """A policy file's preset record (learn/presets.py), or one line saying it is malformed:
+    a name and the list of settings given over it."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, dict)
+        and set(value) == {"name", "overridden"}
+        and isinstance(value["name"], str)
+        and isinstance(value["overridden"], list)
+        and all(isinstance(n, str) for n in value["overridden"])
+    ):
+        return {"name": value["name"], "overridden": list(value["overridden"])}
+    raise QarenaError(_("its preset record is malformed"))
 
 
 def _by_rows(arrays: dict[str, np.ndarray], codes: np.ndarray, rows: int) -> dict[str, np.ndarray]:
@@ -209,6 +227,7 @@ def load_learner(
         learner.restore(arrays, int(data.meta["episodes"]), int(data.meta["steps"]))
         if "curve" in data.meta:
             learner.curve = Curve.from_json(data.meta["curve"])
+        learner.preset = read_preset_record(data.meta.get("preset"))
     except QarenaError as e:
         raise QarenaError(f"{os.fspath(path)}: {e}") from None
     return learner

@@ -17,6 +17,7 @@ from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NetworkConfig
+from qarena.learn.presets import record_text
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.web.store import is_policy_id
 
@@ -129,7 +130,9 @@ def setting_text(name: str, value: Any) -> str:
 
 
 def setting_rows(
-    hyper: Mapping[str, Any], training: Mapping[str, Any] | None = None
+    hyper: Mapping[str, Any],
+    training: Mapping[str, Any] | None = None,
+    preset: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, str]]:
     """(label, value) rows: how a run trained (whom against, in which seat, until perfect
     play), when the policy's file says so, then its hyperparameters in the form's order."""
@@ -143,6 +146,8 @@ def setting_rows(
         rows.append(
             (_("stop at perfect play"), _("yes") if training.get("until_perfect") else _("no"))
         )
+    if preset is not None:  # the write-up's method it started from, and what was given over it
+        rows.append((_("preset"), record_text(preset)))
     # Without exploring starts, their order says nothing.
     skip = {"start_order"} if hyper.get("starts") == 0 else set()
     rows += [

@@ -62,6 +62,7 @@ class _TrainFormBase(BaseModel):
     seat: str = "both"
     until_perfect: str = ""  # a checkbox: "on" when ticked, absent otherwise
     canonical: str = "yes"  # "yes": one position per symmetry; "no": every position
+    preset: str = ""  # a write-up's method (qarena train --preset); "" none
 
     def body(self) -> dict[str, Any]:
         """The fields as the API's training request takes them, numbers read strictly."""
@@ -80,6 +81,12 @@ class _TrainFormBase(BaseModel):
             "until_perfect": bool(self.until_perfect),
             "canonical": self.canonical == "yes",
         }
+        if self.preset:
+            body["preset"] = self.preset
+            # The form always sends its selects: left at their defaults they are the preset's.
+            for name, default in (("learner", "q"), ("opponent", "self"), ("seat", "both")):
+                if body[name] == default:
+                    del body[name]
         for setting in (*SETTINGS, *NETWORK_SETTINGS):
             text = str(getattr(self, setting.name))
             what = setting.name.replace("_", "-")  # as LearnConfig names it when it refuses

@@ -147,6 +147,7 @@ class Job:
     memory: int = 0  # bytes it takes while it trains: its tables, the learner's and the game's
     judging: int = 0  # bytes judging its curve takes, shared by runs of the same board
     curve: bool = True  # a network's curve is judged (not where judging has no bound)
+    preset: dict[str, Any] | None = None  # the write-up's preset and what was given over it
 
     def curve_points(self) -> int:
         """The points of its learning curve so far."""
@@ -233,7 +234,7 @@ class Jobs:
                 None,
             )
 
-    def start(
+    def start(  # noqa: PLR0913 - qarena train's options
         self,
         game: Game,
         learner: str = "q",
@@ -244,6 +245,7 @@ class Jobs:
         seat: str = "both",
         until_perfect: bool = False,
         spot: Spot | None = None,
+        preset: dict[str, Any] | None = None,
     ) -> Job:
         """Check the settings, then train in the background: at once if a slot is free, else
         after the runs ahead of it in line. Full when the line is full. The opponent is one
@@ -263,6 +265,7 @@ class Jobs:
             first=spot.first if spot is not None else "human",
             seconds=spot.seconds if spot is not None else None,
             memory=self.learner_bytes(fresh),
+            preset=preset,
         )
         return self._enqueue(job)
 
@@ -561,6 +564,7 @@ class Jobs:
 
     def _train(self, job: Job, config: LearnConfig) -> None:
         learner = make_learner(job.learner, job.game, config)
+        learner.preset = job.preset
         opp = self._opponent(job, learner)
         every = max(1, job.episodes // CURVE_POINTS)
         curve = Curve(every, games=CURVE_GAMES, early=True)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from qarena.learn.learners import LEARNERS
 from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.presets import BY_NAME as PRESETS_BY_NAME
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS, TrainingSetting
 from qarena.web.jobs import MAX_EPISODES, JobState
 from qarena.web.store import PolicyRow
@@ -92,6 +93,13 @@ class _TrainBase(BaseModel):
     )
     until_perfect: bool = Field(
         default=False, strict=True, description="Stop as soon as the solver finds the play perfect"
+    )
+    preset: str | None = Field(
+        default=None,
+        max_length=32,
+        description="A write-up's method (qarena train --preset): its learner, settings, "
+        "opponent, seat and episodes fill every field not given",
+        json_schema_extra={"enum": list(PRESETS_BY_NAME)},
     )
 
     @field_validator("rewards", check_fields=False)
@@ -219,4 +227,9 @@ class PolicyDetail(PolicyOut):
     training: dict[str, Any] | None = Field(
         description="How it was trained here: opponent, seat, until_perfect (none for files "
         "trained on the command line)"
+    )
+    preset: dict[str, Any] | None = Field(
+        default=None,
+        description="The write-up's preset it was trained from: name, and overridden (the "
+        "settings given over it); none without one",
     )

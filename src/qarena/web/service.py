@@ -38,6 +38,7 @@ from qarena.learn.ntuple import (
     refuse_table_options,
     shipped_network,
 )
+from qarena.learn.presets import resolve as resolve_preset
 from qarena.learn.settings import NETWORK_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
 from qarena.training.run import check_versus
@@ -90,6 +91,8 @@ AGENT_CACHE_BYTES = 1_200_000_000
 #: The training settings a request may give, as ``qarena train`` takes them (None: the
 #: learner's default); canonical or not is its own field of the request.
 SETTINGS = tuple(name for name in ALL_HYPERPARAMETERS if name != "canonical")
+#: What a preset fills besides the settings, when the request does not give it.
+RUN_FIELDS = ("learner", "opponent", "seat", "episodes")
 
 
 def held_bytes(agent: Stored) -> int:
@@ -510,9 +513,23 @@ class Web:
         watch.solution = solution
         return self.watches.add(watch)
 
+    def _with_preset(self, body: TrainIn) -> tuple[TrainIn, dict[str, Any] | None]:
+        """The request with its preset (``qarena train --preset``) filling every field not
+        given, and the preset's record (None without one)."""
+        if body.preset is None:
+            return body, None
+        given = body.model_fields_set
+        run = {k: getattr(body, k) if k in given else None for k in RUN_FIELDS}
+        settings = {name: getattr(body, name) for name in SETTINGS}
+        filled, settings, record = resolve_preset(
+            body.preset, self.game(body.game).spec, run, settings
+        )
+        return body.model_copy(update={**filled, **settings}), record
+
     def check_training(self, body: TrainIn) -> None:
         """The checks of :meth:`start_training`, which start nothing (QarenaError when one
         fails)."""
+        body, _record = self._with_preset(body)
         if body.learner == NETWORK:
             game, net_config = self._network(body)
             self.jobs.check_network(game, body.episodes, net_config)
@@ -555,6 +572,7 @@ class Web:
         the game's size here, the seat and exploring starts against whom it plays, then the
         learner's own settings (``Learner.build_config``), then the opponent. An n-tuple
         network's run is checked as :meth:`_network` says."""
+        body, record = self._with_preset(body)
         if body.learner == NETWORK:
             game, net_config = self._network(body)
             return self.jobs.start_network(game, body.episodes, net_config)
@@ -568,6 +586,7 @@ class Web:
             config,
             seat=body.seat,
             until_perfect=body.until_perfect,
+            preset=record,
         )
 
 

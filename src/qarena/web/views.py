@@ -21,6 +21,7 @@ from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, default_config
+from qarena.learn.presets import PRESETS
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.web.describe import (
     LABELS,
@@ -132,6 +133,7 @@ def train_context(
         "labels": labels(),
         "settings": SETTINGS,
         "network_settings": NETWORK_SETTINGS,
+        "presets": PRESETS,
         "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
     }
 
@@ -299,7 +301,7 @@ def inspect_context(
             learner=learner_title(learner.kind), game=game.title
         ),
         "trained": trained_text(row.episodes, row.optimality or 0.0),
-        "settings": setting_rows(learner.hyperparameter_values(), training),
+        "settings": setting_rows(learner.hyperparameter_values(), training, learner.preset),
         "trained_here": training is not None,
         "curve": (
             Markup(curve_svg(curve.points, learner.episodes))

@@ -15,7 +15,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from qarena.errors import QarenaError
 from qarena.i18n import _
+from qarena.learn.learners import read_preset_record
 from qarena.match.session import Conflict
 from qarena.web.jobs import LIVE, Job
 from qarena.web.models import (
@@ -245,7 +247,16 @@ def api_policy(policy_id: str, web: WebDep) -> dict[str, Any]:
         **_row(row),
         "hyperparameters": hyper if isinstance(hyper, dict) else {},
         "training": training_of(meta),
+        "preset": _preset_of(meta),
     }
+
+
+def _preset_of(meta: dict[str, Any]) -> dict[str, Any] | None:
+    """The preset record a policy file keeps, or None (none, or not one qarena wrote)."""
+    try:
+        return read_preset_record(meta.get("preset"))
+    except QarenaError:
+        return None
 
 
 @policies.delete(

@@ -1,0 +1,263 @@
+"""Presets: each reads back as its write-up's numbers, and a run keeps the preset it started
+from and what was given over it (train, eval, the API, sweeps).
+
+The write-ups' figures are written here as constants, each with where the write-up gives it:
+CI has no copy of the write-ups, so nothing is read from them."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+import qarena
+from qarena.cli.app import run
+from qarena.errors import QarenaError
+from qarena.learn.base import LearnConfig
+from qarena.learn.learners import LEARNERS, load_learner
+from qarena.learn.presets import BY_NAME, PRESETS, preset
+from qarena.learn.settings import NAMES
+from qarena.policyfile import read_meta
+
+# Seed 000, the term paper "Advanced Nim" (German). Its NimAI's constructor:
+# "def __init__(self, learningrate=0.1, discount=0.8, epsilon=0.1)"; the rewards are set in
+# train(): "player.update(state, action, new_state, -100)" and "... new_state, 100"; "Gibt
+# Q-Value ... falls vorhanden, sonst 0"; "def train(n, startboard=[3,5,7])" and the run
+# "ai = train(100000, startboard)"; "Verloren hat der Spieler, der das letzte Streichholz
+# aufnimmt" (misère). One table for both players, the mover's value: qarena's seat-q.
+PAPER_ALPHA, PAPER_GAMMA, PAPER_EPSILON = 0.1, 0.8, 0.1
+PAPER_REWARDS = (100.0, 0.0, -100.0)
+PAPER_GAMES = 100_000
+
+# Seed 001, "Nimm-Spiel" (German): "Auf einen Haufen liegen zwölf Hölzchen ... ein bis drei
+# Hölzchen ... Der Spieler, der das letzte Hölzchen nimmt, hat verloren"; "fängt die KI immer
+# mit dem ersten Zug an"; first version "nimmt immer nur den letzten Zug ... raus, wenn sie
+# verloren hat ... wählt sie einfach einen zufälligen Zug" (no exploration rate: ε 0); the
+# better one "markiert zusätzlich, wenn alle Züge verlierend sind, auch den letzten Zug";
+# trained "mit random_move" (the first of its four combinations). No number of games given.
+NIMM_GAME, NIMM_SEAT, NIMM_OPPONENT = "subtraction:12:3", "first", "random"
+
+# Seed 002, the course notebook (English): "def __init__(self, alpha=0.5, epsilon=0.1)";
+# "old_q + self.alpha * (reward + future_rewards - old_q)" (no discount); rewards -1 and 1
+# in train(); get_q_value "return 0"; "def __init__(self, initial=[1, 3, 5, 7])" and its move()
+# makes the player who did not take the last object the winner (misère); "After training the
+# AI for 10000 games".
+NOTEBOOK_ALPHA, NOTEBOOK_EPSILON, NOTEBOOK_GAMMA = 0.5, 0.1, 1.0
+NOTEBOOK_REWARDS = (1.0, 0.0, -1.0)
+NOTEBOOK_GAMES = 10_000
+
+# Seed 003, the tic-tac-toe blog (German): initialize_q writes "1 – Gewonnen, 0.5 –
+# Unentschieden, 0 – Verloren, 0.25 Gewinner steht noch nicht fest"; update_q:
+# "td_error = 0.1 * (self.q[states[i + 1]] - self.q[state])" then "self.q[state] +=
+# self.alpha * td_error" (no discount); train(): "KI(name='ki1', symbol=1, step_size=0.99,
+# epsilon=0.5)", "KI(name='ki2', symbol=-1, step_size=0.8, epsilon=0.2)"; "train(50000)".
+BLOG_STEP_FIRST = 0.1 * 0.99  # 0.099
+BLOG_STEP_SECOND = 0.1 * 0.8  # 0.08
+BLOG_EPSILON_FIRST, BLOG_EPSILON_SECOND = 0.5, 0.2
+BLOG_REWARDS, BLOG_INITIAL, BLOG_GAMMA = (1.0, 0.5, 0.0), 0.25, 1.0
+BLOG_GAMES = 50_000
+
+# Seed 004, the CS50 solution (Russian): "def __init__(self, alpha=0.5, epsilon=0.1)";
+# "new_value_estimate = reward + future_rewards" (no discount); rewards -1 and 1 in train();
+# ".get() возвращает 0"; "def __init__(self, initial=[1, 3, 5, 7])"; "Тот, кто уберет
+# последний объект, проигрывает" (misère). It gives no number of training games.
+CS50_ALPHA, CS50_EPSILON, CS50_GAMMA, CS50_REWARDS = 0.5, 0.1, 1.0, (1.0, 0.0, -1.0)
+
+
+def _config(name: str) -> LearnConfig:
+    """What a fresh learner of the preset is given: the learner's defaults under the preset."""
+    p = preset(name)
+    cls = LEARNERS[p.learner]
+    return cls.build_config(p.values)
+
+
+def test_the_presets_are_one_per_write_up_method() -> None:
+    assert [p.name for p in PRESETS] == [
+        "advanced-nim",
+        "nimm12-first",
+        "nimm12-better",
+        "course-notebook",
+        "tictactoe-blog",
+        "cs50-nim",
+    ]
+    assert [p.source for p in PRESETS] == ["000", "001", "001", "002", "003", "004"]
+    for p in PRESETS:
+        assert set(p.values) <= set(NAMES)
+        # Every setting it names, its learner reads: nothing is silently ignored.
+        assert set(p.values) <= set(LEARNERS[p.learner].hyperparameters), p.name
+
+
+def test_advanced_nim_is_the_term_papers_settings() -> None:
+    p, c = preset("advanced-nim"), _config("advanced-nim")
+    assert (p.game, p.learner, p.opponent, p.episodes) == ("nim:3,5,7", "seat-q", "self", 100_000)
+    assert (c.alpha, c.gamma, c.epsilon) == (PAPER_ALPHA, PAPER_GAMMA, PAPER_EPSILON)
+    assert c.schedule == "constant" and c.rewards == PAPER_REWARDS and c.initial == 0.0
+    assert p.episodes == PAPER_GAMES and c.starts == 0.0
+
+
+@pytest.mark.parametrize(("name", "learner"), [("nimm12-first", "elimination"),
+                                               ("nimm12-better", "matchbox")])  # fmt: skip
+def test_the_12_stick_presets_are_the_write_ups_two_versions(name: str, learner: str) -> None:
+    p, c = preset(name), _config(name)
+    assert (p.game, p.learner, p.seat, p.opponent) == (NIMM_GAME, learner, NIMM_SEAT, NIMM_OPPONENT)
+    assert (c.epsilon, c.schedule, c.starts) == (0.0, "constant", 0.0)
+    assert p.episodes is None  # the write-up gives none
+
+
+def test_course_notebook_and_cs50_are_their_write_ups_settings() -> None:
+    for name, alpha, eps, gamma, rewards in (
+        ("course-notebook", NOTEBOOK_ALPHA, NOTEBOOK_EPSILON, NOTEBOOK_GAMMA, NOTEBOOK_REWARDS),
+        ("cs50-nim", CS50_ALPHA, CS50_EPSILON, CS50_GAMMA, CS50_REWARDS),
+    ):
+        p, c = preset(name), _config(name)
+        assert (p.game, p.learner, p.opponent) == ("nim:1,3,5,7", "seat-q", "self")
+        assert (c.alpha, c.epsilon, c.gamma, c.rewards) == (alpha, eps, gamma, rewards)
+        assert (c.schedule, c.initial, c.starts) == ("constant", 0.0, 0.0)
+    assert preset("course-notebook").episodes == NOTEBOOK_GAMES
+    assert preset("cs50-nim").episodes is None  # seed 004 never says how many games
+
+
+def test_tictactoe_blog_is_the_blogs_two_agents() -> None:
+    p, c = preset("tictactoe-blog"), _config("tictactoe-blog")
+    assert (p.game, p.opponent, p.episodes) == ("tictactoe:3x3:3", "self", BLOG_GAMES)
+    assert c.alpha == pytest.approx(BLOG_STEP_FIRST) and c.alpha_second == pytest.approx(
+        BLOG_STEP_SECOND
+    )
+    assert (c.epsilon, c.epsilon_second) == (BLOG_EPSILON_FIRST, BLOG_EPSILON_SECOND)
+    assert c.schedule == "constant"
+    assert (c.rewards, c.initial, c.gamma, c.starts) == (BLOG_REWARDS, BLOG_INITIAL, BLOG_GAMMA, 0)
+
+
+def test_an_unknown_preset_is_one_line_listing_them(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["train", "nim", "--preset", "nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "nope" in err
+    assert all(name in err for name in BY_NAME)
+    with pytest.raises(QarenaError, match="unknown preset 'nope'"):
+        qarena.train("nim", preset="nope")
+
+
+def test_a_preset_refuses_another_game_and_takes_other_boards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["train", "tictactoe", "--preset", "advanced-nim"]) == 2
+    assert "advanced-nim is for nim:3,5,7, not tictactoe:3x3:3" in capsys.readouterr().err
+    # The term paper plays any piles: its boards 1-2-3-4-5 take the preset too.
+    agent = qarena.train("nim:1,2,3,4,5", preset="advanced-nim", episodes=100)
+    assert agent.kind == "seat-q" and agent.config.gamma == PAPER_GAMMA
+    assert agent.preset == {"name": "advanced-nim", "overridden": ["episodes"]}
+
+
+def test_train_help_lists_the_presets_with_their_source(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")
+    assert run(["train", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    for p in PRESETS:
+        assert f"{p.name} (write-up {p.source}, " in shown
+
+
+def test_options_override_a_preset_and_the_record_keeps_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "p.npz"
+    argv = ["train", "nim:1,3,5,7", "--preset", "course-notebook", "--alpha", "0.2"]
+    argv += ["--epsilon", "0.1", "--episodes", "500", "--out", str(out), "--json"]
+    assert run(argv) == 0
+    record = json.loads(capsys.readouterr().out)
+    # --epsilon 0.1 is the preset's own value: not an override.
+    assert record["preset"] == {"name": "course-notebook", "overridden": ["episodes", "alpha"]}
+    meta = read_meta(out)
+    assert meta["preset"] == record["preset"]
+    assert meta["hyperparameters"]["alpha"] == 0.2
+    assert meta["hyperparameters"]["gamma"] == NOTEBOOK_GAMMA  # the preset's, not seat-q's
+    assert meta["learner"] == "seat-q" and meta["episodes"] == 500
+    assert load_learner(out).preset == record["preset"]
+    assert run(["eval", str(out), "--games", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["preset"] == record["preset"]
+    assert run(["eval", str(out), "--games", "10"]) == 0
+    assert "preset: course-notebook (overridden: episodes, alpha)" in capsys.readouterr().out
+
+
+def test_self_play_over_a_preset_that_plays_first_takes_both_seats() -> None:
+    agent = qarena.train("subtraction", preset="nimm12-better", opponent="self", episodes=200)
+    assert agent.kind == "matchbox" and agent.episodes == 200
+    assert agent.preset == {"name": "nimm12-better", "overridden": ["opponent", "episodes"]}
+
+
+def test_another_learner_over_a_preset_drops_what_it_does_not_read() -> None:
+    agent = qarena.train("subtraction", preset="nimm12-first", learner="q", episodes=200)
+    assert agent.kind == "q" and agent.config.epsilon == 0.0
+    assert agent.preset == {"name": "nimm12-first", "overridden": ["learner", "episodes"]}
+    matchbox = qarena.train("nim", preset="advanced-nim", learner="matchbox", episodes=200)
+    assert matchbox.kind == "matchbox" and matchbox.config.epsilon == PAPER_EPSILON
+
+
+def test_a_sweep_over_a_preset_records_it_in_each_row(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    result = qarena.sweep(
+        "subtraction", out, preset="nimm12-better", opponent=["random", "self"], games=20
+    )
+    rows = {r.opponent: r for r in result.rows}
+    assert set(rows) == {"random", "self"}
+    assert (rows["random"].preset, rows["random"].overridden) == ("nimm12-better", ())
+    assert (rows["self"].preset, rows["self"].overridden) == ("nimm12-better", ("opponent",))
+    assert rows["random"].learner == "matchbox" and rows["random"].seat == NIMM_SEAT
+    with (out / "results.csv").open(encoding="utf-8") as f:
+        table = list(csv.DictReader(f))
+    assert sorted((r["preset"], r["overridden"]) for r in table) == [
+        ("nimm12-better", ""),
+        ("nimm12-better", "opponent"),
+    ]
+    run_file = next((out / "runs").glob("*vs=random*.npz"))
+    assert read_meta(run_file)["preset"] == {"name": "nimm12-better", "overridden": []}
+
+
+def test_the_web_trains_by_a_preset_and_shows_it(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from qarena.web import create_app
+    from tests.test_web_api import wait_job
+
+    with TestClient(create_app(tmp_path)) as client:
+        page = client.get("/train").text
+        assert '<select name="preset"' in page
+        assert all(f'value="{p.name}"' in page for p in PRESETS)
+        # The JSON API: the preset fills what the request leaves out.
+        body = {"game": "subtraction", "preset": "nimm12-better", "episodes": 300}
+        r = client.post("/api/train", json=body)
+        assert r.status_code == 202, r.text
+        done = wait_job(client, r.json()["job"])
+        assert done["state"] == "done", done
+        detail = client.get(f"/api/policies/{done['policy']}").json()
+        assert detail["learner"] == "matchbox"
+        assert detail["preset"] == {"name": "nimm12-better", "overridden": ["episodes"]}
+        assert detail["training"]["opponent"] == NIMM_OPPONENT
+        assert detail["training"]["seat"] == NIMM_SEAT
+        bad = client.post("/api/train", json={"game": "nim", "preset": "nope"})
+        assert bad.status_code in (400, 422) and "unknown preset" in bad.json()["detail"]
+        # The form: its selects left at their defaults are the preset's; a field typed wins.
+        form = {"game": "nim:1,3,5,7", "preset": "course-notebook", "learner": "q"}
+        form |= {"opponent": "self", "seat": "both", "episodes": "200", "alpha": "0.3"}
+        r = client.post("/train", data=form, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        done = wait_job(client, r.headers["location"].split("/")[-1])
+        detail = client.get(f"/api/policies/{done['policy']}").json()
+        assert detail["learner"] == "seat-q" and detail["hyperparameters"]["alpha"] == 0.3
+        assert detail["hyperparameters"]["gamma"] == NOTEBOOK_GAMMA
+        assert detail["preset"] == {"name": "course-notebook", "overridden": ["episodes", "alpha"]}
+        shown = client.get(f"/policies/{done['policy']}/inspect").text
+        assert "course-notebook (overridden: episodes, alpha)" in shown
+
+
+def test_readme_lists_every_preset_as_declared() -> None:
+    from qarena.learn.presets import markdown_table
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = markdown_table()
+    assert table in readme, "run: python tools/settings_table.py"
+    # The table says each preset's own options: the term paper's, as train takes them.
+    assert "--alpha 0.1 --gamma 0.8 --epsilon 0.1" in table and "--rewards 100,0,-100" in table

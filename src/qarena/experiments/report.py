@@ -29,7 +29,7 @@ from qarena.evaluate.sampled import Z95, wilson
 from qarena.exact import game_tables, solve
 from qarena.experiments.backends import cores, plan_sweep, run_plan
 from qarena.experiments.folder import RunRow, SweepFolder
-from qarena.experiments.grid import Fixed, Grid, sweep_command
+from qarena.experiments.grid import Fixed, Grid, sweep_command, with_preset
 from qarena.experiments.plots import (
     Panel,
     heatmap_cells,
@@ -1123,57 +1123,70 @@ def _sticks_claims(lab: Lab, claim: _Claims) -> None:
 
 
 def _tictactoe_claims(lab: Lab, claim: _Claims) -> None:
-    """Sutton & Barto's tic-tac-toe learner (003)."""
+    """The tic-tac-toe blog (003), by its own rule and settings: the ``tictactoe-blog`` preset
+    (``game-backup``: every position of a game backed up at its end, steps 0.1·α, rewards 1,
+    0.5, 0, every value 0.25 at first, no discount, constant ε 0.5 and 0.2)."""
     holds, fails, part = claim.holds, claim.fails, claim.part
-    # 003: two agents learning against each other from the opening, 50,000 games: first with
-    # the write-up's own settings for each (α 0.99 and ε 0.5; α 0.8 and ε 0.2, kept constant),
-    # then with qarena's (exploration fading out). qarena's afterstate learner is Sutton &
-    # Barto's TD(0); the write-up's variant backs up every position of a game after it ends.
-    two_agents = {
-        "alpha": (0.99,),
-        "epsilon": (0.5,),
-        "alpha_second": (0.8,),
-        "epsilon_second": (0.2,),
-        "schedule": ("constant",),
-        "starts": (0.0,),
-    }
-    for name, values in (
-        ("writeups-tictactoe", two_agents),
-        ("writeups-tictactoe-faded", {"starts": (0.0,)}),
-    ):
-        folder, rows, command = lab.sweep(
-            name,
-            "tictactoe",
-            Grid(("afterstate",), values, episodes=(50_000,), seeds=lab.seeds(3)),
-        )
-        losses, draws = [], []
+    game = parse_spec("tictactoe")
+    claims = (
+        # Its closing remark, after train(50000).
+        (
+            50_000,
+            _quoted(
+                "Bei 50000 Trainings-Epochen ist es sehr unwahrscheinlich etwas anders als "
+                "unentschieden zu erreichen.",
+                _("with 50,000 training games, anything but a draw is very unlikely"),
+            ),
+        ),
+        # Its introduction, on its changes to the update.
+        (
+            20_000,
+            _quoted(
+                "Nach einigen Änderungen insbesondere beim Update der Q-Tabelle reichen jetzt "
+                "schon 20000 Epochen.",
+                _("after some changes, above all to the update, 20,000 games are enough now"),
+            ),
+        ),
+    )
+    for episodes, text in claims:
+        grid = with_preset("tictactoe-blog", game, None, {}, None, None, (episodes,), lab.seeds(5))
+        folder, rows, command = lab.sweep(f"writeups-tictactoe-blog-{episodes}", game.spec, grid)
+        drawn = games = lost = 0
+        clean = 0
         for row in rows:
             learner = load_learner(_run_path(folder, row))
             best = learner.best_moves()
             perfect = strategy_mask(learner.tables, "perfect")
             seats = both_seats(learner.tables, best, perfect, lab.games, 0, "perfect")
-            losses.append(max(seats.first.shares()["loss"], seats.second.shares()["loss"]))
-            draws.append(both_seats(learner.tables, best, best, lab.games, 0, "self").total.draw)
-        drawn = min(draws) / (2 * lab.games)
+            losses = seats.first.loss + seats.second.loss
+            each_other = both_seats(learner.tables, best, best, lab.games, 0, "self").total
+            drawn += each_other.draw
+            games += each_other.games
+            lost += losses
+            clean += int(each_other.draw == each_other.games and losses == 0)
+        low, _high = wilson(drawn, games)
         pair = _run_path(folder, rows[0])
         claim(
-            "003",
-            _(
-                "After 50,000 training games anything but a draw is very unlikely (its two "
-                "agents' own settings)."
-            )
-            if values is two_agents
-            else _(
-                "After 50,000 training games anything but a draw is very unlikely (exploration "
-                "fading out, qarena's default)."
-            ),
+            "003 · Tic-Tac-Toe",
+            text,
             f"{command}; qarena compete {pair} {pair} --games {lab.games}; "
             f"qarena eval {pair} --games {lab.games}",
             _(
-                "the two agents draw {draws:.1%} of their games with each other; against "
-                "perfect play they lose up to {loss:.1%}"
-            ).format(draws=drawn, loss=max(losses)),
-            holds if drawn >= 0.99 and max(losses) <= 0.01 else part if drawn >= 0.5 else fails,
+                "by the blog's own rule and settings (preset tictactoe-blog), {episodes:,} "
+                "games: the two agents draw {drawn:,} of {games:,} games with each other (95% "
+                "interval from {low:.1%}); {lost:,} games lost to perfect play in {played:,}; "
+                "{clean} of {seeds} seeds draw every game and never lose"
+            ).format(
+                episodes=episodes,
+                drawn=drawn,
+                games=games,
+                low=low,
+                lost=lost,
+                played=2 * lab.games * len(rows),
+                clean=clean,
+                seeds=len(rows),
+            ),
+            holds if clean == len(rows) else part if clean else fails,
         )
 
 

@@ -206,14 +206,13 @@ PRESETS: tuple[Preset, ...] = (
         "Q-Learning Teil 2",
         "German",
         "tictactoe:3x3:3",
-        # The blog's own rule (every state backed up at the game's end) is a learner of its
-        # own on another branch; afterstate TD(0) is the nearest until it is merged.
-        "afterstate",
+        # The blog's own rule: every position of a game backed up at its end.
+        "game-backup",
         gettext_noop(
             "The tic-tac-toe blog's two agents: steps 0.099 and 0.08 (its 0.1 times α 0.99 "
             "and 0.8), ε 0.5 and 0.2 throughout, no discount, rewards 1, 0.5, 0, every value "
-            "0.25 at first, 50,000 games against each other; learned by afterstate TD(0), "
-            "not the blog's end-of-game backup."
+            "0.25 at first, 50,000 games against each other, learned by the blog's own rule "
+            "(game-backup: every position of a game backed up at its end)."
         ),
         (
             ("alpha", 0.099),

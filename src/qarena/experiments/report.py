@@ -759,10 +759,11 @@ def _course_claims(lab: Lab, claim: _Claims) -> None:
     holds, fails, part = claim.holds, claim.fails, claim.part
     # 004 and 002: the course's Q-learning on 1-3-5-7 (α 0.5, ε 0.1 in both codes), for the
     # 10,000 self-play games of the notebook (002); the solution (004) gives no count.
+    course = parse_spec("nim:1,3,5,7")
     folder, rows, command = lab.sweep(
         "writeups-course",
-        "nim:1,3,5,7",
-        Grid(("seat-q",), {}, episodes=(10_000,), seeds=lab.seeds(5)),
+        course.spec,
+        with_preset("course-notebook", course, None, {}, None, None, None, lab.seeds(5)),
         canonical=False,
     )
     shares = _shares(rows)
@@ -813,16 +814,15 @@ def _paper_claims(lab: Lab, claim: _Claims) -> None:
     """The term paper's settings (000)."""
     holds, fails, part = claim.holds, claim.fails, claim.part
     # 000: the term paper's settings, with and without exploration, and both discounts.
-    paper = {
-        "alpha": (0.1,),
-        "gamma": (0.8, 1.0),
-        "epsilon": (0.1, 1.0),
-        "rewards": ((100.0, 0.0, -100.0),),
-    }
+    # The preset advanced-nim (α 0.1, γ 0.8, ε 0.1 throughout, ±100, 100,000 games), with γ 1
+    # and pure exploration beside its own values.
+    # (Its schedule is constant: ε stays where it starts, whatever its end.)
+    paper = {"gamma": (0.8, 1.0), "epsilon": (0.1, 1.0)}
+    game = parse_spec("nim:3,5,7")
     folder, rows, command = lab.sweep(
         "writeups-paper",
-        "nim:3,5,7",
-        Grid(("seat-q",), paper, episodes=(100_000,), seeds=lab.seeds(5)),
+        game.spec,
+        with_preset("advanced-nim", game, None, paper, None, None, None, lab.seeds(5)),
         canonical=False,
     )
     greedy = _shares(rows, gamma="0.8", epsilon="0.1")

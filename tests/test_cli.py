@@ -213,7 +213,9 @@ def test_an_allocation_refused_all_the_same_is_one_line_and_code_1(
 MARKUP_NAMES = ("[/x]", "nim [draft]", "[bold]b:smile:")
 
 
-@pytest.mark.parametrize("name", MARKUP_NAMES)
+@pytest.mark.parametrize(
+    "name", [MARKUP_NAMES[0], *(pytest.param(n, marks=pytest.mark.slow) for n in MARKUP_NAMES[1:])]
+)
 def test_names_are_printed_as_they_are(
     name: str,
     tmp_path: Path,

@@ -43,7 +43,10 @@ print(r.win, r.draw, r.loss, *n.counts)
 """
 
 
-@pytest.mark.parametrize("spec", ["tictactoe", "nim:2,6,7", "subtraction:12:3:normal"])
+@pytest.mark.parametrize(
+    "spec",
+    [pytest.param("tictactoe", marks=pytest.mark.slow), "nim:2,6,7", "subtraction:12:3:normal"],
+)
 def test_pure_python_match_lengths_match(spec: str, run_script: RunScript) -> None:
     """The match kernel's records and game lengths are the same compiled and as plain Python."""
     outs = [run_script(MATCH_SCRIPT, spec, jit=jit).split() for jit in (True, False)]

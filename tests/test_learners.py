@@ -111,14 +111,14 @@ print(digest, steps)
     ("kind", "spec", "opp"),
     [
         ("afterstate", "tictactoe", "self"),
-        ("afterstate", "nim", "bouton"),
+        pytest.param(*("afterstate", "nim", "bouton"), marks=pytest.mark.slow),
         ("matchbox", "tictactoe", "random"),
         ("matchbox", "nim:2,6,7", "self"),
         ("seat-q", "nim", "self"),
-        ("seat-q", "tictactoe", "random"),
+        pytest.param(*("seat-q", "tictactoe", "random"), marks=pytest.mark.slow),
         ("elimination", "subtraction:12:3", "perfect"),
         ("game-backup", "tictactoe", "self"),
-        ("game-backup", "nim", "perfect"),
+        pytest.param(*("game-backup", "nim", "perfect"), marks=pytest.mark.slow),
     ],
 )
 def test_pure_python_training_matches_compiled(

@@ -171,9 +171,9 @@ CASES: list[Case] = [
     _c("solve-spec-exponent", "solve", "nim:1e9"),
     _c("solve-spec-long-name", "solve", LONG_NAME),
     _c("solve-spec-600-piles-of-1", "solve", PILES_600_ONES, sub=True),
-    _c("solve-spec-160-piles-of-99", "solve", PILES_160, sub=True),
+    _c("solve-spec-160-piles-of-99", "solve", PILES_160, sub=True, slow=True),
     _c("solve-spec-14300-piles", "solve", PILES_14300, sub=True),
-    _c("solve-spec-65-piles-of-99", "solve", PILES_65, sub=True),
+    _c("solve-spec-65-piles-of-99", "solve", PILES_65, sub=True, slow=True),
     _c("solve-spec-subtraction-zero-heap", "solve", "subtraction:0"),
     _c("solve-spec-subtraction-zero-k", "solve", "subtraction:12:0"),
     _c("solve-spec-subtraction-too-many-parts", "solve", "subtraction:12:3:normal:x"),
@@ -185,7 +185,7 @@ CASES: list[Case] = [
     _c("solve-spec-tictactoe-huge-board", "solve", "tictactoe:9999x9999", sub=True),
     _c("solve-spec-tictactoe-too-many-parts", "solve", "tictactoe:3x3:3:3"),
     _c("solve-spec-tictactoe-7x7", "solve", "tictactoe:7x7:5", sub=True),
-    _c("solve-spec-tictactoe-12x12", "solve", "tictactoe:12x12:5", sub=True),
+    _c("solve-spec-tictactoe-12x12", "solve", "tictactoe:12x12:5", sub=True, slow=True),
     # --- solve: positions --------------------------------------------------------------------
     _c("solve-position-too-few-piles", "solve", "nim", "-p", "3 5"),
     _c("solve-position-above-start", "solve", "nim", "-p", "4 5 7"),
@@ -231,7 +231,7 @@ CASES: list[Case] = [
     _c("train-spec-devanagari", "train", "nim:३,५", "-o", "out.npz"),
     _c("train-spec-160-piles", "train", PILES_160, "-o", "out.npz", sub=True),
     _c("train-spec-14300-piles", "train", PILES_14300, "-o", "out.npz", sub=True),
-    _c("train-spec-65-piles-of-99", "train", PILES_65, "-o", "out.npz", sub=True),
+    _c("train-spec-65-piles-of-99", "train", PILES_65, "-o", "out.npz", sub=True, slow=True),
     _c(
         "train-tictactoe-4x4-over-budget",
         "train",
@@ -462,7 +462,7 @@ CASES: list[Case] = [
     _c("matrix-spec-unknown", "matrix", "chess"),
     _c("matrix-spec-devanagari", "matrix", "nim:३,५"),
     _c("matrix-spec-160-piles", "matrix", PILES_160, sub=True),
-    _c("matrix-spec-65-piles-of-99", "matrix", PILES_65, sub=True),
+    _c("matrix-spec-65-piles-of-99", "matrix", PILES_65, sub=True, slow=True),
     _c(
         "matrix-tictactoe-4x4-over-budget",
         "matrix",
@@ -489,7 +489,7 @@ CASES: list[Case] = [
     _c("explain-no-spec", "explain"),
     _c("explain-spec-unknown", "explain", "chess"),
     _c("explain-spec-devanagari", "explain", "nim:३,५"),
-    _c("explain-spec-2151-piles", "explain", PILES_2151, sub=True),
+    _c("explain-spec-2151-piles", "explain", PILES_2151, sub=True, slow=True),
     _c("explain-spec-14300-piles", "explain", PILES_14300, sub=True),
     _c("explain-position-too-few", "explain", "nim", "-p", "3 5"),
     _c("explain-position-above-start", "explain", "nim", "-p", "9 9 9"),
@@ -502,7 +502,7 @@ CASES: list[Case] = [
     _c("play-spec-unknown", "play", "chess", sub=True),
     _c("play-spec-devanagari", "play", "nim:३,५", sub=True),
     _c("play-spec-130-piles", "play", PILES_130, sub=True),
-    _c("play-spec-65-piles-of-99", "play", PILES_65, sub=True),
+    _c("play-spec-65-piles-of-99", "play", PILES_65, sub=True, slow=True),
     _c(
         # Asked for a trained agent: the board is searched (perfect play) when none is asked.
         "play-tictactoe-4x4-over-budget",
@@ -521,7 +521,7 @@ CASES: list[Case] = [
     _c("play-truncated", "play", "trunc.npz", sub=True),
     _c("play-first-unknown", "play", "p.npz", "--first", "nobody", sub=True),
     _c("play-seed-negative", "play", "p.npz", "--seed", "-1", sub=True),
-    _c("play-seed-huge", "play", "p.npz", "--seed", HUGE, sub=True),
+    _c("play-seed-huge", "play", "p.npz", "--seed", HUGE, sub=True, slow=True),
     # --- plot ----------------------------------------------------------------------------------
     _c("plot-no-files", "plot"),
     _c("plot-format-gif", "plot", "c.npz", "-o", "out.gif"),
@@ -536,9 +536,9 @@ CASES: list[Case] = [
     _c("plot-out-is-input-hardlink", "plot", "c.npz", "-o", "chard.png"),
     # --- serve ---------------------------------------------------------------------------------
     _c("serve-port-zero", "serve", "--port", "0", sub=True),
-    _c("serve-port-negative", "serve", "--port", "-1", sub=True),
-    _c("serve-port-too-big", "serve", "--port", "65536", sub=True),
-    _c("serve-port-huge", "serve", "--port", HUGE, sub=True),
+    _c("serve-port-negative", "serve", "--port", "-1", sub=True, slow=True),
+    _c("serve-port-too-big", "serve", "--port", "65536", sub=True, slow=True),
+    _c("serve-port-huge", "serve", "--port", HUGE, sub=True, slow=True),
     _c("serve-port-word", "serve", "--port", "http", sub=True),
     _c("serve-port-in-use", "serve", "--port", "{port}", sub=True, port_in_use=True),
     _c("serve-host-not-local", "serve", "--host", "192.0.2.1", "--port", "8765", sub=True),

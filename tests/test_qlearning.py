@@ -69,7 +69,7 @@ def _independent_optimality(spec: str, values: np.ndarray, canonical: bool) -> t
 @pytest.mark.parametrize(
     ("spec", "episodes"), [("nim", 100), ("tictactoe", 300), ("subtraction:12:3:normal", 3)]
 )
-@pytest.mark.parametrize("canonical", [True, False])
+@pytest.mark.parametrize("canonical", [True, pytest.param(False, marks=pytest.mark.slow)])
 def test_optimality_matches_an_independent_count(spec: str, episodes: int, canonical: bool) -> None:
     game = parse_spec(spec)
     learner = QLearner(game, LearnConfig(seed=1, canonical=canonical))

@@ -117,6 +117,19 @@ def _differs(a: object, b: object) -> bool:
     return a != b
 
 
+#: The course's Q-learning (002's notebook and 004's solution share its code): learning rate
+#: 0.5, ε 0.1 throughout, no discount, rewards 1 and -1, every game from the opening.
+_COURSE: tuple[tuple[str, Any], ...] = (
+    ("alpha", 0.5),
+    ("gamma", 1.0),
+    ("epsilon", 0.1),
+    ("epsilon_end", 0.1),
+    ("schedule", "constant"),
+    ("rewards", (1.0, 0.0, -1.0)),
+    ("initial", 0.0),
+    ("starts", 0.0),
+)
+
 PRESETS: tuple[Preset, ...] = (
     Preset(
         "advanced-nim",
@@ -188,16 +201,7 @@ PRESETS: tuple[Preset, ...] = (
             "learning rate 0.5, ε 0.1 throughout, no discount, rewards 1 and -1, "
             "10,000 games of self-play."
         ),
-        (
-            ("alpha", 0.5),
-            ("gamma", 1.0),
-            ("epsilon", 0.1),
-            ("epsilon_end", 0.1),
-            ("schedule", "constant"),
-            ("rewards", (1.0, 0.0, -1.0)),
-            ("initial", 0.0),
-            ("starts", 0.0),
-        ),
+        _COURSE,
         episodes=10_000,
     ),
     Preset(
@@ -240,16 +244,7 @@ PRESETS: tuple[Preset, ...] = (
             "ε 0.1 throughout, no discount, rewards 1 and -1, self-play (the write-up gives "
             "no number of games: qarena's default)."
         ),
-        (
-            ("alpha", 0.5),
-            ("gamma", 1.0),
-            ("epsilon", 0.1),
-            ("epsilon_end", 0.1),
-            ("schedule", "constant"),
-            ("rewards", (1.0, 0.0, -1.0)),
-            ("initial", 0.0),
-            ("starts", 0.0),
-        ),
+        _COURSE,
     ),
 )
 

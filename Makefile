@@ -41,9 +41,11 @@ lint: dev
 # The default suite leaves out the checks marked slow (whole-game counts through the Python
 # interface, README's examples and the report end to end, Ctrl-C and server-stop timing, real
 # servers under attack, schemathesis);
-# `make test-slow` runs those, and CI runs both.
+# `make test-slow` runs those, and CI runs both. The default suite runs in two processes
+# (pytest-xdist), one per core of the machine it is kept under 8 minutes on; the slow checks
+# run in one, as several of them measure time or memory.
 test: lint browser
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" -n 2
 
 test-slow: dev browser
 	$(BIN)/python -m pytest -m slow

@@ -50,6 +50,16 @@ def _runtime_imports(path: Path) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped.update(id(n) for sub in node.body for n in ast.walk(sub))
+    if path == SRC / "__init__.py":
+        # The package's face hands the API on when a name of it is first asked for (PEP 562's
+        # module __getattr__): ``qarena.train`` loads qarena.api then, from the top layer.
+        # That one lazy import is the face's, not layer 0's; nothing else is let through.
+        lazy = next(
+            n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__"
+        )
+        lazy_imports = [n for n in ast.walk(lazy) if isinstance(n, ast.Import | ast.ImportFrom)]
+        assert [ast.unparse(n) for n in lazy_imports] == ["from qarena import api"]
+        skipped.update(id(n) for n in lazy_imports)
     found = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -62,8 +72,18 @@ def _runtime_imports(path: Path) -> set[str]:
             and node.level == 0
             and node.module.startswith("qarena")
         ):
-            found.add(node.module)
+            # ``from qarena import training`` imports the package qarena.training, not the
+            # top layer's __init__: a name that is a module counts as that module.
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if _is_module(sub) else node.module)
     return found
+
+
+def _is_module(name: str) -> bool:
+    """Whether ``name`` (``qarena.a.b``) is a module or package of the source tree."""
+    path = SRC.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def _edges() -> dict[tuple[str, str], list[str]]:
@@ -192,3 +212,20 @@ def test_only_games_ask_for_a_game_class() -> None:
                 if names & classes:
                     found.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert not found, found
+
+
+def test_a_submodule_imported_from_the_package_counts_as_that_submodule(tmp_path: Path) -> None:
+    """``from qarena import training`` inside games/ would be an import from layer 8; read as
+    the package's face (layer 0) it passed unseen. A name that is no module is the face's."""
+    source = tmp_path / "example.py"
+    source.write_text(
+        "from qarena import training, __version__\nfrom qarena.exact import search, oracle\n",
+        encoding="utf-8",
+    )
+    assert _runtime_imports(source) == {
+        "qarena.training",
+        "qarena",
+        "qarena.exact.search",
+        "qarena.exact",
+    }
+    assert {_package(m) for m in _runtime_imports(source)} == {"training", "qarena", "exact"}

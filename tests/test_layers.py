@@ -192,7 +192,7 @@ def _game_classes() -> set[str]:
 
 
 def test_only_games_ask_for_a_game_class() -> None:
-    """Outside ``games/`` a game is known by what it brings (its layout, ``as_board()``...),
+    """Outside ``games/`` a game is known by what it brings (its layout, its ``grid``...),
     never by its class: a new game then works everywhere without touching other packages."""
     classes = _game_classes()
     assert {"TicTacToe", "ConnectFour", "Nim"} <= classes  # the scan looks for something
@@ -229,3 +229,19 @@ def test_a_submodule_imported_from_the_package_counts_as_that_submodule(tmp_path
         "qarena.exact",
     }
     assert {_package(m) for m in _runtime_imports(source)} == {"training", "qarena", "exact"}
+
+
+def test_only_games_name_a_game_class() -> None:
+    """Nor is a game class imported outside ``games/`` (search, networks and drawings read
+    the game's ``grid``), and the base class names none of its subclasses."""
+    classes = _game_classes() - {"Game"}
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.parent.name == "games" and path.name != "base.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and {a.name for a in node.names} & classes:
+                found.append(f"{path.relative_to(SRC)}:{node.lineno}")
+            if isinstance(node, ast.Name) and node.id in classes:
+                found.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert not found, found

@@ -43,7 +43,7 @@ SPEC = "connect4:4x4:4"
 
 
 def _layout(tuples: int, length: int, spec: str = SPEC) -> np.ndarray:
-    board = parse_spec(spec).as_board()
+    board = parse_spec(spec).grid
     assert board is not None
     return random_walk_tuples(board, tuples, length, 0)
 
@@ -145,8 +145,7 @@ def test_a_network_over_the_memory_budget_is_refused_before_it_is_read(
 def test_the_budget_is_what_loading_takes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The estimate the budget is held to is an upper bound of what loading allocates, and
     it is the whole test: a budget of exactly the estimate loads, a byte less does not."""
-    game = parse_spec("connect4:4x5").as_board()
-    assert game is not None
+    game = parse_spec("connect4:4x5")
     net = NTupleNetwork.new(game, 20, 7, seed=1)
     net.learn(300, seed=1)
     path = tmp_path / "net.npz"
@@ -368,8 +367,7 @@ def test_uploads_of_networks_over_the_server_s_budget_are_refused_before_they_ar
             assert len(line) < 300, line
         assert _peak_rss(proc.pid) - before < 100_000_000
         assert sorted(p.name for p in (data / "policies").iterdir()) == []
-        game = parse_spec(SPEC).as_board()
-        assert game is not None
+        game = parse_spec(SPEC)
         small = NTupleNetwork.new(game, 8, 5, seed=1)
         save_network(tmp_path / "small.npz", small)
         status, _page = _upload(base, "small.npz", (tmp_path / "small.npz").read_bytes())

@@ -65,7 +65,7 @@ def test_the_shipped_book_s_scores_are_bitbully_s() -> None:
     assert book is not None and book.plies == 5
     engine = bitbully.BitBully()
     for moves, position in _random_positions(game, 40, 0, book.plies, seed=11):
-        mine, mask, _stones = bits(game, position)
+        mine, mask, _stones = bits(game.grid, position)
         theirs = engine.score_all_moves(bitbully.Board("".join(map(str, moves))))
         assert book.score(mine, mask, game.rows, game.cols) == max(dict(theirs).values()), moves
 
@@ -89,13 +89,13 @@ def test_a_key_s_mirror_is_the_key_of_the_mirror_image() -> None:
         game = _game(spec)
         geo = k.geometry(game.rows, game.cols)
         for _moves, position in _random_positions(game, 20, 0, 20, seed=3):
-            mine, mask, _ = bits(game, position)
+            mine, mask, _ = bits(game.grid, position)
             image = tuple(
                 position[r * game.cols + game.cols - 1 - c]
                 for r in range(game.rows)
                 for c in range(game.cols)
             )
-            other_mine, other_mask, _ = bits(game, image)
+            other_mine, other_mask, _ = bits(game.grid, image)
             assert k.mirrored(mine + mask, game.rows, game.cols, geo) == other_mine + other_mask
 
 
@@ -198,7 +198,7 @@ def test_a_book_holds_the_search_s_scores_and_a_stopped_build_goes_on(tmp_path: 
     for _moves, position in _random_positions(game, 80, 0, 6, seed=11):
         if game.is_terminal(position):
             continue
-        mine, mask, stones = bits(game, position)
+        mine, mask, stones = bits(game.grid, position)
         found = loaded.score(mine, mask, game.rows, game.cols)
         assert found == searcher.score(position)
         value, plies = solution.value_of(position), solution.depth_of(position)

@@ -118,7 +118,7 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
     win, the slowest loss)."""
     game = solution.game
     searcher = solution.searcher
-    cells = game.rows * game.cols
+    cells = len(pos)
     stones = sum(1 for v in pos if v)
     nodes, started = searcher.nodes, time.perf_counter()
     if game.is_terminal(pos):
@@ -201,12 +201,11 @@ def book_command(
     stones are searched, on every core (threads sharing one table) or as Ray tasks; the
     earlier ones follow from them. Progress is saved beside the book every minute and on
     Ctrl-C, and the same command goes on from there."""
-    given = parse_spec(spec)
-    game = given.as_connect_four()
-    if game is None or not game.searchable:
+    game = parse_spec(spec)
+    if game.grid is None or not game.grid.gravity or not game.searchable:
         raise QarenaError(
             _("{spec} has no book: books are for boards the search solver plays (Connect Four "
-              "with four in a row, columns × (rows + 1) at most 64)").format(spec=given.spec)
+              "with four in a row, columns × (rows + 1) at most 64)").format(spec=game.spec)
         )  # fmt: skip
     check_count("--plies", plies, MAX_PLIES, least=0)
     check_backend(backend, ray_address, workers)

@@ -20,15 +20,15 @@ def _warm_search() -> None:
     tic-tac-toe boards do, on boards small enough to take no time."""
     from qarena.exact.book import BookBuild
     from qarena.exact.search import LineSearcher, Searcher
-    from qarena.games import ConnectFour, TicTacToe
+    from qarena.games import parse_spec
 
-    game = ConnectFour(4, 4, 4)
+    game = parse_spec("connect4:4x4:4")
     searcher = Searcher(game, entries=10_007, workers=1)
     searcher.move_scores(game.start())
     searcher.move_scores(game.start(), weak=True)
     with tempfile.TemporaryDirectory(prefix="qarena-warm-") as folder:
         BookBuild(game, 2, str(Path(folder) / "b.npz"), entries=10_007).finish()
-    board = TicTacToe(3, 3, 3)  # tic-tac-toe boards beyond enumeration search with these
+    board = parse_spec("tictactoe:3x3:3")  # tic-tac-toe boards beyond enumeration search with these
     lines = LineSearcher(board, entries=10_007)
     lines.move_scores(board.start())
     lines.move_scores(board.start(), weak=True)

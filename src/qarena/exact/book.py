@@ -26,7 +26,7 @@ import numpy as np
 
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
-from qarena.games.connect4 import ConnectFour
+from qarena.games.base import Game, grid_of
 from qarena.i18n import _
 from qarena.kernels import search as k
 from qarena.policyfile import ArraySpec, load_policy, load_shipped, save_policy
@@ -70,11 +70,12 @@ class Book:
         return None
 
 
-def levels(game: ConnectFour, plies: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def levels(game: Game, plies: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """For each count of stones 0..plies, the positions of that many stones in which nobody
     has four, mirror images once: (the mover's stones, all stones, canonical keys), sorted by
     key. Each ply's arrays are checked against the memory budget before they are made."""
-    rows, cols = game.rows, game.cols
+    grid = grid_of(game)
+    rows, cols = grid.rows, grid.cols
     mine = np.zeros(1, dtype=np.uint64)
     mask = np.zeros(1, dtype=np.uint64)
     keys = np.zeros(1, dtype=np.uint64)
@@ -105,7 +106,7 @@ class BookBuild:
     one table of ``entries``, progress saved to ``out + ".partial"`` every minute and when
     stopped, and picked up again by a later build of the same book."""
 
-    game: ConnectFour
+    game: Game
     plies: int
     out: str
     workers: int = 1
@@ -123,7 +124,8 @@ class BookBuild:
         self.levels = levels(self.game, self.plies)
         last = self.levels[-1]
         mine, mask, _keys = last
-        self.scores = k.immediate_scores(mine, mask, self.plies, self.game.rows, self.game.cols)
+        grid = grid_of(self.game)
+        self.scores = k.immediate_scores(mine, mask, self.plies, grid.rows, grid.cols)
         self._resume()
 
     @property
@@ -166,7 +168,7 @@ class BookBuild:
         known = saved != k.FULL
         # Held to what a score of a position of this many stones can be before it is kept:
         # the book stores int8, so a score out of range would wrap (10**15 + 7 became 7).
-        most = (self.game.rows * self.game.cols + 1 - self.plies) // 2
+        most = (len(self.game.start()) + 1 - self.plies) // 2
         if (known & ((saved < -most) | (saved > most))).any():
             raise QarenaError(
                 _("{file} is damaged: it holds scores no position of {plies} stones has").format(
@@ -209,7 +211,8 @@ class BookBuild:
         book. Returns None, with the progress saved, when ``stop`` is set first."""
         from qarena.exact.search import Searcher, default_entries
 
-        game, rows, cols = self.game, self.game.rows, self.game.cols
+        game, grid = self.game, grid_of(self.game)
+        rows, cols = grid.rows, grid.cols
         searcher = Searcher(game, entries=self.entries or default_entries())
         mine, mask, _keys = self.levels[-1]
         todo = [int(i) for i in np.flatnonzero(self.scores == k.FULL)]
@@ -261,7 +264,8 @@ class BookBuild:
 
     def finish(self) -> Book:
         """Back the last ply's scores up to the start, and make the book."""
-        rows, cols = self.game.rows, self.game.cols
+        grid = grid_of(self.game)
+        rows, cols = grid.rows, grid.cols
         keys = [self.levels[-1][2]]
         scores = [self.scores]
         child_keys, child_scores = self.levels[-1][2], self.scores
@@ -291,13 +295,12 @@ def solve_chunk(
     from qarena.exact.search import Searcher
     from qarena.games import parse_spec
 
-    game = parse_spec(spec).as_connect_four()
-    assert game is not None, spec  # sent only for Connect Four boards
-    searcher = Searcher(game, entries=entries, workers=1)
+    searcher = Searcher(parse_spec(spec), entries=entries, workers=1)  # Connect Four only
+    rows, cols = searcher.grid.rows, searcher.grid.cols
     out = np.empty(mine.size, dtype=np.int64)
     for i in range(mine.size):
         out[i] = k.solve_bits(
-            mine[i], mask[i], plies, game.rows, game.cols, searcher.table, searcher.counters
+            mine[i], mask[i], plies, rows, cols, searcher.table, searcher.counters
         )
     return out
 
@@ -321,7 +324,7 @@ def save_book(path: str, book: Book) -> None:
     )
 
 
-def load_book(path: str | os.PathLike[str], game: ConnectFour) -> Book:
+def load_book(path: str | os.PathLike[str], game: Game) -> Book:
     """A book file for ``game``; anything else is refused in one line naming the file."""
     p = os.fspath(path)
     meta: dict[str, Any] = {}
@@ -348,14 +351,14 @@ def load_book(path: str | os.PathLike[str], game: ConnectFour) -> Book:
     if keys.size > 1 and not bool((keys[1:] > keys[:-1]).all()):
         raise QarenaError(_("{file} is damaged: its keys are not in order").format(file=p))
     # No position's score is beyond a win with the first stone.
-    most = (game.rows * game.cols + 1) // 2
+    most = (len(game.start()) + 1) // 2
     scores = data.arrays["scores"]
     if ((scores < -most) | (scores > most)).any():
         raise QarenaError(_("{file} is damaged: a score is out of range").format(file=p))
     return Book(game.spec, int(meta["plies"]), keys, data.arrays["scores"])
 
 
-def shipped_book(game: ConnectFour) -> Book | None:
+def shipped_book(game: Game) -> Book | None:
     """The book that comes with qarena for this board, if there is one."""
     name = SHIPPED.get(game.spec)
     return None if name is None else load_shipped(name, lambda path: load_book(path, game))

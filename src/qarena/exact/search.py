@@ -24,9 +24,7 @@ from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.exact.book import Book, shipped_book
 from qarena.exact.solver import Outcome
-from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position
-from qarena.games.connect4 import ConnectFour
-from qarena.games.tictactoe import TicTacToe
+from qarena.games.base import DRAW, LOSS, WIN, Game, Grid, Move, Position, grid_of
 from qarena.i18n import _
 from qarena.kernels import mnk
 from qarena.kernels import search as k
@@ -74,9 +72,9 @@ def searchable(game: Game) -> bool:
     return game.searchable
 
 
-def bits(game: ConnectFour, position: Position) -> tuple[np.uint64, np.uint64, int]:
+def bits(grid: Grid, position: Position) -> tuple[np.uint64, np.uint64, int]:
     """A position as (the mover's stones, all stones, the count of stones), as bitboards."""
-    rows, cols = game.rows, game.cols
+    rows, cols = grid.rows, grid.cols
     mine = mask = 0
     stones = sum(1 for v in position if v)
     mover = 1 if stones % 2 == 0 else 2  # x moves first
@@ -96,15 +94,17 @@ class Searcher:
     """Solves positions of one Connect Four board; its table carries over between them, and
     ``book`` (when given) answers for the positions it holds without a search."""
 
-    game: ConnectFour
+    game: Game
     entries: int = field(default_factory=default_entries)
     workers: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
     book: Book | None = None
     table: np.ndarray = field(init=False, repr=False)
     counters: np.ndarray = field(init=False, repr=False)
+    grid: Grid = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not searchable(self.game):
+        self.grid = grid_of(self.game)
+        if not (self.grid.gravity and searchable(self.game)):
             raise QarenaError(
                 _(
                     "{spec} cannot be searched: search solves four in a row on boards where "
@@ -162,7 +162,7 @@ class Searcher:
     def _booked(self, mine: np.uint64, mask: np.uint64, stones: int, weak: bool) -> int | None:
         if self.book is None or stones > self.book.plies:
             return None
-        found = self.book.score(mine, mask, self.game.rows, self.game.cols)
+        found = self.book.score(mine, mask, self.grid.rows, self.grid.cols)
         if found is None or not weak:
             return found
         return (found > 0) - (found < 0)
@@ -174,8 +174,8 @@ class Searcher:
         Every thread searches the position, each breaking ties between moves in its own
         order and all sharing the table; the first to finish answers and the others stop."""
         self._check(position)
-        game = self.game
-        mine, mask, stones = bits(game, position)
+        grid = self.grid
+        mine, mask, stones = bits(grid, position)
         booked = self._booked(mine, mask, stones, weak)
         if booked is not None:
             return booked
@@ -185,7 +185,7 @@ class Searcher:
         def search(variant: int) -> Callable[[np.ndarray], None]:
             def job(counters: np.ndarray) -> None:
                 found = k.solve_bits(
-                    mine, mask, stones, game.rows, game.cols, self.table, counters, variant, weak
+                    mine, mask, stones, grid.rows, grid.cols, self.table, counters, variant, weak
                 )
                 with lock:
                     if not counters[1]:
@@ -201,9 +201,9 @@ class Searcher:
         moves shared out among ``workers`` threads that share the table (the scores do not
         depend on who searched what: every entry is a true bound)."""
         self._check(position)
-        game = self.game
-        rows, cols, cells = game.rows, game.cols, game.rows * game.cols
-        mine, mask, stones = bits(game, position)
+        grid = self.grid
+        rows, cols, cells = grid.rows, grid.cols, grid.cells
+        mine, mask, stones = bits(grid, position)
         wins = k.winning_cells(mine, mask, rows, k.board_cells(rows, cols))
         free = k.playable(mask, k.bottom_row(rows, cols), k.board_cells(rows, cols))
         results: dict[int, int] = {}
@@ -248,22 +248,23 @@ class LineSearcher:
     (``kernels/mnk.py``); its table carries over between them. One thread: the table's
     symmetric keys already make these searches short."""
 
-    game: TicTacToe
+    game: Game
     entries: int = field(default_factory=lambda: default_entries(mnk.ENTRY_BYTES))
     #: No opening book: the searches from the start take seconds.
     book: None = None
     keys: np.ndarray = field(init=False, repr=False)
     values: np.ndarray = field(init=False, repr=False)
     counters: np.ndarray = field(init=False, repr=False)
+    grid: Grid = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        game = self.game
-        if game.drops or not game.searchable:
+        game = self.grid = grid_of(self.game)
+        if game.gravity or not self.game.searchable:
             raise QarenaError(
                 _(
                     "{spec} cannot be searched: search solves tic-tac-toe boards of up to "
                     "{most} cells"
-                ).format(spec=game.spec, most=mnk.MAX_CELLS)
+                ).format(spec=self.game.spec, most=mnk.MAX_CELLS)
             )
         check_table(self.entries, mnk.ENTRY_BYTES)
         size = prime_at_least(self.entries)
@@ -295,7 +296,7 @@ class LineSearcher:
         here) with nothing stored that was not proved."""
         flags = np.zeros(mnk.COUNTERS, dtype=np.int64)
         found: list[int | BaseException] = []
-        game = self.game
+        game = self.grid
 
         def run() -> None:
             try:
@@ -335,15 +336,15 @@ class LineSearcher:
     def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
         """Each legal move's score for the player making it (with ``weak``, its sign)."""
         self._check(position)
-        game = self.game
+        grid = self.grid
         me, them, stones = self._bits(position)
-        wins = mnk.threats(me, them, self._lines, game.k)
+        wins = mnk.threats(me, them, self._lines, grid.k)
         results: dict[Move, int] = {}
-        for move in game.legal_moves(position):
+        for move in self.game.legal_moves(position):
             bit = np.uint64(1 << move)
             if wins & bit:
-                results[move] = 1 if weak else (game.cells + 1 - stones) // 2
-            elif stones + 1 == game.cells:
+                results[move] = 1 if weak else (grid.cells + 1 - stones) // 2
+            elif stones + 1 == grid.cells:
                 results[move] = 0
             else:
                 results[move] = -self._search(them, me | bit, stones + 1, weak)
@@ -382,7 +383,7 @@ class SearchSolution:
     board too big to enumerate: values (a weak search: who wins), plies to the end and every
     move's score (an exact one). Answers are kept, so a game's positions are searched once."""
 
-    game: ConnectFour | TicTacToe
+    game: Game
     searcher: Searcher | LineSearcher
     _scores: dict[tuple[Position, bool], dict[Move, int]] = field(
         default_factory=dict, init=False, repr=False
@@ -432,7 +433,7 @@ class SearchSolution:
         game = self.game
         if game.is_terminal(position):
             stones = sum(1 for v in position if v)
-            return end_score(game.result(position), stones, game.rows * game.cols)
+            return end_score(game.result(position), stones, len(position))
         return max(self.move_scores(position).values())
 
     def value_of(self, position: Position) -> int:
@@ -446,7 +447,7 @@ class SearchSolution:
         if self.game.is_terminal(position):
             return 0
         stones = sum(1 for v in position if v)
-        return plies_to_end(self.score(position), stones, self.game.rows * self.game.cols)
+        return plies_to_end(self.score(position), stones, len(position))
 
     def move_values(self, position: Position) -> dict[Move, int]:
         """For each legal move, the value it leaves the mover (from the exact scores when
@@ -459,7 +460,7 @@ class SearchSolution:
         """For each legal move, its value for the mover and the plies to the end with it
         (from the exact scores)."""
         stones = sum(1 for v in position if v)
-        cells = self.game.rows * self.game.cols
+        cells = len(position)
         return {
             m: Outcome(_sign(s), plies_to_end(s, stones, cells))
             for m, s in self.move_scores(position).items()
@@ -487,12 +488,11 @@ class SearchSolution:
 
 
 @lru_cache(maxsize=2)
-def search_solution(game: ConnectFour | TicTacToe) -> SearchSolution:
+def search_solution(game: Game) -> SearchSolution:
     """One search solution per board and process (one table of the default size), with the
     book shipped for that board if there is one."""
-    board = game.as_connect_four()
-    if board is not None:
-        return SearchSolution(board, Searcher(board, book=shipped_book(board)))
+    if grid_of(game).gravity:
+        return SearchSolution(game, Searcher(game, book=shipped_book(game)))
     return SearchSolution(game, LineSearcher(game))
 
 

@@ -15,7 +15,7 @@ import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,12 +28,39 @@ from qarena.errors import (
 )
 from qarena.i18n import _, gettext_noop
 
-if TYPE_CHECKING:  # the board games, named here so that others need not ask for classes
-    from qarena.games.connect4 import ConnectFour
-    from qarena.games.tictactoe import TicTacToe
-
 Position = tuple[int, ...]
 Move = int
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A board of ``rows`` × ``cols`` cells (row-major from the top-left) where ``k`` marks in
+    a line win: what search, n-tuple networks and drawings read of a board game, whatever its
+    class. With ``gravity`` a piece drops to the lowest empty cell of the column a move names
+    (Connect Four); else a move names its cell."""
+
+    rows: int
+    cols: int
+    k: int
+    gravity: bool
+    #: Every run of k cells in a row, column or diagonal.
+    lines: tuple[tuple[int, ...], ...]
+    #: The cell permutations that map the board onto itself (the identity first).
+    symmetries: tuple[tuple[int, ...], ...]
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.cols
+
+
+def grid_of(game: Game) -> Grid:
+    """The board of a game whose positions are cells (its :attr:`Game.grid`); a game that
+    has none is refused in one line."""
+    grid = game.grid
+    if grid is None:
+        raise QarenaError(_("{spec} is not a board game").format(spec=game.spec))
+    return grid
+
 
 WIN = 1
 DRAW = 0
@@ -251,15 +278,11 @@ class Game(ABC):
     #: perfect play.
     rule_players: tuple[str, ...] = ()
 
-    def as_board(self) -> TicTacToe | None:
-        """This game as a board of cells where k marks in a line win (tic-tac-toe, and Connect
-        Four, whose pieces drop), for the players that read cells and lines (search, n-tuple
-        networks); None for any other game."""
-        return None
-
-    def as_connect_four(self) -> ConnectFour | None:
-        """This game as a Connect Four board (for the bitboard search and its opening book);
-        None for any other game."""
+    @property
+    def grid(self) -> Grid | None:
+        """The game's board as the players that read cells and lines see it (search, n-tuple
+        networks, drawings): tic-tac-toe's, and Connect Four's, whose pieces drop; None for a
+        game that is not a board of cells where k marks in a line win."""
         return None
 
     @property

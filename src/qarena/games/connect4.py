@@ -208,9 +208,6 @@ class ConnectFour(TicTacToe):
         col, _detail = self._move_component(move)
         return string.ascii_lowercase[col]
 
-    def as_connect_four(self) -> ConnectFour:
-        return self
-
     @property
     def keypad(self) -> bool:
         return False  # a move is a column here, not a cell

@@ -12,7 +12,16 @@ import numpy as np
 
 from qarena.budget import MAX_SIDE
 from qarena.errors import MoveError, PositionError, SpecError, echo
-from qarena.games.base import DRAW, LOSS, Game, GameArrays, Move, Position, mixed_radix_arrays
+from qarena.games.base import (
+    DRAW,
+    LOSS,
+    Game,
+    GameArrays,
+    Grid,
+    Move,
+    Position,
+    mixed_radix_arrays,
+)
 from qarena.games.registry import Field, Menu, positive_part, register
 from qarena.i18n import _, gettext_noop
 
@@ -331,8 +340,9 @@ class TicTacToe(Game):
         cell, _detail = self._move_component(move)
         return self.cell_name(cell)
 
-    def as_board(self) -> TicTacToe:
-        return self
+    @cached_property
+    def grid(self) -> Grid:
+        return Grid(self.rows, self.cols, self.k, self.drops, self.lines, self.symmetries)
 
     @property
     def keypad(self) -> bool:

@@ -21,8 +21,7 @@ import numpy as np
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.exact.solver import Mover
-from qarena.games.base import Game, Move, Position
-from qarena.games.tictactoe import TicTacToe
+from qarena.games.base import Game, Grid, Move, Position
 from qarena.i18n import _, number, option
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
@@ -57,7 +56,7 @@ READ_BYTES = 2**20
 _ECHO = 80
 
 
-def random_walk_tuples(game: TicTacToe, count: int, length: int, seed: int) -> np.ndarray:
+def random_walk_tuples(game: Grid, count: int, length: int, seed: int) -> np.ndarray:
     """``count`` tuples of ``length`` distinct cells, each a walk from a random cell to a
     random neighbour (any of the 8 around) not yet in it, started again when it is stuck."""
     rows, cols = game.rows, game.cols
@@ -162,9 +161,9 @@ def _real(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def check_board(game: Game) -> TicTacToe:
-    """The game as a board an n-tuple network plays; refused in one line if it is not one."""
-    board = game.as_board()
+def check_board(game: Game) -> Grid:
+    """The board of a game an n-tuple network plays; refused in one line if it has none."""
+    board = game.grid
     if board is None:
         raise QarenaError(
             _("n-tuple networks play board games (tic-tac-toe, Connect Four), not {spec}")
@@ -252,7 +251,7 @@ def default_games(game: Game) -> int:
 class NTupleNetwork:
     """An n-tuple network for one board (tic-tac-toe or Connect Four of any size)."""
 
-    game: TicTacToe
+    game: Game
     tuples: np.ndarray
     weights: np.ndarray = field(repr=False)
     name: str = "ntuple"
@@ -264,6 +263,8 @@ class NTupleNetwork:
     curve: JudgedCurve | None = None
     #: Games learned before this run: α and ε schedules start again here (``--resume``).
     run_start: int = 0
+    #: The board it reads (the game's cells, lines, symmetries and gravity).
+    grid: Grid = field(init=False, repr=False)
 
     @classmethod
     def new(cls, game: Game, tuples: int = 70, length: int = 8, seed: int = 0) -> NTupleNetwork:
@@ -276,7 +277,7 @@ class NTupleNetwork:
         layout = random_walk_tuples(board, tuples, length, seed)
         weights = np.zeros((2, tuples, k.CODES**length), dtype=np.float32)
         config = NetworkConfig(tuples=tuples, tuple_length=length, seed=seed)
-        return cls(board, layout, weights, config=config)
+        return cls(game, layout, weights, config=config)
 
     @classmethod
     def from_config(cls, game: Game, config: NetworkConfig) -> NTupleNetwork:
@@ -337,12 +338,12 @@ class NTupleNetwork:
             )
 
     def __post_init__(self) -> None:
-        game = self.game
+        game = self.grid = check_board(self.game)
         images = np.array(game.symmetries, dtype=np.int64)
         # cells[s, t, j]: the j-th cell of tuple t seen through symmetry s.
         self._cells = images[:, self.tuples]
         self._lines = np.array(game.lines, dtype=np.int64).reshape(len(game.lines), game.k)
-        self._gravity = game.drops
+        self._gravity = game.gravity
         self._scratch = np.zeros(self._cells.shape[0] * self._cells.shape[1], dtype=np.int64)
         self._touches = k.touches(self._cells, game.cells)
 
@@ -356,7 +357,7 @@ class NTupleNetwork:
         side = self.game.to_move(position)
         found = k.value(
             self.weights, self._board(position), 0 if side is None else side, self._cells,
-            self.game.cols, self._gravity, self._scratch,
+            self.grid.cols, self._gravity, self._scratch,
         )  # fmt: skip
         return float(found)
 
@@ -458,7 +459,7 @@ class NTupleNetwork:
         counters = [np.zeros(k.COUNTERS, dtype=np.int64) for _ in range(workers)]
         rngs = [seed_state(seed * 1_000 + i + self.games) for i in range(workers)]
         shares = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
-        game = self.game
+        game = self.grid
         share = 1.0 / (self._cells.shape[0] * self._cells.shape[1])
         a0, a1 = alpha[0] * share, alpha[1] * share
 
@@ -620,7 +621,8 @@ def load_network(
         }
 
     data = load_policy(p, expect, squeeze={"places": PLACES_RATIO})
-    board = (game if game is not None else found_game[0]).as_board()
+    played = game if game is not None else found_game[0]
+    board = played.grid
     if board is None:
         raise damaged(_("its game is not a board"))
     layout, places = data.arrays["tuples"], data.arrays["places"]
@@ -634,7 +636,7 @@ def load_network(
     weights = np.zeros(size, dtype=np.float32)
     weights[places] = data.arrays["entries"]
     net = NTupleNetwork(
-        board, layout, weights.reshape(2, layout.shape[0], k.CODES ** layout.shape[1])
+        played, layout, weights.reshape(2, layout.shape[0], k.CODES ** layout.shape[1])
     )
     net.games = net.run_start = int(meta["games"])
     settings = meta.get("settings", {"tuples": layout.shape[0], "tuple_length": layout.shape[1]})

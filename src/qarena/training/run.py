@@ -375,8 +375,7 @@ def judging_refused(game: Game) -> str | None:
         except TooLargeError as e:
             return str(e).rstrip(".")
         return None
-    board = game.as_connect_four()
-    if board is not None and board.spec in SHIPPED:
+    if game.spec in SHIPPED:  # a book is shipped for a Connect Four board only
         return None
     positions = estimate_positions(game)
     if positions <= JUDGED_SEARCH_POSITIONS:

@@ -34,6 +34,7 @@ from qarena.exact import Exact, Outcome, SearchSolution, by_search, oracle
 from qarena.exact.book import SHIPPED, shipped_book
 from qarena.exact.search import ENTRY_BYTES, LineSearcher, Searcher
 from qarena.games import Game, Move, Position
+from qarena.games.base import grid_of
 from qarena.i18n import _
 from qarena.kernels import mnk
 from qarena.web.exceptions import Full
@@ -106,13 +107,11 @@ def web_solution(game: Game) -> Exact:
     cached per process)."""
     if not by_search(game):
         return oracle(game)
-    board = game.as_connect_four()
-    if board is not None:
+    if grid_of(game).gravity:
         entries = TABLE_BYTES // ENTRY_BYTES
-        return SearchSolution(board, Searcher(board, entries=entries, book=shipped_book(board)))
+        return SearchSolution(game, Searcher(game, entries=entries, book=shipped_book(game)))
     # The other game solved by search: tic-tac-toe boards (``LineSearcher`` checks it).
-    searcher = LineSearcher(game, entries=TABLE_BYTES // mnk.ENTRY_BYTES)  # type: ignore[arg-type]
-    return SearchSolution(game, searcher)  # type: ignore[arg-type]
+    return SearchSolution(game, LineSearcher(game, entries=TABLE_BYTES // mnk.ENTRY_BYTES))
 
 
 class Kept:

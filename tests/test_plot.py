@@ -14,7 +14,7 @@ import pytest
 
 from qarena.cli.app import run
 from qarena.errors import QarenaError
-from qarena.evaluate.plot import PIXELS, ROW_PIXELS, PlotRun, describe, render_curves
+from qarena.evaluate.figures import PIXELS, ROW_PIXELS, PlotRun, describe, render_curves
 from qarena.games import parse_spec
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import load_learner, make_learner

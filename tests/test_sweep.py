@@ -557,7 +557,7 @@ def test_a_network_sweeps_curve_is_the_one_its_file_holds(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     from qarena.experiments.folder import SweepFolder, read_results
-    from qarena.experiments.plots import optimality_series
+    from qarena.experiments.sweep_figures import optimality_series
     from qarena.learn.ntuple import load_network
 
     folder = tmp_path / "sweep"

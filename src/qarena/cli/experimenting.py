@@ -49,9 +49,9 @@ from qarena.experiments.grid import (
     parse_seeds,
     with_preset,
 )
-from qarena.experiments.plots import varying
 from qarena.experiments.report import Lab, build_report, render_html
 from qarena.experiments.sweep import opponent_file
+from qarena.experiments.sweep_figures import varying
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, ngettext, number

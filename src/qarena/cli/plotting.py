@@ -9,14 +9,14 @@ import typer
 
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
-from qarena.evaluate.plot import (
+from qarena.evaluate.figures import (
     FORMATS,
     PlotRun,
     or_list,
     render_curves,
     render_network_curve,
 )
-from qarena.experiments.plots import (
+from qarena.experiments.sweep_figures import (
     heatmap_cells,
     optimality_series,
     render_heatmap,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.evaluate.charts import curve_svg
+from qarena.evaluate.curve_svg import curve_svg
 from qarena.evaluate.svg import inspect_svg, position_svg
 from qarena.evaluate.text import draw
 from qarena.exact.solver import Solution

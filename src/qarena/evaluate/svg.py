@@ -6,7 +6,7 @@ In a game being played, each move is also a keyboard control (``tabindex``, ``ro
 and an ``aria-label`` saying the move; ``static/qarena.js`` plays it on Enter or Space), and on
 3×3 boards a cell's ``data-key`` is its numeric-keypad digit. The last move is marked: a ring
 on its cell, or the matches it took drawn as ghosts. The inspect page's boards carry the
-agent's values. Learning curves are drawn by ``charts.py``.
+agent's values. Learning curves are drawn by ``curve_svg.py``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from qarena.agents.opponents import opponent
 from qarena.agents.strategies import players_of
 from qarena.budget import footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
-from qarena.evaluate.charts import curve_svg
+from qarena.evaluate.curve_svg import curve_svg
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent

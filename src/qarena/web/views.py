@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from qarena import threads
 from qarena.errors import QarenaError, SpecError, TooLargeError
-from qarena.evaluate.charts import METRICS, PALETTE, SERIES, curve_svg, curves_svg
+from qarena.evaluate.curve_svg import METRICS, PALETTE, SERIES, curve_svg, curves_svg
 from qarena.evaluate.svg import inspect_svg
 from qarena.exact import Exact, solve
 from qarena.games import Game, Position, parse_spec, value_name, value_word

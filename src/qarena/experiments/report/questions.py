@@ -13,16 +13,6 @@ from qarena.evaluate.matches import both_seats, evaluation_opponents, play_serie
 from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
 from qarena.exact import game_tables, solve
 from qarena.experiments.grid import Grid
-from qarena.experiments.plots import (
-    Panel,
-    heatmap_cells,
-    optimality_series,
-    render_bars,
-    render_heatmap,
-    render_matrices,
-    render_optimality,
-    select,
-)
 from qarena.experiments.report.lab import (
     BASELINES,
     Figure,
@@ -32,6 +22,16 @@ from qarena.experiments.report.lab import (
     decimals,
     mean_of,
     run_path,
+)
+from qarena.experiments.sweep_figures import (
+    Panel,
+    heatmap_cells,
+    optimality_series,
+    render_bars,
+    render_heatmap,
+    render_matrices,
+    render_optimality,
+    select,
 )
 from qarena.games import Game, parse_spec, value_word
 from qarena.i18n import _

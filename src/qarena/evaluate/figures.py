@@ -225,8 +225,9 @@ def or_list(items: Sequence[str]) -> str:
     return _("{items} or {last}").format(items=", ".join(items[:-1]), last=items[-1])
 
 
-def _plain(text: str) -> str:
-    # "$" starts mathtext in matplotlib; a file name holding two would be typeset or fail.
+def plain(text: str) -> str:
+    """Text as matplotlib shows it verbatim: "$" starts mathtext there, and a file name
+    holding two would be typeset or fail."""
     return text.replace("$", r"\$")
 
 
@@ -362,8 +363,8 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
         ax.set_ylabel(_("share"))
         ax.grid(True, which="major", alpha=0.5)
         ax.grid(True, which="minor", axis="x", alpha=0.15)
-        fig.suptitle(_plain(texts.title), fontsize=12)
-        ax.set_title(_plain(texts.subtitle), fontsize=10, color="0.3")
+        fig.suptitle(plain(texts.title), fontsize=12)
+        ax.set_title(plain(texts.subtitle), fontsize=10, color="0.3")
 
         # Legends below the axes, from proxies with explicit labels, so a file name starting
         # with "_" is still shown and each entry appears once. Several runs: their colours on
@@ -380,7 +381,7 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
             fig.legend(style_handles, style_labels, loc="outside lower center", ncols=4, **legend)
         else:
             run_handles = [Line2D([], [], color=colours(i, 0)) for i in range(len(runs))]
-            labels = [_plain(t) for t in texts.labels]
+            labels = [plain(t) for t in texts.labels]
             fig.legend(run_handles, labels, loc="outside lower left", **legend)
             fig.legend(style_handles, style_labels, loc="outside lower right", **legend)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qarena.errors import QarenaError
-from qarena.evaluate.plot import PIXELS, ROW_PIXELS, encode, new_figure, reproducible
+from qarena.evaluate.figures import PIXELS, ROW_PIXELS, encode, new_figure, plain, reproducible
 from qarena.experiments.folder import COLUMNS, SETTING_COLUMNS, RunRow, SweepFolder, read_results
 from qarena.experiments.grid import Fixed
 from qarena.i18n import _, ngettext
@@ -173,7 +173,7 @@ def render_optimality(series: Sequence[Series], title: str, fmt: str) -> bytes:
         ax.set_xlabel(_("episodes (log scale)"))
         ax.set_ylabel(_("optimality (mean; band: lowest to highest seed)"))
         ax.grid(True, which="major", alpha=0.5)
-        fig.suptitle(_plain(title), fontsize=12)
+        fig.suptitle(plain(title), fontsize=12)
         fig.legend(loc="outside lower center", ncols=columns, fontsize=9)
         return encode(fig, fmt)
 
@@ -267,13 +267,13 @@ def render_matrices(
             )
             image.set_gid(f"heatmap-{k}" if len(panels) > 1 else "heatmap")
             ax.set_aspect("auto")
-            ax.set_xticks(range(len(panel.xs)), [_plain(v) for v in panel.xs])
-            ax.set_yticks(range(len(panel.ys)), [_plain(v) for v in panel.ys])
+            ax.set_xticks(range(len(panel.xs)), [plain(v) for v in panel.xs])
+            ax.set_yticks(range(len(panel.ys)), [plain(v) for v in panel.ys])
             ax.set_xlabel(names[0])
             if k == 0:
                 ax.set_ylabel(names[1])
             if panel.title:
-                ax.set_title(_plain(panel.title), fontsize=10)
+                ax.set_title(plain(panel.title), fontsize=10)
             for j, row in enumerate(panel.grid):
                 for i, v in enumerate(row):
                     if v is not None:
@@ -288,7 +288,7 @@ def render_matrices(
                         )
         assert image is not None
         fig.colorbar(image, ax=list(axes), label=colour_label)
-        fig.suptitle(_plain(title), fontsize=12)
+        fig.suptitle(plain(title), fontsize=12)
         return encode(fig, fmt)
 
 
@@ -313,7 +313,7 @@ def render_bars(
         for k, (label, values) in enumerate(series.items()):
             offsets = [i - 0.4 + width * (k + 0.5) for i in range(len(categories))]
             means = [statistics.fmean(v) if v else math.nan for v in values]
-            bars = ax.bar(offsets, means, width * 0.9, color=f"C{k % 10}", label=_plain(label))
+            bars = ax.bar(offsets, means, width * 0.9, color=f"C{k % 10}", label=plain(label))
             for i, bar in enumerate(bars):
                 bar.set_gid(f"bars-{k}-{i}")
             for x, v in zip(offsets, values, strict=True):
@@ -323,7 +323,7 @@ def render_bars(
             ax.text(
                 len(categories) - 0.5,
                 reference[1],
-                _plain(reference[0]),
+                plain(reference[0]),
                 ha="right",
                 va="bottom",
                 fontsize=9,
@@ -331,18 +331,14 @@ def render_bars(
             )
         if log:
             ax.set_yscale("log")
-        ax.set_xticks(range(len(categories)), [_plain(c) for c in categories])
+        ax.set_xticks(range(len(categories)), [plain(c) for c in categories])
         ax.set_xlabel(labels[0])
         ax.set_ylabel(labels[1])
         ax.grid(True, axis="y", alpha=0.4)
-        fig.suptitle(_plain(title), fontsize=12)
+        fig.suptitle(plain(title), fontsize=12)
         if len(series) > 1:
             fig.legend(loc="outside lower center", ncols=min(4, len(series)), fontsize=9)
         return encode(fig, fmt)
-
-
-def _plain(text: str) -> str:
-    return text.replace("$", r"\$")
 
 
 def sweep_rows(root: Path) -> tuple[SweepFolder, Fixed, list[RunRow]]:

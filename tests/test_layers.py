@@ -245,3 +245,52 @@ def test_only_games_name_a_game_class() -> None:
             if isinstance(node, ast.Name) and node.id in classes:
                 found.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert not found, found
+
+
+def _data_flow() -> str:
+    """The picture under ARCHITECTURE.md's "Data flow" heading (its first code block)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    after = text.split("## Data flow", 1)[1]
+    return after.split("```", 2)[1]
+
+
+def test_the_data_flow_picture_names_what_the_code_holds() -> None:
+    """Every dotted name in ARCHITECTURE.md's data-flow picture (``exact.game_tables``,
+    ``learn.learners.save_learner``) is a module or a name defined in one, and every class
+    it names (``GameTables``, ``Learner``) is defined in the package: the picture is checked
+    against the code, not only drawn."""
+    import importlib
+
+    picture = _data_flow()
+    # Names of the package's modules, not file names (results.csv) or outside libraries.
+    dotted = {
+        name
+        for name in re.findall(r"\b[a-z_]+(?:\.[A-Za-z_]+)+\b", picture)
+        if name.split(".")[0] in LAYER
+    }
+    assert {"exact.game_tables", "learn.learners.save_learner"} <= dotted  # the scan finds them
+    missing = []
+    for name in sorted(dotted):
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj: object = importlib.import_module("qarena." + ".".join(parts[:cut]))
+            except ModuleNotFoundError:
+                continue
+            try:
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                missing.append(name)
+            break
+        else:
+            missing.append(name)
+    defined = {
+        m.group(1)
+        for path in SRC.rglob("*.py")
+        for m in re.finditer(r"^class (\w+)", path.read_text(encoding="utf-8"), re.MULTILINE)
+    }
+    classes = set(re.findall(r"\b([A-Z][a-z]+(?:[A-Z][a-z]*)+|[A-Z][a-z]{3,})\b", picture))
+    classes -= {"FastAPI", "Jinja"}  # the web's libraries, named as such
+    missing += sorted(c for c in classes if c not in defined)
+    assert not missing, f"ARCHITECTURE.md's data flow names what the code does not: {missing}"

@@ -24,7 +24,7 @@ from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.exact.book import Book, shipped_book
 from qarena.exact.solver import Outcome
-from qarena.games.base import DRAW, LOSS, WIN, Game, Grid, Move, Position, grid_of
+from qarena.games.base import DRAW, LOSS, WIN, BoardGrid, Game, Move, Position, grid_of
 from qarena.i18n import _
 from qarena.kernels import mnk
 from qarena.kernels import search as k
@@ -72,7 +72,7 @@ def searchable(game: Game) -> bool:
     return game.searchable
 
 
-def bits(grid: Grid, position: Position) -> tuple[np.uint64, np.uint64, int]:
+def bits(grid: BoardGrid, position: Position) -> tuple[np.uint64, np.uint64, int]:
     """A position as (the mover's stones, all stones, the count of stones), as bitboards."""
     rows, cols = grid.rows, grid.cols
     mine = mask = 0
@@ -100,7 +100,7 @@ class Searcher:
     book: Book | None = None
     table: np.ndarray = field(init=False, repr=False)
     counters: np.ndarray = field(init=False, repr=False)
-    grid: Grid = field(init=False, repr=False)
+    grid: BoardGrid = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.grid = grid_of(self.game)
@@ -255,7 +255,7 @@ class LineSearcher:
     keys: np.ndarray = field(init=False, repr=False)
     values: np.ndarray = field(init=False, repr=False)
     counters: np.ndarray = field(init=False, repr=False)
-    grid: Grid = field(init=False, repr=False)
+    grid: BoardGrid = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         game = self.grid = grid_of(self.game)

@@ -33,7 +33,7 @@ Move = int
 
 
 @dataclass(frozen=True)
-class Grid:
+class BoardGrid:
     """A board of ``rows`` × ``cols`` cells (row-major from the top-left) where ``k`` marks in
     a line win: what search, n-tuple networks and drawings read of a board game, whatever its
     class. With ``gravity`` a piece drops to the lowest empty cell of the column a move names
@@ -53,7 +53,7 @@ class Grid:
         return self.rows * self.cols
 
 
-def grid_of(game: Game) -> Grid:
+def grid_of(game: Game) -> BoardGrid:
     """The board of a game whose positions are cells (its :attr:`Game.grid`); a game that
     has none is refused in one line."""
     grid = game.grid
@@ -279,7 +279,7 @@ class Game(ABC):
     rule_players: tuple[str, ...] = ()
 
     @property
-    def grid(self) -> Grid | None:
+    def grid(self) -> BoardGrid | None:
         """The game's board as the players that read cells and lines see it (search, n-tuple
         networks, drawings): tic-tac-toe's, and Connect Four's, whose pieces drop; None for a
         game that is not a board of cells where k marks in a line win."""

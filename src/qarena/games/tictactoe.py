@@ -15,9 +15,9 @@ from qarena.errors import MoveError, PositionError, SpecError, echo
 from qarena.games.base import (
     DRAW,
     LOSS,
+    BoardGrid,
     Game,
     GameArrays,
-    Grid,
     Move,
     Position,
     mixed_radix_arrays,
@@ -341,8 +341,8 @@ class TicTacToe(Game):
         return self.cell_name(cell)
 
     @cached_property
-    def grid(self) -> Grid:
-        return Grid(self.rows, self.cols, self.k, self.drops, self.lines, self.symmetries)
+    def grid(self) -> BoardGrid:
+        return BoardGrid(self.rows, self.cols, self.k, self.drops, self.lines, self.symmetries)
 
     @property
     def keypad(self) -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.exact.solver import Mover
-from qarena.games.base import Game, Grid, Move, Position
+from qarena.games.base import BoardGrid, Game, Move, Position
 from qarena.i18n import _, number, option
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
@@ -56,7 +56,7 @@ READ_BYTES = 2**20
 _ECHO = 80
 
 
-def random_walk_tuples(game: Grid, count: int, length: int, seed: int) -> np.ndarray:
+def random_walk_tuples(game: BoardGrid, count: int, length: int, seed: int) -> np.ndarray:
     """``count`` tuples of ``length`` distinct cells, each a walk from a random cell to a
     random neighbour (any of the 8 around) not yet in it, started again when it is stuck."""
     rows, cols = game.rows, game.cols
@@ -161,7 +161,7 @@ def _real(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def check_board(game: Game) -> Grid:
+def check_board(game: Game) -> BoardGrid:
     """The board of a game an n-tuple network plays; refused in one line if it has none."""
     board = game.grid
     if board is None:
@@ -264,7 +264,7 @@ class NTupleNetwork:
     #: Games learned before this run: α and ε schedules start again here (``--resume``).
     run_start: int = 0
     #: The board it reads (the game's cells, lines, symmetries and gravity).
-    grid: Grid = field(init=False, repr=False)
+    grid: BoardGrid = field(init=False, repr=False)
 
     @classmethod
     def new(cls, game: Game, tuples: int = 70, length: int = 8, seed: int = 0) -> NTupleNetwork:

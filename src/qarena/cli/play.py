@@ -23,7 +23,7 @@ from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, route, styled, told_stop
 from qarena.errors import QarenaError, SpecError
 from qarena.evaluate.text import draw
-from qarena.exact import Exact, Outcome, oracle
+from qarena.exact import Exact, Oracle, Outcome
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
@@ -514,7 +514,8 @@ def play_command(
     solution = None
     if hint:
         announce(game)
-        solution = oracle(game)
+        # A spec's oracle has said its route already (_searched); a policy file's says it here.
+        solution = (route(game) if searched is None else Oracle.of(game)).exact()
     session = _Session(
         game,
         agent,

@@ -31,6 +31,7 @@ def test_solve_json_tictactoe(capsys: pytest.CaptureFixture[str]) -> None:
         "value": "draw",
         "optimal_moves": ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"],
         "positions": 5478,
+        "oracle": {"family": "enumerated", "route": "enumerated"},
     }
 
 
@@ -44,6 +45,7 @@ def test_solve_json_nim(capsys: pytest.CaptureFixture[str]) -> None:
         "value": "win",
         "optimal_moves": ["1:1", "2:1", "3:1"],
         "positions": 192,
+        "oracle": {"family": "enumerated", "route": "enumerated"},
     }
 
 

@@ -122,7 +122,10 @@ def test_eval_of_an_under_trained_agent(
     record = _json(capsys, ["eval", str(path), "--games", "4000", "--json"])
     learner = load_learner(path)
     game = learner.game
-    assert set(record) == {"game", "optimality", "decisions", "optimal_decisions", "matches"}
+    assert set(record) == {
+        "game", "optimality", "decisions", "optimal_decisions", "matches", "oracle"
+    }  # fmt: skip
+    assert record["oracle"] == {"family": "enumerated", "route": "enumerated"}
     assert record["game"] == game.spec
     decisions, optimal = _decisions(game, learner.tables, learner.values())
     assert (record["decisions"], record["optimal_decisions"]) == (decisions, optimal)

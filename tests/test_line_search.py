@@ -12,7 +12,7 @@ import pytest
 
 from qarena.cli import run
 from qarena.errors import QarenaError
-from qarena.exact import by_search, oracle, solve
+from qarena.exact import SEARCHED, Oracle, oracle, solve
 from qarena.exact.search import LineSearcher, SearchSolution, plies_to_end, searchable
 from qarena.games import parse_spec
 from qarena.games.base import DRAW, WIN, Position
@@ -79,7 +79,7 @@ def test_five_by_five_is_searched_and_every_opening_draws(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     game = _game("tictactoe:5x5:4")
-    assert searchable(game) and by_search(game)
+    assert searchable(game) and Oracle.of(game).family == SEARCHED
     solution = oracle(game)
     assert isinstance(solution, SearchSolution)
     assert solution.value_of(game.start()) == DRAW

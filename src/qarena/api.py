@@ -34,16 +34,15 @@ from qarena.evaluate.judging import judge_player
 from qarena.evaluate.matches import Record, play_series
 from qarena.evaluate.report import Evaluation
 from qarena.evaluate.sampled import (
-    DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
     given_positions,
     play_games,
 )
-from qarena.exact import Exact, SearchSolution, Solution, by_search, oracle
+from qarena.exact import Exact, Oracle, SearchSolution, Solution, oracle
 from qarena.exact.space import game_tables
 from qarena.experiments.backends import plan_sweep, run_plan
 from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
-from qarena.experiments.grid import NETWORK_AXES, SWEEP_GAMES, Fixed, with_preset
+from qarena.experiments.grid import NETWORK_AXES, Fixed, with_preset
 from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
@@ -439,6 +438,8 @@ class Competition:
     a_first: Record
     b_first: Record
     players: tuple[Player, ...] = field(repr=False, compare=False, default=())
+    #: What answered the game: its family, the route taken here and why they differ.
+    oracle: Oracle | None = field(repr=False, compare=False, default=None)
 
     @property
     def total(self) -> Record:
@@ -452,6 +453,7 @@ class Competition:
             "games": self.a_first.games,
             "a_first": self.a_first.shares(),
             "b_first": self.b_first.shares(),
+            **({} if self.oracle is None else {"oracle": self.oracle.record()}),
         }
 
     def __repr__(self) -> str:
@@ -490,24 +492,26 @@ def compete(
     each picks uniformly among the moves it would play (a trained agent among its ties).
     Players that share values across symmetries meet the others among all positions. Games
     too big to enumerate (classic Connect Four) are played move by move, 10 each way unless
-    told (perfect play searches each of its moves); others 1,000."""
+    told (perfect play searches each of its moves); others 1,000, through the compiled kernels,
+    or move by move where they do not fit here (``Competition.oracle`` says why)."""
     check_seed(seed)
     g, pa, pb = players(a, b, spec, seed=seed)
     both = (pa, pb)
-    if by_search(g):
-        count = DEFAULT_SAMPLED_GAMES if games is None else games
+    answers = Oracle.of(g)
+    if answers.searched:
+        count = answers.games if games is None else games
         check_count("games", count, MAX_GAMES)
         a_first = play_games(g, pa, pb, count)
         b_first = play_games(g, pb, pa, count).flipped()
-        return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both)
-    games = 1000 if games is None else games
+        return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both, answers)
+    games = answers.games if games is None else games
     check_count("games", games, MAX_GAMES)
     canonical = all(p.learner.config.canonical for p in both if isinstance(p, GreedyAgent))
     tables = game_tables(g, canonical)
     ma, mb = (move_mask(tables, p) for p in both)
     a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
     b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
-    return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both)
+    return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both, answers)
 
 
 @_python
@@ -731,7 +735,7 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     and what the run overrode. Returns the rows."""
     g = game(spec)
     if games is None:
-        games = DEFAULT_SAMPLED_GAMES if by_search(g) else SWEEP_GAMES
+        games = Oracle.of(g).games
     check_count("games", games, 1_000_000)
     local = locals()
     # train's `seed` is the sweep's `seeds` axis: one value or a list, either name.

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 from qarena import __version__
 from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
 from qarena.errors import QarenaError, TooLargeError
-from qarena.exact import check_fits
+from qarena.exact import Oracle, check_fits
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.base import Learner
@@ -138,6 +138,16 @@ def told_stop() -> int:
 
 def stop_was_told() -> bool:
     return _Stop.told
+
+
+def route(game: Game) -> Oracle:
+    """The game's oracle (``qarena.exact.Oracle``); where this machine answers it by another
+    route than the game's own (its tables do not fit here, so it is searched), says why in one
+    line on stderr: a result must not depend on the machine without saying so."""
+    answers = Oracle.of(game)
+    if answers.reason is not None:
+        err.print(answers.reason, markup=False, soft_wrap=True)
+    return answers
 
 
 def announce(game: Game) -> None:

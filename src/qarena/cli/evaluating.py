@@ -29,6 +29,7 @@ from qarena.cli.common import (
     app,
     err,
     out,
+    route,
     styled,
     title,
 )
@@ -39,7 +40,7 @@ from qarena.evaluate.report import (
     strategy_masks,
 )
 from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, given_positions, wilson
-from qarena.exact import by_search, oracle
+from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
@@ -218,13 +219,15 @@ def eval_command(  # noqa: PLR0913 - the command's options
     given = _parsed(game, lines)
     if not isinstance(subject, Learner):  # a learner's game is enumerated: no wait to explain
         announce(game)
-    with _judging(game):
+    answers = route(game)
+    with _judging(answers):
         result = api.judge(
             subject, game, games=games, seed=seed, lengths=lengths, sample=sample,
             positions=given,
         )  # fmt: skip
     if as_json:
         record = result.to_json()
+        record["oracle"] = answers.record()
         if isinstance(subject, Learner) and subject.preset is not None:
             record["preset"] = subject.preset
         _print(record)
@@ -347,10 +350,10 @@ def _optimality_text(result: Evaluation) -> str:
     )
 
 
-def _judging(game: Game) -> contextlib.AbstractContextManager[object]:
+def _judging(answers: Oracle) -> contextlib.AbstractContextManager[object]:
     """A spinner while a board solved by search is judged (perfect play searches each of its
     moves, so this takes a while); nothing for the others, which are quick."""
-    if by_search(game):
+    if answers.searched:
         return err.status(_("judging by samples: playing the games and searching the positions…"))
     return contextlib.nullcontext()
 
@@ -439,6 +442,8 @@ def compete_command(
     if spec is None and all(is_builtin(x) and builtin_game(x) is None for x in (first, second)):
         raise no_game(first, second)
     result = api.compete(first, second, spec, games=games, seed=seed)
+    if result.oracle is not None and result.oracle.reason is not None:
+        err.print(result.oracle.reason, markup=False, soft_wrap=True)
     games = result.a_first.games
     game = api.game(result.game)
     players = result.players
@@ -452,6 +457,7 @@ def compete_command(
                 "games": games,
                 "a_first": a_first.shares(),
                 "b_first": b_first.shares(),
+                "oracle": None if result.oracle is None else result.oracle.record(),
             }
         )
         return
@@ -638,8 +644,9 @@ def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json
     who = make_player(policy, game, seed=seed)
     game = who.game
     announce(game)
-    with _judging(game):
-        optimality, record = along_perfect_play(who, oracle(game), games, seed)
+    answers = route(game)
+    with _judging(answers):
+        optimality, record = along_perfect_play(who, answers.exact(), games, seed)
     low, high = wilson(optimality.optimal, optimality.decisions)
     if as_json:
         _print(
@@ -655,6 +662,7 @@ def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json
                 "first_against_perfect": {
                     "win": record.win, "draw": record.draw, "loss": record.loss
                 },
+                "oracle": answers.record(),
             }
         )  # fmt: skip
         return

@@ -27,18 +27,16 @@ from qarena.cli.common import (
     check_curve_every,
     err,
     out,
+    route,
     styled,
     told_stop,
     with_settings,
 )
 from qarena.errors import QarenaError
-from qarena.evaluate.sampled import DEFAULT_SAMPLED_GAMES
-from qarena.exact import by_search
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
 from qarena.experiments.folder import MEASURED, SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import (
     NETWORK_AXES,
-    SWEEP_GAMES,
     Fixed,
     Grid,
     flag,
@@ -263,8 +261,9 @@ def sweep_command(  # noqa: PLR0913 - the command's options
     game = parse_spec(spec)
     check_backend(backend, ray_address, workers)
     check_curve_every(every, curve)
+    answers = route(game)  # says so where this machine searches a game enumerated elsewhere
     if games is None:
-        games = DEFAULT_SAMPLED_GAMES if by_search(game) else SWEEP_GAMES
+        games = answers.games
     check_count("--games", games, 1_000_000)
     lists: dict[str, Any] = {
         name: options[name] for name in (*NAMES, *NETWORK_AXES) if name != "seed"

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena.budget import MAX_LISTED, check_count
-from qarena.cli.common import PositionOpt, SpecArg, announce, app, out, styled
+from qarena.cli.common import PositionOpt, SpecArg, announce, app, out, route, styled
 from qarena.errors import QarenaError
 from qarena.evaluate.explain import (
     Explanation,
@@ -25,7 +25,7 @@ from qarena.evaluate.explain import (
     judge_policy,
     losing_positions,
 )
-from qarena.exact import Exact, game_tables, oracle
+from qarena.exact import Exact, game_tables
 from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
@@ -476,7 +476,7 @@ def explain_command(
             learner = load_network(policy, game)
         elif policy is not None:
             learner = load_learner(policy, game)
-        solution = oracle(game)
+        solution = route(game).exact()  # says why where this machine searches it
     e = explain(game, pos, solution)
     verdict = None
     if learner is not None and solution is not None:

@@ -15,10 +15,10 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena.budget import check_count
-from qarena.cli.common import PolicyArg, announce, app, err, out, styled, title
+from qarena.cli.common import PolicyArg, announce, app, err, out, route, styled, title
 from qarena.errors import QarenaError
 from qarena.evaluate.text import draw
-from qarena.exact import Exact, oracle, solve
+from qarena.exact import Exact, solve
 from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
@@ -164,7 +164,7 @@ def _network_table(net: NTupleNetwork, position: str | None) -> None:
             )
         )
     announce(game)
-    solution = oracle(game)
+    solution = route(game).exact()  # says why where this machine searches it
     values = net.values(pos)
     best = set(net.choices(pos))
     table = Table(

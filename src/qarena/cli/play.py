@@ -20,10 +20,10 @@ from qarena.agents.base import Rival
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import PerfectAgent, StrongestAgent
 from qarena.budget import check_seed
-from qarena.cli.common import announce, app, err, out, styled, told_stop
+from qarena.cli.common import announce, app, err, out, route, styled, told_stop
 from qarena.errors import QarenaError, SpecError
 from qarena.evaluate.text import draw
-from qarena.exact import Exact, Outcome, by_search, oracle
+from qarena.exact import Exact, Oracle, Outcome
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
@@ -148,15 +148,16 @@ def _loaded(path: Path) -> Learner:
 
 
 def _searched(target: str) -> Game | None:
-    """The game TARGET names when it is a spec of a board too big to enumerate that search
-    solves: there perfect play is the opponent, since no agent can be trained on it."""
+    """The game TARGET names when it is a spec of a board its oracle searches here (too big to
+    enumerate, or to enumerate on this machine, which it then says): there perfect play is the
+    opponent, since no agent can be trained on it."""
     if target.endswith(".npz") or is_file(target):
         return None
     try:
         game = parse_spec(target)
     except SpecError:
         return None
-    return game if by_search(game) else None
+    return game if route(game).opponent == "perfect" else None
 
 
 def _game_of(target: str) -> Game:
@@ -513,7 +514,8 @@ def play_command(
     solution = None
     if hint:
         announce(game)
-        solution = oracle(game)
+        # A spec's oracle has said its route already (_searched); a policy file's says it here.
+        solution = (route(game) if searched is None else Oracle.of(game)).exact()
     session = _Session(
         game,
         agent,

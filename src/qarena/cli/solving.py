@@ -16,10 +16,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from qarena.budget import check_count
-from qarena.cli.common import PositionOpt, SpecArg, announce, app, err, out, styled, told_stop
+from qarena.cli.common import (
+    PositionOpt,
+    SpecArg,
+    announce,
+    app,
+    err,
+    out,
+    route,
+    styled,
+    told_stop,
+)
 from qarena.cli.experimenting import check_backend
 from qarena.errors import QarenaError
-from qarena.exact import SearchSolution, by_search, solve
+from qarena.exact import Oracle, SearchSolution, solve
 from qarena.exact.book import (
     CHECKPOINT_SECONDS,
     MAX_PLIES,
@@ -27,7 +37,7 @@ from qarena.exact.book import (
     BookBuild,
     solve_chunk_task,
 )
-from qarena.exact.search import default_entries, plies_to_end, search_solution
+from qarena.exact.search import default_entries, plies_to_end
 from qarena.fileio import check_target
 from qarena.games import (
     DRAW,
@@ -53,8 +63,11 @@ def solve_command(
     move's score."""
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
-    if by_search(game):
-        _solve_by_search(search_solution(game), pos, as_json)
+    answers = route(game)
+    if answers.searched:
+        searched = answers.exact()
+        assert isinstance(searched, SearchSolution)
+        _solve_searched(searched, pos, as_json, answers)
         return
     announce(game)
     solution = solve(game)
@@ -67,6 +80,7 @@ def solve_command(
             "value": value_name(value),
             "optimal_moves": moves,
             "positions": solution.positions,
+            "oracle": answers.record(),
         }
         out.print(json.dumps(record), soft_wrap=True)
         return
@@ -112,7 +126,9 @@ def _verdict_table(game: Game, pos: Position, value: int, plies: int) -> Table:
     return table
 
 
-def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> None:
+def _solve_searched(
+    solution: SearchSolution, pos: Position, as_json: bool, answers: Oracle
+) -> None:
     """The search solver's answer: the value, plies to the end, every move's score (Pons'
     and BitBully's scale), the moves that keep the value and the best of them (the fastest
     win, the slowest loss)."""
@@ -148,6 +164,7 @@ def _solve_by_search(solution: SearchSolution, pos: Position, as_json: bool) -> 
             "method": "search",
             "nodes": searcher.nodes - nodes,
             "seconds": round(seconds, 3),
+            "oracle": answers.record(),
         }
         out.print(json.dumps(record), soft_wrap=True)
         return

@@ -24,6 +24,7 @@ from qarena.cli.common import (
     check_curve_every,
     err,
     out,
+    route,
     styled,
     told_stop,
     with_settings,
@@ -423,6 +424,7 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
     run.check()
     if run.curve:
         check_judged_curve(game)  # before anything is trained: judging may have no bound
+        route(game)  # says why where this machine judges by search a game enumerated elsewhere
     cores = len(os.sched_getaffinity(0))
     if workers is not None:
         check_count("--workers", workers, cores * 4)

@@ -13,7 +13,16 @@ from rich.table import Table
 
 from qarena.agents.base import Player
 from qarena.budget import check_count, check_seed
-from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, announce, app, out, styled
+from qarena.cli.common import (
+    PlayerA,
+    PlayerB,
+    PlayersGameOpt,
+    announce,
+    app,
+    out,
+    route,
+    styled,
+)
 from qarena.errors import QarenaError
 from qarena.evaluate.text import draw
 from qarena.games import Game, parse_spec, value_name, value_word
@@ -110,6 +119,7 @@ def watch_command(
     if spec is not None:
         announce(parse_spec(spec))
     game, players = load_players((first, second), spec, seed)
+    route(game)  # every move is judged: says why where this machine searches to judge it
     duel = Duel(game, players)
     # Per player: wins, draws, losses, moves, moves that kept the value.
     tally = [dict.fromkeys(("win", "draw", "loss", "moves", "kept"), 0) for _ in players]

@@ -13,7 +13,7 @@ from qarena.budget import MAX_GAMES, check_count
 from qarena.errors import QarenaError
 from qarena.evaluate.report import Evaluation, evaluate, evaluate_moves
 from qarena.evaluate.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
-from qarena.exact import by_search, oracle
+from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.games.base import Position
 from qarena.i18n import _
@@ -32,18 +32,21 @@ def judge_player(
     lengths: bool = False,
 ) -> Evaluation:
     """``who``'s optimality and its record against the game's opponents in both seats:
-    exactly (``games`` 1,000 unless told), or by samples on a board too big to enumerate or
-    when ``sample`` or ``positions`` is given (``games`` 10 unless told, since perfect play
-    searches each of its moves)."""
+    exactly (``games`` 1,000 unless told), or by samples where the game's oracle searches it
+    (``Oracle.judging``; ``games`` the family's, 10 on a searched board, since perfect play
+    searches each of its moves) or when ``sample`` or ``positions`` is given (``games`` 10
+    unless told)."""
     game = who.game
-    if sample is not None or positions is not None or by_search(game):
+    answers = Oracle.of(game)
+    if sample is not None or positions is not None or answers.searched:
         if lengths:
             raise QarenaError(_("game lengths are counted only when every position is judged"))
-        count = DEFAULT_SAMPLED_GAMES if games is None else games
+        default = answers.games if answers.searched else DEFAULT_SAMPLED_GAMES
+        count = default if games is None else games
         check_count("games", count, MAX_GAMES, least=0)
         return evaluate_by_sample(
             who,
-            oracle(game),
+            answers.exact(),
             sample=DEFAULT_SAMPLE if sample is None else sample,
             games=count,
             seed=seed,

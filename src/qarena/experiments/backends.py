@@ -17,7 +17,7 @@ from typing import Any
 
 from qarena.budget import BASE_BYTES, footprint, format_bytes, memory_budget
 from qarena.errors import QarenaError
-from qarena.exact import by_search
+from qarena.exact import Oracle
 from qarena.exact.search import DEFAULT_TABLE_BYTES as SEARCH_TABLE_BYTES
 from qarena.experiments.folder import MEASURED, RunOutput, RunRow, SweepFolder, ordered_rows
 from qarena.experiments.grid import Fixed, Setting
@@ -201,7 +201,7 @@ def _run_bytes(game: Game, fixed: Fixed, setting: Setting) -> int:
         cls = learner_class(setting.learner)
         opponents = len(MEASURED) + 1
         return footprint(game, "learn", cls, opponents, canonical=fixed.canonical).total
-    judging = SEARCH_TABLE_BYTES if by_search(game) else footprint(game, "tables").total
+    judging = SEARCH_TABLE_BYTES if Oracle.of(game).searched else footprint(game, "tables").total
     return table_bytes(NetworkConfig.build(setting.given, default_config(game))) + judging
 
 

@@ -364,10 +364,10 @@ def judging_refused(game: Game) -> str | None:
     enumerated here, or solved by search with an opening book (classic 6×7) or on a board
     small enough that a search ends in seconds (:data:`JUDGED_SEARCH_POSITIONS`). Quick:
     nothing is solved."""
-    from qarena.exact import by_search, check_fits
+    from qarena.exact import Oracle, check_fits
     from qarena.exact.book import SHIPPED
 
-    if not by_search(game):
+    if not Oracle.of(game).searched:
         if game.searchable:
             return None
         try:
@@ -402,10 +402,10 @@ def check_judged_curve(game: Game) -> None:
 def judging_bytes(game: Game) -> int:
     """What judging a network's curve allocates: the search's table on a board solved by
     search, else the game's tables (one of either per board and process: both are cached)."""
-    from qarena.exact import by_search
+    from qarena.exact import Oracle
     from qarena.exact.search import DEFAULT_TABLE_BYTES
 
-    return DEFAULT_TABLE_BYTES if by_search(game) else footprint(game, "tables").total
+    return DEFAULT_TABLE_BYTES if Oracle.of(game).searched else footprint(game, "tables").total
 
 
 def network_curve(net: NTupleNetwork, total: int, every: int | None, games: int) -> JudgedCurve:

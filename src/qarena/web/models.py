@@ -163,6 +163,23 @@ class OutcomeOut(BaseModel):
     plies: int = Field(description="Plies to the end with best play, the move the first")
 
 
+class OracleOut(BaseModel):
+    family: Literal["enumerated", "searched"] = Field(
+        description="The game's own family: enumerated (every position solved) or searched "
+        "(too big to enumerate: solved by search, one position at a time)"
+    )
+    route: Literal["enumerated", "searched"] = Field(
+        description="How this server answers it: the family's, or searched where enumerating "
+        "does not fit its memory"
+    )
+    need_bytes: int | None = Field(
+        default=None, description="Where the route differs: the bytes enumerating needs"
+    )
+    budget_bytes: int | None = Field(
+        default=None, description="Where the route differs: the memory this server can spare"
+    )
+
+
 class GameOut(BaseModel):
     id: str
     game: str
@@ -183,6 +200,7 @@ class GameOut(BaseModel):
     history: list[str]
     ai_move: str | None
     result: Literal["human", "ai", "draw"] | None
+    oracle: OracleOut = Field(description="How the game is answered exactly here")
 
 
 class JobOut(BaseModel):

@@ -4,6 +4,7 @@ timeout."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import secrets
 import threading
 import time
@@ -18,6 +19,7 @@ from qarena import threads
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import PerfectAgent, StrongestAgent
 from qarena.errors import MoveError, QarenaError
+from qarena.exact import Oracle
 from qarena.games import Move, Position, value_name
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
@@ -118,6 +120,12 @@ class Session(Kept, Match):
         """Whether the AI is perfect play (the solver), not a learned policy."""
         return isinstance(self.agent, PerfectAgent)
 
+    @functools.cached_property
+    def oracle(self) -> Oracle:
+        """How the game is answered here (enumerated or searched, and why this machine's route
+        differs from the game's own): read once, so it does not change under a game in play."""
+        return Oracle.of(self.game)
+
     @property
     def opponent(self) -> str:
         """Whom the person plays: "trained", "strongest", "perfect" or "network"."""
@@ -143,6 +151,7 @@ class Session(Kept, Match):
             "history": [game.format_move(m) for m in self.moves],
             "ai_move": None if reply is None else game.format_move(reply.move),
             "result": self.result(),
+            "oracle": self.oracle.record(),
         }
         if isinstance(agent, PerfectAgent) and not self.over:
             # Each move's exact outcome for the player to move: its value and plies to the end.

@@ -30,7 +30,7 @@ from fastapi import Request
 from qarena import threads
 from qarena.budget import memory_budget
 from qarena.errors import QarenaError
-from qarena.exact import Exact, Outcome, SearchSolution, by_search, oracle
+from qarena.exact import Exact, Oracle, Outcome, SearchSolution
 from qarena.exact.book import SHIPPED, shipped_book
 from qarena.exact.search import ENTRY_BYTES, LineSearcher, Searcher
 from qarena.games import Game, Move, Position
@@ -81,14 +81,16 @@ def offered_boards() -> tuple[str, ...]:
 def check_offered(game: Game) -> None:
     """Refuse, in one line that lists what is offered, perfect play of a board solved by search
     whose moves the web could not answer in time. Builds nothing."""
-    if by_search(game) and game.spec not in offered_boards():
-        raise QarenaError(
-            _(
-                "the web app offers perfect play by search only on boards it answers within "
-                "{seconds:g} s: {boards}; play {spec} against perfect play on the command line: "
-                "qarena play {spec} --opponent perfect"
-            ).format(seconds=MOVE_SECONDS, boards=", ".join(offered_boards()), spec=game.spec)
-        )
+    answers = Oracle.of(game)
+    if answers.searched and game.spec not in offered_boards():
+        text = _(
+            "the web app offers perfect play by search only on boards it answers within "
+            "{seconds:g} s: {boards}; play {spec} against perfect play on the command line: "
+            "qarena play {spec} --opponent perfect"
+        ).format(seconds=MOVE_SECONDS, boards=", ".join(offered_boards()), spec=game.spec)
+        if answers.reason is not None:  # searched only because it does not fit here: say so
+            text = _("{reason}; {search}").format(reason=answers.reason, search=text)
+        raise QarenaError(text)
 
 
 def solution_bytes(solution: Exact) -> int:
@@ -105,8 +107,9 @@ def solution_bytes(solution: Exact) -> int:
 def web_solution(game: Game) -> Exact:
     """A new solution of ``game`` with the web's table size (enumerated games: the solver's,
     cached per process)."""
-    if not by_search(game):
-        return oracle(game)
+    answers = Oracle.of(game)
+    if not answers.searched:
+        return answers.exact()
     if grid_of(game).gravity:
         entries = TABLE_BYTES // ENTRY_BYTES
         return SearchSolution(game, Searcher(game, entries=entries, book=shipped_book(game)))

@@ -24,7 +24,7 @@ from qarena.agents.strategies import (
 )
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
-from qarena.exact import by_search
+from qarena.exact import SEARCHED, Oracle
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
@@ -289,16 +289,19 @@ class Web:
             return self.network(game)
         if opponent == "perfect":
             return self.perfect(game, strongest=False)
-        if opponent == "strongest" or (opponent is None and by_search(game)):
+        # The family decides the default, not the memory free here: a searched board plays
+        # perfect play (no agent can be trained on it), an enumerated one its trained agent.
+        answers = Oracle.of(game)
+        if opponent == "strongest" or (opponent is None and answers.family == SEARCHED):
             return self.perfect(game)
         try:
             game = self.game(spec, stored=True)
         except QarenaError as e:
-            if by_search(game) and game.spec in offered_boards():
+            if answers.searched and game.spec in offered_boards():
                 raise QarenaError(
                     _("{why}; or play it against perfect play (the solver)").format(why=e)
                 ) from None
-            if by_search(game):  # perfect play of it is not offered here (check_offered)
+            if answers.searched:  # perfect play of it is not offered here (check_offered)
                 raise QarenaError(
                     _(
                         "{why}; or play it against perfect play on the command line: qarena "
@@ -337,7 +340,7 @@ class Web:
             if agent is not None:
                 self._perfect.move_to_end((game.spec, strongest))
                 return agent
-        if by_search(game):
+        if Oracle.of(game).searched:
             check_offered(game)
         else:
             size = self._over_budget(game)
@@ -362,14 +365,14 @@ class Web:
         if spec is None or opponent in ("trained", "network"):
             return False
         try:
-            return by_search(self._parse(spec))
+            return Oracle.of(self._parse(spec)).searched
         except QarenaError:
             return False
 
     def searching(self, session: Session, hint: bool = False) -> bool:
         """Whether serving ``session`` may search: perfect play of a board solved by search,
         or the solver's verdicts shown there (``hint``: whatever is shown after a toggle)."""
-        return (session.perfect or session.show_hint or hint) and by_search(session.game)
+        return (session.perfect or session.show_hint or hint) and Oracle.of(session.game).searched
 
     def new_game_state(self, body: NewGame) -> dict[str, Any] | Job:
         """:meth:`start_game`, and the new game's state (a search when perfect play opens),
@@ -478,12 +481,12 @@ class Web:
             )
         if agents:
             game = next(iter(agents.values())).game
-        elif by_search(self._parse(spec)):
+        elif Oracle.of(self._parse(spec)).searched:
             # Too big to enumerate, but the solver judges every move by search.
             game = self._parse(spec)
         else:
             game = self.game(spec)
-        if by_search(game):
+        if Oracle.of(game).searched:
             # Every move of a duel is judged by search: only where the web answers in time.
             check_offered(game)
         # The solver's answers from the kept solutions, within their bound on memory.

@@ -19,7 +19,7 @@ from qarena import threads
 from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
 from qarena.evaluate.svg import drawing_width, position_svg
-from qarena.exact import Exact, Outcome, by_search
+from qarena.exact import Exact, Oracle, Outcome
 from qarena.games import Game, value_name, value_word
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
@@ -524,7 +524,7 @@ async def watch_step(
             w.advance(ply)
 
     work = functools.partial(_watch_act, request, web, watch_id, step)
-    if by_search(web.watches.get(watch_id).game):
+    if Oracle.of(web.watches.get(watch_id).game).searched:
         return await web.searches.run(request, work)
     return await run_in_threadpool(work)
 

@@ -16,21 +16,19 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from qarena.agents.base import Rival
-from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import PerfectAgent, StrongestAgent
+from qarena.agents.base import Player, Rival
+from qarena.agents.players import TRAINED, load_file, opponent_of, player
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, styled, told_stop
 from qarena.errors import QarenaError, SpecError
 from qarena.evaluate.text import draw
-from qarena.exact import Exact, Outcome, by_search, oracle
+from qarena.exact import Exact, Outcome, oracle
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.learners import learner_class
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
@@ -119,8 +117,8 @@ def _trained(game: Game) -> Learner:
     return training.learner
 
 
-def _loaded(path: Path) -> Learner:
-    learner = load_learner(path)
+def _loaded(learner: Learner, path: Path) -> None:
+    """Says what the policy file held: its learner, how long it trained, how well it plays."""
     share = learner.optimality().share
     n = learner.episodes
     if share == 1.0:
@@ -144,39 +142,15 @@ def _loaded(path: Path) -> Learner:
         text.format(learner=learner.title, spec=learner.game.spec, file=path, count=n, share=share),
         soft_wrap=True,
     )
-    return learner
 
 
-def _searched(target: str) -> Game | None:
-    """The game TARGET names when it is a spec of a board too big to enumerate that search
-    solves: there perfect play is the opponent, since no agent can be trained on it."""
+def _spec_of(target: str) -> Game | None:
+    """The game TARGET names when it is a game spec; None when it is a policy file (an
+    existing file, or any name ending in .npz)."""
     if target.endswith(".npz") or is_file(target):
         return None
     try:
-        game = parse_spec(target)
-    except SpecError:
-        return None
-    return game if by_search(game) else None
-
-
-def _game_of(target: str) -> Game:
-    """The game TARGET names: a spec's (nothing trained: perfect play needs no agent), or the
-    game of the policy file."""
-    if not (target.endswith(".npz") or is_file(target)):
-        try:
-            return parse_spec(target)
-        except SpecError:
-            pass
-    return _agent(target).game
-
-
-def _agent(target: str) -> Learner:
-    """TARGET is a policy file (an existing file, or any name ending in .npz) or a game spec."""
-    path = Path(target)
-    if target.endswith(".npz") or is_file(target):
-        return _loaded(path)
-    try:
-        game = parse_spec(target)
+        return parse_spec(target)
     except SpecError:
         if is_dir(target):
             raise QarenaError(
@@ -185,7 +159,30 @@ def _agent(target: str) -> Learner:
         if "/" in target or os.sep in target:
             raise QarenaError(_("no such policy file: {file}").format(file=target)) from None
         raise
-    return _trained(game)
+
+
+def _from_file(target: str, seed: int | None) -> Rival:
+    """The player of the policy file TARGET, saying what was loaded: the file's own kind
+    decides (:func:`~qarena.agents.players.load_file`, as for every player's file)."""
+    loaded = load_file(target)
+    if isinstance(loaded, Learner):
+        _loaded(loaded, Path(target))
+    else:
+        err.print(
+            _(
+                "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
+            ).format(spec=loaded.game.spec, file=target, count=loaded.games),
+            soft_wrap=True,
+        )
+        loaded.name = os.path.basename(target)
+    return _rival(player(loaded, seed=seed))
+
+
+def _rival(found: Player) -> Rival:
+    """A player a person plays against: perfect play, a file's player and a learner's agent
+    all tell the moves they pick among (``Picks``)."""
+    assert isinstance(found, Rival), found
+    return found
 
 
 # --- the session -----------------------------------------------------------------------------
@@ -245,7 +242,7 @@ class _Session:
     def _verdicts(self, position: Position, beside_own: bool) -> dict[Move, Outcome]:
         """The solver's outcome of each move here, when it is asked for and the AI's own
         values shown ``beside_own`` do not already say it (perfect play's are the solver's)."""
-        if self.solution is None or (beside_own and isinstance(self.agent, PerfectAgent)):
+        if self.solution is None or (beside_own and self.agent.solution is not None):
             return {}
         return self.solution.move_outcomes(position)
 
@@ -479,37 +476,32 @@ def play_command(
         check_seed(seed)
     if sys.stdin is None or sys.stdin.closed:  # started with <&-: no one can type a move
         raise QarenaError(_("play reads your moves from standard input, which is closed"))
+    game = _spec_of(target)
+    # A spec meets the game's default opponent unless one is asked for (perfect play on a
+    # board solved by search, else an agent trained on the spot); a file plays as itself.
+    chosen = opponent_of(game, opponent) if game is not None else (opponent or TRAINED)
     agent: Rival
-    searched = _searched(target)
-    if opponent in ("perfect", "strongest") or (opponent is None and searched is not None):
-        game = searched if searched is not None else _game_of(target)
+    if chosen in ("perfect", "strongest"):
+        if game is None:
+            game = load_file(target).game
         announce(game)
-        if opponent == "perfect":
-            agent = PerfectAgent(game, seed)
+        agent = _rival(player(chosen, game, seed))
+        if chosen == "perfect":
             err.print(_("Playing against perfect play, by the solver."))
         else:
             # A person asking for perfect play gets it at its strongest (issue 36): the
             # fastest win, the longest resistance. "perfect" keeps picking at random.
-            agent = StrongestAgent(game, seed)
             err.print(
                 _(
                     "Playing against perfect play at its strongest, by the solver: the fastest "
                     "win, the longest resistance."
                 )
             )
-    elif (target.endswith(".npz") or is_file(target)) and is_network(target):
-        agent = load_network(target)
-        agent.name = os.path.basename(target)
+    elif game is None:
+        agent = _from_file(target, seed)
         game = agent.game
-        err.print(
-            _(
-                "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
-            ).format(spec=game.spec, file=target, count=agent.games),
-            soft_wrap=True,
-        )
     else:
-        agent = GreedyAgent(_agent(target))
-        game = agent.game
+        agent = _rival(player(_trained(game), seed=seed))
     solution = None
     if hint:
         announce(game)

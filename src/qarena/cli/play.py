@@ -17,7 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena.agents.base import Player, Rival
-from qarena.agents.players import TRAINED, load_file, opponent_of, player
+from qarena.agents.players import OPPONENTS, TRAINED, load_file, opponent_of, player
+from qarena.agents.strategies import NETWORK
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, styled, told_stop
 from qarena.errors import QarenaError, SpecError
@@ -33,7 +34,6 @@ from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
 FIRST = ("human", "ai", "random")
-OPPONENTS = ("trained", "strongest", "perfect")
 
 COMMANDS = gettext_noop(
     "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
@@ -183,6 +183,38 @@ def _rival(found: Player) -> Rival:
     all tell the moves they pick among (``Picks``)."""
     assert isinstance(found, Rival), found
     return found
+
+
+def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game, Rival]:
+    """The game and whom the person meets: a spec meets the game's default opponent unless
+    one is asked for (perfect play on a board solved by search, else an agent trained on the
+    spot, :func:`~qarena.agents.players.opponent_of`); a file plays as itself. Every player
+    comes from the one resolution, :func:`~qarena.agents.players.player`."""
+    game = _spec_of(target)
+    chosen = opponent_of(game, opponent) if game is not None else (opponent or TRAINED)
+    if chosen == TRAINED:
+        if game is None:
+            agent = _from_file(target, seed)
+            return agent.game, agent
+        return game, _rival(player(_trained(game), seed=seed))
+    if game is None:
+        game = load_file(target).game
+    announce(game)
+    agent = _rival(player(chosen, game, seed))
+    if chosen == NETWORK:
+        err.print(_("Playing against the n-tuple network shipped with qarena."))
+    elif chosen == "perfect":
+        err.print(_("Playing against perfect play, by the solver."))
+    else:
+        # A person asking for perfect play gets it at its strongest (issue 36): the
+        # fastest win, the longest resistance. "perfect" keeps picking at random.
+        err.print(
+            _(
+                "Playing against perfect play at its strongest, by the solver: the fastest "
+                "win, the longest resistance."
+            )
+        )
+    return game, agent
 
 
 # --- the session -----------------------------------------------------------------------------
@@ -454,8 +486,9 @@ def play_command(
             "--opponent",
             help="trained (an agent trained on the spot, or the policy file), strongest (the "
             "solver's perfect play that wins in the fewest moves and holds out longest when "
-            "lost; the default on boards solved by search) or perfect (the solver's perfect "
-            "play, any move that keeps the value, at random).",
+            "lost; the default on boards solved by search), perfect (the solver's perfect "
+            "play, any move that keeps the value, at random) or network (the n-tuple network "
+            "shipped for classic Connect Four).",
         ),
     ] = None,
 ) -> int:
@@ -476,32 +509,7 @@ def play_command(
         check_seed(seed)
     if sys.stdin is None or sys.stdin.closed:  # started with <&-: no one can type a move
         raise QarenaError(_("play reads your moves from standard input, which is closed"))
-    game = _spec_of(target)
-    # A spec meets the game's default opponent unless one is asked for (perfect play on a
-    # board solved by search, else an agent trained on the spot); a file plays as itself.
-    chosen = opponent_of(game, opponent) if game is not None else (opponent or TRAINED)
-    agent: Rival
-    if chosen in ("perfect", "strongest"):
-        if game is None:
-            game = load_file(target).game
-        announce(game)
-        agent = _rival(player(chosen, game, seed))
-        if chosen == "perfect":
-            err.print(_("Playing against perfect play, by the solver."))
-        else:
-            # A person asking for perfect play gets it at its strongest (issue 36): the
-            # fastest win, the longest resistance. "perfect" keeps picking at random.
-            err.print(
-                _(
-                    "Playing against perfect play at its strongest, by the solver: the fastest "
-                    "win, the longest resistance."
-                )
-            )
-    elif game is None:
-        agent = _from_file(target, seed)
-        game = agent.game
-    else:
-        agent = _rival(player(_trained(game), seed=seed))
+    game, agent = _opponent(target, opponent, seed)
     solution = None
     if hint:
         announce(game)

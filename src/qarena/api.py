@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from qarena.agents.base import Player
-from qarena.agents.greedy import GreedyAgent
 from qarena.agents.opponents import move_mask
-from qarena.agents.players import PlayerLike, no_game
+from qarena.agents.players import PlayerLike, canonical, load_file, no_game
 from qarena.agents.players import player as _player
-from qarena.agents.strategies import NETWORK, builtin_game, is_builtin
+from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate import display
@@ -47,14 +46,12 @@ from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
 from qarena.learn.base import Learner
-from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.learners import save_learner
 from qarena.learn.ntuple import (
     NetworkConfig,
     NTupleNetwork,
     default_config,
     default_games,
-    is_network,
-    load_network,
     save_network,
 )
 from qarena.learn.presets import resolve as resolve_preset
@@ -130,8 +127,7 @@ def board(
     own = found.values(where)
     if own is None:
         raise QarenaError(_("{player} has no values to show").format(player=found.name))
-    text = found.learner.format_value if isinstance(found, GreedyAgent) else None
-    return Board(g, where, own, text)
+    return Board(g, where, own, found.format_value)
 
 
 @_python
@@ -159,14 +155,9 @@ def solution(spec: GameLike) -> Exact:
 def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner | NTupleNetwork:
     """A learner saved in a policy file, or an n-tuple network saved by ``qarena train
     --learner ntuple`` (checked to be of ``spec``'s game when given)."""
-    g = None if spec is None else game(spec)
-    if os.fspath(path) == NETWORK:  # the shipped network, by its name (a file so named: ./network)
-        net = _player(NETWORK, g)
-        assert isinstance(net, NTupleNetwork)
-        return net
-    if is_network(path):
-        return load_network(path, g)
-    return load_learner(path, g)
+    # The file's own kind decides, as for every player's file; ``network`` is the shipped one
+    # (a file so named: ./network).
+    return load_file(path, None if spec is None else game(spec))
 
 
 @_python
@@ -506,8 +497,7 @@ def compete(
         return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both, answers)
     games = answers.games if games is None else games
     check_count("games", games, MAX_GAMES)
-    canonical = all(p.learner.config.canonical for p in both if isinstance(p, GreedyAgent))
-    tables = game_tables(g, canonical)
+    tables = game_tables(g, canonical(both))
     ma, mb = (move_mask(tables, p) for p in both)
     a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
     b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
@@ -537,7 +527,7 @@ def players(
             raise no_game(_name(a, None), _name(b, None))
         seat_seed = None if seed is None else seed + i
         one = _player(x, g, seat_seed)
-        if isinstance(one, GreedyAgent) and seat_seed is not None:
+        if seat_seed is not None:  # a player given as it is draws from the seat's seed too
             one = one.seeded(seat_seed)
         g = one.game
         found[i] = one

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import copy
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from qarena.exact.solver import Mover
 from qarena.games.base import Game, Move, Position
+from qarena.games.picking import Picks
+from qarena.i18n import ngettext
 from qarena.learn.base import Learner
 
 
 @dataclass
-class GreedyAgent:
+class GreedyAgent(Picks):
     """Plays the learner's greedy move, uniformly among ties (drawn from its own generator,
-    seeded by ``seed``); shows its value of each move. A :class:`~qarena.agents.base.Player`."""
+    seeded by ``seed``); shows its value of each move. A :class:`~qarena.agents.base.Rival`."""
 
     learner: Learner
     name: str = ""  # "" : the learner's kind
@@ -41,16 +41,6 @@ class GreedyAgent:
 
         return cls(load_learner(path, game), os.path.basename(os.fspath(path)), seed)
 
-    def seeded(self, seed: int | None, name: str | None = None) -> GreedyAgent:
-        """The same agent (its tables shared, not copied) drawing from a generator of its own
-        seeded by ``seed``: one per game, so games never share a generator."""
-        other = copy.copy(self)
-        other.seed = seed
-        other.rng = np.random.default_rng(seed)
-        if name is not None:
-            other.name = name
-        return other
-
     @property
     def game(self) -> Game:
         return self.learner.game
@@ -65,11 +55,6 @@ class GreedyAgent:
         """The greedy move, uniformly among ties, drawn from the agent's own generator."""
         return self.pick(position, self.rng)
 
-    def pick(self, position: Position, rng: np.random.Generator) -> Move:
-        """The greedy move, uniformly among ties, drawn from ``rng``."""
-        moves = self.choices(position)
-        return moves[int(rng.integers(len(moves)))]
-
     def choices(self, position: Position) -> list[Move]:
         """The greedy moves it picks among, in the frame of ``position``."""
         row, frame = self._frame(position)
@@ -82,44 +67,44 @@ class GreedyAgent:
 
     def values(self, position: Position) -> dict[Move, float]:
         """:meth:`value` of each legal move, in the game's order of moves."""
-        return self.move_values(position)
-
-    def move_values(self, position: Position) -> dict[Move, float]:
-        """:meth:`value` of each legal move, in the game's order of moves."""
         row, frame = self._frame(position)
         return {
             m: float(self.table[row, frame[m]]) if m in frame else float("nan")
             for m in self.game.legal_moves(position)
         }
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays it holds with its learner's and its game's tables (an array
+        shared or viewed counted once): what keeping it loaded costs."""
+        arrays: dict[int, np.ndarray] = {}
+        for owner in (self, self.learner, self.learner.tables):
+            for value in vars(owner).values():
+                if isinstance(value, np.ndarray):
+                    base = value.base if isinstance(value.base, np.ndarray) else value
+                    arrays[id(base)] = base
+        return sum(a.nbytes for a in arrays.values())
+
     def mask(self) -> np.ndarray:
         """The moves it picks among in every row of its learner's tables."""
         return self.best
-
-    def best_at(self, position: Position) -> tuple[Move, ...]:
-        """The greedy moves it picks among here (:meth:`would_play`), in the game's order."""
-        row, frame = self._frame(position)
-        return tuple(
-            m for m in self.game.legal_moves(position) if m in frame and self.best[row, frame[m]]
-        )
 
     @property
     def value_heading(self) -> str:
         """What its values are called in a table (the learner's kind of value)."""
         return self.learner.value_heading
 
-    def format_value(self, value: float) -> str:
-        return self.learner.format_value(value)
-
-    def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str:
-        """Its value of ``move`` for whoever makes it, as its learner writes values."""
-        return self.learner.format_value(self.value(position, move))
+    def format_value(self, value: float, compact: bool = False) -> str:
+        """One value as its learner writes values."""
+        return self.learner.format_value(value, compact)
 
     def value_legend(self) -> str:
         """What its values mean, for a note under them."""
         return self.learner.value_legend()
 
-    def would_play(self, position: Position, move: Move) -> bool:
-        """Is ``move`` one of the greedy moves the agent picks among here?"""
-        row, frame = self._frame(position)
-        return move in frame and bool(self.best[row, frame[move]])
+    def describe(self) -> str:
+        """Its learner and how long it trained: ``q, 30,000 episodes``."""
+        learner = self.learner
+        return ngettext(
+            "{learner}, {count:,} episode", "{learner}, {count:,} episodes", learner.episodes
+        ).format(learner=learner.kind, count=learner.episodes)

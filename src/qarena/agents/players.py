@@ -1,10 +1,13 @@
-"""Every kind of player as a :class:`~qarena.agents.base.Player`, and the one lookup by name.
+"""Every kind of player as a :class:`~qarena.agents.base.Player`, and the one resolution of a
+player, which the command line, the web app, the Python API and the environments all use.
 
 ``player(x, game)`` takes whatever a person has at hand: a player already, a built-in's name
-(``random``, ``perfect``, ``strongest``, a rule player), a policy file's path, a learner, a
-function from a position to a move, or a table (dict) of positions to moves. A name is read one way
-everywhere: a built-in's name is the built-in (:func:`~qarena.agents.strategies.is_builtin`),
-anything else is a path.
+(``random``, ``perfect``, ``strongest``, a rule player, ``network``), a policy file's path (a
+table learner's or an n-tuple network's: the file's own kind decides, read once, in
+:func:`load_file`), a learner, a function from a position to a move, or a table (dict) of
+positions to moves. A name is read one way everywhere: a built-in's name is the built-in
+(:func:`~qarena.agents.strategies.is_builtin`), anything else is a path. Whom a person meets
+when they name no opponent is :func:`opponent_of`'s answer, given once here.
 """
 
 from __future__ import annotations
@@ -18,24 +21,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from qarena.agents.base import Player
+from qarena.agents.base import OwnPlayer, Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import (
+    NETWORK,
     STRATEGIES,
     builtin_game,
     is_builtin,
     make_agent,
     named_players,
+    shipped,
 )
 from qarena.errors import QarenaError, echo_value
+from qarena.exact import Exact, Oracle
 from qarena.games.base import Game, Move, Position
+from qarena.games.picking import Shows
 from qarena.i18n import _, gettext_noop, ngettext, spoken
 from qarena.learn.base import Learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
 
 #: What :func:`player` turns into a player.
 PlayerLike = (
-    Player
+    OwnPlayer
     | str
     | os.PathLike[str]
     | Learner
@@ -75,7 +82,7 @@ def _read_move(game: Game, position: Position, move: object, who: str) -> Move:
 
 
 @dataclass
-class FunctionPlayer:
+class FunctionPlayer(Shows):
     """A plain function of the position (and, if it has a second parameter without a default,
     the legal moves) that returns a move, as the game's move or its text. Its moves are
     checked. A function with a parameter named ``rng`` is given a :class:`random.Random`
@@ -115,12 +122,9 @@ class FunctionPlayer:
             move = self.function(position, **extra)
         return _read_move(self.game, position, move, self.name)
 
-    def values(self, position: Position) -> None:
-        return None
-
 
 @dataclass
-class TablePlayer:
+class TablePlayer(Shows):
     """A table of positions to moves (as the game's moves or their text); a position the
     table lacks is an error naming it."""
 
@@ -137,12 +141,9 @@ class TablePlayer:
             )
         return _read_move(self.game, position, self.table[position], self.name)
 
-    def values(self, position: Position) -> None:
-        return None
-
 
 @dataclass
-class ScriptPlayer:
+class ScriptPlayer(Shows):
     """Moves written down in advance (``["3:2", "1:1"]``), played in turn each time it is
     asked: a person's side of a scripted game. Running out of moves is an error."""
 
@@ -164,8 +165,31 @@ class ScriptPlayer:
         self.played += 1
         return move
 
-    def values(self, position: Position) -> None:
-        return None
+
+@dataclass
+class Adapted(Shows):
+    """A person's own player object (``name``, ``game``, ``act``, ``values``) with the rest of
+    the protocol's defaults: its moves and values are its own."""
+
+    own: OwnPlayer
+
+    @property
+    def name(self) -> str:
+        return self.own.name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.own.name = value
+
+    @property
+    def game(self) -> Game:
+        return self.own.game
+
+    def act(self, position: Position) -> Move:
+        return self.own.act(position)
+
+    def values(self, position: Position) -> dict[Move, float] | None:
+        return self.own.values(position)
 
 
 def is_policy_path(name: str) -> bool:
@@ -173,14 +197,34 @@ def is_policy_path(name: str) -> bool:
     return os.path.exists(name) or name.endswith(".npz")
 
 
-def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
-    """The player a file holds: an n-tuple network, or a learner's greedy agent (whose loader
-    refuses what is neither, in one line)."""
+def load_file(
+    path: str | os.PathLike[str], game: Game | None = None, budget: int | None = None
+) -> Learner | NTupleNetwork:
+    """What a policy file holds, by the file's own kind, read once here: an n-tuple network
+    (held to the memory ``budget`` when given, the machine's otherwise) or a table learner,
+    whose loader refuses what is neither, in one line. ``game``, when given, is the game it
+    must play. The name ``network`` is the network shipped with qarena, as for
+    :func:`player` (a file so named is given as a path, ``./network``)."""
+    if os.fspath(path) == NETWORK:
+        found = game or builtin_game(NETWORK)
+        assert found is not None  # the shipped network's board
+        return shipped(found)
     if is_network(path):
-        net = load_network(path, game)
-        net.name = os.path.basename(path)
-        return net
-    return GreedyAgent.load(path, game, seed)
+        return load_network(path, game, budget)
+    from qarena.learn.learners import load_learner
+
+    return load_learner(path, game)
+
+
+def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
+    """The player a file holds, named by the file's name: an n-tuple network, or a learner's
+    greedy agent."""
+    found = load_file(path, game)
+    name = os.path.basename(path)
+    if isinstance(found, Learner):
+        return GreedyAgent(found, name, seed)
+    found.name = name
+    return found
 
 
 def no_game(a: str, b: str | None = None) -> QarenaError:
@@ -201,13 +245,13 @@ def no_game(a: str, b: str | None = None) -> QarenaError:
     return QarenaError(text.format(player=a, a=a, b=b))
 
 
-def _named(name: str, game: Game | None, seed: int | None) -> Player:
+def _named(name: str, game: Game | None, seed: int | None, solution: Exact | None) -> Player:
     """A built-in by its name, or the agent of a policy file."""
     if is_builtin(name):
         game = game or builtin_game(name)
         if game is None:
             raise no_game(name)
-        return make_agent(name, game, seed)
+        return make_agent(name, game, seed, solution)
     if not is_policy_path(name):
         # The game's own players when it is known: not Nim's rule players for Connect Four.
         names = STRATEGIES if game is None else named_players(game)
@@ -241,17 +285,28 @@ def _needs(game: Game | None, why: str) -> Game:
     return game
 
 
-def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> Player:
-    """``x`` as a player of ``game``.
+def player(
+    x: PlayerLike,
+    game: Game | None = None,
+    seed: int | None = None,
+    *,
+    solution: Exact | None = None,
+) -> Player:
+    """``x`` as a player of ``game``: the one resolution of a player, for the command line,
+    the web app, the Python API and the environments alike.
 
-    - a :class:`~qarena.agents.base.Player`: itself (its game must be ``game``);
+    - a :class:`~qarena.agents.base.Player`: itself (its game must be ``game``); a person's
+      own object with ``name``, ``game``, ``act`` and ``values``: itself, with the protocol's
+      defaults for how its values read;
     - a built-in's name (``random``, ``perfect``, ``strongest``, ``bouton``, ``subtraction``,
       ``poles``, ``poles-strict``): that player, seeded by ``seed`` (``perfect`` picks at
       random among the moves that keep the value, ``strongest`` among those the fastest win
-      or the slowest loss); ``network``: the n-tuple network
-      shipped for classic Connect Four (its game may be left out);
-    - any other text, or a path: the trained agent of that policy file (a file named like a
-      built-in is given as a path, ``./random``);
+      or the slowest loss; both answer from ``solution`` when given, else from the game's
+      oracle); ``network``: the n-tuple network shipped for classic Connect Four (its game
+      may be left out);
+    - any other text, or a path: the player of that policy file, by the file's own kind (a
+      table learner's greedy agent, or an n-tuple network), named by the file's name (a file
+      named like a built-in is given as a path, ``./random``);
     - a learner: its trained agent;
     - a dict of positions to moves, or a function of the position (or of the position and
       the legal moves) returning a move; a function with a parameter ``rng`` is passed a
@@ -262,9 +317,11 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
     if isinstance(x, Learner):
         found: Player = GreedyAgent(x, seed=seed)
     elif isinstance(x, str | os.PathLike):
-        found = _named(os.fspath(x), game, seed)
+        found = _named(os.fspath(x), game, seed, solution)
     elif isinstance(x, Player):
         found = x
+    elif isinstance(x, OwnPlayer):
+        found = Adapted(x)
     else:
         found = _made(x, game, seed)
     if game is not None and found.game.spec != game.spec:
@@ -276,11 +333,49 @@ def player(x: PlayerLike, game: Game | None = None, seed: int | None = None) -> 
     return found
 
 
+def own_learner(who: Player) -> Learner | None:
+    """The learner whose tables ``who`` plays greedily from, when it is a trained table
+    agent: judging and matches then read those tables as they are (exact, and fast); None
+    for any other player, which is read move by move."""
+    return who.learner if isinstance(who, GreedyAgent) else None
+
+
+def canonical(players: Sequence[Player]) -> bool:
+    """Whether a match of ``players`` may be played over symmetry classes: unless a trained
+    agent among them learned every position apart (its tables then are not canonical)."""
+    return all(own.config.canonical for p in players if (own := own_learner(p)) is not None)
+
+
+#: The opponents a person may ask for by name when they play (``qarena play --opponent``,
+#: the web's form and API): an agent trained for the game, perfect play at its strongest or
+#: picking at random, and the shipped n-tuple network.
+TRAINED = "trained"
+OPPONENTS = (TRAINED, "strongest", "perfect", "network")
+
+
+def opponent_of(game: Game, asked: str | None = None) -> str:
+    """Whom a person playing ``game`` meets: ``asked`` when they said (one of
+    :data:`OPPONENTS`), else the game's default, decided here and nowhere else: perfect play
+    at its strongest on a board solved by search, where no agent can be trained, and an agent
+    trained for the game (``"trained"``, which the caller finds or trains) everywhere else."""
+    if asked is not None:
+        return asked
+    # The game's oracle says how it is answered here (qarena.exact.Oracle.opponent).
+    return "strongest" if Oracle.of(game).opponent == "perfect" else TRAINED
+
+
 __all__ = [
+    "OPPONENTS",
+    "TRAINED",
+    "Adapted",
     "FunctionPlayer",
     "PlayerLike",
     "ScriptPlayer",
     "TablePlayer",
+    "canonical",
     "is_policy_path",
+    "load_file",
+    "opponent_of",
+    "own_learner",
     "player",
 ]

@@ -4,6 +4,7 @@ people use."""
 from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -11,9 +12,13 @@ from qarena.agents.base import Player
 from qarena.errors import QarenaError
 from qarena.exact import Exact, Outcome, oracle
 from qarena.exact.solver import Mover
-from qarena.games.base import DRAW, WIN, Game, Move, Position, value_word
+from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
+from qarena.games.picking import Picks, Shows
 from qarena.i18n import _
+
+if TYPE_CHECKING:
+    from qarena.learn.ntuple import NTupleNetwork
 
 
 def _legal(game: Game, position: Position) -> list[Move]:
@@ -28,7 +33,7 @@ def _legal(game: Game, position: Position) -> list[Move]:
 
 
 @dataclass
-class RandomAgent:
+class RandomAgent(Picks):
     """Uniform among legal moves."""
 
     game: Game
@@ -40,12 +45,8 @@ class RandomAgent:
         self.rng = np.random.default_rng(self.seed)
 
     def act(self, position: Position) -> Move:
-        moves = _legal(self.game, position)
-        return moves[int(self.rng.integers(len(moves)))]
-
-    def values(self, position: Position) -> None:
-        """Random play has no values."""
-        return None
+        _legal(self.game, position)
+        return self.pick(position, self.rng)
 
     def choices(self, position: Position) -> list[Move]:
         """The moves it picks among: every legal move."""
@@ -53,7 +54,7 @@ class RandomAgent:
 
 
 @dataclass
-class PerfectAgent:
+class PerfectAgent(Picks):
     """Uniform among the moves that keep the position's game-theoretic value. Its answers come
     from ``oracle(game)``, or from ``given`` (the web app's solutions, bounded in memory)."""
 
@@ -70,8 +71,7 @@ class PerfectAgent:
 
     def act(self, position: Position) -> Move:
         _legal(self.game, position)
-        moves = self.choices(position)
-        return moves[int(self.rng.integers(len(moves)))]
+        return self.pick(position, self.rng)
 
     def values(self, position: Position) -> dict[Move, float]:
         """The solver's value of each legal move for the mover: 1 win, 0 draw, -1 loss."""
@@ -88,20 +88,6 @@ class PerfectAgent:
     def value_heading(self) -> str:
         return _("verdict")
 
-    def pick(self, position: Position, rng: np.random.Generator) -> Move:
-        """A move that keeps the value, uniformly among them, drawn from ``rng``."""
-        moves = self.choices(position)
-        return moves[int(rng.integers(len(moves)))]
-
-    def move_values(self, position: Position) -> dict[Move, float]:
-        return self.values(position)
-
-    def best_at(self, position: Position) -> tuple[Move, ...]:
-        return tuple(self.choices(position))
-
-    def format_value(self, value: float) -> str:
-        return value_word(int(value))
-
     def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str:
         """Where ``move`` leads with best play, from the side of ``mover`` (who makes it),
         with the winner's moves to the end: "win in 3 of your moves"."""
@@ -113,9 +99,6 @@ class PerfectAgent:
             "The solver's verdicts: where each move leads when both sides play perfectly from "
             "then on, and in how many moves the winner wins (the fastest win, the slowest loss)."
         )
-
-    def would_play(self, position: Position, move: Move) -> bool:
-        return move in self.choices(position)
 
 
 def strongest_moves(outcomes: dict[Move, Outcome]) -> list[Move]:
@@ -160,7 +143,7 @@ _PLAYS = {"bouton": "nim", "poles": "nim", "poles-strict": "nim", "subtraction":
 
 
 @dataclass
-class RuleAgent:
+class RuleAgent(Shows):
     """A closed-form player the game names (``game.rule_players``); the game makes its moves.
     No table, no search."""
 
@@ -176,10 +159,6 @@ class RuleAgent:
     def act(self, position: Position) -> Move:
         _legal(self.game, position)
         return self.game.rule_move(self.name, position)
-
-    def values(self, position: Position) -> None:
-        """A rule has no values."""
-        return None
 
 
 @dataclass
@@ -291,35 +270,44 @@ def named_players(game: Game) -> tuple[str, ...]:
     return (*players_of(game), *((NETWORK,) if game.spec in SHIPPED else ()))
 
 
-def make_agent(name: str, game: Game, seed: int | None = None) -> Player:
-    """A player by name: random, perfect, strongest, one of the game's rule players (bouton,
-    subtraction, poles...), or else a policy file's path (:func:`qarena.agents.players.player`,
-    which also takes learners, functions and tables)."""
+def shipped(game: Game) -> NTupleNetwork:
+    """The n-tuple network shipped for ``game``, named ``network``; refused in one line naming
+    the boards it plays and the game's own players where none is."""
+    from qarena.learn.ntuple import shipped_network
+
+    net = shipped_network(game)
+    if net is None:
+        raise QarenaError(
+            _("{name} plays {spec} only; the players of {game} are {names}").format(
+                name=NETWORK,
+                spec=", ".join(_shipped_specs()),
+                game=game.spec,
+                names=", ".join(named_players(game)),
+            )
+        )
+    net.name = NETWORK
+    return net
+
+
+def make_agent(
+    name: str, game: Game, seed: int | None = None, solution: Exact | None = None
+) -> Player:
+    """A player by name: random, perfect, strongest (answering from ``solution`` when given),
+    one of the game's rule players (bouton, subtraction, poles...), or else a policy file's
+    path (:func:`qarena.agents.players.player`, which also takes learners, functions and
+    tables)."""
     if not is_builtin(name) and name not in game.rule_players:
         from qarena.agents.players import player
 
         return player(name, game, seed)
     if name == NETWORK:
-        from qarena.learn.ntuple import shipped_network
-
-        net = shipped_network(game)
-        if net is None:
-            raise QarenaError(
-                _("{name} plays {spec} only; the players of {game} are {names}").format(
-                    name=NETWORK,
-                    spec=", ".join(_shipped_specs()),
-                    game=game.spec,
-                    names=", ".join(named_players(game)),
-                )
-            )
-        net.name = NETWORK
-        return net
+        return shipped(game)
     if name == "random":
         return RandomAgent(game, seed)
     if name == "perfect":
-        return PerfectAgent(game, seed)
+        return PerfectAgent(game, seed, given=solution)
     if name == "strongest":
-        return StrongestAgent(game, seed)
+        return StrongestAgent(game, seed, given=solution)
     if name == "bouton":
         return BoutonAgent(game)
     if name == "subtraction":

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena import api
-from qarena.agents.players import no_game
+from qarena.agents.players import load_file, no_game
 from qarena.agents.players import player as make_player
 from qarena.agents.strategies import builtin_game, is_builtin, players_of
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed, format_bytes
@@ -45,8 +45,8 @@ from qarena.exact.space import game_tables
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.learners import learner_class
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.presets import record_text
 from qarena.match.duel import about
 from qarena.training.run import check_versus, matrix_row
@@ -275,8 +275,9 @@ def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learn
             spec=game.spec,
         )
         return policy, game, heading
-    if is_network(policy):
-        net = load_network(policy, parse_spec(spec) if spec is not None else None)
+    loaded = load_file(policy, parse_spec(spec) if spec is not None else None)
+    if not isinstance(loaded, Learner):
+        net = loaded
         heading = styled(
             ngettext(
                 "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
@@ -288,7 +289,7 @@ def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learn
             count=net.games,
         )
         return net, net.game, heading
-    learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
+    learner = loaded
     game = learner.game
     heading = styled(
         ngettext(

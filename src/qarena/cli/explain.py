@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from qarena.agents.players import load_file
 from qarena.budget import MAX_LISTED, check_count
 from qarena.cli.common import PositionOpt, SpecArg, announce, app, out, route, styled
 from qarena.errors import QarenaError
@@ -30,9 +31,9 @@ from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name
 from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
+from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.ntuple import NTupleNetwork
 
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.
@@ -472,10 +473,8 @@ def explain_command(
     if policy is not None or not has_theory(game):
         # Nim and subtraction need no solver to be explained, however large.
         announce(game)
-        if policy is not None and is_network(policy):
-            learner = load_network(policy, game)
-        elif policy is not None:
-            learner = load_learner(policy, game)
+        if policy is not None:
+            learner = load_file(policy, game)  # the file's own kind decides
         solution = route(game).exact()  # says why where this machine searches it
     e = explain(game, pos, solution)
     verdict = None

@@ -14,6 +14,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from qarena.agents.players import load_file
 from qarena.budget import check_count
 from qarena.cli.common import PolicyArg, announce, app, err, out, route, styled, title
 from qarena.errors import QarenaError
@@ -23,8 +24,7 @@ from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
-from qarena.learn.learners import load_learner
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.ntuple import NTupleNetwork
 
 #: Most entries ``--top`` shows at each end.
 MAX_TOP = 1000
@@ -91,7 +91,8 @@ def table_command(
         check_count("--top", top, MAX_TOP)
     if csv_target is not None and csv_target != "-":
         check_target(csv_target, [policy])  # before the policy is even read
-    if is_network(policy):
+    learner = load_file(policy)  # the file's own kind decides, read once
+    if not isinstance(learner, Learner):
         if top is not None or csv_target is not None:
             raise QarenaError(
                 _(
@@ -99,9 +100,8 @@ def table_command(
                     "--position shows its values of one position's moves"
                 ).format(file=policy)
             )
-        _network_table(load_network(policy), position)
+        _network_table(learner, position)
         return
-    learner = load_learner(policy)
     if csv_target is not None:
         rows = _write_csv(csv_target, learner, policy)
         if csv_target != "-":

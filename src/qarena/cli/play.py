@@ -16,9 +16,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from qarena.agents.base import Rival
-from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import PerfectAgent, StrongestAgent
+from qarena.agents.base import Player, Rival
+from qarena.agents.players import OPPONENTS, TRAINED, load_file, opponent_of, player
+from qarena.agents.strategies import NETWORK
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, route, styled, told_stop
 from qarena.errors import QarenaError, SpecError
@@ -29,13 +29,11 @@ from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.learners import learner_class
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
 FIRST = ("human", "ai", "random")
-OPPONENTS = ("trained", "strongest", "perfect")
 
 COMMANDS = gettext_noop(
     "Commands: u undoes your last move and the AI's reply, ? shows this help, q quits."
@@ -119,8 +117,8 @@ def _trained(game: Game) -> Learner:
     return training.learner
 
 
-def _loaded(path: Path) -> Learner:
-    learner = load_learner(path)
+def _loaded(learner: Learner, path: Path) -> None:
+    """Says what the policy file held: its learner, how long it trained, how well it plays."""
     share = learner.optimality().share
     n = learner.episodes
     if share == 1.0:
@@ -144,40 +142,15 @@ def _loaded(path: Path) -> Learner:
         text.format(learner=learner.title, spec=learner.game.spec, file=path, count=n, share=share),
         soft_wrap=True,
     )
-    return learner
 
 
-def _searched(target: str) -> Game | None:
-    """The game TARGET names when it is a spec of a board its oracle searches here (too big to
-    enumerate, or to enumerate on this machine, which it then says): there perfect play is the
-    opponent, since no agent can be trained on it."""
+def _spec_of(target: str) -> Game | None:
+    """The game TARGET names when it is a game spec; None when it is a policy file (an
+    existing file, or any name ending in .npz)."""
     if target.endswith(".npz") or is_file(target):
         return None
     try:
-        game = parse_spec(target)
-    except SpecError:
-        return None
-    return game if route(game).opponent == "perfect" else None
-
-
-def _game_of(target: str) -> Game:
-    """The game TARGET names: a spec's (nothing trained: perfect play needs no agent), or the
-    game of the policy file."""
-    if not (target.endswith(".npz") or is_file(target)):
-        try:
-            return parse_spec(target)
-        except SpecError:
-            pass
-    return _agent(target).game
-
-
-def _agent(target: str) -> Learner:
-    """TARGET is a policy file (an existing file, or any name ending in .npz) or a game spec."""
-    path = Path(target)
-    if target.endswith(".npz") or is_file(target):
-        return _loaded(path)
-    try:
-        game = parse_spec(target)
+        return parse_spec(target)
     except SpecError:
         if is_dir(target):
             raise QarenaError(
@@ -186,7 +159,64 @@ def _agent(target: str) -> Learner:
         if "/" in target or os.sep in target:
             raise QarenaError(_("no such policy file: {file}").format(file=target)) from None
         raise
-    return _trained(game)
+
+
+def _from_file(target: str, seed: int | None) -> Rival:
+    """The player of the policy file TARGET, saying what was loaded: the file's own kind
+    decides (:func:`~qarena.agents.players.load_file`, as for every player's file)."""
+    loaded = load_file(target)
+    if isinstance(loaded, Learner):
+        _loaded(loaded, Path(target))
+    else:
+        err.print(
+            _(
+                "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
+            ).format(spec=loaded.game.spec, file=target, count=loaded.games),
+            soft_wrap=True,
+        )
+        loaded.name = os.path.basename(target)
+    return _rival(player(loaded, seed=seed))
+
+
+def _rival(found: Player) -> Rival:
+    """A player a person plays against: perfect play, a file's player and a learner's agent
+    all tell the moves they pick among (``Picks``)."""
+    assert isinstance(found, Rival), found
+    return found
+
+
+def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game, Rival]:
+    """The game and whom the person meets: a spec meets the game's default opponent unless
+    one is asked for (perfect play on a board solved by search, else an agent trained on the
+    spot, :func:`~qarena.agents.players.opponent_of`); a file plays as itself. Every player
+    comes from the one resolution, :func:`~qarena.agents.players.player`."""
+    game = _spec_of(target)
+    if game is not None:
+        route(game)  # says why where this machine searches a game enumerated elsewhere
+    chosen = opponent_of(game, opponent) if game is not None else (opponent or TRAINED)
+    if chosen == TRAINED:
+        if game is None:
+            agent = _from_file(target, seed)
+            return agent.game, agent
+        return game, _rival(player(_trained(game), seed=seed))
+    if game is None:
+        game = load_file(target).game
+    announce(game)
+    agent = _rival(player(chosen, game, seed))
+    if chosen == NETWORK:
+        err.print(_("Playing against the n-tuple network shipped with qarena."))
+    elif chosen == "perfect":
+        err.print(_("Playing against perfect play, by the solver."))
+    else:
+        # A person asking for perfect play gets it at its strongest (issue 36): the
+        # fastest win, the longest resistance. "perfect" keeps picking at random.
+        err.print(
+            _(
+                "Playing against perfect play at its strongest, by the solver: the fastest "
+                "win, the longest resistance."
+            )
+        )
+    return game, agent
 
 
 # --- the session -----------------------------------------------------------------------------
@@ -246,7 +276,7 @@ class _Session:
     def _verdicts(self, position: Position, beside_own: bool) -> dict[Move, Outcome]:
         """The solver's outcome of each move here, when it is asked for and the AI's own
         values shown ``beside_own`` do not already say it (perfect play's are the solver's)."""
-        if self.solution is None or (beside_own and isinstance(self.agent, PerfectAgent)):
+        if self.solution is None or (beside_own and self.agent.solution is not None):
             return {}
         return self.solution.move_outcomes(position)
 
@@ -458,8 +488,9 @@ def play_command(
             "--opponent",
             help="trained (an agent trained on the spot, or the policy file), strongest (the "
             "solver's perfect play that wins in the fewest moves and holds out longest when "
-            "lost; the default on boards solved by search) or perfect (the solver's perfect "
-            "play, any move that keeps the value, at random).",
+            "lost; the default on boards solved by search), perfect (the solver's perfect "
+            "play, any move that keeps the value, at random) or network (the n-tuple network "
+            "shipped for classic Connect Four).",
         ),
     ] = None,
 ) -> int:
@@ -480,42 +511,12 @@ def play_command(
         check_seed(seed)
     if sys.stdin is None or sys.stdin.closed:  # started with <&-: no one can type a move
         raise QarenaError(_("play reads your moves from standard input, which is closed"))
-    agent: Rival
-    searched = _searched(target)
-    if opponent in ("perfect", "strongest") or (opponent is None and searched is not None):
-        game = searched if searched is not None else _game_of(target)
-        announce(game)
-        if opponent == "perfect":
-            agent = PerfectAgent(game, seed)
-            err.print(_("Playing against perfect play, by the solver."))
-        else:
-            # A person asking for perfect play gets it at its strongest (issue 36): the
-            # fastest win, the longest resistance. "perfect" keeps picking at random.
-            agent = StrongestAgent(game, seed)
-            err.print(
-                _(
-                    "Playing against perfect play at its strongest, by the solver: the fastest "
-                    "win, the longest resistance."
-                )
-            )
-    elif (target.endswith(".npz") or is_file(target)) and is_network(target):
-        agent = load_network(target)
-        agent.name = os.path.basename(target)
-        game = agent.game
-        err.print(
-            _(
-                "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
-            ).format(spec=game.spec, file=target, count=agent.games),
-            soft_wrap=True,
-        )
-    else:
-        agent = GreedyAgent(_agent(target))
-        game = agent.game
+    game, agent = _opponent(target, opponent, seed)
     solution = None
     if hint:
         announce(game)
-        # A spec's oracle has said its route already (_searched); a policy file's says it here.
-        solution = (route(game) if searched is None else Oracle.of(game)).exact()
+        # A spec's oracle has said its route already (_opponent); a policy file's says it here.
+        solution = (Oracle.of(game) if _spec_of(target) is not None else route(game)).exact()
     session = _Session(
         game,
         agent,

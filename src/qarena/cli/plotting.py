@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from qarena.agents.players import load_file
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
 from qarena.evaluate.figures import (
@@ -27,8 +28,7 @@ from qarena.experiments.sweep_figures import (
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
 from qarena.i18n import _
-from qarena.learn.learners import load_learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.base import Learner
 
 
 def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
@@ -94,19 +94,17 @@ def plot_command(
             _("--x, --y and --where apply to a sweep folder (qarena sweep --out DIR)")
         )
     target, fmt = _output(files, out_file)
-    networks = [path for path in files if is_network(path)]
-    if networks:
-        if len(files) > 1:
-            raise QarenaError(
-                _("{file} is an n-tuple network: its curve is drawn alone").format(file=networks[0])
-            )
-        net = load_network(files[0])
-        write_atomic(target, render_network_curve(files[0].stem, net, fmt), files)
-        err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
-        return
     runs: list[PlotRun] = []
     for path in files:
-        learner = load_learner(path)
+        learner = load_file(path)  # the file's own kind decides, read once
+        if not isinstance(learner, Learner):
+            if len(files) > 1:
+                raise QarenaError(
+                    _("{file} is an n-tuple network: its curve is drawn alone").format(file=path)
+                )
+            write_atomic(target, render_network_curve(path.stem, learner, fmt), files)
+            err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
+            return
         if learner.curve is None or not learner.curve.points:
             raise QarenaError(
                 _("{name} has no learning curve; train it with --curve").format(name=path)

@@ -11,7 +11,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import PlayerLike, is_policy_path, player
 from qarena.agents.strategies import is_builtin, players_of
 from qarena.errors import QarenaError
@@ -43,9 +42,8 @@ def opponent_chooser(game: Game, opponent: PlayerLike) -> tuple[str, Chooser]:
                     "unknown opponent {name!r} for {spec}; expected {choices}, or a policy file"
                 ).format(name=name, spec=game.spec, choices=choices)
             )
+    # Named as the one resolution names it: a file by its file's name, of either kind.
     found = player(opponent, game)
-    if isinstance(found, GreedyAgent) and isinstance(opponent, str | os.PathLike):
-        found.name = os.path.basename(os.fspath(opponent))
     choose = getattr(found, "choices", None)
     if callable(choose):
         return found.name, lambda position, rng: _uniform(list(choose(position)), rng)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from qarena.agents.base import Player
-from qarena.agents.greedy import GreedyAgent
 from qarena.agents.opponents import move_mask
+from qarena.agents.players import own_learner
 from qarena.budget import MAX_GAMES, check_count
 from qarena.errors import QarenaError
 from qarena.evaluate.report import Evaluation, evaluate, evaluate_moves
@@ -54,7 +54,8 @@ def judge_player(
         )
     count = DEFAULT_GAMES if games is None else games
     check_count("games", count, MAX_GAMES)
-    if isinstance(who, GreedyAgent):
-        return evaluate(who.learner, count, seed, lengths)
+    learner = own_learner(who)
+    if learner is not None:  # its own tables, read as they are
+        return evaluate(learner, count, seed, lengths)
     tables = game_tables(game)
     return evaluate_moves(tables, move_mask(tables, who), count, seed, lengths)

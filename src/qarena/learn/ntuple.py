@@ -20,8 +20,8 @@ import numpy as np
 
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
-from qarena.exact.solver import Mover
 from qarena.games.base import BoardGrid, Game, Move, Position
+from qarena.games.picking import Picks
 from qarena.i18n import _, number, option
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
@@ -248,7 +248,7 @@ def default_games(game: Game) -> int:
 
 
 @dataclass
-class NTupleNetwork:
+class NTupleNetwork(Picks):
     """An n-tuple network for one board (tic-tac-toe or Connect Four of any size)."""
 
     game: Game
@@ -392,32 +392,11 @@ class NTupleNetwork:
         best = max(values.values())
         return [m for m, v in values.items() if v == best]
 
-    # What a person playing against it sees, as for a table learner's agent.
-
-    def pick(self, position: Position, rng: np.random.Generator) -> Move:
-        """A move of the highest value, uniformly among ties, drawn from ``rng``."""
-        moves = self.choices(position)
-        return moves[int(rng.integers(len(moves)))]
-
-    def move_values(self, position: Position) -> dict[Move, float]:
-        return self.values(position)
-
-    def best_at(self, position: Position) -> tuple[Move, ...]:
-        return tuple(self.choices(position))
-
-    def would_play(self, position: Position, move: Move) -> bool:
-        return move in self.choices(position)
-
-    @property
-    def value_heading(self) -> str:
-        return _("value")
+    # What a person playing against it sees, as for a table learner's agent: its pick, best
+    # moves and values as text come from ``Picks``, from its choices and values.
 
     def format_value(self, value: float, compact: bool = False) -> str:
         return number(value, "+.2f" if compact else "+.4f")
-
-    def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str:
-        """Its value of ``move`` for whoever makes it."""
-        return self.format_value(self.values(position)[move])
 
     def value_legend(self) -> str:
         """What its values mean, for a note under them."""

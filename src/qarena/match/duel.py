@@ -6,14 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from qarena.agents.base import Player
-from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import no_game, player
 from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.exact import oracle
 from qarena.games import WIN, Game, Move, Position, parse_spec, value_name, value_word
 from qarena.games.words import ending
-from qarena.i18n import _, gettext_noop, ngettext
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.i18n import _, gettext_noop
 
 #: The two players of a duel, as they are named to people.
 LABELS = ("A", "B")
@@ -21,22 +19,16 @@ LABELS = ("A", "B")
 
 def about(player: Player) -> str:
     """What a player is, for people: ``q, 30,000 episodes`` or ``built-in player``."""
-    if not isinstance(player, GreedyAgent):
-        return _("built-in player") if is_builtin(player.name) else _("your player")
-    learner = player.learner
-    return ngettext(
-        "{learner}, {count:,} episode", "{learner}, {count:,} episodes", learner.episodes
-    ).format(learner=learner.kind, count=learner.episodes)
+    own = player.describe()
+    if own is not None:
+        return own
+    return _("built-in player") if is_builtin(player.name) else _("your player")
 
 
 def value_text(player: Player, value: float) -> str:
-    """A player's own value of a move as its kind of value reads: a trained agent's as its
-    learner writes them, others' (the solver's, for ``perfect``) as a signed number."""
-    if isinstance(player, GreedyAgent):
-        return player.learner.format_value(value)
-    if isinstance(player, NTupleNetwork):
-        return player.format_value(value)
-    return f"{value:+g}"
+    """A player's own value of a move as its kind of value reads (its ``format_value``: a
+    trained agent's as its learner writes them, others' as a signed number)."""
+    return player.format_value(value)
 
 
 def load_players(

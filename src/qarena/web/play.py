@@ -16,8 +16,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import numpy as np
 
 from qarena import threads
+from qarena.agents.base import Rival
 from qarena.agents.greedy import GreedyAgent
-from qarena.agents.strategies import PerfectAgent, StrongestAgent
 from qarena.errors import MoveError, QarenaError
 from qarena.exact import Oracle
 from qarena.games import Move, Position, value_name
@@ -58,10 +58,8 @@ class Agent(GreedyAgent):
 #: A stored policy as it plays: a table learner's agent, or an n-tuple network.
 Stored = Agent | NTupleNetwork
 #: Whom a person plays in the browser: a stored policy, perfect play, or a shipped n-tuple
-#: network.
-Opponent = Agent | PerfectAgent | NTupleNetwork
-#: Their names in forms and the API.
-OPPONENTS = ("trained", "strongest", "perfect", "network")
+#: network; any player that tells the moves it picks among.
+Opponent = Rival
 
 
 class Snapshot(NamedTuple):
@@ -118,7 +116,7 @@ class Session(Kept, Match):
     @property
     def perfect(self) -> bool:
         """Whether the AI is perfect play (the solver), not a learned policy."""
-        return isinstance(self.agent, PerfectAgent)
+        return self.agent.solution is not None
 
     @functools.cached_property
     def oracle(self) -> Oracle:
@@ -128,12 +126,18 @@ class Session(Kept, Match):
 
     @property
     def opponent(self) -> str:
-        """Whom the person plays: "trained", "strongest", "perfect" or "network"."""
-        if isinstance(self.agent, StrongestAgent):
-            return "strongest"
-        if isinstance(self.agent, PerfectAgent):
-            return "perfect"
-        return "network" if isinstance(self.agent, NTupleNetwork) else "trained"
+        """Whom the person plays: "trained", "strongest", "perfect" or "network"; perfect play
+        is named for how it plays ("strongest" or "perfect"), a stored table learner's agent
+        is the trained one, and anything else learned is the network."""
+        if self.perfect:
+            return self.agent.name
+        return "trained" if self.policy is not None else "network"
+
+    @property
+    def policy(self) -> str | None:
+        """The stored policy the AI was loaded from, when it is a table learner's."""
+        found: str | None = getattr(self.agent, "policy", None)
+        return found
 
     def state(self) -> dict[str, Any]:
         """The API's view of the game."""
@@ -142,7 +146,7 @@ class Session(Kept, Match):
             "id": self.id,
             "game": game.spec,
             "opponent": self.opponent,
-            "policy": agent.policy if isinstance(agent, Agent) else None,
+            "policy": self.policy,
             "first": self.first,
             "position": game.format_position(self.position),
             "to_move": self.to_move,
@@ -153,7 +157,7 @@ class Session(Kept, Match):
             "result": self.result(),
             "oracle": self.oracle.record(),
         }
-        if isinstance(agent, PerfectAgent) and not self.over:
+        if agent.solution is not None and not self.over:
             # Each move's exact outcome for the player to move: its value and plies to the end.
             outcomes = agent.solution.move_outcomes(self.position)
             state["outcomes"] = {

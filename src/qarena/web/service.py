@@ -11,23 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 from fastapi import Depends, Request
 
-from qarena.agents.base import Player
-from qarena.agents.strategies import (
-    STRATEGIES,
-    PerfectAgent,
-    StrongestAgent,
-    make_agent,
-    players_of,
-)
+from qarena.agents.base import Player, Rival
+from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player
+from qarena.agents.strategies import NETWORK as NETWORK_PLAYER
+from qarena.agents.strategies import STRATEGIES, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
-from qarena.exact import SEARCHED, Oracle
+from qarena.exact import Oracle
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
+from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.learners import learner_class
 from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import (
@@ -47,7 +42,6 @@ from qarena.web.jobs import LIVE, Job, Jobs, Spot
 from qarena.web.models import NewGame, TrainIn
 from qarena.web.play import (
     DELAYS,
-    OPPONENTS,
     Agent,
     Games,
     Opponent,
@@ -96,17 +90,9 @@ RUN_FIELDS = ("learner", "opponent", "seat", "episodes")
 
 
 def held_bytes(agent: Stored) -> int:
-    """Bytes of the arrays a loaded agent holds: a network's, or a table agent's with its
-    learner's and its game's tables (an array shared or viewed counted once)."""
-    if isinstance(agent, NTupleNetwork):
-        return agent.nbytes
-    arrays: dict[int, np.ndarray] = {}
-    for owner in (agent, agent.learner, agent.learner.tables):
-        for value in vars(owner).values():
-            if isinstance(value, np.ndarray):
-                base = value.base if isinstance(value.base, np.ndarray) else value
-                arrays[id(base)] = base
-    return sum(a.nbytes for a in arrays.values())
+    """Bytes of the arrays a loaded agent holds (its ``nbytes``: a network's, or a table
+    agent's with its learner's and its game's tables)."""
+    return agent.nbytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,7 +133,7 @@ class Web:
         self.scores = Scores()
         self.jobs = Jobs(self.store, limits.max_training, limits.max_queued)
         self._agents: OrderedDict[str, tuple[Stored, int]] = OrderedDict()
-        self._perfect: OrderedDict[tuple[str, bool], PerfectAgent] = OrderedDict()
+        self._perfect: OrderedDict[tuple[str, bool], Rival] = OrderedDict()
         #: The solutions perfect play answers from, within a bound on their memory; games hold
         #: them through ``KeptSolution``, so none outlives its place in the cache.
         self.kept = Kept()
@@ -247,10 +233,12 @@ class Web:
         # Read once here, not on every page that shows how the agent was trained.
         training = training_of(self.store.meta(policy_id))
         loaded = self.store.load(policy_id)
+        # A table learner plays as its greedy agent, which carries its policy id and how it
+        # was trained here; a network plays as itself.
         agent: Stored = (
-            loaded
-            if isinstance(loaded, NTupleNetwork)
-            else Agent(loaded, policy=policy_id, training=training)
+            Agent(loaded, policy=policy_id, training=training)
+            if isinstance(loaded, Learner)
+            else loaded
         )
         with self._lock:
             self._agents[policy_id] = (agent, held_bytes(agent))
@@ -285,15 +273,12 @@ class Web:
                 ).format(opponent=opponent)
             )
         game = self._parse(spec)
-        if opponent == "network":
+        chosen = opponent_of(game, opponent)
+        if chosen == NETWORK_PLAYER:
             return self.network(game)
-        if opponent == "perfect":
-            return self.perfect(game, strongest=False)
-        # The family decides the default, not the memory free here: a searched board plays
-        # perfect play (no agent can be trained on it), an enumerated one its trained agent.
+        if chosen != TRAINED:
+            return self.perfect(game, strongest=chosen == "strongest")
         answers = Oracle.of(game)
-        if opponent == "strongest" or (opponent is None and answers.family == SEARCHED):
-            return self.perfect(game)
         try:
             game = self.game(spec, stored=True)
         except QarenaError as e:
@@ -329,7 +314,7 @@ class Web:
                 self._networks[game.spec] = net
         return net
 
-    def perfect(self, game: Game, strongest: bool = True) -> PerfectAgent:
+    def perfect(self, game: Game, strongest: bool = True) -> Rival:
         """Perfect play of ``game`` (at its strongest unless asked: the person-facing default,
         issue 36), kept per game: by search on the boards solved by search
         that the web offers it on (``searches.check_offered``), else from the enumerated
@@ -351,8 +336,12 @@ class Web:
                         "play it with qarena play {spec} --opponent perfect on the command line"
                     ).format(spec=game.spec, size=size)
                 )
-        kind = StrongestAgent if strongest else PerfectAgent
-        agent = kind(game, given=KeptSolution(game, self.kept))
+        # The one resolution of a player, answering from the kept solutions.
+        found = player(
+            "strongest" if strongest else "perfect", game, solution=KeptSolution(game, self.kept)
+        )
+        assert isinstance(found, Rival), found
+        agent = found
         with self._lock:
             self._perfect[(game.spec, strongest)] = agent
             while len(self._perfect) > AGENT_CACHE:
@@ -495,12 +484,8 @@ class Web:
         for i, name in enumerate(names):
             if i in agents:
                 stored = agents[i]
-                # Named by its policy id; a network's tables are shared, not copied.
-                players.append(
-                    dataclasses.replace(stored, name=name)
-                    if isinstance(stored, NTupleNetwork)
-                    else stored.seeded(None, name)
-                )
+                # Named by its policy id; its tables are shared, not copied.
+                players.append(stored.seeded(None, name))
             elif name == "network":
                 players.append(self.network(game))
             else:
@@ -508,10 +493,7 @@ class Web:
                     raise QarenaError(
                         _("{name} does not play {spec}").format(name=name, spec=game.spec)
                     )
-                kinds = {"perfect": PerfectAgent, "strongest": StrongestAgent}
-                players.append(
-                    kinds[name](game, given=solution) if name in kinds else make_agent(name, game)
-                )
+                players.append(player(name, game, solution=solution))
         watch = Watch(game, players, delay=delay)
         watch.solution = solution
         return self.watches.add(watch)

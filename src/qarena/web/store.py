@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from qarena.agents.players import load_file
 from qarena.budget import memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import atomic_open, remove_stale_temps
@@ -34,7 +35,7 @@ from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network, save_network
+from qarena.learn.ntuple import NTupleNetwork, load_network, save_network
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -295,7 +296,7 @@ class PolicyStore:
                 unreadable += 1
                 continue
             try:
-                learner = self.load_network(path) if is_network(path) else load_learner(path)
+                learner = load_file(path, budget=self.network_budget())
                 modified = datetime.fromtimestamp(info.st_mtime, UTC)
                 self._index(policy_id, learner, modified)
                 self._unreadable.pop(policy_id, None)
@@ -427,7 +428,7 @@ class Receiving:
                 why = self.refuse(game)
                 if why is not None:
                     raise QarenaError(why)
-            self._loaded = self.store.load_network(tmp) if is_network(tmp) else load_learner(tmp)
+            self._loaded = load_file(tmp, budget=self.store.network_budget())
         except QarenaError as e:
             # Named as the person named it: the server's paths are not theirs to see.
             raise type(e)(str(e).replace(tmp, self.name)) from None

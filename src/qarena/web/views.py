@@ -242,7 +242,6 @@ def inspect_context(
     here = game.format_position(pos)
     verdicts = solution.move_values(pos)
     values = agent.move_values(pos) if not game.is_terminal(pos) else {}
-    compact = agent.format_value if isinstance(agent, NTupleNetwork) else agent.learner.format_value
     moves, links, notes = [], {}, {}
     for m in game.legal_moves(pos):
         text = game.format_move(m)
@@ -250,7 +249,7 @@ def inspect_context(
         href = f"?position={_quote(after)}&from={_quote(here)}"
         links[text] = href
         # As qarena table draws a board: each cell its value, in the short form.
-        notes[text] = compact(values[m], compact=True)
+        notes[text] = agent.format_value(values[m], compact=True)
         row_of_move = {
             "move": text,
             "value": agent.value_text(pos, m),

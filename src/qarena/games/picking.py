@@ -1,0 +1,105 @@
+"""What every player shows a person, with defaults, and the moves it picks among, written once.
+
+The player protocol itself is :mod:`qarena.agents.base`; its defaults live here, on the layer
+of games, so that a player defined lower than ``agents`` (the n-tuple network of ``learn``)
+takes them as the built-in strategies and trained agents do, with nothing copied.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Self
+
+import numpy as np
+
+from qarena.i18n import _
+
+if TYPE_CHECKING:
+    from qarena.exact import Exact
+    from qarena.exact.solver import Mover
+    from qarena.games.base import Game, Move, Position
+
+
+class Shows:
+    """How a player's own values read to people, by default: a signed number under the
+    heading "value", no legend, no description. A player that knows better says so (a trained
+    agent as its learner writes values, perfect play as the solver's outcomes)."""
+
+    name: str
+    #: The exact answers it plays from, when it is perfect play (the solver's); None for a
+    #: player that learned, follows a rule or draws at random.
+    solution: Exact | None = None
+
+    if TYPE_CHECKING:
+        # Each player has its game (a field, or a property); declared for the type checker
+        # only, so that a dataclass's field of that name is not taken for a default.
+
+        @property
+        def game(self) -> Game: ...
+
+    def values(self, position: Position) -> dict[Move, float] | None:
+        """Its own value of each legal move; None for a player without values."""
+        return None
+
+    @property
+    def value_heading(self) -> str:
+        """What its values are called in a table's heading."""
+        return _("value")
+
+    def format_value(self, value: float, compact: bool = False) -> str:
+        """One of its values for people (``compact`` where room is short: a board's cell)."""
+        return f"{value:+g}"
+
+    def move_values(self, position: Position) -> dict[Move, float]:
+        """Its value of each legal move, in the game's order; empty without values."""
+        return self.values(position) or {}
+
+    def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str:
+        """Its value of ``move`` for whoever makes it (``mover``: "human" or "ai"), as text."""
+        found = self.move_values(position)
+        return self.format_value(found[move]) if move in found else ""
+
+    def value_legend(self) -> str:
+        """What its values mean, for a note under them ("" when there is nothing to say)."""
+        return ""
+
+    def describe(self) -> str | None:
+        """What the player is, for people (``q, 30,000 episodes``); None: only its name."""
+        return None
+
+    def seeded(self, seed: int | None, name: str | None = None) -> Self:
+        """The same player (its tables and solution shared, not copied), named ``name`` when
+        given; one that draws at random (an ``rng`` of its own) draws from a new generator
+        seeded by ``seed``: one per game or seat, so games never share a generator."""
+        other = copy.copy(self)
+        if hasattr(other, "rng"):
+            vars(other).update(seed=seed, rng=np.random.default_rng(seed))
+        if name is not None:
+            other.name = name
+        return other
+
+
+class Picks(Shows):
+    """A player that tells the moves it picks among (``choices``), uniformly at random: its
+    pick with any generator, the moves it would play, and whether it would play a move follow
+    from them, here and nowhere else."""
+
+    def choices(self, position: Position) -> list[Move]:
+        raise NotImplementedError
+
+    def pick(self, position: Position, rng: np.random.Generator) -> Move:
+        """One of its moves, uniformly among them, drawn from ``rng``."""
+        moves = self.choices(position)
+        return moves[int(rng.integers(len(moves)))]
+
+    def best_at(self, position: Position) -> tuple[Move, ...]:
+        """The moves it picks among here, in the game's order."""
+        chosen = set(self.choices(position))
+        return tuple(m for m in self.game.legal_moves(position) if m in chosen)
+
+    def would_play(self, position: Position, move: Move) -> bool:
+        """Is ``move`` one of the moves it picks among here?"""
+        return move in self.choices(position)
+
+
+__all__ = ["Picks", "Shows"]

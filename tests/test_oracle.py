@@ -84,7 +84,8 @@ def test_a_machine_that_cannot_enumerate_says_so_in_one_line(
         "need_bytes": footprint(game, "solve").total,
         "budget_bytes": 100_000_000,
     }
-    assert small.opponent == "perfect"  # nothing can be trained here
+    # The family's default, as every default: here training it is refused, saying why.
+    assert small.opponent == "trained"
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
     plenty = Oracle.of(game)
     assert (plenty.route, plenty.judging, plenty.reason) == (ENUMERATED, "complete", None)

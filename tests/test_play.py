@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -371,14 +372,26 @@ def test_draw_board_puts_moves_and_notes_in_their_cells() -> None:
     assert lines[0].index("b") == rows[1].index("x")
 
 
-def test_perfect_play_is_the_opponent_on_a_board_solved_by_search(
+def test_perfect_play_plays_a_board_searched_here(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # With 50 MB to spare, 4 rows × 5 columns is too big to enumerate, so no agent can be
-    # trained on the spot: the search solver plays. A person who plays the columns from the
-    # left (a full one is refused, and the next tried) cannot beat perfect play.
+    # With 50 MB to spare, 4 rows × 5 columns (enumerated where it fits: its family) is too
+    # big to enumerate here, so the search solver answers it, and the command says so. Its
+    # default opponent stays its family's (an agent trained on the spot, refused here in one
+    # line); perfect play, asked for, plays. A person who plays the columns from the left (a
+    # full one is refused, and the next tried) cannot beat perfect play.
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", "50000000")
-    child, log = _spawn("connect4:4x5", "--seed", "3", "--hint")
+    refused = subprocess.run(
+        [str(QARENA), "play", "connect4:4x5"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "connect4:4x5:4 is solved by search here, not enumerated" in refused.stderr
+    child, log = _spawn("connect4:4x5", "--seed", "3", "--hint", "--opponent", "perfect")
+    child.expect("is solved by search here, not enumerated", FIRST_TIMEOUT)
     child.expect("Playing against perfect play", FIRST_TIMEOUT)
     moves = 0
     while child.expect([MOVE, AGAIN], timeout=FIRST_TIMEOUT) == 0:

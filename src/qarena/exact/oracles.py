@@ -116,9 +116,11 @@ class Oracle:
 
     @property
     def opponent(self) -> str:
-        """Whom a person plays unless they ask: perfect play (the built-in "perfect") where
-        the game is searched here, since no agent can be trained on it; else a trained agent."""
-        return "perfect" if self.searched else "trained"
+        """Whom a person plays unless they ask: the family's, whatever the route, as every
+        default is: perfect play (the built-in "perfect") on a searched game, where no agent
+        can be trained; else a trained agent (refused in its own words, with the reason, on a
+        machine that cannot enumerate the game)."""
+        return "perfect" if self.family == SEARCHED else "trained"
 
     def exact(self) -> Exact:
         """The exact answers: the search solution (one per board and process), or the

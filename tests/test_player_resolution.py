@@ -287,3 +287,16 @@ def test_no_code_outside_agents_and_learn_asks_a_player_s_class_or_a_file_s_kind
             found[rel] = count
     assert kinds_asked == [], "a file's kind is asked once, in agents.players.load_file"
     assert found == LEARNER_KIND, "ask the player (its protocol), not its class"
+
+
+def test_perfect_play_takes_its_game_from_a_file_of_either_kind(files: dict[str, Path]) -> None:
+    # The file names the game; its kind does not matter (a network's file was refused here).
+    env = {**os.environ, "TERM": "dumb", "PYTHONPATH": str(SRC.parent)}
+    for path in files.values():
+        done = subprocess.run(
+            [sys.executable, "-m", "qarena", "play", str(path), "--opponent", "perfect",
+             "--first", "ai"],
+            input="q\n", capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "Playing against perfect play" in done.stderr and "tictactoe:3x3:3" in done.stdout

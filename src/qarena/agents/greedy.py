@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,15 +30,6 @@ class GreedyAgent(Picks):
         self.rng = np.random.default_rng(self.seed)
         if not self.name:
             self.name = self.learner.kind
-
-    @classmethod
-    def load(
-        cls, path: str | os.PathLike[str], game: Game | None = None, seed: int | None = None
-    ) -> GreedyAgent:
-        """The agent of a policy file, named by the file's name."""
-        from qarena.learn.learners import load_learner
-
-        return cls(load_learner(path, game), os.path.basename(os.fspath(path)), seed)
 
     @property
     def game(self) -> Game:

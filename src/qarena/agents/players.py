@@ -224,7 +224,9 @@ def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
     if isinstance(found, Learner):
         return GreedyAgent(found, name, seed)
     found.name = name
-    return found
+    # A learner that plays as itself meets the protocol through its defaults (``Picks``);
+    # one that has only its moves and values gets them here.
+    return found if isinstance(found, Player) else Adapted(found)
 
 
 def no_game(a: str, b: str | None = None) -> QarenaError:

@@ -29,7 +29,7 @@ from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class
+from qarena.learn.learners import learner_class, load_learner
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
@@ -117,8 +117,11 @@ def _trained(game: Game) -> Learner:
     return training.learner
 
 
-def _loaded(learner: Learner, path: Path) -> None:
-    """Says what the policy file held: its learner, how long it trained, how well it plays."""
+def _loaded(path: Path, learner: Learner | None = None) -> Learner:
+    """Says what the policy file at ``path`` held (``learner``, when it is read already): its
+    learner, how long it trained, how well it plays."""
+    if learner is None:
+        learner = load_learner(path)
     share = learner.optimality().share
     n = learner.episodes
     if share == 1.0:
@@ -142,6 +145,7 @@ def _loaded(learner: Learner, path: Path) -> None:
         text.format(learner=learner.title, spec=learner.game.spec, file=path, count=n, share=share),
         soft_wrap=True,
     )
+    return learner
 
 
 def _spec_of(target: str) -> Game | None:
@@ -166,7 +170,7 @@ def _from_file(target: str, seed: int | None) -> Rival:
     decides (:func:`~qarena.agents.players.load_file`, as for every player's file)."""
     loaded = load_file(target)
     if isinstance(loaded, Learner):
-        _loaded(loaded, Path(target))
+        _loaded(Path(target), loaded)
     else:
         err.print(
             _(

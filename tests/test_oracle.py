@@ -156,6 +156,19 @@ def test_eval_judges_by_samples_where_it_must_and_records_it(
     assert set(small["matches"]) == set(plenty["matches"])
 
 
+def test_a_refusal_on_the_forced_route_is_still_one_line_and_says_why(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "3000000")
+    code, out, err = _run(capsys, "eval", "random", "--game", "tictactoe:3x4:3", "--lengths")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "is solved by search here, not enumerated" in err
+    assert "game lengths are counted only when every position is judged" in err
+    code, out, err = _run(capsys, "play", "tictactoe:4x4:4", "--opponent", "trained")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+
+
 def test_the_web_s_default_opponent_follows_the_family(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

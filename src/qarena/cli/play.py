@@ -149,15 +149,15 @@ def _loaded(path: Path) -> Learner:
 
 def _searched(target: str) -> Game | None:
     """The game TARGET names when it is a spec of a board its oracle searches here (too big to
-    enumerate, or to enumerate on this machine, which it then says): there perfect play is the
-    opponent, since no agent can be trained on it."""
+    enumerate, or to enumerate on this machine): there perfect play is the opponent, since no
+    agent can be trained on it."""
     if target.endswith(".npz") or is_file(target):
         return None
     try:
         game = parse_spec(target)
     except SpecError:
         return None
-    return game if route(game).opponent == "perfect" else None
+    return game if Oracle.of(game).opponent == "perfect" else None
 
 
 def _game_of(target: str) -> Game:
@@ -481,10 +481,12 @@ def play_command(
     if sys.stdin is None or sys.stdin.closed:  # started with <&-: no one can type a move
         raise QarenaError(_("play reads your moves from standard input, which is closed"))
     agent: Rival
+    said: Oracle | None = None
     searched = _searched(target)
     if opponent in ("perfect", "strongest") or (opponent is None and searched is not None):
         game = searched if searched is not None else _game_of(target)
         announce(game)
+        said = route(game)  # why it is searched, where this machine cannot enumerate it
         if opponent == "perfect":
             agent = PerfectAgent(game, seed)
             err.print(_("Playing against perfect play, by the solver."))
@@ -514,8 +516,8 @@ def play_command(
     solution = None
     if hint:
         announce(game)
-        # A spec's oracle has said its route already (_searched); a policy file's says it here.
-        solution = (route(game) if searched is None else Oracle.of(game)).exact()
+        # Against perfect play the route has been said already.
+        solution = (route(game) if said is None else said).exact()
     session = _Session(
         game,
         agent,

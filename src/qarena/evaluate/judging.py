@@ -40,7 +40,11 @@ def judge_player(
     answers = Oracle.of(game)
     if sample is not None or positions is not None or answers.searched:
         if lengths:
-            raise QarenaError(_("game lengths are counted only when every position is judged"))
+            text = _("game lengths are counted only when every position is judged")
+            if sample is None and positions is None and answers.reason is not None:
+                # Judged by samples only because it does not fit here: say so, in the one line.
+                text = _("{reason}; {search}").format(reason=answers.reason, search=text)
+            raise QarenaError(text)
         default = answers.games if answers.searched else DEFAULT_SAMPLED_GAMES
         count = default if games is None else games
         check_count("games", count, MAX_GAMES, least=0)

@@ -15,6 +15,7 @@ from qarena.cli.app import run
 from qarena.errors import TooLargeError
 from qarena.exact import ENUMERATED, SEARCHED, Oracle, SearchSolution, Solution, family_of
 from qarena.exact.oracles import REFERENCE_BYTES
+from qarena.experiments.grid import Fixed
 from qarena.games import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,6 +136,34 @@ def test_compete_plays_as_many_games_with_100_mb_and_says_why_it_searches(
     # by either route.
     for record in (small, plenty):
         assert record["b_first"]["win"] == 0.0
+
+
+class _Planned(Exception):
+    """Raised in place of planning a sweep, with the games its runs would be measured over."""
+
+
+@pytest.mark.parametrize("front", ["cli", "api"])
+def test_a_sweep_measures_as_many_games_with_100_mb_as_with_plenty(
+    front: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import qarena.api
+    import qarena.cli.experimenting
+
+    def planned(folder: object, fixed: Fixed, *args: object, **kwargs: object) -> None:
+        raise _Planned(fixed.games)
+
+    module = qarena.api if front == "api" else qarena.cli.experimenting
+    monkeypatch.setattr(module, "plan_sweep", planned)
+    for spec, games in (("tictactoe:4x4:4", 1000), ("connect4", 10)):
+        for limit in (SMALL, PLENTY):
+            monkeypatch.setenv("QARENA_MEMORY_LIMIT", limit)
+            out = tmp_path / f"{front}-{limit}"
+            with pytest.raises(_Planned) as e:
+                if front == "api":
+                    qarena.api.sweep(spec, out, learner="ntuple", tuples=20)
+                else:
+                    run(["sweep", spec, "--learner", "ntuple", "--tuples", "20", "--out", str(out)])
+            assert e.value.args == (games,), (spec, limit)
 
 
 def test_eval_judges_by_samples_where_it_must_and_records_it(

@@ -97,11 +97,18 @@ def test_a_machine_that_cannot_enumerate_says_so_in_one_line(
 def test_a_searched_board_is_searched_however_much_memory_there_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # tictactoe:4x5:4 would fit a machine with 39 GB to spare: it is searched there too.
-    monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
-    answers = Oracle.of(parse_spec("tictactoe:4x5:4"))
-    assert answers.searched and answers.reason is None and answers.judging == "sampled"
-    assert isinstance(answers.exact(), SearchSolution)
+    # tictactoe:4x5:4 (39 GB) and connect4:7x4 (22 GB) would fit a machine with 100 TB to
+    # spare, where they used to be enumerated: they are searched there too.
+    import qarena.budget
+
+    boards = [parse_spec(spec) for spec in ("tictactoe:4x5:4", "connect4:7x4")]
+    monkeypatch.setattr(qarena.budget, "memory_budget", lambda: 10**14)
+    for game in boards:
+        qarena.budget.check_memory(game, "solve")  # it fits there
+        answers = Oracle.of(game)
+        assert answers.searched and answers.reason is None and answers.judging == "sampled"
+    monkeypatch.undo()
+    assert isinstance(Oracle.of(boards[0]).exact(), SearchSolution)
 
 
 def test_what_cannot_be_searched_is_refused_as_before(monkeypatch: pytest.MonkeyPatch) -> None:

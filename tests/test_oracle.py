@@ -192,6 +192,21 @@ def test_eval_judges_by_samples_where_it_must_and_records_it(
     assert set(small["matches"]) == set(plenty["matches"])
 
 
+def test_the_python_api_s_results_carry_their_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    import qarena
+
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "3000000")
+    judged = qarena.judge("random", "tictactoe:3x4:3", games=5)
+    assert judged.oracle is not None and judged.oracle.searched and judged.sample is not None
+    assert judged.to_json()["oracle"]["route"] == SEARCHED
+    played = qarena.compete("random", "perfect", "tictactoe:3x4:3", games=5)
+    assert played.oracle is not None and played.oracle.reason is not None
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
+    judged = qarena.judge("random", "tictactoe:3x4:3", games=5)
+    assert judged.oracle is not None and judged.oracle.judging == "complete"
+    assert judged.to_json()["oracle"] == {"family": ENUMERATED, "route": ENUMERATED}
+
+
 def test_a_refusal_on_the_forced_route_is_still_one_line_and_says_why(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -228,7 +228,6 @@ def eval_command(  # noqa: PLR0913 - the command's options
     said(answers)  # judged: why by search, where this machine cannot enumerate it
     if as_json:
         record = result.to_json()
-        record["oracle"] = answers.record()
         if isinstance(subject, Learner) and subject.preset is not None:
             record["preset"] = subject.preset
         _print(record)

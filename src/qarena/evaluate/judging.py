@@ -4,6 +4,7 @@ solver (``sampled.py``). ``qarena eval``, ``qarena.judge`` and a sweep's runs al
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from qarena.agents.base import Player
@@ -18,9 +19,6 @@ from qarena.exact.space import game_tables
 from qarena.games.base import Position
 from qarena.i18n import _
 
-#: Games in each seat against each opponent when every position is judged, unless told.
-DEFAULT_GAMES = 1_000
-
 
 def judge_player(
     who: Player,
@@ -32,10 +30,10 @@ def judge_player(
     lengths: bool = False,
 ) -> Evaluation:
     """``who``'s optimality and its record against the game's opponents in both seats:
-    exactly (``games`` 1,000 unless told), or by samples where the game's oracle searches it
-    (``Oracle.judging``; ``games`` the family's, 10 on a searched board, since perfect play
-    searches each of its moves) or when ``sample`` or ``positions`` is given (``games`` 10
-    unless told)."""
+    exactly, or by samples where the game's oracle searches it (``Oracle.judging``) or when
+    ``sample`` or ``positions`` is given. ``games`` unless told: the family's (1,000, or 10 on
+    a searched board, since perfect play searches each of its moves), 10 for a sample asked
+    for. The result records the oracle."""
     game = who.game
     answers = Oracle.of(game)
     if sample is not None or positions is not None or answers.searched:
@@ -48,7 +46,7 @@ def judge_player(
         default = answers.games if answers.searched else DEFAULT_SAMPLED_GAMES
         count = default if games is None else games
         check_count("games", count, MAX_GAMES, least=0)
-        return evaluate_by_sample(
+        judged = evaluate_by_sample(
             who,
             answers.exact(),
             sample=DEFAULT_SAMPLE if sample is None else sample,
@@ -56,9 +54,13 @@ def judge_player(
             seed=seed,
             positions=positions,
         )
-    count = DEFAULT_GAMES if games is None else games
-    check_count("games", count, MAX_GAMES)
-    if isinstance(who, GreedyAgent):
-        return evaluate(who.learner, count, seed, lengths)
-    tables = game_tables(game)
-    return evaluate_moves(tables, move_mask(tables, who), count, seed, lengths)
+    else:
+        count = answers.games if games is None else games
+        check_count("games", count, MAX_GAMES)
+        if isinstance(who, GreedyAgent):
+            judged = evaluate(who.learner, count, seed, lengths)
+        else:
+            tables = game_tables(game)
+            judged = evaluate_moves(tables, move_mask(tables, who), count, seed, lengths)
+    # The result says what judged it, so that it does not depend on the machine unsaid.
+    return dataclasses.replace(judged, oracle=answers)

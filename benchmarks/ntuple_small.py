@@ -31,7 +31,7 @@ import time
 import qarena
 from qarena.agents.players import player
 from qarena.evaluate.sampled import along_perfect_play, play_games
-from qarena.exact import by_search, oracle
+from qarena.exact import Oracle
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.learn.ntuple import NTupleNetwork, default_config, default_games
@@ -46,8 +46,9 @@ def exact_fits(game: Game) -> bool:
 
 def judged(who: object, game: Game, along: int, games: int) -> str:
     """Optimality (exact, or along perfect-play games) and the record against perfect play."""
-    solution = oracle(game)
-    if exact_fits(game) and not by_search(game):
+    answers = Oracle.of(game)
+    solution = answers.exact()
+    if exact_fits(game) and not answers.searched:
         share = qarena.judge(who, game, games=1).optimality.share  # type: ignore[arg-type]
         how = "exact"
     else:

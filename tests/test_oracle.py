@@ -15,6 +15,7 @@ from qarena.cli.app import run
 from qarena.errors import TooLargeError
 from qarena.exact import ENUMERATED, SEARCHED, Oracle, SearchSolution, Solution, family_of
 from qarena.exact.oracles import REFERENCE_BYTES
+from qarena.experiments.grid import Fixed
 from qarena.games import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,11 +98,18 @@ def test_a_machine_that_cannot_enumerate_says_so_in_one_line(
 def test_a_searched_board_is_searched_however_much_memory_there_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # tictactoe:4x5:4 would fit a machine with 39 GB to spare: it is searched there too.
-    monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
-    answers = Oracle.of(parse_spec("tictactoe:4x5:4"))
-    assert answers.searched and answers.reason is None and answers.judging == "sampled"
-    assert isinstance(answers.exact(), SearchSolution)
+    # tictactoe:4x5:4 (39 GB) and connect4:7x4 (22 GB) would fit a machine with 100 TB to
+    # spare, where they used to be enumerated: they are searched there too.
+    import qarena.budget
+
+    boards = [parse_spec(spec) for spec in ("tictactoe:4x5:4", "connect4:7x4")]
+    monkeypatch.setattr(qarena.budget, "memory_budget", lambda: 10**14)
+    for game in boards:
+        qarena.budget.check_memory(game, "solve")  # it fits there
+        answers = Oracle.of(game)
+        assert answers.searched and answers.reason is None and answers.judging == "sampled"
+    monkeypatch.undo()
+    assert isinstance(Oracle.of(boards[0]).exact(), SearchSolution)
 
 
 def test_what_cannot_be_searched_is_refused_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,6 +146,34 @@ def test_compete_plays_as_many_games_with_100_mb_and_says_why_it_searches(
         assert record["b_first"]["win"] == 0.0
 
 
+class _Planned(Exception):
+    """Raised in place of planning a sweep, with the games its runs would be measured over."""
+
+
+@pytest.mark.parametrize("front", ["cli", "api"])
+def test_a_sweep_measures_as_many_games_with_100_mb_as_with_plenty(
+    front: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import qarena.api
+    import qarena.cli.experimenting
+
+    def planned(folder: object, fixed: Fixed, *args: object, **kwargs: object) -> None:
+        raise _Planned(fixed.games)
+
+    module = qarena.api if front == "api" else qarena.cli.experimenting
+    monkeypatch.setattr(module, "plan_sweep", planned)
+    for spec, games in (("tictactoe:4x4:4", 1000), ("connect4", 10)):
+        for limit in (SMALL, PLENTY):
+            monkeypatch.setenv("QARENA_MEMORY_LIMIT", limit)
+            out = tmp_path / f"{front}-{limit}"
+            with pytest.raises(_Planned) as e:
+                if front == "api":
+                    qarena.api.sweep(spec, out, learner="ntuple", tuples=20)
+                else:
+                    run(["sweep", spec, "--learner", "ntuple", "--tuples", "20", "--out", str(out)])
+            assert e.value.args == (games,), (spec, limit)
+
+
 def test_eval_judges_by_samples_where_it_must_and_records_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +191,34 @@ def test_eval_judges_by_samples_where_it_must_and_records_it(
     assert plenty["oracle"] == {"family": ENUMERATED, "route": ENUMERATED}
     assert plenty.get("sample") is None
     assert set(small["matches"]) == set(plenty["matches"])
+
+
+def test_the_python_api_s_results_carry_their_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    import qarena
+
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "3000000")
+    judged = qarena.judge("random", "tictactoe:3x4:3", games=5)
+    assert judged.oracle is not None and judged.oracle.searched and judged.sample is not None
+    assert judged.to_json()["oracle"]["route"] == SEARCHED
+    played = qarena.compete("random", "perfect", "tictactoe:3x4:3", games=5)
+    assert played.oracle is not None and played.oracle.reason is not None
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
+    judged = qarena.judge("random", "tictactoe:3x4:3", games=5)
+    assert judged.oracle is not None and judged.oracle.judging == "complete"
+    assert judged.to_json()["oracle"] == {"family": ENUMERATED, "route": ENUMERATED}
+
+
+def test_a_refusal_on_the_forced_route_is_still_one_line_and_says_why(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "3000000")
+    code, out, err = _run(capsys, "eval", "random", "--game", "tictactoe:3x4:3", "--lengths")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "is solved by search here, not enumerated" in err
+    assert "game lengths are counted only when every position is judged" in err
+    code, out, err = _run(capsys, "play", "tictactoe:4x4:4", "--opponent", "trained")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
 
 
 def test_the_web_s_default_opponent_follows_the_family(

@@ -719,10 +719,10 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     setting), as ``qarena sweep`` does, into the folder ``out`` (made if new, resumed if not:
     finished runs are kept). Opponents are names or policy files; ``learner`` may name
     ``"ntuple"``, an n-tuple network, whose own settings are ``tuples``, ``tuple_length``,
-    ``alpha_end`` and ``lam``. ``games`` in each seat against random and perfect play: 1,000,
-    or 10 on a board judged by samples. ``preset`` names a write-up's method
-    (:mod:`qarena.learn.presets`) whose values fill the axes not given; each row records it
-    and what the run overrode. Returns the rows."""
+    ``alpha_end`` and ``lam``. ``games`` in each seat against random and perfect play: the
+    game's oracle's (1,000, or 10 on a searched board; never the free memory). ``preset``
+    names a write-up's method (:mod:`qarena.learn.presets`) whose values fill the axes not
+    given; each row records it and what the run overrode. Returns the rows."""
     g = game(spec)
     if games is None:
         games = Oracle.of(g).games

@@ -144,7 +144,12 @@ def route(game: Game) -> Oracle:
     """The game's oracle (``qarena.exact.Oracle``); where this machine answers it by another
     route than the game's own (its tables do not fit here, so it is searched), says why in one
     line on stderr: a result must not depend on the machine without saying so."""
-    answers = Oracle.of(game)
+    return said(Oracle.of(game))
+
+
+def said(answers: Oracle) -> Oracle:
+    """``answers``, once its reason (if any) is printed: for a command that says it after its
+    work, so that a refusal midway stays the one line it prints."""
     if answers.reason is not None:
         err.print(answers.reason, markup=False, soft_wrap=True)
     return answers

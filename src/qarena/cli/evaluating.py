@@ -29,7 +29,7 @@ from qarena.cli.common import (
     app,
     err,
     out,
-    route,
+    said,
     styled,
     title,
 )
@@ -219,15 +219,15 @@ def eval_command(  # noqa: PLR0913 - the command's options
     given = _parsed(game, lines)
     if not isinstance(subject, Learner):  # a learner's game is enumerated: no wait to explain
         announce(game)
-    answers = route(game)
+    answers = Oracle.of(game)
     with _judging(answers):
         result = api.judge(
             subject, game, games=games, seed=seed, lengths=lengths, sample=sample,
             positions=given,
         )  # fmt: skip
+    said(answers)  # judged: why by search, where this machine cannot enumerate it
     if as_json:
         record = result.to_json()
-        record["oracle"] = answers.record()
         if isinstance(subject, Learner) and subject.preset is not None:
             record["preset"] = subject.preset
         _print(record)
@@ -443,8 +443,8 @@ def compete_command(
     if spec is None and all(is_builtin(x) and builtin_game(x) is None for x in (first, second)):
         raise no_game(first, second)
     result = api.compete(first, second, spec, games=games, seed=seed)
-    if result.oracle is not None and result.oracle.reason is not None:
-        err.print(result.oracle.reason, markup=False, soft_wrap=True)
+    if result.oracle is not None:
+        said(result.oracle)
     games = result.a_first.games
     game = api.game(result.game)
     players = result.players
@@ -645,9 +645,10 @@ def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json
     who = make_player(policy, game, seed=seed)
     game = who.game
     announce(game)
-    answers = route(game)
+    answers = Oracle.of(game)
     with _judging(answers):
         optimality, record = along_perfect_play(who, answers.exact(), games, seed)
+    said(answers)
     low, high = wilson(optimality.optimal, optimality.decisions)
     if as_json:
         _print(

@@ -33,6 +33,7 @@ from qarena.cli.common import (
     with_settings,
 )
 from qarena.errors import QarenaError
+from qarena.exact import Oracle
 from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
 from qarena.experiments.folder import MEASURED, SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import (
@@ -261,9 +262,9 @@ def sweep_command(  # noqa: PLR0913 - the command's options
     game = parse_spec(spec)
     check_backend(backend, ray_address, workers)
     check_curve_every(every, curve)
-    answers = route(game)  # says so where this machine searches a game enumerated elsewhere
+    answers = Oracle.of(game)
     if games is None:
-        games = answers.games
+        games = answers.games  # the family's, whatever the memory free here
     check_count("--games", games, 1_000_000)
     lists: dict[str, Any] = {
         name: options[name] for name in (*NAMES, *NETWORK_AXES) if name != "seed"
@@ -288,6 +289,7 @@ def sweep_command(  # noqa: PLR0913 - the command's options
         )
         if plan.note is not None:
             err.print(plan.note)
+        route(game)  # planned: says why where this machine judges by search
         skipped = plan.skipped
         if skipped and not as_json:
             err.print(

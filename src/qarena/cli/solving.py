@@ -23,7 +23,7 @@ from qarena.cli.common import (
     app,
     err,
     out,
-    route,
+    said,
     styled,
     told_stop,
 )
@@ -63,7 +63,7 @@ def solve_command(
     move's score."""
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
-    answers = route(game)
+    answers = Oracle.of(game)
     if answers.searched:
         searched = answers.exact()
         assert isinstance(searched, SearchSolution)
@@ -149,6 +149,7 @@ def _solve_searched(
         value = WIN if score > 0 else LOSS if score < 0 else DRAW
         plies = plies_to_end(score, stones, cells)
     seconds = time.perf_counter() - started
+    said(answers)  # solved: why by search, where this machine cannot enumerate it
     optimal = [m for m, s in scores.items() if (s > 0) - (s < 0) == value]
     best = [m for m, s in scores.items() if s == score]
     if as_json:

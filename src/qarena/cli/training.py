@@ -424,7 +424,6 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
     run.check()
     if run.curve:
         check_judged_curve(game)  # before anything is trained: judging may have no bound
-        route(game)  # says why where this machine judges by search a game enumerated elsewhere
     cores = len(os.sched_getaffinity(0))
     if workers is not None:
         check_count("--workers", workers, cores * 4)
@@ -456,6 +455,8 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
             ).format(spec=game.spec, count=total)
         )
     run_curve = network_curve(net, total, run.every, JUDGED_GAMES) if run.curve else None
+    if run.curve:
+        route(game)  # checked: says why where this machine judges the curve by search
     threads = workers or cores
     net.warm_up()
     title = _("n-tuple network on {spec}").format(spec=game.spec)

@@ -4,6 +4,7 @@ solver (``sampled.py``). ``qarena eval``, ``qarena.judge`` and a sweep's runs al
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from qarena.agents.base import Player
@@ -18,9 +19,6 @@ from qarena.exact.space import game_tables
 from qarena.games.base import Position
 from qarena.i18n import _
 
-#: Games in each seat against each opponent when every position is judged, unless told.
-DEFAULT_GAMES = 1_000
-
 
 def judge_player(
     who: Player,
@@ -32,19 +30,23 @@ def judge_player(
     lengths: bool = False,
 ) -> Evaluation:
     """``who``'s optimality and its record against the game's opponents in both seats:
-    exactly (``games`` 1,000 unless told), or by samples where the game's oracle searches it
-    (``Oracle.judging``; ``games`` the family's, 10 on a searched board, since perfect play
-    searches each of its moves) or when ``sample`` or ``positions`` is given (``games`` 10
-    unless told)."""
+    exactly, or by samples where the game's oracle searches it (``Oracle.judging``) or when
+    ``sample`` or ``positions`` is given. ``games`` unless told: the family's (1,000, or 10 on
+    a searched board, since perfect play searches each of its moves), 10 for a sample asked
+    for. The result records the oracle."""
     game = who.game
     answers = Oracle.of(game)
     if sample is not None or positions is not None or answers.searched:
         if lengths:
-            raise QarenaError(_("game lengths are counted only when every position is judged"))
+            text = _("game lengths are counted only when every position is judged")
+            if sample is None and positions is None and answers.reason is not None:
+                # Judged by samples only because it does not fit here: say so, in the one line.
+                text = _("{reason}; {search}").format(reason=answers.reason, search=text)
+            raise QarenaError(text)
         default = answers.games if answers.searched else DEFAULT_SAMPLED_GAMES
         count = default if games is None else games
         check_count("games", count, MAX_GAMES, least=0)
-        return evaluate_by_sample(
+        judged = evaluate_by_sample(
             who,
             answers.exact(),
             sample=DEFAULT_SAMPLE if sample is None else sample,
@@ -52,10 +54,14 @@ def judge_player(
             seed=seed,
             positions=positions,
         )
-    count = DEFAULT_GAMES if games is None else games
-    check_count("games", count, MAX_GAMES)
-    learner = own_learner(who)
-    if learner is not None:  # its own tables, read as they are
-        return evaluate(learner, count, seed, lengths)
-    tables = game_tables(game)
-    return evaluate_moves(tables, move_mask(tables, who), count, seed, lengths)
+    else:
+        count = answers.games if games is None else games
+        check_count("games", count, MAX_GAMES)
+        learner = own_learner(who)
+        if learner is not None:  # its own tables, read as they are
+            judged = evaluate(learner, count, seed, lengths)
+        else:
+            tables = game_tables(game)
+            judged = evaluate_moves(tables, move_mask(tables, who), count, seed, lengths)
+    # The result says what judged it, so that it does not depend on the machine unsaid.
+    return dataclasses.replace(judged, oracle=answers)

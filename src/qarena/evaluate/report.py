@@ -19,6 +19,7 @@ from qarena.optional import need
 
 if TYPE_CHECKING:
     from qarena.evaluate.sampled import Sample
+    from qarena.exact import Oracle
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Evaluation:
     #: The judged decisions when optimality comes from a sample (evaluate/sampled.py), not
     #: from every position.
     sample: Sample | None = field(default=None, repr=False, compare=False)
+    #: What judged it (``judging.judge_player``): the game's family and this machine's route.
+    oracle: Oracle | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         o = self.optimality
@@ -98,6 +101,8 @@ class Evaluation:
             record["lengths"] = {name: seats.to_json() for name, seats in lengths.items()}
         if self.sample is not None:
             record["sample"] = self.sample.to_json(parse_spec(self.game))
+        if self.oracle is not None:
+            record["oracle"] = self.oracle.record()
         return record
 
 

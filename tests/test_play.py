@@ -378,7 +378,7 @@ def test_perfect_play_plays_a_board_searched_here(
     # With 50 MB to spare, 4 rows × 5 columns (enumerated where it fits: its family) is too
     # big to enumerate here, so the search solver answers it, and the command says so. Its
     # default opponent stays its family's (an agent trained on the spot, refused here in one
-    # line); perfect play, asked for, plays. A person who plays the columns from the left (a
+    # line saying why); perfect play, asked for, plays. A person who plays the columns from the left (a
     # full one is refused, and the next tried) cannot beat perfect play.
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", "50000000")
     refused = subprocess.run(
@@ -389,7 +389,8 @@ def test_perfect_play_plays_a_board_searched_here(
         check=False,
     )
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
-    assert "connect4:4x5:4 is solved by search here, not enumerated" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1  # why, in one line
+    assert "connect4:4x5:4 is too large to solve here" in refused.stderr
     child, log = _spawn("connect4:4x5", "--seed", "3", "--hint", "--opponent", "perfect")
     child.expect("is solved by search here, not enumerated", FIRST_TIMEOUT)
     child.expect("Playing against perfect play", FIRST_TIMEOUT)

@@ -195,8 +195,6 @@ def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game
     spot, :func:`~qarena.agents.players.opponent_of`); a file plays as itself. Every player
     comes from the one resolution, :func:`~qarena.agents.players.player`."""
     game = _spec_of(target)
-    if game is not None:
-        route(game)  # says why where this machine searches a game enumerated elsewhere
     chosen = opponent_of(game, opponent) if game is not None else (opponent or TRAINED)
     if chosen == TRAINED:
         if game is None:
@@ -206,6 +204,8 @@ def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game
     if game is None:
         game = load_file(target).game
     announce(game)
+    if chosen in ("perfect", "strongest"):
+        route(game)  # says why where this machine searches a game enumerated elsewhere
     agent = _rival(player(chosen, game, seed))
     if chosen == NETWORK:
         err.print(_("Playing against the n-tuple network shipped with qarena."))
@@ -519,8 +519,9 @@ def play_command(
     solution = None
     if hint:
         announce(game)
-        # A spec's oracle has said its route already (_opponent); a policy file's says it here.
-        solution = (Oracle.of(game) if _spec_of(target) is not None else route(game)).exact()
+        # Against perfect play the route has been said already (_opponent).
+        said = agent.solution is not None
+        solution = (Oracle.of(game) if said else route(game)).exact()
     session = _Session(
         game,
         agent,

@@ -85,7 +85,7 @@ def test_a_machine_that_cannot_enumerate_says_so_in_one_line(
         "need_bytes": footprint(game, "solve").total,
         "budget_bytes": 100_000_000,
     }
-    assert small.opponent == "perfect"  # nothing can be trained here
+    assert small.opponent == "strongest"  # perfect play: nothing can be trained here
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
     plenty = Oracle.of(game)
     assert (plenty.route, plenty.judging, plenty.reason) == (ENUMERATED, "complete", None)

@@ -379,6 +379,8 @@ def test_perfect_play_is_the_opponent_on_a_board_solved_by_search(
     # left (a full one is refused, and the next tried) cannot beat perfect play.
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", "50000000")
     child, log = _spawn("connect4:4x5", "--seed", "3", "--hint")
+    # Enumerated elsewhere (208 MB of tables), searched here: the command says why, once.
+    child.expect("connect4:4x5:4 is solved by search here, not enumerated", FIRST_TIMEOUT)
     child.expect("Playing against perfect play", FIRST_TIMEOUT)
     moves = 0
     while child.expect([MOVE, AGAIN], timeout=FIRST_TIMEOUT) == 0:
@@ -388,6 +390,7 @@ def test_perfect_play_is_the_opponent_on_a_board_solved_by_search(
     child.sendline("n")
     text = _ended(child, log)
     assert "You win!" not in text and "Solver: with best play from here" in text
+    assert text.count("is solved by search here") == 1  # --hint does not say it again
 
 
 def test_perfect_play_can_be_asked_for_on_any_board() -> None:

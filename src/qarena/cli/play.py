@@ -157,7 +157,7 @@ def _searched(target: str) -> Game | None:
         game = parse_spec(target)
     except SpecError:
         return None
-    return game if Oracle.of(game).opponent == "perfect" else None
+    return game if Oracle.of(game).opponent == "strongest" else None
 
 
 def _game_of(target: str) -> Game:

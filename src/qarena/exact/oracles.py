@@ -116,9 +116,10 @@ class Oracle:
 
     @property
     def opponent(self) -> str:
-        """Whom a person plays unless they ask: perfect play (the built-in "perfect") where
-        the game is searched here, since no agent can be trained on it; else a trained agent."""
-        return "perfect" if self.searched else "trained"
+        """Whom a person plays unless they ask: perfect play at its strongest (the built-in
+        "strongest": the fastest win, the longest resistance; issue 36) where the game is
+        searched here, since no agent can be trained on it; else a trained agent ("trained")."""
+        return "strongest" if self.searched else "trained"
 
     def exact(self) -> Exact:
         """The exact answers: the search solution (one per board and process), or the

@@ -378,8 +378,8 @@ def test_perfect_play_plays_a_board_searched_here(
     # With 50 MB to spare, 4 rows × 5 columns (enumerated where it fits: its family) is too
     # big to enumerate here, so the search solver answers it, and the command says so. Its
     # default opponent stays its family's (an agent trained on the spot, refused here in one
-    # line saying why); perfect play, asked for, plays. A person who plays the columns from the left (a
-    # full one is refused, and the next tried) cannot beat perfect play.
+    # line saying why); perfect play, asked for, plays. A person who plays the columns from
+    # the left (a full one is refused, and the next tried) cannot beat perfect play.
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", "50000000")
     refused = subprocess.run(
         [str(QARENA), "play", "connect4:4x5"],
@@ -402,6 +402,7 @@ def test_perfect_play_plays_a_board_searched_here(
     child.sendline("n")
     text = _ended(child, log)
     assert "You win!" not in text and "Solver: with best play from here" in text
+    assert text.count("is solved by search here") == 1  # --hint does not say it again
 
 
 def test_perfect_play_can_be_asked_for_on_any_board() -> None:

@@ -363,7 +363,7 @@ def opponent_of(game: Game, asked: str | None = None) -> str:
     if asked is not None:
         return asked
     # The game's oracle says how it is answered here (qarena.exact.Oracle.opponent).
-    return "strongest" if Oracle.of(game).opponent == "perfect" else TRAINED
+    return Oracle.of(game).opponent
 
 
 __all__ = [

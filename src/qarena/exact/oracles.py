@@ -117,10 +117,11 @@ class Oracle:
     @property
     def opponent(self) -> str:
         """Whom a person plays unless they ask: the family's, whatever the route, as every
-        default is: perfect play (the built-in "perfect") on a searched game, where no agent
-        can be trained; else a trained agent (refused in its own words, with the reason, on a
-        machine that cannot enumerate the game)."""
-        return "perfect" if self.family == SEARCHED else "trained"
+        default is: perfect play at its strongest (the built-in "strongest": the fastest win,
+        the longest resistance) on a searched game, where no agent can be trained; else a
+        trained agent ("trained"; on a machine that cannot enumerate the game, refused in one
+        line saying why, and perfect play is there when asked for)."""
+        return "strongest" if self.family == SEARCHED else "trained"
 
     def exact(self) -> Exact:
         """The exact answers: the search solution (one per board and process), or the

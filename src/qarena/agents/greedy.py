@@ -37,9 +37,9 @@ class GreedyAgent:
         cls, path: str | os.PathLike[str], game: Game | None = None, seed: int | None = None
     ) -> GreedyAgent:
         """The agent of a policy file, named by the file's name."""
-        from qarena.learn.learners import load_learner
+        from qarena.learn.learners import load_table
 
-        return cls(load_learner(path, game), os.path.basename(os.fspath(path)), seed)
+        return cls(load_table(path, game), os.path.basename(os.fspath(path)), seed)
 
     def seeded(self, seed: int | None, name: str | None = None) -> GreedyAgent:
         """The same agent (its tables shared, not copied) drawing from a generator of its own

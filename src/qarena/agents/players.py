@@ -31,7 +31,7 @@ from qarena.errors import QarenaError, echo_value
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _, gettext_noop, ngettext, spoken
 from qarena.learn.base import Learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.ntuple_file import is_network, load_network
 
 #: What :func:`player` turns into a player.
 PlayerLike = (

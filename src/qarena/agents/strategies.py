@@ -217,7 +217,7 @@ class PolesAgent(RuleAgent):
 
 
 def _shipped_specs() -> list[str]:
-    from qarena.learn.ntuple import SHIPPED
+    from qarena.learn.ntuple_file import SHIPPED
 
     return list(SHIPPED)
 
@@ -264,7 +264,7 @@ def builtin_game(name: str) -> Game | None:
     if name != NETWORK:
         return None
     from qarena.games import parse_spec
-    from qarena.learn.ntuple import SHIPPED
+    from qarena.learn.ntuple_file import SHIPPED
 
     return parse_spec(next(iter(SHIPPED)))
 
@@ -286,7 +286,7 @@ def judges_of(game: Game) -> tuple[str, ...]:
 def named_players(game: Game) -> tuple[str, ...]:
     """Every name that is a player of ``game``: its built-ins, and ``network`` where one is
     shipped for it."""
-    from qarena.learn.ntuple import SHIPPED
+    from qarena.learn.ntuple_file import SHIPPED
 
     return (*players_of(game), *((NETWORK,) if game.spec in SHIPPED else ()))
 
@@ -300,7 +300,7 @@ def make_agent(name: str, game: Game, seed: int | None = None) -> Player:
 
         return player(name, game, seed)
     if name == NETWORK:
-        from qarena.learn.ntuple import shipped_network
+        from qarena.learn.ntuple_file import shipped_network
 
         net = shipped_network(game)
         if net is None:

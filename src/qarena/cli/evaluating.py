@@ -44,8 +44,9 @@ from qarena.exact.space import game_tables
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.learners import load_table, table_class
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_file import is_network, load_network
 from qarena.learn.presets import record_text
 from qarena.match.duel import about
 from qarena.training.run import check_versus, matrix_row
@@ -285,7 +286,7 @@ def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learn
             count=net.games,
         )
         return net, net.game, heading
-    learner = load_learner(policy, parse_spec(spec) if spec is not None else None)
+    learner = load_table(policy, parse_spec(spec) if spec is not None else None)
     game = learner.game
     heading = styled(
         ngettext(
@@ -535,7 +536,7 @@ def matrix_command(  # noqa: PLR0913 - the command's options
     measure each against each judge (random and perfect play): what an agent learns depends on
     whom it learns from."""
     game = parse_spec(spec)
-    cls = learner_class(learner_kind)
+    cls = table_class(learner_kind)
     if episodes is not None:
         check_count("--episodes", episodes, MAX_EPISODES)
     _check_games(games)

@@ -30,9 +30,10 @@ from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name
 from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.learners import load_table, table_class
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_file import is_network, load_network
 
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.
@@ -259,7 +260,7 @@ def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
         if verdict.kind == NETWORK:
             learned = _("value {value}").format(value=number(c.learned, "+.4f"))
         else:
-            learned = learner_class(verdict.kind).describe_value(c.learned)
+            learned = table_class(verdict.kind).describe_value(c.learned)
         move, judged = game.format_move(c.move), _judged(verdict.value, c.value)
         if tied:
             lines.append(f"  {move} — {judged} · {learned}")
@@ -475,7 +476,7 @@ def explain_command(
         if policy is not None and is_network(policy):
             learner = load_network(policy, game)
         elif policy is not None:
-            learner = load_learner(policy, game)
+            learner = load_table(policy, game)
         solution = oracle(game)
     e = explain(game, pos, solution)
     verdict = None

@@ -23,8 +23,9 @@ from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
-from qarena.learn.learners import load_learner
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.learners import load_table
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_file import is_network, load_network
 
 #: Most entries ``--top`` shows at each end.
 MAX_TOP = 1000
@@ -101,7 +102,7 @@ def table_command(
             )
         _network_table(load_network(policy), position)
         return
-    learner = load_learner(policy)
+    learner = load_table(policy)
     if csv_target is not None:
         rows = _write_csv(csv_target, learner, policy)
         if csv_target != "-":

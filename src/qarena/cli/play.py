@@ -29,8 +29,8 @@ from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.learners import load_table, table_class
+from qarena.learn.ntuple_file import is_network, load_network
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
@@ -80,7 +80,7 @@ def _seconds(s: float) -> str:
 
 def _trained(game: Game) -> Learner:
     """An agent trained on the spot (see ``train_on_the_spot``), saying how it went."""
-    kind = learner_class(SPOT_LEARNER)
+    kind = table_class(SPOT_LEARNER)
     announce(game)
     err.print(
         _("Training a {learner} agent on {spec} by self-play…").format(
@@ -114,13 +114,13 @@ def _trained(game: Game) -> Learner:
             "{share:.1%} of positions, so it can slip.",
             n,
         )
-    text = done.format(count=n, took=took, share=result.optimality.share)
+    text = done.format(count=n, took=took, share=result.exact.share)
     err.print(" " + text, soft_wrap=True)
     return training.learner
 
 
 def _loaded(path: Path) -> Learner:
-    learner = load_learner(path)
+    learner = load_table(path)
     share = learner.optimality().share
     n = learner.episodes
     if share == 1.0:

@@ -27,8 +27,8 @@ from qarena.experiments.plots import (
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
 from qarena.i18n import _
-from qarena.learn.learners import load_learner
-from qarena.learn.ntuple import is_network, load_network
+from qarena.learn.learners import load_table
+from qarena.learn.ntuple_file import is_network, load_network
 
 
 def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
@@ -106,7 +106,7 @@ def plot_command(
         return
     runs: list[PlotRun] = []
     for path in files:
-        learner = load_learner(path)
+        learner = load_table(path)
         if learner.curve is None or not learner.curve.points:
             raise QarenaError(
                 _("{name} has no learning curve; train it with --curve").format(name=path)

@@ -34,33 +34,21 @@ from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner, read_rewards
-from qarena.learn.curve import Curve, JudgedCurve, JudgedPoint
+from qarena.learn.curve import Curve, CurvePoint
+from qarena.learn.family import Trainable, refuse_options
 from qarena.learn.learners import LEARNERS, learner_class, load_learner, save_learner
-from qarena.learn.ntuple import (
-    KIND,
-    NetworkConfig,
-    NTupleNetwork,
-    default_config,
-    default_games,
-    load_network,
-    refuse_table_options,
-    save_network,
-)
+from qarena.learn.ntuple_config import KIND
 from qarena.learn.presets import record_text, resolve
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
 from qarena.optimality.judge import Optimality
+from qarena.training.run import Progress as RunProgress
 from qarena.training.run import (
-    JUDGED_GAMES,
-    NetworkResult,
     RunPlan,
     RunResult,
     check_judged_curve,
     check_versus,
-    network_curve,
     plan_run,
-    train_network,
 )
-from qarena.training.run import Progress as RunProgress
 
 _R = TypeVar("_R")
 
@@ -270,8 +258,8 @@ def _train(  # noqa: PLR0913 - the command's options
         run.every,
         run.as_json,
     )
-    if learner_kind == KIND:
-        refuse_table_options(
+    if learner_kind in LEARNERS and learner_class(learner_kind).self_play_only:
+        refuse_options(
             (
                 ("--opponent", opponent_name != "self"),
                 ("--seat", seat != "both"),
@@ -294,6 +282,7 @@ def _train(  # noqa: PLR0913 - the command's options
     resumed = None
     if resume is not None:
         resumed = load_learner(resume, game, cls.kind)
+        assert isinstance(resumed, Learner)  # the kind asked for
         if no_canonical and resumed.config.canonical:
             raise QarenaError(
                 _("{file} learned canonical positions; --no-canonical cannot change that").format(
@@ -365,15 +354,11 @@ def _table_learner(kind: str, workers: int | None, settings: dict[str, Any]) -> 
             raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
     if workers is not None:
         raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
-    if kind not in LEARNERS:
-        raise QarenaError(
-            _("unknown learner {kind!r}; expected one of {names}").format(
-                kind=kind, names=", ".join([*LEARNERS, KIND])
-            )
-        )
+    cls = learner_class(kind)
     if settings["seed"] is not None:
         check_seed(settings["seed"])
-    return learner_class(kind)
+    assert issubclass(cls, Learner)  # the others learn by self-play, refused before
+    return cls
 
 
 #: A run, started with the callback its progress goes to and the check for a stop asked for.
@@ -391,8 +376,8 @@ def _with_progress(
     def show(p: RunProgress) -> None:
         if p.optimality is not None:
             shown["optimality"] = _("optimality {share:.4f}").format(share=p.optimality.share)
-        if p.judged is not None:
-            shown["optimality"] = _("optimality {share:.4f}").format(share=p.judged.optimality)
+        if p.point is not None:
+            shown["optimality"] = _("optimality {share:.4f}").format(share=p.point.optimality)
         rate = ""
         if p.seconds > 0:
             per = p.episodes / p.seconds
@@ -408,7 +393,7 @@ def _with_progress(
         return start(show, lambda: stop.set)
 
 
-def _point_text(p: JudgedPoint) -> str:
+def _point_text(p: CurvePoint) -> str:
     win, draw, loss = p.record
     return _(
         "optimality {share:.4f} along perfect play; moving first against perfect play: "
@@ -431,21 +416,21 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
     given = {name: value for name, value in settings.items() if value is not None}
     # The one input --out may name is --resume's file: training goes on in place.
     check_target(run.out_file, [])
-    if run.resume is not None:
-        net = load_network(run.resume, game)
-        for name in ("tuples", "tuple_length", "seed"):
-            if name in given and given[name] != getattr(net.config, name):
-                flag = "--" + name.replace("_", "-")
-                raise QarenaError(
-                    _("{file} was made with other {flag}; a resumed network keeps its own").format(
-                        file=run.resume, flag=flag
-                    )
-                )
-        net.config = NetworkConfig.build(given, net.config)
-    else:
-        net = NTupleNetwork.from_config(game, NetworkConfig.build(given, default_config(game)))
-    total = run.episodes or default_games(game)
-    net.check_room(total, None if run.resume is None else str(run.resume))
+    resumed = None if run.resume is None else load_learner(run.resume, game, KIND)
+    # The same set-up as every run's: the settings checked (a resumed network keeps its
+    # shape and seed), the learner, its length and curve.
+    plan = plan_run(
+        game,
+        KIND,
+        given,
+        resume=resumed,
+        resumed_from=None if run.resume is None else str(run.resume),
+        episodes=run.episodes,
+        curve=run.curve,
+        every=run.every,
+        workers=workers,
+    )
+    net, total, run_curve, threads = plan.learner, plan.total, plan.curve, plan.workers
     if run.episodes is None:
         err.print(
             _(
@@ -453,25 +438,15 @@ def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[st
                 "fewer."
             ).format(spec=game.spec, count=total)
         )
-    run_curve = network_curve(net, total, run.every, JUDGED_GAMES) if run.curve else None
-    threads = workers or cores
-    net.warm_up()
     title = _("n-tuple network on {spec}").format(spec=game.spec)
-    result = _with_progress(
-        title,
-        total,
-        "games",
-        lambda show, stop: train_network(
-            net, total, workers=threads, curve=run_curve, on_progress=show, should_stop=stop
-        ),
-    )
-    save_network(run.out_file, net)
+    result = _with_progress(title, total, "games", plan.run)
+    save_learner(run.out_file, net)
     if run.as_json:
         out.print(json.dumps(_network_record(result, net, game, threads)), soft_wrap=True)
     else:
         out.print(_network_table(result, net, game, threads, run_curve, run.out_file))
     if result.stopped:
-        return _interrupted(result.games)
+        return _interrupted(result.episodes)
     return 0
 
 
@@ -519,7 +494,7 @@ def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict
         "train_seconds": round(result.seconds, 6),
         "steps": result.steps,
         "steps_per_second": round(rate),
-        "optimality": result.optimality.share,
+        "optimality": result.exact.share,
     }
     if plan.learner.preset is not None:
         record["preset"] = plan.learner.preset
@@ -532,7 +507,7 @@ def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict
     return record
 
 
-def _curve_text(curve: Curve | JudgedCurve) -> str:
+def _curve_text(curve: Curve) -> str:
     return ngettext(
         "{points:,} points, one every {every:,} episodes",
         "{points:,} points, one every {every:,} episodes",
@@ -570,7 +545,7 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
             result.steps,
         ).format(seconds=result.seconds, steps=result.steps, rate=rate),
     )
-    table.add_row(_("optimality"), _share(result.optimality))
+    table.add_row(_("optimality"), _share(result.exact))
     if plan.until_perfect:
         table.add_row(
             _("perfect play"),
@@ -586,15 +561,13 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
     return table
 
 
-def _network_record(
-    result: NetworkResult, net: NTupleNetwork, game: Game, threads: int
-) -> dict[str, Any]:
+def _network_record(result: RunResult, net: Trainable, game: Game, threads: int) -> dict[str, Any]:
     """``train --learner ntuple --json``'s object."""
-    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    rate = result.episodes / result.seconds if result.seconds > 0 else 0.0
     record: dict[str, Any] = {
         "game": game.spec,
         "learner": KIND,
-        "episodes": result.games,
+        "episodes": result.episodes,
         "train_seconds": round(result.seconds, 6),
         "steps": result.steps,
         "games_per_second": round(rate),
@@ -613,29 +586,26 @@ def _network_record(
 
 
 def _network_table(
-    result: NetworkResult,
-    net: NTupleNetwork,
+    result: RunResult,
+    net: Trainable,
     game: Game,
     threads: int,
-    run_curve: JudgedCurve | None,
+    run_curve: Curve | None,
     out_file: Path,
 ) -> Table:
     """``train --learner ntuple``'s summary."""
     table = _summary(
         styled(_("n-tuple network on {game}  [dim]{spec}[/]"), game=game.title, spec=game.spec)
     )
-    c = net.config
-    table.add_row(
-        _("network"),
-        _("{tuples:,} tuples of {length} cells, {entries:,} table entries in use").format(
-            tuples=c.tuples, length=c.tuple_length, entries=int((net.weights != 0).sum())
-        ),
-    )
-    games_text = number(result.games, ",")
-    if net.games != result.games:
-        games_text = _("{count:,} ({total:,} in all)").format(count=result.games, total=net.games)
+    for label, text in net.summary():
+        table.add_row(label, text)
+    games_text = number(result.episodes, ",")
+    if net.episodes != result.episodes:
+        games_text = _("{count:,} ({total:,} in all)").format(
+            count=result.episodes, total=net.episodes
+        )
     table.add_row(_("games of self-play"), games_text)
-    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    rate = result.episodes / result.seconds if result.seconds > 0 else 0.0
     table.add_row(
         _("training"),
         _("{seconds:,.1f} s on {threads} threads, {rate:,.0f} games/s").format(

@@ -22,17 +22,12 @@ from qarena.fileio import is_file
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option
 from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, read_rewards
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import (
-    NetworkConfig,
-    check_board,
-    check_fits,
-    default_config,
-    refuse_table_options,
-)
+from qarena.learn.family import refuse_options as refuse_table_options
+from qarena.learn.learners import table_class
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_config import NetworkConfig, check_board, check_fits, default_config
 from qarena.learn.presets import preset as preset_named
-from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALL_SETTINGS, NETWORK_NAMES, NETWORK_SETTINGS
 
 #: Most runs one sweep may hold (each is a policy file and a row).
 MAX_RUNS = 10_000
@@ -76,7 +71,7 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9._=,:+-]")
 _MAX_NAME = 180
 
 
-_OPTIONS = {s.name: s.option for s in (*SETTINGS, *NETWORK_SETTINGS)}
+_OPTIONS = {s.name: s.option for s in ALL_SETTINGS}
 
 
 def flag(axis: str) -> str:
@@ -88,7 +83,7 @@ def reads(learner: str, game: Game) -> tuple[frozenset[str], dict[str, Any]]:
     """The settings ``learner`` reads (seed aside), and their defaults for ``game``."""
     if learner == NETWORK:
         return frozenset(NETWORK_NAMES) - {"seed"}, default_config(game).to_dict()
-    cls = learner_class(learner)
+    cls = table_class(learner)
     return frozenset(cls.hyperparameters), cls.default_config().to_dict()
 
 
@@ -98,7 +93,7 @@ def check_setting(setting: Setting, game: Game) -> None:
         config = NetworkConfig.build(setting.given, default_config(game))
         check_fits(config.tuples, config.tuple_length)
     else:
-        learner_class(setting.learner).build_config(setting.given)
+        table_class(setting.learner).build_config(setting.given)
 
 
 def _short(x: Any) -> str:

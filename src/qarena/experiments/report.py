@@ -43,7 +43,7 @@ from qarena.experiments.plots import (
 from qarena.games import Game, parse_spec, value_word
 from qarena.games.nim import is_pole_position
 from qarena.i18n import _, language
-from qarena.learn.learners import load_learner
+from qarena.learn.learners import load_table
 from qarena.optimality.judge import optimality_of_values
 from qarena.training.run import matrix_row
 
@@ -181,7 +181,7 @@ def discounting(lab: Lab) -> Section:
     lost: dict[str, list[float]] = {}
     won: dict[str, list[float]] = {}
     for row in rows:
-        learner = load_learner(_run_path(folder, row))
+        learner = load_table(_run_path(folder, row))
         seats = both_seats(
             tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
         )
@@ -278,7 +278,7 @@ def whom_to_learn_from(lab: Lab) -> Section:
         cells: dict[tuple[str, str, str], list[float]] = {}
         optimality: dict[tuple[str, str], list[float]] = {}
         for row in rows:
-            learner = load_learner(_run_path(folder, row))
+            learner = load_table(_run_path(folder, row))
             records = record_against(learner, masks, lab.games, 0)
             key = (row.learner, row.opponent)
             optimality.setdefault(key, []).append(row.optimality)
@@ -482,7 +482,7 @@ def tictactoe(lab: Lab) -> Section:
     masks = strategy_masks(tables, ("random", "perfect"))
     per: dict[int, dict[str, list[float]]] = {}
     for row in rows:
-        learner = load_learner(_run_path(folder, row))
+        learner = load_table(_run_path(folder, row))
         records = record_against(learner, masks, lab.games, 0)
         r, p = records["random"], records["perfect"]
         d = per.setdefault(row.episodes, {})
@@ -601,7 +601,7 @@ def pole_positions(lab: Lab) -> Section:
             mask = strategy_mask(tables, player)
             shares[player] = optimality_of_values(tables, mask.astype(np.float64)).share
         poles = strategy_mask(tables, "poles")
-        learner = load_learner(_run_path(folder, rows[0]))
+        learner = load_table(_run_path(folder, rows[0]))
         best = learner.best_moves()
         if learner.config.canonical != tables.canonical:
             best = learner.tables.lift(best, tables)
@@ -785,7 +785,7 @@ def _course_claims(lab: Lab, claim: _Claims) -> None:
         holds if min(shares) >= 0.95 else part,
     )
     game = parse_spec("nim:1,3,5,7")
-    learner = load_learner(_run_path(folder, rows[0]))
+    learner = load_table(_run_path(folder, rows[0]))
     perfect = strategy_mask(learner.tables, "perfect")
     opening = both_seats(learner.tables, learner.best_moves(), perfect, lab.games, 0, "perfect")
     claim(
@@ -859,7 +859,7 @@ def _paper_claims(lab: Lab, claim: _Claims) -> None:
     for row in rows:
         if row.settings["epsilon"] != "0.1":
             continue
-        learner = load_learner(_run_path(folder, row))
+        learner = load_table(_run_path(folder, row))
         perfect = strategy_mask(learner.tables, "perfect")
         seats = both_seats(
             learner.tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
@@ -871,7 +871,7 @@ def _paper_claims(lab: Lab, claim: _Claims) -> None:
     )
     q_lost = []
     for row in q_rows:
-        learner = load_learner(_run_path(q_folder, row))
+        learner = load_table(_run_path(q_folder, row))
         perfect = strategy_mask(learner.tables, "perfect")
         seats = both_seats(
             learner.tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
@@ -1154,7 +1154,7 @@ def _tictactoe_claims(lab: Lab, claim: _Claims) -> None:
         drawn = games = lost = 0
         clean = 0
         for row in rows:
-            learner = load_learner(_run_path(folder, row))
+            learner = load_table(_run_path(folder, row))
             best = learner.best_moves()
             perfect = strategy_mask(learner.tables, "perfect")
             seats = both_seats(learner.tables, best, perfect, lab.games, 0, "perfect")

@@ -15,16 +15,16 @@ from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_config import NetworkConfig
 from qarena.learn.presets import record_text
-from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALL_SETTINGS
 from qarena.web.store import is_policy_id
 
 #: Each training setting's label, on the Train form and in a policy's settings table.
 #: The training settings' labels (from their one declaration), and the symmetry setting's.
 LABELS = {
-    **{setting.name: setting.label for setting in (*SETTINGS, *NETWORK_SETTINGS)},
+    **{setting.name: setting.label for setting in ALL_SETTINGS},
     "canonical": gettext_noop("positions learned"),
 }
 SCHEDULES = {

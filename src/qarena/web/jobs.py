@@ -26,12 +26,12 @@ from qarena.evaluate.charts import curve_svg
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
-from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint, JudgedPoint
+from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint
 from qarena.learn.learners import make_learner
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import (
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_config import (
     NetworkConfig,
-    NTupleNetwork,
     check_board,
     check_fits,
     default_games,
@@ -39,15 +39,14 @@ from qarena.learn.ntuple import (
 )
 from qarena.match.spot import train_timed
 from qarena.training.run import (
-    JUDGED_GAMES,
     Progress,
     RunPlan,
     check_versus,
     default_episodes,
     judging_bytes,
     judging_refused,
-    network_curve,
-    train_network,
+    new_curve,
+    train_run,
 )
 from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id
@@ -137,7 +136,7 @@ class Job:
     done: int = 0
     optimality: float | None = None
     points: list[CurvePoint] = field(default_factory=list)
-    judged: list[JudgedPoint] = field(default_factory=list)  # a network's curve
+    judged: list[CurvePoint] = field(default_factory=list)  # a network's curve
     policy: str | None = None
     error: str | None = None
     version: int = 0  # bumped on every change, for watchers
@@ -545,20 +544,20 @@ class Jobs:
         # Its curve as `qarena train --curve` judges one: along perfect-play games, and by
         # games against perfect play moving first, at 1,000, 2,000, 5,000… games and every
         # tenth of the run.
-        curve = network_curve(net, job.episodes, None, JUDGED_GAMES) if job.curve else None
+        curve = new_curve(net, job.episodes, None) if job.curve else None
 
         def on_progress(p: Progress) -> None:
             job.done = p.episodes
-            if p.judged is not None and curve is not None:
+            if p.point is not None and curve is not None:
                 job.judged = [*curve.points]
             job.version += 1
 
-        result = train_network(
+        result = train_run(
             net, job.episodes, curve=curve, on_progress=on_progress, should_stop=lambda: job.cancel
         )
         job.judged = [*curve.points] if curve is not None else []
-        job.done, job.stopped = result.games, result.stopped
-        if result.games == 0:
+        job.done, job.stopped = result.episodes, result.stopped
+        if result.episodes == 0:
             raise QarenaError(_("it was stopped before it learned anything"))
         job.policy = self.store.add_network(net).id
 
@@ -591,7 +590,7 @@ class Jobs:
         if result.episodes == 0:
             # Stopped (the server shutting down) before the first chunk: nothing to keep.
             raise QarenaError(_("it was stopped before it learned anything"))
-        job.optimality = result.optimality.share
+        job.optimality = result.exact.share
         job.points = [*curve.points]
         # How it was trained, beyond its hyperparameters: the file says so wherever it goes.
         training = {

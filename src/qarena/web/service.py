@@ -28,16 +28,12 @@ from qarena.exact import by_search
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import (
-    NetworkConfig,
-    NTupleNetwork,
-    check_board,
-    default_config,
-    refuse_table_options,
-    shipped_network,
-)
+from qarena.learn.family import refuse_options as refuse_table_options
+from qarena.learn.learners import table_class
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_config import NetworkConfig, check_board, default_config
+from qarena.learn.ntuple_file import shipped_network
 from qarena.learn.presets import resolve as resolve_preset
 from qarena.learn.settings import NETWORK_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
@@ -562,7 +558,7 @@ class Web:
                     _("{flag} applies to --learner ntuple only").format(flag=s.option)
                 )
         game = self.game(body.game)
-        cls = learner_class(body.learner)
+        cls = table_class(body.learner)
         given = {name: getattr(body, name) for name in SETTINGS}
         check_versus(body.opponent == "self", body.seat, given)
         return game, cls.build_config(given, cls.default_config(canonical=body.canonical))
@@ -577,7 +573,7 @@ class Web:
             game, net_config = self._network(body)
             return self.jobs.start_network(game, body.episodes, net_config)
         game, config = self._training(body)
-        cls = learner_class(body.learner)
+        cls = table_class(body.learner)
         return self.jobs.start(
             game,
             cls.kind,

@@ -32,9 +32,11 @@ from qarena.fileio import atomic_open, remove_stale_temps
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
+from qarena.learn.family import Trainable
 from qarena.learn.learners import load_learner, save_learner
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network, save_network
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_file import load_network, save_network
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -295,7 +297,7 @@ class PolicyStore:
                 unreadable += 1
                 continue
             try:
-                learner = self.load_network(path) if is_network(path) else load_learner(path)
+                learner = _stored(load_learner(path, budget=self.network_budget()))
                 modified = datetime.fromtimestamp(info.st_mtime, UTC)
                 self._index(policy_id, learner, modified)
                 self._unreadable.pop(policy_id, None)
@@ -364,7 +366,7 @@ class PolicyStore:
         """The stored table learner or n-tuple network (NotFound when there is none)."""
         if self.get(policy_id).network:
             return self.load_network(self.path(policy_id))
-        return load_learner(self.path(policy_id))
+        return _stored(load_learner(self.path(policy_id)))
 
     def delete(self, policy_id: str) -> None:
         """Remove the row, then the file; NotFound when there is no such policy."""
@@ -427,7 +429,7 @@ class Receiving:
                 why = self.refuse(game)
                 if why is not None:
                     raise QarenaError(why)
-            self._loaded = self.store.load_network(tmp) if is_network(tmp) else load_learner(tmp)
+            self._loaded = _stored(load_learner(tmp, budget=self.store.network_budget()))
         except QarenaError as e:
             # Named as the person named it: the server's paths are not theirs to see.
             raise type(e)(str(e).replace(tmp, self.name)) from None
@@ -449,3 +451,9 @@ class Receiving:
         dropped = QarenaError("the upload was dropped")
         with contextlib.suppress(QarenaError, OSError):
             self._stack.__exit__(QarenaError, dropped, None)
+
+
+def _stored(learner: Trainable) -> Learner | NTupleNetwork:
+    """A loaded learner as the store keeps it (the kinds its pages show)."""
+    assert isinstance(learner, Learner | NTupleNetwork)
+    return learner

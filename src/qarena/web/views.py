@@ -18,9 +18,10 @@ from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _
 from qarena.learn.curve import Curve
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, default_config
+from qarena.learn.learners import table_class
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_config import NetworkConfig, default_config
 from qarena.learn.presets import PRESETS
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.web.describe import (
@@ -169,7 +170,7 @@ def job_form(job: Job) -> dict[str, Any]:
         "canonical": "yes" if c.canonical else "no",
     }
     # Settings shown only where they differ from the learner's defaults, as they were typed.
-    defaults = learner_class(job.learner).default_config(canonical=c.canonical).to_dict()
+    defaults = table_class(job.learner).default_config(canonical=c.canonical).to_dict()
     for setting in SETTINGS:
         name, value = setting.name, hyper[setting.name]
         if value is None or value == defaults[name]:

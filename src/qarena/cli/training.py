@@ -33,11 +33,10 @@ from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
-from qarena.learn.base import Learner, read_rewards
+from qarena.learn.base import read_rewards
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.family import Trainable, refuse_options
-from qarena.learn.learners import LEARNERS, learner_class, load_learner, save_learner
-from qarena.learn.ntuple_config import KIND
+from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.learn.presets import record_text, resolve
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
 from qarena.optimality.judge import Optimality
@@ -249,16 +248,13 @@ def _train(  # noqa: PLR0913 - the command's options
     settings: dict[str, Any],
     record: dict[str, Any] | None = None,
 ) -> int:
-    """The train command once its file is known; ``record`` is the preset's (None: none)."""
-    out_file, episodes, resume, curve, every, as_json = (
-        run.out_file,
-        run.episodes,
-        run.resume,
-        run.curve,
-        run.every,
-        run.as_json,
-    )
-    if learner_kind in LEARNERS and learner_class(learner_kind).self_play_only:
+    """The train command once its file is known, for every learner kind; ``record`` is the
+    preset's (None: none)."""
+    import os
+
+    out_file, episodes, resume = run.out_file, run.episodes, run.resume
+    cls = _learner(learner_kind, workers, settings)
+    if cls.self_play_only:
         refuse_options(
             (
                 ("--opponent", opponent_name != "self"),
@@ -268,12 +264,14 @@ def _train(  # noqa: PLR0913 - the command's options
                 ("--check-every", check_every is not None),
             )
         )
-        return _train_network(game, run, workers, settings)
-    cls = _table_learner(learner_kind, workers, settings)
     run.check()
+    if run.curve and cls.judging == "along_play":
+        check_judged_curve(game)  # before anything is trained: judging may have no bound
     if check_every is not None:
         check_count("--check-every", check_every, MAX_EPISODES)
-    given: dict[str, Any] = {name: settings[name] for name in NAMES}
+    if workers is not None:
+        check_count("--workers", workers, len(os.sched_getaffinity(0)) * 4)
+    given: dict[str, Any] = dict(settings)
     check_versus(opponent_name == "self", seat, given)
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.
@@ -282,15 +280,14 @@ def _train(  # noqa: PLR0913 - the command's options
     resumed = None
     if resume is not None:
         resumed = load_learner(resume, game, cls.kind)
-        assert isinstance(resumed, Learner)  # the kind asked for
-        if no_canonical and resumed.config.canonical:
+        if no_canonical and getattr(resumed.config, "canonical", False):
             raise QarenaError(
                 _("{file} learned canonical positions; --no-canonical cannot change that").format(
                     file=resume
                 )
             )
-    else:
-        announce(game)
+    elif cls.judging == "exact":
+        announce(game)  # its tables are the game's: a long search is said before it starts
     # The same set-up as qarena.train's: the settings checked, the learner, its opponent (a
     # built-in's name is the built-in, anything else a policy file), the run's length.
     plan = plan_run(
@@ -299,33 +296,58 @@ def _train(  # noqa: PLR0913 - the command's options
         given,
         canonical=not no_canonical,
         resume=resumed,
+        resumed_from=None if resume is None else str(resume),
         opponent=opponent_name,
         seat=seat,
         episodes=episodes,
         until_perfect=until_perfect,
         check_every=check_every,
-        curve=curve,
-        every=every,
+        curve=run.curve,
+        every=run.every,
+        workers=workers,
     )
-    if episodes is None and plan.total >= LONG_RUN_EPISODES:
+    _say_default_run(game, plan, episodes)
+    if record is not None:
+        plan.learner.preset = record
+    title = _("{learner} on {spec}").format(learner=cls.title, spec=game.spec)
+    result = _with_progress(title, plan.total, cls.unit, plan.run)
+    save_learner(out_file, plan.learner, inputs)
+    # What a run says of itself follows how its learner is judged: over every position, or
+    # along perfect-play games (its curve's last point).
+    if cls.judging == "exact":
+        summary = _run_record(result, plan, game, cls.kind) if run.as_json else None
+        table = None if run.as_json else _run_table(result, plan, game, cls.title, out_file)
+    else:
+        summary = _judged_record(result, plan, game) if run.as_json else None
+        table = None if run.as_json else _judged_table(result, plan, game, out_file)
+    if summary is not None:
+        out.print(json.dumps(summary), soft_wrap=True)
+    else:
+        out.print(table)
+    if result.stopped:
+        return _interrupted(result.episodes)
+    return 0
+
+
+def _say_default_run(game: Game, plan: RunPlan, episodes: int | None) -> None:
+    """Say how long a default run is where it is long: a table learner's of many episodes,
+    and always a run of games of self-play (minutes on a big board)."""
+    if episodes is not None:
+        return
+    if plan.learner.unit == "games":
+        err.print(
+            _(
+                "{spec}: the default run is {count:,} games of self-play; --episodes N trains "
+                "fewer."
+            ).format(spec=game.spec, count=plan.total)
+        )
+    elif plan.total >= LONG_RUN_EPISODES:
         err.print(
             _(
                 "{spec} has many moves to learn: the default run is {count:,} episodes, which "
                 "can take a long while; --episodes N trains fewer."
             ).format(spec=game.spec, count=plan.total)
         )
-    if record is not None:
-        plan.learner.preset = record
-    title = _("{learner} on {spec}").format(learner=cls.title, spec=game.spec)
-    result = _with_progress(title, plan.total, "episodes", plan.run)
-    save_learner(out_file, plan.learner, inputs)
-    if as_json:
-        out.print(json.dumps(_run_record(result, plan, game, cls.kind)), soft_wrap=True)
-    else:
-        out.print(_run_table(result, plan, game, cls.title, out_file))
-    if result.stopped:
-        return _interrupted(result.episodes)
-    return 0
 
 
 @dataclass(frozen=True)
@@ -346,18 +368,17 @@ class _Run:
         check_curve_every(self.every, self.curve)
 
 
-def _table_learner(kind: str, workers: int | None, settings: dict[str, Any]) -> type[Learner]:
-    """The table learner ``--learner`` names, refusing the network's own options (and the seed
-    checked: both kinds take it)."""
-    for s in NETWORK_SETTINGS:
-        if settings[s.name] is not None:
-            raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
-    if workers is not None:
-        raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
+def _learner(kind: str, workers: int | None, settings: dict[str, Any]) -> type[Trainable]:
+    """The learner kind ``--learner`` names, refusing the options only other kinds read (and
+    the seed checked: every kind takes it)."""
     cls = learner_class(kind)
-    if settings["seed"] is not None:
+    for s in NETWORK_SETTINGS:
+        if settings.get(s.name) is not None and s.name not in cls.hyperparameters:
+            raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
+    if workers is not None and not cls.threaded:
+        raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
+    if settings.get("seed") is not None:
         check_seed(settings["seed"])
-    assert issubclass(cls, Learner)  # the others learn by self-play, refused before
     return cls
 
 
@@ -399,55 +420,6 @@ def _point_text(p: CurvePoint) -> str:
         "optimality {share:.4f} along perfect play; moving first against perfect play: "
         "{win:.0%} won, {draw:.0%} drawn, {loss:.0%} lost"
     ).format(share=p.optimality, win=win, draw=draw, loss=loss)
-
-
-def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[str, Any]) -> int:
-    """qarena train --learner ntuple: self-play on threads sharing one network's tables."""
-    import os
-
-    run.check()
-    if run.curve:
-        check_judged_curve(game)  # before anything is trained: judging may have no bound
-    cores = len(os.sched_getaffinity(0))
-    if workers is not None:
-        check_count("--workers", workers, cores * 4)
-    if settings["seed"] is not None:
-        check_seed(settings["seed"])
-    given = {name: value for name, value in settings.items() if value is not None}
-    # The one input --out may name is --resume's file: training goes on in place.
-    check_target(run.out_file, [])
-    resumed = None if run.resume is None else load_learner(run.resume, game, KIND)
-    # The same set-up as every run's: the settings checked (a resumed network keeps its
-    # shape and seed), the learner, its length and curve.
-    plan = plan_run(
-        game,
-        KIND,
-        given,
-        resume=resumed,
-        resumed_from=None if run.resume is None else str(run.resume),
-        episodes=run.episodes,
-        curve=run.curve,
-        every=run.every,
-        workers=workers,
-    )
-    net, total, run_curve, threads = plan.learner, plan.total, plan.curve, plan.workers
-    if run.episodes is None:
-        err.print(
-            _(
-                "{spec}: the default run is {count:,} games of self-play; --episodes N trains "
-                "fewer."
-            ).format(spec=game.spec, count=total)
-        )
-    title = _("n-tuple network on {spec}").format(spec=game.spec)
-    result = _with_progress(title, total, "games", plan.run)
-    save_learner(run.out_file, net)
-    if run.as_json:
-        out.print(json.dumps(_network_record(result, net, game, threads)), soft_wrap=True)
-    else:
-        out.print(_network_table(result, net, game, threads, run_curve, run.out_file))
-    if result.stopped:
-        return _interrupted(result.episodes)
-    return 0
 
 
 def _progress() -> Progress:
@@ -561,19 +533,19 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
     return table
 
 
-def _network_record(result: RunResult, net: Trainable, game: Game, threads: int) -> dict[str, Any]:
-    """``train --learner ntuple --json``'s object."""
+def _judged_record(result: RunResult, plan: RunPlan, game: Game) -> dict[str, Any]:
+    """``train --json``'s object for a learner judged along play (``--learner ntuple``)."""
+    net, threads = plan.learner, plan.workers
     rate = result.episodes / result.seconds if result.seconds > 0 else 0.0
     record: dict[str, Any] = {
         "game": game.spec,
-        "learner": KIND,
+        "learner": net.kind,
         "episodes": result.episodes,
         "train_seconds": round(result.seconds, 6),
         "steps": result.steps,
         "games_per_second": round(rate),
         "workers": threads,
-        "tuples": net.config.tuples,
-        "tuple_length": net.config.tuple_length,
+        **net.shape(),
     }
     if result.point is not None:
         win, draw, loss = result.point.record
@@ -585,18 +557,13 @@ def _network_record(result: RunResult, net: Trainable, game: Game, threads: int)
     return record
 
 
-def _network_table(
-    result: RunResult,
-    net: Trainable,
-    game: Game,
-    threads: int,
-    run_curve: Curve | None,
-    out_file: Path,
-) -> Table:
-    """``train --learner ntuple``'s summary."""
+def _judged_table(result: RunResult, plan: RunPlan, game: Game, out_file: Path) -> Table:
+    """``train``'s summary for a learner judged along play (``--learner ntuple``)."""
+    net, threads, run_curve = plan.learner, plan.workers, plan.curve
     table = _summary(
-        styled(_("n-tuple network on {game}  [dim]{spec}[/]"), game=game.title, spec=game.spec)
-    )
+        styled(_("{learner} on {game}  [dim]{spec}[/]"), learner=net.title, game=game.title,
+               spec=game.spec)
+    )  # fmt: skip
     for label, text in net.summary():
         table.add_row(label, text)
     games_text = number(result.episodes, ",")

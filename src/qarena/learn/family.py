@@ -157,6 +157,10 @@ class Trainable(ABC):
         """Rows (label, text, for people) a run's summary shows about the learner itself."""
         return []
 
+    def shape(self) -> dict[str, Any]:
+        """Its size as data, for a run's JSON record (a network's tuples and their length)."""
+        return {}
+
     def hyperparameter_values(self) -> dict[str, Any]:
         """Its settings by name, as its file and pages show them."""
         full = self.config.to_dict()

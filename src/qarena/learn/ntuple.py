@@ -173,6 +173,9 @@ class NTupleNetwork(Trainable):
     def default_episodes(self, self_play: bool = True) -> int:
         return default_games(self.game)
 
+    def shape(self) -> dict[str, Any]:
+        return {"tuples": self.config.tuples, "tuple_length": self.config.tuple_length}
+
     def summary(self) -> list[tuple[str, str]]:
         c = self.config
         return [

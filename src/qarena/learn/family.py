@@ -83,6 +83,20 @@ class Trainable(ABC):
         """``base`` (default: the defaults) with the settings ``given`` (None: not given),
         each checked against its declaration; a setting it does not read is refused."""
 
+    @classmethod  # noqa: B027 - a hook; tables are checked when built
+    def check_fits(cls, config: Any) -> None:
+        """Refuse, before anything is allocated, settings whose model passes the memory
+        budget (a network's tables)."""
+
+    @classmethod  # noqa: B027 - a hook: most kinds learn any game
+    def check_game(cls, game: Game) -> None:
+        """Refuse, in one line, a game this kind cannot learn (a network: not a board)."""
+
+    @classmethod
+    def model_bytes(cls, config: Any) -> int:
+        """Bytes of the model ``config`` shapes, besides the game's tables (a network's)."""
+        return 0
+
     @classmethod
     def fixed_settings(cls) -> tuple[str, ...]:
         """Settings a resumed run keeps from its file (a network's shape and seed)."""

@@ -38,6 +38,7 @@ from qarena.learn.ntuple_config import (
     check_fits,
     default_config,
     default_games,
+    table_bytes,
 )
 from qarena.threads import run_threads
 
@@ -134,6 +135,18 @@ class NTupleNetwork(Trainable):
     @classmethod
     def build_config(cls, given: Mapping[str, Any], base: Any = None) -> NetworkConfig:
         return NetworkConfig.build(given, base)
+
+    @classmethod
+    def check_game(cls, game: Game) -> None:
+        check_board(game)
+
+    @classmethod
+    def check_fits(cls, config: Any) -> None:
+        check_fits(config.tuples, config.tuple_length)
+
+    @classmethod
+    def model_bytes(cls, config: Any) -> int:
+        return table_bytes(config)
 
     @classmethod
     def fixed_settings(cls) -> tuple[str, ...]:

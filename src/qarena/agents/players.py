@@ -31,7 +31,7 @@ from qarena.errors import QarenaError, echo_value
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _, gettext_noop, ngettext, spoken
 from qarena.learn.base import Learner
-from qarena.learn.ntuple_file import is_network, load_network
+from qarena.learn.learners import load_learner
 
 #: What :func:`player` turns into a player.
 PlayerLike = (
@@ -174,13 +174,15 @@ def is_policy_path(name: str) -> bool:
 
 
 def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
-    """The player a file holds: an n-tuple network, or a learner's greedy agent (whose loader
-    refuses what is neither, in one line)."""
-    if is_network(path):
-        net = load_network(path, game)
-        net.name = os.path.basename(path)
-        return net
-    return GreedyAgent.load(path, game, seed)
+    """The player a file holds, read by the kind the file names (``load_learner``): a table
+    learner's greedy agent, or a learner that plays as itself (an n-tuple network); what is
+    neither is refused in one line."""
+    learner = load_learner(path, game)
+    if isinstance(learner, Learner):
+        return GreedyAgent(learner, os.path.basename(path), seed)
+    assert isinstance(learner, Player)  # a learner kind judged along play plays as itself
+    learner.name = os.path.basename(path)
+    return learner
 
 
 def no_game(a: str, b: str | None = None) -> QarenaError:

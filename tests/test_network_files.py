@@ -285,7 +285,7 @@ def test_the_agent_cache_is_bounded_by_bytes(
 
     web = create_app(tmp_path).state.web
     game = parse_spec("connect4:4x5")
-    ids = [web.store.add_network(NTupleNetwork.new(game, 10, 6, seed=s)).id for s in range(3)]
+    ids = [web.store.add(NTupleNetwork.new(game, 10, 6, seed=s)).id for s in range(3)]
     one = service.held_bytes(web.agent(ids[0]))
     assert one >= 2 * 10 * 4**6 * 4  # its tables at least
     assert web.agent(ids[0]) is web.agent(ids[0])  # kept

@@ -98,6 +98,12 @@ class Trainable(ABC):
         return 0
 
     @classmethod
+    def default_length(cls, game: Game) -> int | None:
+        """A run's default length on ``game`` known from the game alone (None: the learner
+        says it once built, :meth:`default_episodes`)."""
+        return None
+
+    @classmethod
     def fixed_settings(cls) -> tuple[str, ...]:
         """Settings a resumed run keeps from its file (a network's shape and seed)."""
         return ()

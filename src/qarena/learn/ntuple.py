@@ -149,6 +149,10 @@ class NTupleNetwork(Trainable):
         return table_bytes(config)
 
     @classmethod
+    def default_length(cls, game: Game) -> int | None:
+        return default_games(game)
+
+    @classmethod
     def fixed_settings(cls) -> tuple[str, ...]:
         return ("tuples", "tuple_length", "seed")
 

@@ -27,16 +27,8 @@ from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
 from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint
-from qarena.learn.learners import make_learner
+from qarena.learn.learners import learner_class, make_learner
 from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import KIND as NETWORK
-from qarena.learn.ntuple_config import (
-    NetworkConfig,
-    check_board,
-    check_fits,
-    default_games,
-    table_bytes,
-)
 from qarena.match.spot import train_timed
 from qarena.training.run import (
     Progress,
@@ -125,7 +117,7 @@ class Job:
     learner: str
     episodes: int
     opponent: str  # a name, or a stored policy's id
-    config: LearnConfig | NetworkConfig  # a NetworkConfig for an n-tuple network's run
+    config: Any  # the learner kind's (a LearnConfig for a table learner)
     seat: str = "both"
     until_perfect: bool = False
     spot: bool = False
@@ -148,13 +140,18 @@ class Job:
     curve: bool = True  # a network's curve is judged (not where judging has no bound)
     preset: dict[str, Any] | None = None  # the write-up's preset and what was given over it
 
+    @property
+    def along_play(self) -> bool:
+        """Is its learner judged along perfect-play games (an n-tuple network)?"""
+        return bool(learner_class(self.learner).judging == "along_play")
+
     def curve_points(self) -> int:
         """The points of its learning curve so far."""
-        return len(self.judged) if self.learner == NETWORK else len(self.points)
+        return len(self.judged) if self.along_play else len(self.points)
 
     def chart(self) -> str:
         """Its learning curve so far, as SVG."""
-        if self.learner == NETWORK:
+        if self.along_play:
             return curve_svg(self.judged, self.episodes, judged=True)
         return curve_svg(self.points, self.episodes)
 
@@ -268,21 +265,22 @@ class Jobs:
         )
         return self._enqueue(job)
 
-    def start_network(self, game: Game, episodes: int | None, config: NetworkConfig) -> Job:
-        """An n-tuple network's run of self-play, as ``qarena train --learner ntuple`` on one
-        thread: checked (the board, the tables' memory, the games), then in line as any run."""
-        total = self.check_network(game, episodes, config)
+    def start_along_play(self, game: Game, kind: str, episodes: int | None, config: Any) -> Job:
+        """A run of a learner judged along play (an n-tuple network's self-play), as ``qarena
+        train`` on one thread: checked (the game, its model's memory, the episodes), then in
+        line as any run."""
+        total = self.check_along_play(game, kind, episodes, config)
         # Its curve is judged as --curve judges one, where that has a bound; elsewhere (boards
         # searched without a book, or too big to solve) it trains without one, and says so.
         curve = judging_refused(game) is None
         job = Job(
             secrets.token_hex(6),
             game,
-            NETWORK,
+            kind,
             total,
             "self",
             config,
-            memory=table_bytes(config),
+            memory=learner_class(kind).model_bytes(config),
             judging=judging_bytes(game) if curve else 0,
             curve=curve,
         )
@@ -319,19 +317,24 @@ class Jobs:
                 )
             )
 
-    def check_network(self, game: Game, episodes: int | None, config: NetworkConfig) -> int:
-        """The checks of :meth:`start_network`, which start nothing: the games it will play."""
-        check_board(game)
-        check_fits(config.tuples, config.tuple_length)
+    def check_along_play(self, game: Game, kind: str, episodes: int | None, config: Any) -> int:
+        """The checks of :meth:`start_along_play`, which start nothing: the episodes it will
+        play."""
+        cls = learner_class(kind)
+        cls.check_game(game)
+        cls.check_fits(config)
         curve = judging_refused(game) is None
-        refuse_alone(table_bytes(config) + (judging_bytes(game) if curve else 0))
+        refuse_alone(cls.model_bytes(config) + (judging_bytes(game) if curve else 0))
         if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
             raise QarenaError(
                 _("episodes must be from 1 to {most:,}, not {count}").format(
                     most=MAX_EPISODES, count=episodes
                 )
             )
-        return episodes if episodes is not None else default_games(game)
+        if episodes is not None:
+            return episodes
+        known = cls.default_length(game)
+        return known if known is not None else int(cls.create(game, config).default_episodes())
 
     def _enqueue(self, job: Job) -> Job:
         spot = job.spot
@@ -523,8 +526,8 @@ class Jobs:
         # stop ends any search inside it (a curve point judged) within a fraction of a second.
         with speaking(DEFAULT), threads.limit(should_stop=lambda: job.cancel):
             try:
-                if isinstance(job.config, NetworkConfig):
-                    self._train_network(job, job.config)
+                if job.along_play:
+                    self._train_along_play(job, job.config)
                 else:
                     self._train(job, job.config)
                 job.state = "done"
@@ -539,8 +542,8 @@ class Jobs:
                     self._threads.pop(job.id, None)
                     self._dispatch()  # this run's slot is free: the next in line starts
 
-    def _train_network(self, job: Job, config: NetworkConfig) -> None:
-        net = NTupleNetwork.from_config(job.game, config)
+    def _train_along_play(self, job: Job, config: Any) -> None:
+        net = learner_class(job.learner).create(job.game, config)
         # Its curve as `qarena train --curve` judges one: along perfect-play games, and by
         # games against perfect play moving first, at 1,000, 2,000, 5,000… games and every
         # tenth of the run.
@@ -559,7 +562,7 @@ class Jobs:
         job.done, job.stopped = result.episodes, result.stopped
         if result.episodes == 0:
             raise QarenaError(_("it was stopped before it learned anything"))
-        job.policy = self.store.add_network(net).id
+        job.policy = self.store.add(net).id
 
     def _train(self, job: Job, config: LearnConfig) -> None:
         learner = make_learner(job.learner, job.game, config)

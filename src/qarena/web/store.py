@@ -33,10 +33,9 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
-from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.learners import LEARNERS, load_learner, save_learner
 from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import KIND as NETWORK
-from qarena.learn.ntuple_file import load_network, save_network
+from qarena.learn.ntuple_file import load_network
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -128,8 +127,10 @@ class PolicyRow(BaseModel):
 
     @property
     def network(self) -> bool:
-        """Whether it is an n-tuple network's file, not a table learner's policy."""
-        return self.learner == NETWORK
+        """Whether its learner keeps no table of positions (an n-tuple network's file, or any
+        kind judged along play), not a table learner's policy."""
+        cls = LEARNERS.get(self.learner)
+        return cls is not None and cls.judging == "along_play"
 
     @property
     def filename(self) -> str:
@@ -188,17 +189,11 @@ class PolicyStore:
             raise NotFound(_("no policy {id!r}").format(id=policy_id))
         return self.folder / f"{policy_id}.npz"
 
-    def add(self, learner: Learner, extra: Mapping[str, Any] | None = None) -> PolicyRow:
+    def add(self, learner: Trainable, extra: Mapping[str, Any] | None = None) -> PolicyRow:
         """Save the learner's file (``extra`` keys in its metadata), then index it."""
         policy_id = secrets.token_hex(6)
         save_learner(self.path(policy_id), learner, extra=extra)
         return self._index(policy_id, learner, datetime.now(UTC))
-
-    def add_network(self, net: NTupleNetwork) -> PolicyRow:
-        """Save an n-tuple network's file, then index it."""
-        policy_id = secrets.token_hex(6)
-        save_network(self.path(policy_id), net)
-        return self._index(policy_id, net, datetime.now(UTC))
 
     def network_budget(self) -> int:
         """The most one network may take here: this server's limit, or less when the
@@ -225,13 +220,11 @@ class PolicyStore:
         except QarenaError as e:
             raise QarenaError(str(e).replace(path, _("policy {id}").format(id=policy_id))) from None
 
-    def _index(
-        self, policy_id: str, learner: Learner | NTupleNetwork, created: datetime
-    ) -> PolicyRow:
-        if isinstance(learner, NTupleNetwork):
-            kind, count, share = NETWORK, learner.games, None
-        else:
-            kind, count, share = learner.kind, learner.episodes, learner.optimality().share
+    def _index(self, policy_id: str, learner: Trainable, created: datetime) -> PolicyRow:
+        # A table learner is judged over every position as it is stored; a learner judged
+        # along play (a network) by its curve, when it has one.
+        kind, count = learner.kind, learner.episodes
+        share = learner.optimality().share if isinstance(learner, Learner) else None
         row = PolicyRow(
             id=policy_id,
             game=learner.game.spec,
@@ -297,7 +290,7 @@ class PolicyStore:
                 unreadable += 1
                 continue
             try:
-                learner = _stored(load_learner(path, budget=self.network_budget()))
+                learner = load_learner(path, budget=self.network_budget())
                 modified = datetime.fromtimestamp(info.st_mtime, UTC)
                 self._index(policy_id, learner, modified)
                 self._unreadable.pop(policy_id, None)
@@ -394,7 +387,7 @@ class Receiving:
         self.name = _("the file")
         self._stack = contextlib.ExitStack()
         self._file: IO[bytes] | None = None
-        self._loaded: Learner | NTupleNetwork | None = None
+        self._loaded: Trainable | None = None
 
     def open(self) -> None:
         try:
@@ -429,7 +422,7 @@ class Receiving:
                 why = self.refuse(game)
                 if why is not None:
                     raise QarenaError(why)
-            self._loaded = _stored(load_learner(tmp, budget=self.store.network_budget()))
+            self._loaded = load_learner(tmp, budget=self.store.network_budget())
         except QarenaError as e:
             # Named as the person named it: the server's paths are not theirs to see.
             raise type(e)(str(e).replace(tmp, self.name)) from None

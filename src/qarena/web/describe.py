@@ -15,7 +15,6 @@ from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple_config import KIND as NETWORK
 from qarena.learn.ntuple_config import NetworkConfig
 from qarena.learn.presets import record_text
 from qarena.learn.settings import ALL_SETTINGS
@@ -84,8 +83,6 @@ def capitalized(text: str) -> str:
 
 def learner_title(kind: str) -> str:
     """A learner by its title, as pages name it: "Q-learning", "Matchbox", "N-tuple network"."""
-    if kind == NETWORK:
-        return capitalized(_("n-tuple network"))
     cls = LEARNERS.get(kind)
     return kind if cls is None else capitalized(cls.title)
 

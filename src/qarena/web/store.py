@@ -35,7 +35,6 @@ from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import LEARNERS, load_learner, save_learner
 from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_file import load_network
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -200,10 +199,6 @@ class PolicyStore:
         machine's budget (QARENA_MEMORY_LIMIT) is lower."""
         return min(self.network_bytes, memory_budget())
 
-    def load_network(self, path: Path | str) -> NTupleNetwork:
-        """A network's file, held to :meth:`network_budget` before any array is read."""
-        return load_network(path, budget=self.network_budget())
-
     def receive(self, refuse: Callable[[Game], str | None] | None = None) -> Receiving:
         """A policy file to receive from elsewhere (an upload), written as it arrives;
         ``refuse`` says why its game is not taken (None: it is), checked from its metadata
@@ -357,9 +352,8 @@ class PolicyStore:
 
     def load(self, policy_id: str) -> Learner | NTupleNetwork:
         """The stored table learner or n-tuple network (NotFound when there is none)."""
-        if self.get(policy_id).network:
-            return self.load_network(self.path(policy_id))
-        return _stored(load_learner(self.path(policy_id)))
+        self.get(policy_id)
+        return _stored(load_learner(self.path(policy_id), budget=self.network_budget()))
 
     def delete(self, policy_id: str) -> None:
         """Remove the row, then the file; NotFound when there is no such policy."""

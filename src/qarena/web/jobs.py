@@ -28,7 +28,6 @@ from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
 from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint
 from qarena.learn.learners import learner_class, make_learner
-from qarena.learn.ntuple import NTupleNetwork
 from qarena.match.spot import train_timed
 from qarena.training.run import (
     Progress,
@@ -419,7 +418,7 @@ class Jobs:
                     "policy {id} plays {game}, not {spec}: train against a policy of the same game"
                 ).format(id=policy_id, game=row.game, spec=game.spec)
             )
-        if row.network:
+        if not row.tables:
             raise QarenaError(
                 _(
                     "policy {id} is an n-tuple network; a learner trains against a table "
@@ -446,7 +445,7 @@ class Jobs:
         if not is_policy_id(job.opponent):
             return opponent(learner.tables, job.opponent)
         other = self.store.load(job.opponent)
-        if isinstance(other, NTupleNetwork):  # checked when the run was asked for
+        if not isinstance(other, Learner):  # checked when the run was asked for: no tables
             raise QarenaError(f"policy {job.opponent} is an n-tuple network")
         if other.tables.rows != learner.tables.rows:  # checked when the run was asked for
             raise QarenaError(f"policy {job.opponent} has tables of another shape")

@@ -125,11 +125,11 @@ class PolicyRow(BaseModel):
     created: str
 
     @property
-    def network(self) -> bool:
-        """Whether its learner keeps no table of positions (an n-tuple network's file, or any
-        kind judged along play), not a table learner's policy."""
+    def tables(self) -> bool:
+        """Whether its learner keeps a table of every position (a table learner's policy,
+        judged exactly), not a model judged along play (an n-tuple network's file)."""
         cls = LEARNERS.get(self.learner)
-        return cls is not None and cls.judging == "along_play"
+        return cls is None or cls.judging == "exact"
 
     @property
     def filename(self) -> str:

@@ -105,7 +105,7 @@ def opponent_choices(web: Web, spec: str) -> dict[str, Any]:
     if game is None:
         return {"builtin": builtin, "stored": [], "game": None}
     builtin += [(name, _("the {name} player").format(name=name)) for name in game.rule_players]
-    stored = [r for r in web.store.list(game.spec) if not r.network]  # tables only
+    stored = [r for r in web.store.list(game.spec) if r.tables]  # tables only
     return {"builtin": builtin, "stored": stored, "game": game.spec}
 
 
@@ -220,7 +220,7 @@ def inspect_context(
     game = agent.game
     # A network may play a board too big to enumerate: the solver searches it there, with the
     # web's kept solutions (bounded in memory), through the search gate (``pages.inspect``).
-    solution = web.kept.get(game) if row.network else solve(game)
+    solution = web.kept.get(game) if not row.tables else solve(game)
     error = None
     pos: Position = game.start()
     if position:
@@ -346,7 +346,7 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     the chosen ones' learning curves on one chart, naming those that have none."""
     web.store.refresh()
     # A network's curve is judged along perfect-play games, not over every position.
-    everything = [r for r in web.store.list() if not r.network]
+    everything = [r for r in web.store.list() if r.tables]
     games = sorted({r.game for r in everything})
     rows = [r for r in everything if r.game == game] if game else everything
     chosen = list(dict.fromkeys(ids))  # in order, once each
@@ -365,7 +365,7 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     for policy_id in chosen:
         try:
             row = web.store.get(policy_id)
-            if row.network:
+            if not row.tables:
                 raise QarenaError(
                     _(
                         "policy {id} is an n-tuple network, judged along perfect-play games: "

@@ -34,7 +34,9 @@ import numpy as np
 from qarena.exact import oracle
 from qarena.games import parse_spec
 from qarena.games.base import Game, Move, Position
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, load_network
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import NetworkConfig
+from qarena.learn.ntuple_file import load_network
 
 WORKERS = len(os.sched_getaffinity(0))
 #: Settings tried by default, each on top of NetworkConfig's defaults (ε is constant where

@@ -34,7 +34,8 @@ from qarena.evaluate.sampled import along_perfect_play, play_games
 from qarena.exact import Oracle
 from qarena.games import parse_spec
 from qarena.games.base import Game
-from qarena.learn.ntuple import NTupleNetwork, default_config, default_games
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import default_config, default_games
 from qarena.training.run import NETWORK_CHUNK, plan_run
 
 WORKERS = len(os.sched_getaffinity(0))

@@ -33,7 +33,8 @@ import numpy as np
 
 from qarena.exact.space import game_tables
 from qarena.games import Nim, parse_spec
-from qarena.learn.learners import LEARNERS, make_learner
+from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
+from qarena.learn.learners import make_learner
 from qarena.optimality.judge import optimality_of_values
 
 COMMAND = ".venv/bin/python benchmarks/writeups.py"

@@ -13,7 +13,8 @@ from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.learn.base import LearnConfig
-from qarena.learn.learners import LEARNERS, make_learner
+from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
+from qarena.learn.learners import make_learner
 from tests.conftest import RunScript
 
 SCRIPT = """

@@ -10,7 +10,8 @@ from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import play_series
 from qarena.evaluate.report import strategy_mask
 from qarena.games import parse_spec
-from qarena.learn.learners import LEARNERS, make_learner
+from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
+from qarena.learn.learners import make_learner
 from tests.test_help import _help
 
 CLS = LEARNERS["game-backup"]

@@ -18,7 +18,7 @@ from qarena.cli import run
 from qarena.cli.app import app
 from qarena.errors import SpecError
 from qarena.games import Game, registry
-from qarena.learn.learners import LEARNERS
+from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.qlearning import QLearner
 
 #: Every command's help: the root's, and each command's.

@@ -15,7 +15,8 @@ from qarena.exact import solve
 from qarena.games import parse_spec
 from qarena.kernels import learn as k
 from qarena.learn.base import LearnConfig
-from qarena.learn.learners import LEARNERS, load_learner, make_learner, save_learner
+from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
+from qarena.learn.learners import load_learner, make_learner, save_learner
 from qarena.policyfile import load_policy
 from qarena.training.run import default_episodes, train_run
 from tests.conftest import RunScript

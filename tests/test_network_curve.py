@@ -13,10 +13,11 @@ from qarena import threads
 from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
-from qarena.learn.curve import JudgedCurve
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork
+from qarena.learn.curve import JUDGED_COLUMNS, Curve
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import NetworkConfig
 from qarena.training import run as training
-from qarena.training.run import judging_refused, train_network
+from qarena.training.run import judging_refused, train_run
 
 #: Boards solved by search without an opening book, whose first perfect-play game did not
 #: end within 40 s (connect4:7x8 may take hours), and one that cannot be solved here at all.
@@ -67,11 +68,11 @@ def test_a_stop_during_judging_ends_the_run_stopped_with_its_games(
         threads.check()
         raise AssertionError("judging went on after the stop")
 
-    monkeypatch.setattr(training, "judge_network", judging)
+    monkeypatch.setattr(training, "judge_along_play", judging)
     net = NTupleNetwork.from_config(parse_spec("tictactoe"), NetworkConfig(tuples=4))
-    curve = JudgedCurve(every=5_000, games=10, early=True)
-    result = train_network(net, 20_000, curve=curve, should_stop=lambda: stop[0])
-    assert result.stopped and result.games == 1_000 == net.games
+    curve = Curve(every=5_000, games=10, early=True, columns=JUDGED_COLUMNS)
+    result = train_run(net, 20_000, curve=curve, should_stop=lambda: stop[0])
+    assert result.stopped and result.episodes == 1_000 == net.games
     assert curve.points == [] and result.point is None
 
 
@@ -83,11 +84,11 @@ def test_a_limit_not_the_runs_own_still_fails_the_run(monkeypatch: pytest.Monkey
         threads.check()
         raise AssertionError("the deadline had passed")
 
-    monkeypatch.setattr(training, "judge_network", judging)
+    monkeypatch.setattr(training, "judge_along_play", judging)
     net = NTupleNetwork.from_config(parse_spec("tictactoe"), NetworkConfig(tuples=4))
-    curve = JudgedCurve(every=5_000, games=10, early=True)
+    curve = Curve(every=5_000, games=10, early=True, columns=JUDGED_COLUMNS)
     with threads.limit(seconds=0.01), pytest.raises(threads.Stopped):
-        train_network(net, 20_000, curve=curve, should_stop=lambda: False)
+        train_run(net, 20_000, curve=curve, should_stop=lambda: False)
 
 
 def test_a_sweep_refuses_such_a_curve_before_any_run(
@@ -108,8 +109,8 @@ def test_a_run_that_looks_for_a_stop_learns_the_same_network() -> None:
     nets = []
     for should_stop in (None, lambda: False):
         net = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=6))
-        result = train_network(net, 12_000, should_stop=should_stop)
-        assert result.games == 12_000 and not result.stopped
+        result = train_run(net, 12_000, should_stop=should_stop)
+        assert result.episodes == 12_000 and not result.stopped
         nets.append(net)
     assert np.array_equal(nets[0].weights, nets[1].weights)
 
@@ -117,6 +118,6 @@ def test_a_run_that_looks_for_a_stop_learns_the_same_network() -> None:
 def test_a_stop_ends_a_long_run_at_once_with_the_games_played() -> None:
     net = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=6))
     t0 = time.monotonic()
-    result = train_network(net, 10**9, should_stop=lambda: time.monotonic() - t0 > 0.5)
-    assert result.stopped and 0 < result.games == net.games < 10_000_000
+    result = train_run(net, 10**9, should_stop=lambda: time.monotonic() - t0 > 0.5)
+    assert result.stopped and 0 < result.episodes == net.games < 10_000_000
     assert time.monotonic() - t0 < 5

@@ -27,15 +27,10 @@ import pytest
 import qarena
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games import parse_spec
-from qarena.learn import ntuple
-from qarena.learn.ntuple import (
-    MOST_GAMES,
-    NTupleNetwork,
-    load_bytes,
-    load_network,
-    random_walk_tuples,
-    save_network,
-)
+from qarena.learn import ntuple_config, ntuple_file
+from qarena.learn.ntuple import NTupleNetwork, random_walk_tuples
+from qarena.learn.ntuple_config import MOST_GAMES, load_bytes
+from qarena.learn.ntuple_file import load_network, save_network
 from qarena.policyfile import FORMAT, FORMAT_VERSION, save_policy
 from tests.test_web_serve import serve
 
@@ -170,10 +165,12 @@ def test_the_shipped_network_loads_within_the_budgets() -> None:
     from qarena.web.store import MAX_NETWORK_BYTES
 
     game = parse_spec("connect4:6x7")
-    net = ntuple.shipped_network(game)
+    net = ntuple_file.shipped_network(game)
     assert net is not None and net.config.tuples == 200
     need = load_bytes(200, 8, int(np.count_nonzero(net.weights)))
-    assert need < MAX_NETWORK_BYTES < ntuple.table_bytes(ntuple.NetworkConfig(1_000, 10))
+    assert (
+        need < MAX_NETWORK_BYTES < ntuple_config.table_bytes(ntuple_config.NetworkConfig(1_000, 10))
+    )
 
 
 def _run_measured(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str, int]:
@@ -287,7 +284,7 @@ def test_the_agent_cache_is_bounded_by_bytes(
 
     web = create_app(tmp_path).state.web
     game = parse_spec("connect4:4x5")
-    ids = [web.store.add_network(NTupleNetwork.new(game, 10, 6, seed=s)).id for s in range(3)]
+    ids = [web.store.add(NTupleNetwork.new(game, 10, 6, seed=s)).id for s in range(3)]
     one = service.held_bytes(web.agent(ids[0]))
     assert one >= 2 * 10 * 4**6 * 4  # its tables at least
     assert web.agent(ids[0]) is web.agent(ids[0])  # kept

@@ -16,7 +16,8 @@ import qarena
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games import parse_spec
 from qarena.games.tictactoe import TicTacToe
-from qarena.learn.ntuple import NTupleNetwork, load_network, random_walk_tuples, save_network
+from qarena.learn.ntuple import NTupleNetwork, random_walk_tuples
+from qarena.learn.ntuple_file import load_network, save_network
 from qarena.policyfile import save_policy
 from tests.conftest import RunScript
 
@@ -341,7 +342,7 @@ def test_classic_connect_four_gets_more_tuples_unless_told(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from qarena.cli import run
-    from qarena.learn.ntuple import BIG_TUPLES, NetworkConfig, default_config
+    from qarena.learn.ntuple_config import BIG_TUPLES, NetworkConfig, default_config
 
     # The defaults the command uses: 70 tuples on small boards, more on the 42 cells of
     # classic Connect Four, where 70 keep fewer decisions (BENCHMARKS.md); ε is the same.

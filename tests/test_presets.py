@@ -16,7 +16,8 @@ import qarena
 from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.learn.base import LearnConfig
-from qarena.learn.learners import LEARNERS, load_learner
+from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
+from qarena.learn.learners import load_learner
 from qarena.learn.presets import BY_NAME, PRESETS, preset
 from qarena.learn.settings import NAMES
 from qarena.policyfile import read_meta

@@ -116,7 +116,7 @@ def test_the_bounds_are_those_learn_config_checks(s: TrainingSetting) -> None:
 
 
 def test_the_network_settings_are_network_config_and_train_s_options() -> None:
-    from qarena.learn.ntuple import NetworkConfig
+    from qarena.learn.ntuple_config import NetworkConfig
     from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS
 
     assert set(NETWORK_NAMES) == {f.name for f in fields(NetworkConfig)}

@@ -46,20 +46,14 @@ from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
 from qarena.learn.base import Learner
+from qarena.learn.family import Trainable
 from qarena.learn.learners import save_learner
-from qarena.learn.ntuple import (
-    NetworkConfig,
-    NTupleNetwork,
-    default_config,
-    default_games,
-    save_network,
-)
+from qarena.learn.ntuple_config import KIND as NTUPLE
 from qarena.learn.presets import resolve as resolve_preset
 from qarena.learn.settings import KEYWORDS, NAMES, typed
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
-from qarena.training.run import JUDGED_GAMES, Progress, check_judged_curve, network_curve, plan_run
-from qarena.training.run import train_network as run_network
+from qarena.training.run import Progress, check_judged_curve, plan_run
 
 __all__ = [
     "Board",
@@ -152,22 +146,18 @@ def solution(spec: GameLike) -> Exact:
 
 
 @_python
-def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Learner | NTupleNetwork:
-    """A learner saved in a policy file, or an n-tuple network saved by ``qarena train
-    --learner ntuple`` (checked to be of ``spec``'s game when given)."""
+def load(path: str | os.PathLike[str], spec: GameLike | None = None) -> Trainable:
+    """A learner of any kind saved in its file, a table learner's policy or an n-tuple
+    network (checked to be of ``spec``'s game when given)."""
     # The file's own kind decides, as for every player's file; ``network`` is the shipped one
     # (a file so named: ./network).
     return load_file(path, None if spec is None else game(spec))
 
 
 @_python
-def save(learner: Learner | NTupleNetwork, path: str | os.PathLike[str]) -> Path:
-    """Save ``learner`` (or an n-tuple network) as a policy file (written atomically);
-    returns its path."""
-    if isinstance(learner, NTupleNetwork):
-        save_network(path, learner)
-    else:
-        save_learner(path, learner)
+def save(learner: Trainable, path: str | os.PathLike[str]) -> Path:
+    """Save a learner of any kind to its file (written atomically); returns its path."""
+    save_learner(path, learner)
     return Path(path)
 
 
@@ -197,7 +187,7 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     workers: int | None = None,
     curve: bool = False,
     every: int | None = None,
-    resume: NTupleNetwork | None = None,
+    resume: Trainable | None = None,
     callback: Callable[[Progress], object] | None = None,
     tuples: int | None = None,
     tuple_length: int | None = None,
@@ -208,7 +198,7 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     lam: float | None = None,
     seed: int | None = None,
     **more: Any,
-) -> NTupleNetwork:
+) -> Trainable:
     """Train an n-tuple network as ``qarena train SPEC --learner ntuple`` does and return it:
     ``games`` of self-play (default: scaled to the board) on ``workers`` threads (default:
     every core), the settings None taking the defaults (with ``resume``, that network's
@@ -230,32 +220,21 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
         check_count("games", games, MAX_EPISODES)
     if every is not None:
         check_count("every", every, MAX_EPISODES)
-    cores = len(os.sched_getaffinity(0))
     if workers is not None:
-        check_count("workers", workers, cores * 4)
+        check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
     if resume is not None:
-        if resume.game.spec != g.spec:
-            raise QarenaError(
-                _("it is a policy for {game}, not {spec}").format(
-                    game=resume.game.spec, spec=g.spec
-                )
-            )
-        net = resume
-        net.run_start = net.games
-        net.config = NetworkConfig.build(given, net.config)
-    else:
-        net = NTupleNetwork.from_config(g, NetworkConfig.build(given, default_config(g)))
-    total = games or default_games(g)
-    run_curve = network_curve(net, total, every, JUDGED_GAMES) if curve else None
+        resume.run_start = resume.episodes  # α and ε go over this run, as from its file
+    plan = plan_run(
+        g, NTUPLE, given, resume=resume, episodes=games, curve=curve, every=every, workers=workers
+    )
+    net = plan.learner
     stop = [False]
 
     def report(p: Progress) -> None:
         if callback is not None and callback(p) is True:
             stop[0] = True
 
-    net.warm_up()
-    run_network(net, total, workers=workers or cores, curve=run_curve, on_progress=report,
-                should_stop=lambda: stop[0])  # fmt: skip
+    plan.run(report, lambda: stop[0])
     return net
 
 
@@ -281,7 +260,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     curve: bool = False,
     every: int | None = None,
     canonical: bool = True,
-    resume: Learner | None = None,
+    resume: Trainable | None = None,
     progress: bool = False,
     callback: Callable[[Progress], object] | None = None,
     alpha: float | None = None,
@@ -297,7 +276,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     alpha_second: float | None = None,
     epsilon_second: float | None = None,
     **more: Any,
-) -> Learner:
+) -> Trainable:
     """Train a learner as ``qarena train`` does and return it.
 
     ``learner`` is one of ``q`` (the default), ``afterstate``, ``matchbox``, ``seat-q``,

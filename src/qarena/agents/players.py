@@ -18,6 +18,7 @@ import os
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -38,7 +39,8 @@ from qarena.games.base import Game, Move, Position
 from qarena.games.picking import Shows
 from qarena.i18n import _, gettext_noop, ngettext, spoken
 from qarena.learn.base import Learner
-from qarena.learn.ntuple import NTupleNetwork, is_network, load_network
+from qarena.learn.family import Trainable
+from qarena.learn.learners import load_learner
 
 #: What :func:`player` turns into a player.
 PlayerLike = (
@@ -199,34 +201,31 @@ def is_policy_path(name: str) -> bool:
 
 def load_file(
     path: str | os.PathLike[str], game: Game | None = None, budget: int | None = None
-) -> Learner | NTupleNetwork:
-    """What a policy file holds, by the file's own kind, read once here: an n-tuple network
-    (held to the memory ``budget`` when given, the machine's otherwise) or a table learner,
-    whose loader refuses what is neither, in one line. ``game``, when given, is the game it
-    must play. The name ``network`` is the network shipped with qarena, as for
-    :func:`player` (a file so named is given as a path, ``./network``)."""
+) -> Trainable:
+    """What a policy file holds, read by the file's own kind (``learners.load_learner``): a
+    table learner or a learner that plays as itself (an n-tuple network), held to the memory
+    ``budget`` when given, the machine's otherwise; what is neither is refused in one line.
+    ``game``, when given, is the game it must play. The name ``network`` is the network
+    shipped with qarena, as for :func:`player` (a file so named is given as a path,
+    ``./network``)."""
     if os.fspath(path) == NETWORK:
         found = game or builtin_game(NETWORK)
         assert found is not None  # the shipped network's board
         return shipped(found)
-    if is_network(path):
-        return load_network(path, game, budget)
-    from qarena.learn.learners import load_learner
-
-    return load_learner(path, game)
+    return load_learner(path, game, budget=budget)
 
 
 def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
-    """The player a file holds, named by the file's name: an n-tuple network, or a learner's
-    greedy agent."""
+    """The player a file holds, named by the file's name: a table learner's greedy agent, or
+    a learner that plays as itself (an n-tuple network)."""
     found = load_file(path, game)
     name = os.path.basename(path)
     if isinstance(found, Learner):
         return GreedyAgent(found, name, seed)
-    found.name = name
+    found.name = name  # type: ignore[attr-defined]
     # A learner that plays as itself meets the protocol through its defaults (``Picks``);
     # one that has only its moves and values gets them here.
-    return found if isinstance(found, Player) else Adapted(found)
+    return found if isinstance(found, Player) else Adapted(cast("OwnPlayer", found))
 
 
 def no_game(a: str, b: str | None = None) -> QarenaError:

@@ -196,7 +196,7 @@ class PolesAgent(RuleAgent):
 
 
 def _shipped_specs() -> list[str]:
-    from qarena.learn.ntuple import SHIPPED
+    from qarena.learn.ntuple_file import SHIPPED
 
     return list(SHIPPED)
 
@@ -225,7 +225,7 @@ STRATEGIES = ("random", "perfect", "strongest", "bouton", "subtraction", "poles"
 
 
 #: The n-tuple network shipped with qarena (``qarena/data``), as a player's name: the one the
-#: web offers. Only its own board has one (:data:`qarena.learn.ntuple.SHIPPED`).
+#: web offers. Only its own board has one (:data:`qarena.learn.ntuple_file.SHIPPED`).
 NETWORK = "network"
 
 
@@ -243,7 +243,7 @@ def builtin_game(name: str) -> Game | None:
     if name != NETWORK:
         return None
     from qarena.games import parse_spec
-    from qarena.learn.ntuple import SHIPPED
+    from qarena.learn.ntuple_file import SHIPPED
 
     return parse_spec(next(iter(SHIPPED)))
 
@@ -265,7 +265,7 @@ def judges_of(game: Game) -> tuple[str, ...]:
 def named_players(game: Game) -> tuple[str, ...]:
     """Every name that is a player of ``game``: its built-ins, and ``network`` where one is
     shipped for it."""
-    from qarena.learn.ntuple import SHIPPED
+    from qarena.learn.ntuple_file import SHIPPED
 
     return (*players_of(game), *((NETWORK,) if game.spec in SHIPPED else ()))
 
@@ -273,7 +273,7 @@ def named_players(game: Game) -> tuple[str, ...]:
 def shipped(game: Game) -> NTupleNetwork:
     """The n-tuple network shipped for ``game``, named ``network``; refused in one line naming
     the boards it plays and the game's own players where none is."""
-    from qarena.learn.ntuple import shipped_network
+    from qarena.learn.ntuple_file import shipped_network
 
     net = shipped_network(game)
     if net is None:

@@ -46,7 +46,7 @@ from qarena.i18n import (
     gettext_noop,
     speaking,
 )
-from qarena.learn.learners import LEARNERS
+from qarena.learn.learners import TABLE_LEARNERS
 
 __all__ = ["app", "main", "run"]
 
@@ -109,10 +109,11 @@ def _help_fields() -> dict[str, str]:
     help names every game and learner there is."""
     from qarena.learn.presets import help_text as presets_text
 
-    titles = "; ".join(f"{kind} — {cls.title}" for kind, cls in LEARNERS.items())
+    # The table learners; the help names the network apart, with what it is for.
+    titles = "; ".join(f"{kind} — {cls.title}" for kind, cls in TABLE_LEARNERS.items())
     return {
         "{games}": forms(),
-        "{learners}": ", ".join(LEARNERS),
+        "{learners}": ", ".join(TABLE_LEARNERS),
         "{learner_titles}": titles,
         "{presets}": presets_text(),
     }

@@ -21,7 +21,7 @@ from qarena.exact import Oracle, check_fits
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.base import Learner
-from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALL_SETTINGS
 
 #: The commands in the order a person uses them (help lists them so): know the game, teach an
 #: agent, judge it and play it, look inside, compare many, then the web app. Registration order
@@ -234,7 +234,7 @@ def setting_parameters(sweep: bool) -> list[inspect.Parameter]:
     each for ``train``; for ``sweep`` comma-separated lists (reward triples separated by ';'
     or the option repeated), and no ``--seed`` (a sweep has ``--seeds``)."""
     params = []
-    for s in (*SETTINGS, *NETWORK_SETTINGS):
+    for s in ALL_SETTINGS:
         if sweep and s.name == "seed":
             continue
         if sweep:

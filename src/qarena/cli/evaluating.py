@@ -6,7 +6,7 @@ import codecs
 import contextlib
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from rich import box
@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena import api
-from qarena.agents.players import load_file, no_game
+from qarena.agents.players import PlayerLike, load_file, no_game
 from qarena.agents.players import player as make_player
 from qarena.agents.strategies import builtin_game, is_builtin, players_of
 from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed, format_bytes
@@ -45,8 +45,8 @@ from qarena.exact.space import game_tables
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.family import Trainable
+from qarena.learn.learners import table_class
 from qarena.learn.presets import record_text
 from qarena.match.duel import about
 from qarena.training.run import check_versus, matrix_row
@@ -222,8 +222,8 @@ def eval_command(  # noqa: PLR0913 - the command's options
     answers = Oracle.of(game)
     with _judging(answers):
         result = api.judge(
-            subject, game, games=games, seed=seed, lengths=lengths, sample=sample,
-            positions=given,
+            cast("PlayerLike", subject), game, games=games, seed=seed, lengths=lengths,
+            sample=sample, positions=given,
         )  # fmt: skip
     said(answers)  # judged: why by search, where this machine cannot enumerate it
     if as_json:
@@ -258,7 +258,7 @@ def _check_along_perfect(games: bool, lengths: bool, sample: bool, positions: bo
             )  # fmt: skip
 
 
-def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learner, Game, Text]:
+def _subject(policy: str, spec: str | None) -> tuple[str | Trainable, Game, Text]:
     """What ``eval`` judges (a built-in's name, a network or a learner), its game, and the
     heading its report goes under."""
     shipped = builtin_game(policy)
@@ -282,11 +282,11 @@ def _subject(policy: str, spec: str | None) -> tuple[str | NTupleNetwork | Learn
             ngettext(
                 "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
                 "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
-                net.games,
+                net.episodes,
             ),
             game=net.game.title,
             spec=net.game.spec,
-            count=net.games,
+            count=net.episodes,
         )
         return net, net.game, heading
     learner = loaded
@@ -542,7 +542,7 @@ def matrix_command(  # noqa: PLR0913 - the command's options
     measure each against each judge (random and perfect play): what an agent learns depends on
     whom it learns from."""
     game = parse_spec(spec)
-    cls = learner_class(learner_kind)
+    cls = table_class(learner_kind)
     if episodes is not None:
         check_count("--episodes", episodes, MAX_EPISODES)
     _check_games(games)

@@ -56,7 +56,6 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
 
 #: Most worker processes a sweep starts.
@@ -106,7 +105,7 @@ def _grid(  # noqa: PLR0913 - the sweep's lists
     return with_preset(
         preset,
         game,
-        None if learners is None else parse_names("--learner", learners, (*LEARNERS, NETWORK)),
+        None if learners is None else parse_names("--learner", learners, tuple(LEARNERS)),
         values,
         None if opponents is None else parse_names("--opponent", opponents),
         None if seats is None else parse_names("--seat", seats, SEATS),

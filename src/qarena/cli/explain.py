@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from rich.table import Table
@@ -31,9 +31,10 @@ from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name
 from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.family import Trainable
+from qarena.learn.learners import table_class
 from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
 
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.
@@ -260,7 +261,7 @@ def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
         if verdict.kind == NETWORK:
             learned = _("value {value}").format(value=number(c.learned, "+.4f"))
         else:
-            learned = learner_class(verdict.kind).describe_value(c.learned)
+            learned = table_class(verdict.kind).describe_value(c.learned)
         move, judged = game.format_move(c.move), _judged(verdict.value, c.value)
         if tied:
             lines.append(f"  {move} — {judged} · {learned}")
@@ -469,7 +470,7 @@ def explain_command(
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
     solution: Exact | None = None
-    learner: Learner | NTupleNetwork | None = None
+    learner: Trainable | None = None
     if policy is not None or not has_theory(game):
         # Nim and subtraction need no solver to be explained, however large.
         announce(game)
@@ -479,7 +480,7 @@ def explain_command(
     e = explain(game, pos, solution)
     verdict = None
     if learner is not None and solution is not None:
-        verdict = judge_policy(learner, solution, pos)
+        verdict = judge_policy(cast("Learner | NTupleNetwork", learner), solution, pos)
     if as_json:
         with speaking(DEFAULT):  # JSON is data: its sentences are always the English ones
             sentences = _sentences(e)

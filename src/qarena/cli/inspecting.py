@@ -100,6 +100,8 @@ def table_command(
                     "--position shows its values of one position's moves"
                 ).format(file=policy)
             )
+        if not isinstance(learner, NTupleNetwork):
+            raise QarenaError(_("{file} keeps no table of positions to show").format(file=policy))
         _network_table(learner, position)
         return
     if csv_target is not None:

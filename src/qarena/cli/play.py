@@ -7,7 +7,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import numpy as np
 import typer
@@ -17,7 +17,14 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena.agents.base import Player, Rival
-from qarena.agents.players import OPPONENTS, TRAINED, load_file, opponent_of, player
+from qarena.agents.players import (
+    OPPONENTS,
+    TRAINED,
+    PlayerLike,
+    load_file,
+    opponent_of,
+    player,
+)
 from qarena.agents.strategies import NETWORK
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, route, styled, told_stop
@@ -29,7 +36,8 @@ from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class, load_learner
+from qarena.learn.learners import load_table, table_class
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
@@ -78,7 +86,7 @@ def _seconds(s: float) -> str:
 
 def _trained(game: Game) -> Learner:
     """An agent trained on the spot (see ``train_on_the_spot``), saying how it went."""
-    kind = learner_class(SPOT_LEARNER)
+    kind = table_class(SPOT_LEARNER)
     announce(game)
     err.print(
         _("Training a {learner} agent on {spec} by self-play…").format(
@@ -112,7 +120,7 @@ def _trained(game: Game) -> Learner:
             "{share:.1%} of positions, so it can slip.",
             n,
         )
-    text = done.format(count=n, took=took, share=result.optimality.share)
+    text = done.format(count=n, took=took, share=result.exact.share)
     err.print(" " + text, soft_wrap=True)
     return training.learner
 
@@ -121,7 +129,7 @@ def _loaded(path: Path, learner: Learner | None = None) -> Learner:
     """Says what the policy file at ``path`` held (``learner``, when it is read already): its
     learner, how long it trained, how well it plays."""
     if learner is None:
-        learner = load_learner(path)
+        learner = load_table(path)
     share = learner.optimality().share
     n = learner.episodes
     if share == 1.0:
@@ -171,15 +179,17 @@ def _from_file(target: str, seed: int | None) -> Rival:
     loaded = load_file(target)
     if isinstance(loaded, Learner):
         _loaded(Path(target), loaded)
-    else:
+    elif isinstance(loaded, NTupleNetwork):
         err.print(
             _(
                 "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
             ).format(spec=loaded.game.spec, file=target, count=loaded.games),
             soft_wrap=True,
         )
-        loaded.name = os.path.basename(target)
-    return _rival(player(loaded, seed=seed))
+    found = player(cast("PlayerLike", loaded), seed=seed)
+    if not isinstance(loaded, Learner):  # a learner that plays as itself: named by its file
+        found.name = os.path.basename(target)
+    return _rival(found)
 
 
 def _rival(found: Player) -> Rival:

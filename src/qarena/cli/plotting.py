@@ -29,6 +29,7 @@ from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
+from qarena.learn.ntuple import NTupleNetwork
 
 
 def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
@@ -97,7 +98,7 @@ def plot_command(
     runs: list[PlotRun] = []
     for path in files:
         learner = load_file(path)  # the file's own kind decides, read once
-        if not isinstance(learner, Learner):
+        if isinstance(learner, NTupleNetwork):
             if len(files) > 1:
                 raise QarenaError(
                     _("{file} is an n-tuple network: its curve is drawn alone").format(file=path)
@@ -105,7 +106,7 @@ def plot_command(
             write_atomic(target, render_network_curve(path.stem, learner, fmt), files)
             err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
             return
-        if learner.curve is None or not learner.curve.points:
+        if not isinstance(learner, Learner) or learner.curve is None or not learner.curve.points:
             raise QarenaError(
                 _("{name} has no learning curve; train it with --curve").format(name=path)
             )

@@ -24,7 +24,6 @@ from qarena.cli.common import (
     check_curve_every,
     err,
     out,
-    route,
     styled,
     told_stop,
     with_settings,
@@ -34,34 +33,21 @@ from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
-from qarena.learn.base import Learner, read_rewards
-from qarena.learn.curve import Curve, JudgedCurve, JudgedPoint
-from qarena.learn.learners import LEARNERS, learner_class, load_learner, save_learner
-from qarena.learn.ntuple import (
-    KIND,
-    NetworkConfig,
-    NTupleNetwork,
-    default_config,
-    default_games,
-    load_network,
-    refuse_table_options,
-    save_network,
-)
+from qarena.learn.base import read_rewards
+from qarena.learn.curve import Curve, CurvePoint
+from qarena.learn.family import Trainable, refuse_options
+from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.learn.presets import record_text, resolve
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
 from qarena.optimality.judge import Optimality
+from qarena.training.run import Progress as RunProgress
 from qarena.training.run import (
-    JUDGED_GAMES,
-    NetworkResult,
     RunPlan,
     RunResult,
     check_judged_curve,
     check_versus,
-    network_curve,
     plan_run,
-    train_network,
 )
-from qarena.training.run import Progress as RunProgress
 
 _R = TypeVar("_R")
 
@@ -262,17 +248,14 @@ def _train(  # noqa: PLR0913 - the command's options
     settings: dict[str, Any],
     record: dict[str, Any] | None = None,
 ) -> int:
-    """The train command once its file is known; ``record`` is the preset's (None: none)."""
-    out_file, episodes, resume, curve, every, as_json = (
-        run.out_file,
-        run.episodes,
-        run.resume,
-        run.curve,
-        run.every,
-        run.as_json,
-    )
-    if learner_kind == KIND:
-        refuse_table_options(
+    """The train command once its file is known, for every learner kind; ``record`` is the
+    preset's (None: none)."""
+    import os
+
+    out_file, episodes, resume = run.out_file, run.episodes, run.resume
+    cls = _learner(learner_kind, workers, settings)
+    if cls.self_play_only:
+        refuse_options(
             (
                 ("--opponent", opponent_name != "self"),
                 ("--seat", seat != "both"),
@@ -281,12 +264,14 @@ def _train(  # noqa: PLR0913 - the command's options
                 ("--check-every", check_every is not None),
             )
         )
-        return _train_network(game, run, workers, settings)
-    cls = _table_learner(learner_kind, workers, settings)
     run.check()
+    if run.curve and cls.judging == "along_play":
+        check_judged_curve(game)  # before anything is trained: judging may have no bound
     if check_every is not None:
         check_count("--check-every", check_every, MAX_EPISODES)
-    given: dict[str, Any] = {name: settings[name] for name in NAMES}
+    if workers is not None:
+        check_count("--workers", workers, len(os.sched_getaffinity(0)) * 4)
+    given: dict[str, Any] = dict(settings)
     check_versus(opponent_name == "self", seat, given)
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.
@@ -295,14 +280,14 @@ def _train(  # noqa: PLR0913 - the command's options
     resumed = None
     if resume is not None:
         resumed = load_learner(resume, game, cls.kind)
-        if no_canonical and resumed.config.canonical:
+        if no_canonical and getattr(resumed.config, "canonical", False):
             raise QarenaError(
                 _("{file} learned canonical positions; --no-canonical cannot change that").format(
                     file=resume
                 )
             )
-    else:
-        announce(game)
+    elif cls.judging == "exact":
+        announce(game)  # its tables are the game's: a long search is said before it starts
     # The same set-up as qarena.train's: the settings checked, the learner, its opponent (a
     # built-in's name is the built-in, anything else a policy file), the run's length.
     plan = plan_run(
@@ -311,33 +296,58 @@ def _train(  # noqa: PLR0913 - the command's options
         given,
         canonical=not no_canonical,
         resume=resumed,
+        resumed_from=None if resume is None else str(resume),
         opponent=opponent_name,
         seat=seat,
         episodes=episodes,
         until_perfect=until_perfect,
         check_every=check_every,
-        curve=curve,
-        every=every,
+        curve=run.curve,
+        every=run.every,
+        workers=workers,
     )
-    if episodes is None and plan.total >= LONG_RUN_EPISODES:
+    _say_default_run(game, plan, episodes)
+    if record is not None:
+        plan.learner.preset = record
+    title = _("{learner} on {spec}").format(learner=cls.title, spec=game.spec)
+    result = _with_progress(title, plan.total, cls.unit, plan.run)
+    save_learner(out_file, plan.learner, inputs)
+    # What a run says of itself follows how its learner is judged: over every position, or
+    # along perfect-play games (its curve's last point).
+    if cls.judging == "exact":
+        summary = _run_record(result, plan, game, cls.kind) if run.as_json else None
+        table = None if run.as_json else _run_table(result, plan, game, cls.title, out_file)
+    else:
+        summary = _judged_record(result, plan, game) if run.as_json else None
+        table = None if run.as_json else _judged_table(result, plan, game, out_file)
+    if summary is not None:
+        out.print(json.dumps(summary), soft_wrap=True)
+    else:
+        out.print(table)
+    if result.stopped:
+        return _interrupted(result.episodes)
+    return 0
+
+
+def _say_default_run(game: Game, plan: RunPlan, episodes: int | None) -> None:
+    """Say how long a default run is where it is long: a table learner's of many episodes,
+    and always a run of games of self-play (minutes on a big board)."""
+    if episodes is not None:
+        return
+    if plan.learner.unit == "games":
+        err.print(
+            _(
+                "{spec}: the default run is {count:,} games of self-play; --episodes N trains "
+                "fewer."
+            ).format(spec=game.spec, count=plan.total)
+        )
+    elif plan.total >= LONG_RUN_EPISODES:
         err.print(
             _(
                 "{spec} has many moves to learn: the default run is {count:,} episodes, which "
                 "can take a long while; --episodes N trains fewer."
             ).format(spec=game.spec, count=plan.total)
         )
-    if record is not None:
-        plan.learner.preset = record
-    title = _("{learner} on {spec}").format(learner=cls.title, spec=game.spec)
-    result = _with_progress(title, plan.total, "episodes", plan.run)
-    save_learner(out_file, plan.learner, inputs)
-    if as_json:
-        out.print(json.dumps(_run_record(result, plan, game, cls.kind)), soft_wrap=True)
-    else:
-        out.print(_run_table(result, plan, game, cls.title, out_file))
-    if result.stopped:
-        return _interrupted(result.episodes)
-    return 0
 
 
 @dataclass(frozen=True)
@@ -358,23 +368,18 @@ class _Run:
         check_curve_every(self.every, self.curve)
 
 
-def _table_learner(kind: str, workers: int | None, settings: dict[str, Any]) -> type[Learner]:
-    """The table learner ``--learner`` names, refusing the network's own options (and the seed
-    checked: both kinds take it)."""
+def _learner(kind: str, workers: int | None, settings: dict[str, Any]) -> type[Trainable]:
+    """The learner kind ``--learner`` names, refusing the options only other kinds read (and
+    the seed checked: every kind takes it)."""
+    cls = learner_class(kind)
     for s in NETWORK_SETTINGS:
-        if settings[s.name] is not None:
+        if settings.get(s.name) is not None and s.name not in cls.hyperparameters:
             raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
-    if workers is not None:
+    if workers is not None and not cls.threaded:
         raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
-    if kind not in LEARNERS:
-        raise QarenaError(
-            _("unknown learner {kind!r}; expected one of {names}").format(
-                kind=kind, names=", ".join([*LEARNERS, KIND])
-            )
-        )
-    if settings["seed"] is not None:
+    if settings.get("seed") is not None:
         check_seed(settings["seed"])
-    return learner_class(kind)
+    return cls
 
 
 #: A run, started with the callback its progress goes to and the check for a stop asked for.
@@ -392,8 +397,8 @@ def _with_progress(
     def show(p: RunProgress) -> None:
         if p.optimality is not None:
             shown["optimality"] = _("optimality {share:.4f}").format(share=p.optimality.share)
-        if p.judged is not None:
-            shown["optimality"] = _("optimality {share:.4f}").format(share=p.judged.optimality)
+        if p.point is not None:
+            shown["optimality"] = _("optimality {share:.4f}").format(share=p.point.optimality)
         rate = ""
         if p.seconds > 0:
             per = p.episodes / p.seconds
@@ -409,73 +414,12 @@ def _with_progress(
         return start(show, lambda: stop.set)
 
 
-def _point_text(p: JudgedPoint) -> str:
+def _point_text(p: CurvePoint) -> str:
     win, draw, loss = p.record
     return _(
         "optimality {share:.4f} along perfect play; moving first against perfect play: "
         "{win:.0%} won, {draw:.0%} drawn, {loss:.0%} lost"
     ).format(share=p.optimality, win=win, draw=draw, loss=loss)
-
-
-def _train_network(game: Game, run: _Run, workers: int | None, settings: dict[str, Any]) -> int:
-    """qarena train --learner ntuple: self-play on threads sharing one network's tables."""
-    import os
-
-    run.check()
-    if run.curve:
-        check_judged_curve(game)  # before anything is trained: judging may have no bound
-    cores = len(os.sched_getaffinity(0))
-    if workers is not None:
-        check_count("--workers", workers, cores * 4)
-    if settings["seed"] is not None:
-        check_seed(settings["seed"])
-    given = {name: value for name, value in settings.items() if value is not None}
-    # The one input --out may name is --resume's file: training goes on in place.
-    check_target(run.out_file, [])
-    if run.resume is not None:
-        net = load_network(run.resume, game)
-        for name in ("tuples", "tuple_length", "seed"):
-            if name in given and given[name] != getattr(net.config, name):
-                flag = "--" + name.replace("_", "-")
-                raise QarenaError(
-                    _("{file} was made with other {flag}; a resumed network keeps its own").format(
-                        file=run.resume, flag=flag
-                    )
-                )
-        net.config = NetworkConfig.build(given, net.config)
-    else:
-        net = NTupleNetwork.from_config(game, NetworkConfig.build(given, default_config(game)))
-    total = run.episodes or default_games(game)
-    net.check_room(total, None if run.resume is None else str(run.resume))
-    if run.episodes is None:
-        err.print(
-            _(
-                "{spec}: the default run is {count:,} games of self-play; --episodes N trains "
-                "fewer."
-            ).format(spec=game.spec, count=total)
-        )
-    run_curve = network_curve(net, total, run.every, JUDGED_GAMES) if run.curve else None
-    if run.curve:
-        route(game)  # checked: says why where this machine judges the curve by search
-    threads = workers or cores
-    net.warm_up()
-    title = _("n-tuple network on {spec}").format(spec=game.spec)
-    result = _with_progress(
-        title,
-        total,
-        "games",
-        lambda show, stop: train_network(
-            net, total, workers=threads, curve=run_curve, on_progress=show, should_stop=stop
-        ),
-    )
-    save_network(run.out_file, net)
-    if run.as_json:
-        out.print(json.dumps(_network_record(result, net, game, threads)), soft_wrap=True)
-    else:
-        out.print(_network_table(result, net, game, threads, run_curve, run.out_file))
-    if result.stopped:
-        return _interrupted(result.games)
-    return 0
 
 
 def _progress() -> Progress:
@@ -522,7 +466,7 @@ def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict
         "train_seconds": round(result.seconds, 6),
         "steps": result.steps,
         "steps_per_second": round(rate),
-        "optimality": result.optimality.share,
+        "optimality": result.exact.share,
     }
     if plan.learner.preset is not None:
         record["preset"] = plan.learner.preset
@@ -535,7 +479,7 @@ def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict
     return record
 
 
-def _curve_text(curve: Curve | JudgedCurve) -> str:
+def _curve_text(curve: Curve) -> str:
     return ngettext(
         "{points:,} points, one every {every:,} episodes",
         "{points:,} points, one every {every:,} episodes",
@@ -573,7 +517,7 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
             result.steps,
         ).format(seconds=result.seconds, steps=result.steps, rate=rate),
     )
-    table.add_row(_("optimality"), _share(result.optimality))
+    table.add_row(_("optimality"), _share(result.exact))
     if plan.until_perfect:
         table.add_row(
             _("perfect play"),
@@ -589,21 +533,19 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
     return table
 
 
-def _network_record(
-    result: NetworkResult, net: NTupleNetwork, game: Game, threads: int
-) -> dict[str, Any]:
-    """``train --learner ntuple --json``'s object."""
-    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+def _judged_record(result: RunResult, plan: RunPlan, game: Game) -> dict[str, Any]:
+    """``train --json``'s object for a learner judged along play (``--learner ntuple``)."""
+    net, threads = plan.learner, plan.workers
+    rate = result.episodes / result.seconds if result.seconds > 0 else 0.0
     record: dict[str, Any] = {
         "game": game.spec,
-        "learner": KIND,
-        "episodes": result.games,
+        "learner": net.kind,
+        "episodes": result.episodes,
         "train_seconds": round(result.seconds, 6),
         "steps": result.steps,
         "games_per_second": round(rate),
         "workers": threads,
-        "tuples": net.config.tuples,
-        "tuple_length": net.config.tuple_length,
+        **net.shape(),
     }
     if result.point is not None:
         win, draw, loss = result.point.record
@@ -615,30 +557,22 @@ def _network_record(
     return record
 
 
-def _network_table(
-    result: NetworkResult,
-    net: NTupleNetwork,
-    game: Game,
-    threads: int,
-    run_curve: JudgedCurve | None,
-    out_file: Path,
-) -> Table:
-    """``train --learner ntuple``'s summary."""
+def _judged_table(result: RunResult, plan: RunPlan, game: Game, out_file: Path) -> Table:
+    """``train``'s summary for a learner judged along play (``--learner ntuple``)."""
+    net, threads, run_curve = plan.learner, plan.workers, plan.curve
     table = _summary(
-        styled(_("n-tuple network on {game}  [dim]{spec}[/]"), game=game.title, spec=game.spec)
-    )
-    c = net.config
-    table.add_row(
-        _("network"),
-        _("{tuples:,} tuples of {length} cells, {entries:,} table entries in use").format(
-            tuples=c.tuples, length=c.tuple_length, entries=int((net.weights != 0).sum())
-        ),
-    )
-    games_text = number(result.games, ",")
-    if net.games != result.games:
-        games_text = _("{count:,} ({total:,} in all)").format(count=result.games, total=net.games)
+        styled(_("{learner} on {game}  [dim]{spec}[/]"), learner=net.title, game=game.title,
+               spec=game.spec)
+    )  # fmt: skip
+    for label, text in net.summary():
+        table.add_row(label, text)
+    games_text = number(result.episodes, ",")
+    if net.episodes != result.episodes:
+        games_text = _("{count:,} ({total:,} in all)").format(
+            count=result.episodes, total=net.episodes
+        )
     table.add_row(_("games of self-play"), games_text)
-    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    rate = result.episodes / result.seconds if result.seconds > 0 else 0.0
     table.add_row(
         _("training"),
         _("{seconds:,.1f} s on {threads} threads, {rate:,.0f} games/s").format(

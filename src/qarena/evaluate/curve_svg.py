@@ -12,7 +12,7 @@ from typing import Any
 
 from qarena.evaluate.svg import open_svg
 from qarena.i18n import _, gettext_noop, ngettext
-from qarena.learn.curve import CurvePoint, JudgedPoint
+from qarena.learn.curve import CurvePoint
 
 # --- learning curves ------------------------------------------------------------------------
 
@@ -102,7 +102,7 @@ class _LogChart:
 
 
 def curve_svg(
-    points: Sequence[CurvePoint] | Sequence[JudgedPoint],
+    points: Sequence[CurvePoint],
     total: int,
     svg_id: str = "curve",
     *,
@@ -113,7 +113,7 @@ def curve_svg(
     of a run, which a linear axis squeezes against the left edge. ``judged``: an n-tuple
     network's points (:data:`JUDGED_SERIES`, at each count of games)."""
     series = JUDGED_SERIES if judged else SERIES
-    xs = [p.games if isinstance(p, JudgedPoint) else p.episodes for p in points]
+    xs = [p.episodes for p in points]
     # The legend's entries side by side, wrapped onto more lines where a language's words are
     # long (widths estimated from the text: the SVG is drawn on the server).
     places: list[tuple[int, int]] = []

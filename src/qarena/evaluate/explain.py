@@ -28,8 +28,8 @@ from qarena.games.nim import NimExplanation, explain_nim, nim_sum
 from qarena.games.subtraction import SubtractionExplanation, explain_subtraction
 from qarena.i18n import _
 from qarena.learn.base import Learner
-from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
 
 #: The rule an explanation applies: ``search`` for the solver's, else the game's theory's
 #: (``bouton``, ``misere-exception``, ``subtraction``...).

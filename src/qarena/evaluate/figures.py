@@ -421,7 +421,7 @@ def render_network_curve(name: str, net: NTupleNetwork, fmt: str) -> bytes:
         right = fig.add_subplot(1, 2, 2, sharey=left)
         for ax, xs, label in (
             (left, [p.games for p in points], _("games of self-play")),
-            (right, [p.seconds / 60 for p in points], _("minutes of training")),
+            (right, [(p.seconds or 0.0) / 60 for p in points], _("minutes of training")),
         ):
             for j, (key, text, ys) in enumerate(lines):
                 (line,) = ax.plot(xs, ys, marker=marker, markersize=3, color=f"C{j}", label=text)

@@ -26,9 +26,8 @@ from qarena.fileio import check_target
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, language, ngettext, option
+from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig, default_config, table_bytes
 
 BACKENDS = ("local", "ray")
 #: results.csv is rewritten at most this often while runs finish (and always at the end).
@@ -197,12 +196,12 @@ def fitting_workers(
 def _run_bytes(game: Game, fixed: Fixed, setting: Setting) -> int:
     """What one run takes at most: a table learner's tables and the game's, or a network's
     tables and what judging it takes (the game's tables, or the search solver's)."""
-    if setting.learner != NETWORK:
-        cls = learner_class(setting.learner)
+    cls = learner_class(setting.learner)
+    if issubclass(cls, Learner):  # its tables are the game's
         opponents = len(MEASURED) + 1
         return footprint(game, "learn", cls, opponents, canonical=fixed.canonical).total
     judging = SEARCH_TABLE_BYTES if Oracle.of(game).searched else footprint(game, "tables").total
-    return table_bytes(NetworkConfig.build(setting.given, default_config(game))) + judging
+    return cls.model_bytes(cls.build_config(setting.given, cls.default_config(game))) + judging
 
 
 def plan_sweep(

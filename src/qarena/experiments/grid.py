@@ -22,17 +22,10 @@ from qarena.fileio import is_file
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option
 from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, read_rewards
+from qarena.learn.family import refuse_options as refuse_table_options
 from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import (
-    NetworkConfig,
-    check_board,
-    check_fits,
-    default_config,
-    refuse_table_options,
-)
 from qarena.learn.presets import preset as preset_named
-from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALL_SETTINGS, NETWORK_SETTINGS
 
 #: Most runs one sweep may hold (each is a policy file and a row).
 MAX_RUNS = 10_000
@@ -76,7 +69,7 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9._=,:+-]")
 _MAX_NAME = 180
 
 
-_OPTIONS = {s.name: s.option for s in (*SETTINGS, *NETWORK_SETTINGS)}
+_OPTIONS = {s.name: s.option for s in ALL_SETTINGS}
 
 
 def flag(axis: str) -> str:
@@ -86,19 +79,14 @@ def flag(axis: str) -> str:
 
 def reads(learner: str, game: Game) -> tuple[frozenset[str], dict[str, Any]]:
     """The settings ``learner`` reads (seed aside), and their defaults for ``game``."""
-    if learner == NETWORK:
-        return frozenset(NETWORK_NAMES) - {"seed"}, default_config(game).to_dict()
     cls = learner_class(learner)
-    return frozenset(cls.hyperparameters), cls.default_config().to_dict()
+    return frozenset(cls.hyperparameters) - {"seed"}, cls.default_config(game).to_dict()
 
 
 def check_setting(setting: Setting, game: Game) -> None:
     """Values out of range: one line, as ``qarena train`` says it."""
-    if setting.learner == NETWORK:
-        config = NetworkConfig.build(setting.given, default_config(game))
-        check_fits(config.tuples, config.tuple_length)
-    else:
-        learner_class(setting.learner).build_config(setting.given)
+    cls = learner_class(setting.learner)
+    cls.check_fits(cls.build_config(setting.given, cls.default_config(game)))
 
 
 def _short(x: Any) -> str:
@@ -178,9 +166,10 @@ class Setting:
         if self.episodes is not None:
             words += ["--episodes", str(self.episodes)]
         words += ["--seed", str(self.seed)]
-        if self.learner == NETWORK:
+        cls = learner_class(self.learner)
+        if cls.threaded:
             words += ["--workers", "1"]  # one thread: the same seed, the same network
-        if not canonical and self.learner != NETWORK:
+        if not canonical and not cls.self_play_only:
             words.append("--no-canonical")
         if until_perfect:
             words.append("--until-perfect")
@@ -258,7 +247,7 @@ class Grid:
             for combo in combos:
                 *hyper_values, opp, seat, episodes, seed = combo
                 self_play = opp == "self"
-                if learner == NETWORK and not self_play:
+                if learner_class(learner).self_play_only and not self_play:
                     continue  # a network learns by self-play alone
                 hyper = []
                 for axis, value in zip(axes, hyper_values, strict=True):
@@ -319,14 +308,15 @@ class Grid:
 
     def check_fixed(self, fixed: Fixed) -> None:
         """Refuse what a network cannot share with the table learners' runs, in one line."""
-        if NETWORK in self.learners:
+        kinds = [learner_class(k) for k in self.learners]
+        if any(cls.self_play_only for cls in kinds):
             refuse_table_options(
                 (("--no-canonical", not fixed.canonical), ("--until-perfect", fixed.until_perfect))
             )
-            if fixed.curve:
-                from qarena.training.run import check_judged_curve
+        if fixed.curve and any(cls.judging == "along_play" for cls in kinds):
+            from qarena.training.run import check_judged_curve
 
-                check_judged_curve(parse_spec(fixed.game))  # before any run: no bound there
+            check_judged_curve(parse_spec(fixed.game))  # before any run: no bound there
 
     def _check(self, game: Game) -> None:
         total = math.prod(
@@ -376,9 +366,10 @@ class Grid:
                     )
                 raise QarenaError(text.format(name=name, rules=", ".join(game.rule_players)))
         self_play = "self" in self.opponents
-        if NETWORK in self.learners:
-            check_board(game)
-            refuse_table_options((("--opponent", not self_play),))
+        for cls in (learner_class(k) for k in self.learners):
+            cls.check_game(game)
+            if cls.self_play_only:
+                refuse_table_options((("--opponent", not self_play),))
         if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
             axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
             raise QarenaError(

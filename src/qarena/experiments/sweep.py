@@ -28,24 +28,13 @@ from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, oppone
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option, speaking
-from qarena.learn.learners import learner_bytes
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import (
-    NetworkConfig,
-    NTupleNetwork,
-    default_config,
-    default_games,
-    network_bytes,
-)
-from qarena.learn.settings import NETWORK_NAMES
+from qarena.learn.learners import learner_bytes, learner_class
 from qarena.policyfile import read_meta
 from qarena.training.run import (
-    JUDGED_GAMES,
     default_episodes,
-    network_curve,
     new_curve,
     new_learner,
-    train_network,
+    new_table,
     train_run,
 )
 
@@ -73,8 +62,8 @@ def run_task(task: Task) -> RunOutput:
 
 
 def _run_task(task: Task) -> RunOutput:
-    if task.setting.learner == NETWORK:
-        return _run_network(task)
+    if learner_class(task.setting.learner).judging == "along_play":
+        return _run_along_play(task)
     if task.threads:
         import numba
 
@@ -83,7 +72,7 @@ def _run_task(task: Task) -> RunOutput:
     setting = task.setting
     fixed = task.fixed
     game = parse_spec(fixed.game)
-    learner = new_learner(game, setting.learner, setting.given, fixed.canonical)
+    learner = new_table(game, setting.learner, setting.given, fixed.canonical)
     learner.preset = setting.record
     with tempfile.TemporaryDirectory(prefix="qarena-sweep-") as tmp:
         name = setting.opponent
@@ -118,7 +107,7 @@ def _run_task(task: Task) -> RunOutput:
         episodes=result.episodes,
         train_seconds=result.seconds,
         steps=result.steps,
-        optimality=result.optimality.share,
+        optimality=result.exact.share,
         perfect_at=perfect_at,
         against={name: Shares(**records[name].total.shares()) for name in MEASURED},
         preset=setting.preset or "",
@@ -127,33 +116,34 @@ def _run_task(task: Task) -> RunOutput:
     return RunOutput(setting.name, learner_bytes(learner, run_meta(setting, row)), row)
 
 
-def _run_network(task: Task) -> RunOutput:
-    """A network's run: ``qarena train --learner ntuple`` on one thread (so the same settings
-    learn the same network), then judged as ``qarena eval`` judges it."""
+def _run_along_play(task: Task) -> RunOutput:
+    """A run of a learner judged along play (an n-tuple network): ``qarena train`` on one
+    thread (so the same settings learn the same network), then judged as ``qarena eval``
+    judges it."""
     setting, fixed = task.setting, task.fixed
     game = parse_spec(fixed.game)
-    net = NTupleNetwork.from_config(game, NetworkConfig.build(setting.given, default_config(game)))
-    total = setting.episodes or default_games(game)
-    curve = network_curve(net, total, fixed.every, JUDGED_GAMES) if fixed.curve else None
-    result = train_network(net, total, curve=curve)
-    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)
+    net = new_learner(game, setting.learner, setting.given)
+    total = setting.episodes or net.default_episodes()
+    curve = new_curve(net, total, fixed.every) if fixed.curve else None
+    result = train_run(net, total, curve=curve)
+    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)  # type: ignore[arg-type]
     row = RunRow(
         run=setting.name,
         game=fixed.game,
         learner=setting.learner,
-        settings=_settings(net.config.to_dict(), set(NETWORK_NAMES) - {"seed"}),
+        settings=_settings(net.config.to_dict(), set(net.hyperparameters) - {"seed"}),
         canonical=None,  # a network reads the board as it is, its mirror image summed in
         opponent=opponent_label(setting.opponent),
         seat=None,
         seed=setting.seed,
-        episodes=result.games,
+        episodes=result.episodes,
         train_seconds=result.seconds,
         steps=result.steps,
         optimality=evaluation.optimality.share,
         perfect_at=None,
         against={name: Shares(**evaluation.matches[name].total.shares()) for name in MEASURED},
     )
-    return RunOutput(setting.name, network_bytes(net, run_meta(setting, row)), row)
+    return RunOutput(setting.name, learner_bytes(net, run_meta(setting, row)), row)
 
 
 def _settings(config: Mapping[str, Any], used: set[str]) -> dict[str, str]:

@@ -15,8 +15,7 @@ from qarena.evaluate.figures import PIXELS, ROW_PIXELS, encode, new_figure, plai
 from qarena.experiments.folder import COLUMNS, SETTING_COLUMNS, RunRow, SweepFolder, read_results
 from qarena.experiments.grid import Fixed
 from qarena.i18n import _, ngettext
-from qarena.learn.curve import Curve, JudgedCurve
-from qarena.learn.ntuple import KIND as NETWORK
+from qarena.learn.curve import Curve
 from qarena.policyfile import read_meta
 
 #: Settings drawn on one optimality figure at most (each a line and a band).
@@ -122,10 +121,7 @@ def optimality_series(folder: SweepFolder, rows: Sequence[Row]) -> list[Series]:
 def _curve(folder: SweepFolder, row: Row, meta: Mapping[str, object]) -> list[tuple[int, float]]:
     """A run's curve as (episodes, optimality): a network's points are its optimality along
     perfect-play games (``qarena train --curve``), at each count of games."""
-    try:
-        if meta.get("kind") == NETWORK:
-            judged = JudgedCurve.from_json(meta["curve"])
-            return [(p.games, p.optimality) for p in judged.points]
+    try:  # either kind of curve: its points' optimality, at each count
         return [(p.episodes, p.optimality) for p in Curve.from_json(meta["curve"]).points]
     except QarenaError as e:
         raise QarenaError(

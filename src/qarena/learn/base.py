@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -21,9 +21,14 @@ from qarena.kernels import learn as k
 from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import Curve
+from qarena.learn.family import Judging, Trainable
 from qarena.optimality.judge import Optimality, optimality_of_values
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Iterable
 
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
 START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}
@@ -67,24 +72,10 @@ class LearnConfig:
     epsilon_second: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("alpha", "alpha_second"):
-            value = getattr(self, name)
-            if value is not None and not 0 < value <= 1:
-                raise QarenaError(
-                    _("{name} must be in (0, 1], not {value}").format(
-                        name=name.replace("_", "-"), value=value
-                    )
-                )
-        if not 0 <= self.gamma <= 1:
-            raise QarenaError(_("gamma must be in [0, 1], not {value}").format(value=self.gamma))
-        for name in ("epsilon", "epsilon_end", "epsilon_second"):
-            value = getattr(self, name)
-            if value is not None and not 0 <= value <= 1:
-                raise QarenaError(
-                    _("{name} must be in [0, 1], not {value}").format(
-                        name=name.replace("_", "-"), value=value
-                    )
-                )
+        from qarena.learn.settings import check_config  # the declaration imports this module
+
+        # The bounds are the declaration's (learn/settings.py), checked there for every kind.
+        check_config(self, ALL_HYPERPARAMETERS)
         if self.schedule not in SCHEDULES:
             raise QarenaError(
                 _("unknown epsilon schedule {schedule!r}; expected {names}").format(
@@ -107,20 +98,10 @@ class LearnConfig:
                     value=self.initial
                 )
             )
-        if not 0 <= self.starts <= 1:
-            raise QarenaError(
-                _("starts must be a share in [0, 1], not {value}").format(value=self.starts)
-            )
         if self.start_order not in START_ORDERS:
             raise QarenaError(
                 _("unknown start order {order!r}; expected {names}").format(
                     order=self.start_order, names=", ".join(START_ORDERS)
-                )
-            )
-        if not 0 <= self.seed < 2**63:
-            raise QarenaError(
-                _("seed must be a whole number from 0 to 2**63 - 1, not {value}").format(
-                    value=self.seed
                 )
             )
 
@@ -178,8 +159,13 @@ class Opponent:
         return self.mask is None
 
 
-class Learner(ABC):
-    """A learner's tables, the generator state that continues training, and its counters."""
+class Learner(Trainable):
+    """A table learner (a learner kind, ``learn/family.py``): its tables, the generator state
+    that continues training, and its counters."""
+
+    #: Judged over every position of its tables; its curve measures it against random and
+    #: perfect play in both seats.
+    judging: ClassVar[Judging] = "exact"
 
     kind: ClassVar[str]
     #: Its name for people ("Q-learning"), in the reader's language; ``kind`` is its name as
@@ -298,9 +284,53 @@ class Learner(ABC):
             ) from None
 
     @classmethod
-    def default_config(cls, **overrides: Any) -> LearnConfig:
-        """The learner's default hyperparameters, with ``overrides`` applied."""
+    def default_config(cls, game: Game | None = None, **overrides: Any) -> LearnConfig:
+        """The learner's default hyperparameters (the same for every game), with ``overrides``
+        applied."""
         return LearnConfig(**{**cls.defaults, **overrides})
+
+    @classmethod
+    def create(cls, game: Game, config: Any) -> Learner:
+        return cls(game, config)
+
+    @classmethod
+    def read(
+        cls,
+        path: str | os.PathLike[str],
+        meta: Mapping[str, Any],
+        game: Game | None = None,
+        budget: int | None = None,
+    ) -> Learner:
+        from qarena.learn.learners import load_table  # the registry imports this module
+
+        return load_table(path, game, cls.kind)
+
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        inputs: Iterable[str | os.PathLike[str]] = (),
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        from qarena.learn.learners import save_table
+
+        save_table(path, self, inputs, extra)
+
+    def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
+        from qarena.learn.learners import table_bytes
+
+        return table_bytes(self, extra)
+
+    def train_chunk(
+        self,
+        episodes: int,
+        total: int,
+        *,
+        opponent: Opponent | None = None,
+        seat: str = "both",
+        workers: int = 1,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> int:
+        return self.train(episodes, opponent, seat, total_episodes=total)
 
     def __init__(self, game: Game, config: LearnConfig | None = None) -> None:
         self.game = game
@@ -313,6 +343,7 @@ class Learner(ABC):
         self.episodes = 0
         self.steps = 0
         self.run_start = 0  # episodes before this run: the exploration schedule starts here
+        self.seconds = 0.0  # of training, in this process (not saved)
         self.curve: Curve | None = None  # recorded by training runs that ask for one
         #: The preset a run started from and the settings given over it (learn/presets.py):
         #: ``{"name": ..., "overridden": [...]}``; None without one.
@@ -500,7 +531,7 @@ class Learner(ABC):
         self.episodes, self.steps, self.run_start = episodes, steps, episodes
         self._check_state()
 
-    def _check_state(self) -> None:  # noqa: B027 - a hook; most learners need no check
+    def _check_state(self) -> None:
         """Refuse restored arrays that no training could have produced."""
 
     def __repr__(self) -> str:

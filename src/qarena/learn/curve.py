@@ -28,21 +28,54 @@ CURVE_GAMES = 250
 MAX_POINTS = 5_000
 
 
+#: An n-tuple network's early points start here: fewer games teach it little.
+EARLY_FROM = 1_000
+#: The columns of a curve judged along perfect-play games (an n-tuple network's): games
+#: learned, seconds of training, optimality along perfect-play games, and the win, draw and
+#: loss shares moving first against perfect play.
+JUDGED_COLUMNS = ("games", "seconds", "optimality", "perfect_win", "perfect_draw", "perfect_loss")
+#: The kinds of curve by their columns: a table learner's (optimality over every position,
+#: matches in both seats against each of CURVE_OPPONENTS) and one judged along perfect play.
+#: Each learner kind says which it records (``curve_columns``); files of both are read.
+KNOWN_COLUMNS = (COLUMNS, JUDGED_COLUMNS)
+
+
 @dataclass(frozen=True)
 class CurvePoint:
-    """Where the agent stood after ``episodes`` episodes in all. ``matches[name]`` holds its
-    (win, draw, loss) shares against that opponent, over both seats."""
+    """Where the agent stood after ``episodes`` episodes (games) in all: its ``optimality``
+    (a share of positions where its move keeps the value), ``matches[name]`` its (win, draw,
+    loss) shares against that opponent, and ``seconds`` of training so far where its curve
+    records them (None where not)."""
 
     episodes: int
     optimality: float
     matches: dict[str, tuple[float, float, float]]
+    seconds: float | None = None
 
-    def row(self) -> list[float | int]:
-        return [
-            self.episodes,
-            self.optimality,
-            *(s for name in CURVE_OPPONENTS for s in self.matches[name]),
-        ]
+    @property
+    def games(self) -> int:
+        """Its count in a network's words: games of self-play."""
+        return self.episodes
+
+    @property
+    def record(self) -> tuple[float, float, float]:
+        """Its (win, draw, loss) shares against perfect play."""
+        return self.matches["perfect"]
+
+    def row(self, columns: tuple[str, ...] = COLUMNS) -> list[float | int]:
+        """The point as a row of ``columns``."""
+        out: list[float | int] = []
+        for column in columns:
+            if column in ("episodes", "games"):
+                out.append(self.episodes)
+            elif column == "seconds":
+                out.append(round(self.seconds or 0.0, 3))
+            elif column == "optimality":
+                out.append(self.optimality)
+            else:
+                name, outcome = column.rsplit("_", 1)
+                out.append(self.matches[name][OUTCOMES.index(outcome)])
+        return out
 
 
 def early_points(every: int) -> list[int]:
@@ -61,55 +94,111 @@ def early_points(every: int) -> list[int]:
 @dataclass
 class Curve:
     """Points every ``every`` episodes (of the learner's total), and with ``early`` also at
-    :func:`early_points` before the first of them."""
+    :func:`early_points` before the first of them; each point measured by ``games`` games
+    per opponent. ``columns`` say what a point holds (:data:`COLUMNS`, a table learner's;
+    :data:`JUDGED_COLUMNS`, judged along perfect-play games, whose early points start at
+    :data:`EARLY_FROM` games)."""
 
     every: int
     games: int = CURVE_GAMES
     points: list[CurvePoint] = field(default_factory=list)
     early: bool = False
+    columns: tuple[str, ...] = COLUMNS
 
     def __repr__(self) -> str:
-        last = f", last at {self.points[-1].episodes:,} episodes" if self.points else ""
-        return f"Curve({len(self.points)} points, one every {self.every:,} episodes{last})"
+        last = f", last at {self.points[-1].episodes:,} {self.unit}" if self.points else ""
+        return f"Curve({len(self.points)} points, one every {self.every:,} {self.unit}{last})"
+
+    @property
+    def unit(self) -> str:
+        """What its first column counts, as data: "episodes" or "games"."""
+        return self.columns[0]
+
+    @property
+    def judged(self) -> bool:
+        """Is it judged along perfect-play games (rather than over every position)?"""
+        return self.columns == JUDGED_COLUMNS
+
+    def _early(self) -> list[int]:
+        if not self.early:
+            return []
+        least = EARLY_FROM if self.judged else 1
+        return [e for e in early_points(self.every) if e >= least]
 
     def due(self, episodes: int) -> bool:
         """Is a point due at this total episode count?"""
-        return episodes % self.every == 0 or (self.early and episodes in early_points(self.every))
+        return episodes % self.every == 0 or episodes in self._early()
 
     def next_after(self, episodes: int) -> int:
         """The next total episode count at which a point is due."""
-        later = [e for e in early_points(self.every) if e > episodes] if self.early else []
+        later = [e for e in self._early() if e > episodes]
         return min([(episodes // self.every + 1) * self.every, *later])
 
     def to_pandas(self) -> Any:
-        """The points as a pandas DataFrame, one row per point: episodes, optimality, and the
-        win, draw and loss shares against each opponent (``random_win``…); pandas must be
-        installed."""
+        """The points as a pandas DataFrame, one row per point: its columns (episodes,
+        optimality, and the win, draw and loss shares against each opponent, ``random_win``…);
+        pandas must be installed."""
         pd = need("pandas", "pandas")
-        return pd.DataFrame([p.row() for p in self.points], columns=list(COLUMNS))
+        return pd.DataFrame([p.row(self.columns) for p in self.points], columns=list(self.columns))
 
     def to_json(self) -> dict[str, Any]:
-        return _json(self, COLUMNS)
+        """The curve as metadata: its settings, its columns and a row per point."""
+        return {
+            "every": self.every,
+            "early": self.early,
+            "games": self.games,
+            "columns": list(self.columns),
+            "points": [p.row(self.columns) for p in self.points],
+        }
 
     @classmethod
-    def from_json(cls, data: object) -> Curve:
-        """A curve read back from metadata; anything malformed is refused with one line."""
-        every, games, early, rows = _header(data, COLUMNS)
+    def from_json(cls, data: object, columns: tuple[str, ...] | None = None) -> Curve:
+        """A curve read back from metadata, of either kind (or of ``columns`` only, a learner
+        kind's own); anything malformed is refused with one line."""
+        found = _columns(data)
+        if columns is not None and found != columns:
+            raise QarenaError(_("its learning curve is not in a form this qarena reads"))
+        columns = found
+        every, games, early, rows = _header(data)
         points: list[CurvePoint] = []
         for row in rows:
-            if not (isinstance(row, list) and len(row) == len(COLUMNS)) or not _count(row[0]):
-                raise QarenaError(_("its learning curve has a malformed point"))
-            shares = row[1:]
-            if not all(_share(s) for s in shares):
-                raise QarenaError(_("its learning curve has a share outside [0, 1]"))
-            if points and row[0] <= points[-1].episodes:
+            point = _point(row, columns)
+            if points and point.episodes <= points[-1].episodes:
                 raise QarenaError(_("its learning curve's episodes do not increase"))
-            matches = {
-                name: (float(shares[1 + 3 * i]), float(shares[2 + 3 * i]), float(shares[3 + 3 * i]))
-                for i, name in enumerate(CURVE_OPPONENTS)
-            }
-            points.append(CurvePoint(int(row[0]), float(shares[0]), matches))
-        return cls(every, games, points, early)
+            points.append(point)
+        return cls(every, games, points, early, columns)
+
+
+def _columns(data: object) -> tuple[str, ...]:
+    if isinstance(data, dict):
+        for columns in KNOWN_COLUMNS:
+            if data.get("columns") == list(columns):
+                return columns
+    raise QarenaError(_("its learning curve is not in a form this qarena reads"))
+
+
+def _point(row: object, columns: tuple[str, ...]) -> CurvePoint:
+    """One row read back as a point, checked: a count, seconds where the columns have them,
+    and shares."""
+    if not (isinstance(row, list) and len(row) == len(columns)) or not _count(row[0]):
+        raise QarenaError(_("its learning curve has a malformed point"))
+    seconds: float | None = None
+    rest = list(zip(columns[1:], row[1:], strict=True))
+    if columns[1] == "seconds":
+        value = row[1]
+        if not (_number(value) and value >= 0):
+            raise QarenaError(_("its learning curve has a malformed point"))
+        seconds = float(value)
+        rest = rest[1:]
+    if not all(_share(s) for _name, s in rest):
+        raise QarenaError(_("its learning curve has a share outside [0, 1]"))
+    shares = dict(rest)
+    matches: dict[str, tuple[float, float, float]] = {}
+    for column in columns:
+        if column.count("_") and column.rsplit("_", 1)[1] in OUTCOMES:
+            name = column.rsplit("_", 1)[0]
+            matches[name] = tuple(float(shares[f"{name}_{o}"]) for o in OUTCOMES)  # type: ignore[assignment]
+    return CurvePoint(int(row[0]), float(shares["optimality"]), matches, seconds)
 
 
 def _count(x: object) -> bool:
@@ -122,109 +211,14 @@ def _share(x: object) -> bool:
     )
 
 
-#: An n-tuple network's early points start here: fewer games teach it little.
-EARLY_FROM = 1_000
-#: The columns of an n-tuple network's curve: games learned, seconds of training, optimality
-#: along perfect-play games, and the win, draw and loss shares moving first against perfect play.
-JUDGED_COLUMNS = ("games", "seconds", "optimality", "perfect_win", "perfect_draw", "perfect_loss")
-
-
-@dataclass(frozen=True)
-class JudgedPoint:
-    """Where a network stood after ``games`` games of self-play and ``seconds`` of training:
-    the share of positions along perfect-play games where its move keeps the value, and its
-    (win, draw, loss) shares moving first against perfect play."""
-
-    games: int
-    seconds: float
-    optimality: float
-    record: tuple[float, float, float]
-
-    def row(self) -> list[float | int]:
-        return [self.games, round(self.seconds, 3), self.optimality, *self.record]
-
-
-@dataclass
-class JudgedCurve:
-    """An n-tuple network's learning curve: a point every ``every`` games, each judged by
-    ``games`` games of perfect play and as many against it."""
-
-    every: int
-    games: int
-    points: list[JudgedPoint] = field(default_factory=list)
-    #: Points also at 1,000, 2,000, 5,000, 10,000, … games, before the first of every K.
-    early: bool = False
-
-    def __repr__(self) -> str:
-        last = f", last at {self.points[-1].games:,} games" if self.points else ""
-        return f"JudgedCurve({len(self.points)} points, one every {self.every:,} games{last})"
-
-    def _early(self) -> list[int]:
-        return [e for e in early_points(self.every) if e >= EARLY_FROM] if self.early else []
-
-    def due(self, games: int) -> bool:
-        """Is a point due at this count of games?"""
-        return games % self.every == 0 or games in self._early()
-
-    def next_after(self, games: int) -> int:
-        """The next count of games at which a point is due."""
-        later = [e for e in self._early() if e > games]
-        return min([(games // self.every + 1) * self.every, *later])
-
-    def to_pandas(self) -> Any:
-        """The points as a pandas DataFrame, one row per point; pandas must be installed."""
-        pd = need("pandas", "pandas")
-        return pd.DataFrame([p.row() for p in self.points], columns=list(JUDGED_COLUMNS))
-
-    def to_json(self) -> dict[str, Any]:
-        return _json(self, JUDGED_COLUMNS)
-
-    @classmethod
-    def from_json(cls, data: object) -> JudgedCurve:
-        """A curve read back from metadata; anything malformed is refused with one line."""
-        every, games, early, rows = _header(data, JUDGED_COLUMNS)
-        points: list[JudgedPoint] = []
-        for row in rows:
-            if not (isinstance(row, list) and len(row) == len(JUDGED_COLUMNS)):
-                raise QarenaError(_("its learning curve has a malformed point"))
-            seconds = row[1]
-            if not _count(row[0]) or not (_number(seconds) and seconds >= 0):
-                raise QarenaError(_("its learning curve has a malformed point"))
-            if not all(_share(s) for s in row[2:]):
-                raise QarenaError(_("its learning curve has a share outside [0, 1]"))
-            if points and row[0] <= points[-1].games:
-                raise QarenaError(_("its learning curve's episodes do not increase"))
-            points.append(
-                JudgedPoint(
-                    int(row[0]),
-                    float(seconds),
-                    float(row[2]),
-                    (float(row[3]), float(row[4]), float(row[5])),
-                )
-            )
-        return cls(every, games, points, early)
-
-
 def _number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _json(curve: Curve | JudgedCurve, columns: tuple[str, ...]) -> dict[str, Any]:
-    """A curve as metadata: its settings, its columns and a row per point."""
-    return {
-        "every": curve.every,
-        "early": curve.early,
-        "games": curve.games,
-        "columns": list(columns),
-        "points": [p.row() for p in curve.points],
-    }
-
-
-def _header(data: object, columns: tuple[str, ...]) -> tuple[int, int, bool, list[Any]]:
+def _header(data: object) -> tuple[int, int, bool, list[Any]]:
     """A curve's settings and rows read back from metadata, checked (one line if not):
     ``every``, ``games``, ``early`` and the points' rows, not yet read."""
-    if not isinstance(data, dict) or data.get("columns") != list(columns):
-        raise QarenaError(_("its learning curve is not in a form this qarena reads"))
+    assert isinstance(data, dict)
     every, games, rows = data.get("every"), data.get("games"), data.get("points")
     early = data.get("early", False)
     if (

@@ -1,4 +1,5 @@
-"""The learners by name, and saving and loading them as policy files."""
+"""The learners by name, every kind (tables and networks: ``learn/family.py``'s protocol), and
+saving and loading them: :func:`load_learner` reads any learner's file by the kind it names."""
 
 from __future__ import annotations
 
@@ -18,12 +19,15 @@ from qarena.i18n import _
 from qarena.learn.afterstate import AfterstateLearner
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
+from qarena.learn.family import Trainable
 from qarena.learn.gamebackup import GameBackupLearner
 from qarena.learn.matchbox import EliminationLearner, MatchboxLearner
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.qlearning import NaiveQLearner, QLearner, SeatQLearner
-from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
+from qarena.policyfile import ArraySpec, encode_policy, load_policy, read_meta, save_policy
 
-LEARNERS: dict[str, type[Learner]] = {
+#: The table learners (``learn/base.py``), by name: a value for every position.
+TABLE_LEARNERS: dict[str, type[Learner]] = {
     cls.kind: cls
     for cls in (
         QLearner,
@@ -35,9 +39,22 @@ LEARNERS: dict[str, type[Learner]] = {
         GameBackupLearner,
     )
 }
+#: Every learner kind by name: a new one is a module meeting ``family.Trainable`` and a line
+#: here (or :func:`register`, as a test's toy learner does).
+LEARNERS: dict[str, type[Trainable]] = {**TABLE_LEARNERS, NTupleNetwork.kind: NTupleNetwork}
 
 
-def learner_class(kind: str) -> type[Learner]:
+def register(cls: type[Trainable]) -> type[Trainable]:
+    """Add a learner kind to :data:`LEARNERS` (and, a table learner, to
+    :data:`TABLE_LEARNERS`); returns it, so it serves as a class decorator."""
+    LEARNERS[cls.kind] = cls
+    if issubclass(cls, Learner):
+        TABLE_LEARNERS[cls.kind] = cls
+    return cls
+
+
+def learner_class(kind: str) -> type[Trainable]:
+    """The learner kind named ``kind``; an unknown name is refused in one line."""
     try:
         return LEARNERS[kind]
     except KeyError:
@@ -48,10 +65,29 @@ def learner_class(kind: str) -> type[Learner]:
         ) from None
 
 
-def make_learner(kind: str, game: Game, config: LearnConfig | None = None) -> Learner:
-    """A fresh learner; ``config`` defaults to the learner's own defaults."""
+def table_class(kind: str) -> type[Learner]:
+    """The table learner named ``kind``, for what needs its tables (one line if not one)."""
     cls = learner_class(kind)
+    if not issubclass(cls, Learner):
+        raise QarenaError(
+            _("unknown learner {kind!r}; expected one of {names}").format(
+                kind=kind, names=", ".join(TABLE_LEARNERS)
+            )
+        )
+    return cls
+
+
+def make_learner(kind: str, game: Game, config: LearnConfig | None = None) -> Learner:
+    """A fresh table learner; ``config`` defaults to the learner's own defaults."""
+    cls = table_class(kind)
     return cls(game, config or cls.default_config())
+
+
+def new_learner(kind: str, game: Game, given: Mapping[str, Any] | None = None) -> Trainable:
+    """A fresh learner of any kind: its defaults for ``game`` with the settings ``given``
+    (None: not given) checked by the learner's declaration."""
+    cls = learner_class(kind)
+    return cls.create(game, cls.build_config(given or {}, cls.default_config(game)))
 
 
 def policy_meta(learner: Learner, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -76,17 +112,32 @@ def policy_meta(learner: Learner, extra: Mapping[str, Any] | None = None) -> dic
 
 def save_learner(
     path: str | os.PathLike[str],
+    learner: Trainable,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Write any learner to its file, atomically; ``inputs`` (files the command read) are
+    never overwritten; ``extra`` keys join its metadata (as for :func:`policy_meta`)."""
+    learner.save(path, inputs, extra)
+
+
+def learner_bytes(learner: Trainable, extra: Mapping[str, Any] | None = None) -> bytes:
+    """The file of any learner as bytes, ``extra`` added to its metadata."""
+    return learner.to_bytes(extra)
+
+
+def save_table(
+    path: str | os.PathLike[str],
     learner: Learner,
     inputs: Iterable[str | os.PathLike[str]] = (),
     extra: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write the learner to a policy file, atomically; ``inputs`` (files the command read) are
-    never overwritten; ``extra`` keys join its metadata (as for :func:`policy_meta`)."""
+    """A table learner's policy file (:meth:`Learner.save`)."""
     save_policy(path, learner.arrays(), policy_meta(learner, extra), inputs)
 
 
-def learner_bytes(learner: Learner, extra: Mapping[str, Any] | None = None) -> bytes:
-    """The policy file of ``learner`` as bytes, ``extra`` added to its metadata."""
+def table_bytes(learner: Learner, extra: Mapping[str, Any] | None = None) -> bytes:
+    """A table learner's policy file as bytes (:meth:`Learner.to_bytes`)."""
     return encode_policy(learner.arrays(), policy_meta(learner, extra))
 
 
@@ -104,7 +155,7 @@ def _config(kind: str, hyper: object) -> LearnConfig:
             raise QarenaError(_("its rewards are not three numbers"))
         values["rewards"] = tuple(float(r) for r in rewards)
     try:
-        return LEARNERS[kind].build_config(values)
+        return TABLE_LEARNERS[kind].build_config(values)
     except QarenaError as e:
         raise QarenaError(
             _("its hyperparameters are malformed ({problem})").format(problem=e)
@@ -138,9 +189,37 @@ def _by_rows(arrays: dict[str, np.ndarray], codes: np.ndarray, rows: int) -> dic
 
 
 def load_learner(
+    path: str | os.PathLike[str],
+    game: Game | None = None,
+    kind: str | None = None,
+    budget: int | None = None,
+) -> Trainable:
+    """Read any learner's file back (the kind it names reads it): a learner that can play or
+    go on training. ``game`` and ``kind``, when given, are what the caller needs; a file of
+    another game or learner is refused with one line saying which. ``budget`` bounds the
+    memory a network's file may take (default: the machine's)."""
+    try:
+        meta = read_meta(path)
+    except QarenaError:
+        meta = {}  # the table learners' reader says what is wrong with the file
+    found = Trainable.file_kind(meta)
+    cls = LEARNERS.get(found) if found is not None else None
+    if cls is None or issubclass(cls, Learner):
+        return load_table(path, game, kind)
+    if kind is not None and found != kind:
+        raise QarenaError(
+            f"{os.fspath(path)}: "
+            + _("it was trained with --learner {kind}, not --learner {wanted}").format(
+                kind=found, wanted=kind
+            )
+        )
+    return cls.read(path, meta, game, budget)
+
+
+def load_table(
     path: str | os.PathLike[str], game: Game | None = None, kind: str | None = None
 ) -> Learner:
-    """Read a policy file back into a learner that can play or go on training.
+    """Read a table learner's policy file back into a learner that can play or go on training.
 
     ``game`` and ``kind``, when given, are what the caller needs; a file of another game or
     learner is refused with one line saying which.
@@ -152,7 +231,7 @@ def load_learner(
             return f"{os.fspath(path)}: {what}"
 
         spec, learner_kind = meta.get("game"), meta.get("learner")
-        if not isinstance(spec, str) or learner_kind not in LEARNERS:
+        if not isinstance(spec, str) or learner_kind not in TABLE_LEARNERS:
             raise QarenaError(where(_("its metadata does not name a game and a known learner")))
         assert isinstance(learner_kind, str)
         try:
@@ -187,7 +266,7 @@ def load_learner(
             config = _config(learner_kind, meta.get("hyperparameters"))
         except QarenaError as e:
             raise QarenaError(where(str(e))) from None
-        cls = LEARNERS[learner_kind]
+        cls = TABLE_LEARNERS[learner_kind]
         # Files of format 1 kept a row for every encoded position; later ones say how many
         # rows their tables have, which the search of the game confirms once it is built.
         rows = file_game.num_positions if meta.get("format_version") == 1 else meta.get("rows")
@@ -226,7 +305,7 @@ def load_learner(
     try:
         learner.restore(arrays, int(data.meta["episodes"]), int(data.meta["steps"]))
         if "curve" in data.meta:
-            learner.curve = Curve.from_json(data.meta["curve"])
+            learner.curve = Curve.from_json(data.meta["curve"], cls.curve_columns())
         learner.preset = read_preset_record(data.meta.get("preset"))
     except QarenaError as e:
         raise QarenaError(f"{os.fspath(path)}: {e}") from None

@@ -11,13 +11,14 @@ translated where they are shown.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass, fields
 from typing import Literal
 
 import numpy as np
 
-from qarena.budget import whole
+from qarena.budget import check_count, whole
 from qarena.errors import QarenaError, echo_value
 from qarena.i18n import _, gettext_noop
 from qarena.learn.base import SCHEDULES, START_ORDERS, LearnConfig
@@ -42,6 +43,33 @@ class TrainingSetting:
     placeholder: str = ""  # the form's, when not "default"
     self_play_only: bool = False
     note: str = ""  # a line under the form's field
+    #: The refusal of a value out of bounds, when not the kind's own (``{value}``: the value).
+    refusal: str = ""
+
+    def check(self, value: object) -> None:
+        """Refuse, in one line, a value outside the declared bounds: the one check of every
+        learner's config (each config's ``__post_init__`` asks it for its own settings)."""
+        if self.low is None or self.high is None:
+            return
+        if self.kind == "int":
+            if self.refusal:
+                if not _whole(value) or not self.low <= value <= self.high:  # type: ignore[operator]
+                    raise QarenaError(_(self.refusal).format(value=value))
+                return
+            check_count(self.option, value, int(self.high), int(self.low))  # type: ignore[arg-type]
+            return
+        fits = _is_number(value) and math.isfinite(value)  # type: ignore[arg-type]
+        if fits and self.low_open:
+            fits = self.low < value <= self.high  # type: ignore[operator]
+        elif fits:
+            fits = self.low <= value <= self.high  # type: ignore[operator]
+        if not fits:
+            message = self.refusal or (
+                gettext_noop("{name} must be in (0, 1], not {value}")
+                if self.low_open
+                else gettext_noop("{name} must be in [0, 1], not {value}")
+            )
+            raise QarenaError(_(message).format(name=self.option[2:], value=value))
 
     @property
     def option(self) -> str:
@@ -86,6 +114,7 @@ SETTINGS: tuple[TrainingSetting, ...] = (
         gettext_noop("γ discount"),
         low=0,
         high=1,
+        refusal=gettext_noop("gamma must be in [0, 1], not {value}"),
     ),
     TrainingSetting(
         "epsilon",
@@ -137,6 +166,7 @@ SETTINGS: tuple[TrainingSetting, ...] = (
         low=0,
         high=2**63 - 1,
         placeholder="0",
+        refusal=gettext_noop("seed must be a whole number from 0 to 2**63 - 1, not {value}"),
     ),
     TrainingSetting(
         "starts",
@@ -148,6 +178,7 @@ SETTINGS: tuple[TrainingSetting, ...] = (
         gettext_noop("exploring starts: share"),
         low=0,
         high=1,
+        refusal=gettext_noop("starts must be a share in [0, 1], not {value}"),
         self_play_only=True,
         note=gettext_noop(
             "self-play only: the share of episodes that begin at a position the agent plays "
@@ -238,15 +269,17 @@ NETWORK_SETTINGS: tuple[TrainingSetting, ...] = (
     ),
 )
 
+#: Every setting of every learner kind: the table learners' and those only a network has.
+ALL_SETTINGS: tuple[TrainingSetting, ...] = (*SETTINGS, *NETWORK_SETTINGS)
 #: The settings by name.
 BY_NAME = {s.name: s for s in SETTINGS}
-_NETWORK_BY_NAME = {s.name: s for s in NETWORK_SETTINGS}
+_ALL_BY_NAME = {s.name: s for s in ALL_SETTINGS}
 #: Their names, in the declaration's order (the order every form and table shows them in).
 NAMES = tuple(BY_NAME)
 #: The command line's names as keywords, where they differ from the declared name:
 #: ``epsilon_schedule`` is ``schedule``; ``lambda`` (a Python word, so only through
 #: ``**{"lambda": 0.5}``) is ``lam``. The Python API takes either.
-KEYWORDS = {s.keyword: s.name for s in (*SETTINGS, *NETWORK_SETTINGS) if s.keyword != s.name}
+KEYWORDS = {s.keyword: s.name for s in ALL_SETTINGS if s.keyword != s.name}
 #: The settings an n-tuple network reads: its own, and these of the table learners'.
 NETWORK_NAMES = ("alpha", "epsilon", "epsilon_end", "seed", *(s.name for s in NETWORK_SETTINGS))
 
@@ -264,7 +297,7 @@ def typed(name: str, value: object) -> object:
     a number is an int or a float, not a bool or a text; a choice is a text; rewards are
     three numbers. Names not declared here are left as they are (``build_config`` refuses
     them by name)."""
-    setting = BY_NAME.get(name) or _NETWORK_BY_NAME.get(name)
+    setting = _ALL_BY_NAME.get(name)
     if setting is None or value is None:
         return value
     kind = setting.kind
@@ -290,6 +323,26 @@ def typed(name: str, value: object) -> object:
     )
 
 
+def setting(name: str) -> TrainingSetting:
+    """The declaration of setting ``name``, of any learner kind."""
+    return _ALL_BY_NAME[name]
+
+
+def check_config(config: object, names: tuple[str, ...]) -> None:
+    """Refuse a config whose settings ``names`` fall outside their declared bounds, in the
+    order they are declared: what every learner kind's config checks on creation."""
+    for name in names:
+        declared = _ALL_BY_NAME.get(name)
+        value = getattr(config, name)
+        # A setting whose default is None (the second player's: "the first player's") may be.
+        if declared is not None and not (value is None and getattr(type(config), name) is None):
+            declared.check(value)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _is_number(value: object) -> bool:
     """An int or a float (numpy's too), not a bool: True is not a learning rate."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
@@ -308,7 +361,7 @@ def _shown(value: object) -> str:
 def defaults_text(name: str) -> str:
     """Each learner's default of setting ``name``, as README's table writes it: the most
     common default, then the learners that differ, then those without the setting."""
-    from qarena.learn.learners import LEARNERS
+    from qarena.learn.learners import TABLE_LEARNERS as LEARNERS  # ntuple's: added after
 
     uses = {
         k: cls.default_config().to_dict()[name]
@@ -327,7 +380,7 @@ def defaults_text(name: str) -> str:
 
 def network_defaults_text(name: str) -> str:
     """An n-tuple network's default of setting ``name``, for README's table."""
-    from qarena.learn.ntuple import BIG_BOARD, BIG_TUPLES, NetworkConfig
+    from qarena.learn.ntuple_config import BIG_BOARD, BIG_TUPLES, NetworkConfig
 
     text = _shown(NetworkConfig().to_dict()[name])
     if name == "tuples":
@@ -362,6 +415,7 @@ def markdown_table() -> str:
 
 
 __all__ = [
+    "ALL_SETTINGS",
     "BY_NAME",
     "KEYWORDS",
     "NAMES",
@@ -370,7 +424,9 @@ __all__ = [
     "SETTINGS",
     "Kind",
     "TrainingSetting",
+    "check_config",
     "defaults_text",
     "markdown_table",
+    "setting",
     "typed",
 ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from qarena.games import Game
 from qarena.learn.base import Learner, Opponent
-from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_learner
+from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_table
 
 #: Training on the spot stops after this long, perfect or not: the person is waiting.
 TRAIN_SECONDS = 10.0
@@ -26,7 +26,7 @@ class Training:
     @property
     def perfect(self) -> bool:
         """Whether the agent plays perfectly at the end of the run (the solver's judgement)."""
-        return self.result.optimality.share == 1.0
+        return self.result.exact.share == 1.0
 
 
 def train_timed(
@@ -40,6 +40,7 @@ def train_timed(
     ``should_stop``. The kernels compile (or load) and the game is solved first: the limit is
     for training."""
     learner = plan.learner
+    assert isinstance(learner, Learner)  # judged over its tables
     learner.warm_up()
     learner.optimality()
     t0 = time.monotonic()
@@ -67,7 +68,7 @@ def train_on_the_spot(
     It does not judge the play as it goes to stop at perfect play: on mid-size games judging
     costs far more than training (connect4:4x5: 0.34 s a judgement, every 1% of a run whose
     training takes 2 s in all), and the time limit ran out with the agent half-trained."""
-    learner = new_learner(game, SPOT_LEARNER, {})
+    learner = new_table(game, SPOT_LEARNER, {})
     plan = RunPlan(learner, Opponent("self"), "both", default_episodes(learner))
     return train_timed(
         plan,

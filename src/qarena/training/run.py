@@ -20,17 +20,15 @@ from qarena.games.base import Game
 from qarena.i18n import _, option
 from qarena.learn.base import SEATS, Learner, Opponent, default_episodes
 from qarena.learn.curve import (
-    CURVE_GAMES,
     CURVE_OPPONENTS,
     MAX_POINTS,
     Curve,
     CurvePoint,
-    JudgedCurve,
-    JudgedPoint,
-    early_points,
 )
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.family import Trainable, refuse_options
+from qarena.learn.learners import learner_class, table_class
+from qarena.learn.ntuple import CHUNK as NETWORK_CHUNK
+from qarena.learn.ntuple import JUDGED_GAMES
 from qarena.optimality.judge import Optimality
 
 __all__ = [
@@ -39,22 +37,20 @@ __all__ = [
     "JUDGED_SEARCH_POSITIONS",
     "NETWORK_CHUNK",
     "MatrixRow",
-    "NetworkResult",
     "Progress",
     "RunPlan",
     "RunResult",
     "check_judged_curve",
     "check_versus",
     "default_episodes",
-    "judge_network",
+    "judge_along_play",
     "judging_bytes",
     "judging_refused",
     "matrix_row",
-    "network_curve",
     "new_curve",
     "new_learner",
+    "new_table",
     "plan_run",
-    "train_network",
     "train_run",
 ]
 
@@ -72,17 +68,27 @@ class Progress:
     seconds: float  # training time in this run, kernel calls only
     optimality: Optimality | None  # when checked after this chunk
     point: CurvePoint | None = None  # when a curve point was recorded after this chunk
-    judged: JudgedPoint | None = None  # an n-tuple network's curve point, likewise
 
 
 @dataclass
 class RunResult:
+    """What a run of any learner did."""
+
     episodes: int  # in this run
     steps: int
     seconds: float
-    optimality: Optimality
+    #: Over every position, at the end (learners judged exactly); None for those judged
+    #: along play, whose judgement is their curve's last point.
+    optimality: Optimality | None
     perfect_at: int | None  # with until_perfect: episodes of this run when first perfect
     stopped: bool  # stopped early by ``should_stop``
+    point: CurvePoint | None = None  # the curve's last point, when there is a curve
+
+    @property
+    def exact(self) -> Optimality:
+        """Its optimality over every position, for a learner judged exactly."""
+        assert self.optimality is not None, "a run of a learner judged along play"
+        return self.optimality
 
 
 def check_versus(self_play: bool, seat: str, given: Mapping[str, Any]) -> None:
@@ -115,22 +121,37 @@ def _every(step: int) -> str:
     return option(f"--every {step}", f"every={step}")
 
 
-def new_learner(game: Game, kind: str, given: Mapping[str, Any], canonical: bool = True) -> Learner:
-    """A fresh learner of ``kind`` with the learner's defaults and the settings ``given`` (None:
-    not given): what ``qarena train`` and every run of a sweep start from."""
+def new_learner(
+    game: Game, kind: str, given: Mapping[str, Any], canonical: bool = True
+) -> Trainable:
+    """A fresh learner of ``kind`` with the learner's defaults for ``game`` and the settings
+    ``given`` (None: not given): what ``qarena train`` and every run of a sweep start from."""
     cls = learner_class(kind)
-    return cls(game, cls.build_config(given, cls.default_config(canonical=canonical)))
+    base = cls.default_config(game) if canonical else cls.default_config(game, canonical=False)
+    return cls.create(game, cls.build_config(given, base))
 
 
-def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
-    """The curve this run extends: the learner's own when resumed, else a new one. Without
-    --every, points come every 1% of the run and, before the first, at 1, 2, 5, 10, 20, …
-    episodes, so a log axis shows how learning starts."""
+def new_table(game: Game, kind: str, given: Mapping[str, Any], canonical: bool = True) -> Learner:
+    """:func:`new_learner` for what measures a learner by its tables (a sweep's records, the
+    matrix, a game trained on the spot): ``kind`` must be a table learner."""
+    learner = new_learner(game, table_class(kind).kind, given, canonical)
+    assert isinstance(learner, Learner)
+    return learner
+
+
+def new_curve(learner: Trainable, total: int, every: int | None) -> Curve:
+    """The curve this run of ``total`` extends: the learner's own when resumed (its spacing
+    kept unless ``every`` is given), else a new one of the learner's kind. Without
+    ``every``, points come every ``total / learner.curve_points`` and, before the first, at
+    1, 2, 5, 10, 20, … episodes (from 1,000 games, judged along play), so a log axis shows
+    how learning starts. Refused where judging along play has no bound."""
+    if learner.judging == "along_play":
+        check_judged_curve(learner.game)  # before anything is trained
     old = learner.curve
     if every is None and old is not None:
         every = old.every  # a resumed curve keeps its spacing
     early = old.early if old is not None else every is None
-    step = every or max(1, total // 100)
+    step = every or max(1, total // learner.curve_points)
     before = old.points if old is not None else []
     room = MAX_POINTS - len(before) - 1
     if room < 1:
@@ -139,8 +160,10 @@ def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
                 most=MAX_POINTS, curve=option("--curve")
             )
         )
+    games = old.games if old is not None else learner.curve_games
+    curve = Curve(step, games, list(before), early, learner.curve_columns())
     start, end = learner.episodes, learner.episodes + total
-    extra = sum(start < e <= end for e in early_points(step)) if early else 0
+    extra = sum(start < e <= end for e in curve._early())
     points = len(before) + end // step - start // step + extra + 1
     if points > MAX_POINTS:
         raise QarenaError(
@@ -151,12 +174,12 @@ def new_curve(learner: Learner, total: int, every: int | None) -> Curve:
                 asked=_every(step), points=points, most=MAX_POINTS, enough=_every(-(-total // room))
             )
         )
-    games = old.games if old is not None else CURVE_GAMES
-    return Curve(step, games, list(before), early)
+    return curve
 
 
 class CurveRecorder:
-    """Measures points for one learner, keeping the opponents' move tables between points."""
+    """Measures points for one learner judged exactly, keeping the opponents' move tables
+    between points."""
 
     def __init__(self, learner: Learner, curve: Curve) -> None:
         self.learner = learner
@@ -199,7 +222,7 @@ class CurveRecorder:
 
 
 def train_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
-    learner: Learner,
+    learner: Trainable,
     episodes: int,
     opponent: Opponent | None = None,
     seat: str = "both",
@@ -209,22 +232,55 @@ def train_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     curve: Curve | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    workers: int = 1,
 ) -> RunResult:
-    """Train for ``episodes`` (fewer when perfect play is reached with ``until_perfect``, or
-    when ``should_stop`` says so between chunks). Optimality is checked every ``check_every``
-    episodes when given (or with ``until_perfect``), and always at the end. With ``curve``, a
-    point is recorded whenever the learner's total episode count is a multiple of its
-    ``every``, and at the end; the curve becomes the learner's, and is saved with it."""
+    """Train any learner for ``episodes``, in chunks: fewer when perfect play is reached with
+    ``until_perfect``, or when ``should_stop`` says so (between chunks; a learner on threads
+    also within one, counting the episodes it played). A learner judged exactly has its
+    optimality checked every ``check_every`` episodes when given (or with ``until_perfect``),
+    and always at the end. With ``curve``, a point is recorded whenever the learner's total
+    count is due one (its ``every``, its early points), and at the end; the curve becomes the
+    learner's, and is saved with it. A stop that reaches a point being judged along play ends
+    it within a fraction of a second (the point is dropped; what was learned is kept, and
+    the run ends stopped)."""
+    learner.check_room(episodes)  # a run that would overflow its count never starts
     learner.warm_up()
-    recorder = None
     if curve is not None:
         learner.curve = curve
-        recorder = CurveRecorder(learner, curve)
+    # Judging along play searches (threads.run_threads), which end once the flag is set.
+    with (
+        threads.limit(should_stop=should_stop) if learner.judging == "along_play" else nullcontext()
+    ):
+        return _train_run(
+            learner, episodes, opponent, seat, until_perfect, check_every, curve, on_progress,
+            should_stop, workers,
+        )  # fmt: skip
+
+
+class _Halted(Exception):
+    """A run's own stop reached a point being judged."""
+
+
+def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
+    learner: Trainable,
+    episodes: int,
+    opponent: Opponent | None,
+    seat: str,
+    until_perfect: bool,
+    check_every: int | None,
+    curve: Curve | None,
+    on_progress: Callable[[Progress], None] | None,
+    should_stop: Callable[[], bool] | None,
+    workers: int,
+) -> RunResult:
+    exact = isinstance(learner, Learner) and learner.judging == "exact"
+    judge = _judge(learner, curve, should_stop) if curve is not None else None
     if until_perfect and check_every is None:
         check_every = max(1_000, episodes // 100)
     done = steps = 0
     seconds = 0.0
-    chunk = 1_000
+    # A fixed chunk (learn the same from a seed however watched), or one sized to the time.
+    chunk = learner.chunk or 1_000
     next_check = check_every or 0
     perfect_at: int | None = None
     stopped = False
@@ -238,50 +294,109 @@ def train_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
             chunk,
             episodes - done,
             next_check - done if check_every else episodes,
-            recorder.next_at - learner.episodes if recorder is not None else episodes,
+            curve.next_after(learner.episodes) - learner.episodes
+            if curve is not None
+            else episodes,
         )
         t0 = time.perf_counter()
-        steps += learner.train(n, opponent, seat, total_episodes=episodes)
+        before = learner.episodes
+        steps += learner.train_chunk(
+            n, episodes, opponent=opponent, seat=seat, workers=workers,
+            should_stop=should_stop if learner.chunk is not None else None,
+        )  # fmt: skip
         elapsed = time.perf_counter() - t0
         seconds += elapsed
-        done += n
-        if elapsed > 0:
+        learner.seconds += elapsed
+        done += learner.episodes - before
+        stopped = learner.episodes - before < n  # stopped within the chunk
+        if learner.chunk is None and elapsed > 0:
             chunk = max(100, min(1_000_000, int(n * CHUNK_SECONDS / elapsed)))
         optimality = None
-        if check_every and done >= next_check:
+        if exact and check_every and done >= next_check:
+            assert isinstance(learner, Learner)
             next_check += check_every
             optimality = learner.optimality()
             if until_perfect and optimality.share == 1.0:
                 perfect_at = done
         point = None
-        if recorder is not None and recorder.due():
-            point = recorder.record(optimality)
+        if judge is not None and not stopped and judge.due():
+            if on_progress is not None and learner.judging == "along_play":
+                on_progress(Progress(done, episodes, steps, seconds, None))  # while it is judged
+            try:
+                point = judge.record(optimality)
+            except _Halted:
+                stopped = True  # mid-judging: the episodes are kept
         if on_progress is not None:
             on_progress(Progress(done, episodes, steps, seconds, optimality, point))
-        if perfect_at is not None:
+        if stopped or perfect_at is not None:
             break
-    if optimality is None:
+    if exact and optimality is None:
+        assert isinstance(learner, Learner)
         optimality = learner.optimality()
         if until_perfect and optimality.share == 1.0 and perfect_at is None and not stopped:
             perfect_at = done
-    if recorder is not None:
-        recorder.record(optimality)  # the end of the run, wherever it fell
-    return RunResult(done, steps, seconds, optimality, perfect_at, stopped)
+    if judge is not None and not (stopped and learner.judging == "along_play"):
+        try:
+            judge.record(optimality)  # the end of the run, wherever it fell
+        except _Halted:
+            stopped = True
+    last = curve.points[-1] if curve is not None and curve.points else None
+    return RunResult(done, steps, seconds, optimality, perfect_at, stopped, last)
+
+
+class _AlongPlay:
+    """Judges a learner along perfect-play games (any learner: it plays as itself)."""
+
+    def __init__(
+        self, learner: Trainable, curve: Curve, should_stop: Callable[[], bool] | None
+    ) -> None:
+        self.learner, self.curve, self.should_stop = learner, curve, should_stop
+
+    def due(self) -> bool:
+        return self.curve.due(self.learner.episodes)
+
+    def record(self, optimality: Optimality | None = None) -> CurvePoint | None:
+        """The point now, or None; raises _Halted when this run's stop ends its judging (the
+        point is dropped: only judged points are kept)."""
+        learner, curve = self.learner, self.curve
+        if learner.episodes == 0 or (
+            curve.points and curve.points[-1].episodes >= learner.episodes
+        ):
+            return None
+        try:
+            point = judge_along_play(learner, curve.games, learner.config.seed + learner.episodes)
+        except threads.Stopped:
+            if self.should_stop is None or not self.should_stop():
+                raise  # an outer limit's: its caller says what it means
+            raise _Halted from None
+        curve.points.append(point)
+        return point
+
+
+def _judge(
+    learner: Trainable, curve: Curve, should_stop: Callable[[], bool] | None
+) -> CurveRecorder | _AlongPlay:
+    """What records the learner's curve points, as its kind is judged."""
+    if learner.judging == "exact":
+        assert isinstance(learner, Learner)
+        return CurveRecorder(learner, curve)
+    return _AlongPlay(learner, curve, should_stop)
 
 
 @dataclass
 class RunPlan:
     """A training run set up and checked, nothing trained yet: the learner (new or resumed),
-    whom it plays, how long, and what it records. ``qarena train`` and ``qarena.train`` both
-    start from :func:`plan_run`."""
+    whom it plays, how long, and what it records. ``qarena train``, ``qarena.train``, the web's
+    jobs and sweeps all start from :func:`plan_run`."""
 
-    learner: Learner
+    learner: Trainable
     opponent: Opponent
     seat: str
     total: int
     until_perfect: bool = False
     check_every: int | None = None
     curve: Curve | None = None
+    workers: int = 1
 
     def run(
         self,
@@ -298,6 +413,7 @@ class RunPlan:
             curve=self.curve,
             on_progress=on_progress,
             should_stop=should_stop,
+            workers=self.workers,
         )
 
 
@@ -307,7 +423,8 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     given: Mapping[str, Any],
     *,
     canonical: bool = True,
-    resume: Learner | None = None,
+    resume: Trainable | None = None,
+    resumed_from: str | None = None,
     opponent: PlayerLike = "self",
     seat: str = "both",
     episodes: int | None = None,
@@ -315,12 +432,29 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     check_every: int | None = None,
     curve: bool = False,
     every: int | None = None,
+    workers: int | None = None,
 ) -> RunPlan:
-    """Set up a run as ``qarena train`` does: the settings ``given`` (None: the learner's
-    default, or with ``resume`` that learner's own) checked against whom it plays, a fresh
-    learner of ``kind`` (or ``resume``, going on), the opponent (any player, or ``"self"``),
-    the run's length (``episodes``, else scaled to the game) and its curve."""
-    check_versus(isinstance(opponent, str) and opponent == "self", seat, given)
+    """Set up a run of any learner as ``qarena train`` does: the settings ``given`` (None: the
+    learner's default, or with ``resume`` that learner's own) checked against whom it plays,
+    a fresh learner of ``kind`` (or ``resume``, going on; ``resumed_from`` names its file),
+    the opponent (any player, or ``"self"``), the run's length (``episodes``, else scaled to
+    the game), its curve, and its threads (``workers``; default: every core, for a learner
+    that runs on threads)."""
+    import os
+
+    cls = type(resume) if resume is not None else learner_class(kind)
+    self_play = isinstance(opponent, str) and opponent == "self"
+    if cls.self_play_only:
+        refuse_options(
+            (
+                ("--opponent", not self_play),
+                ("--seat", seat != "both"),
+                ("--no-canonical", not canonical),
+                ("--until-perfect", until_perfect),
+                ("--check-every", check_every is not None),
+            )
+        )
+    check_versus(self_play, seat, given)
     if resume is not None:
         if resume.game.spec != game.spec:
             raise QarenaError(
@@ -328,25 +462,30 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
                     game=resume.game.spec, spec=game.spec
                 )
             )
+        for name in cls.fixed_settings():
+            value = given.get(name)
+            if value is not None and value != getattr(resume.config, name):
+                raise QarenaError(
+                    _("{file} was made with other {flag}; a resumed network keeps its own").format(
+                        file=resumed_from or _("the network"), flag="--" + name.replace("_", "-")
+                    )
+                )
         learner = resume
-        learner.config = type(learner).build_config(given, learner.config)
+        learner.config = cls.build_config(given, learner.config)
     else:
         learner = new_learner(game, kind, given, canonical=canonical)
-    opp = opponent_of(learner.tables, opponent)
-    total = episodes or default_episodes(learner, opp.self_play)
+    if isinstance(learner, Learner):
+        opp = opponent_of(learner.tables, opponent)
+    else:
+        opp = Opponent("self")  # refused above unless self-play
+    total = episodes or learner.default_episodes(opp.self_play)
+    learner.check_room(total, resumed_from)
     if check_every is not None:
         check_checks("--check-every", check_every, total)
     run_curve = new_curve(learner, total, every) if curve else None
-    return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve)
-
-
-#: Games of self-play between two reports of progress (or looks at a curve point) for an
-#: n-tuple network: about a second on classic Connect Four, half a minute on tictactoe:12x12:5,
-#: so a stop is also looked at within a chunk (every 0.2 s). Fixed, so one thread learns the
-#: same network from the same seed however the run is watched.
-NETWORK_CHUNK = 10_000
-#: Games of perfect play (and as many against it) behind each point of a network's curve.
-JUDGED_GAMES = 50
+    cores = len(os.sched_getaffinity(0))
+    threads_ = (workers or cores) if cls.threaded else 1
+    return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve, threads_)
 
 
 #: Most reachable positions (the budget's estimate) of a board that is solved by search without
@@ -408,145 +547,20 @@ def judging_bytes(game: Game) -> int:
     return DEFAULT_TABLE_BYTES if Oracle.of(game).searched else footprint(game, "tables").total
 
 
-def network_curve(net: NTupleNetwork, total: int, every: int | None, games: int) -> JudgedCurve:
-    """The curve this run of ``total`` games extends: the network's own when resumed (its
-    spacing kept unless ``every`` is given), else a new one with a point every ``every``
-    games (default: a tenth of the run, and before the first at 1,000, 2,000, 5,000, …
-    games, so a log axis shows how learning starts). Refused where judging it has no bound
-    (:func:`check_judged_curve`)."""
-    check_judged_curve(net.game)
-    old = net.curve
-    step = every or (old.every if old is not None else max(1, total // 10))
-    early = old.early if old is not None else every is None
-    before = old.points if old is not None else []
-    points = len(before) + (net.games + total) // step - net.games // step + 1
-    if early:
-        points += len(early_points(step))
-    if points > MAX_POINTS:
-        raise QarenaError(
-            _(
-                "{asked} would record {points:,} points; a curve holds at most {most:,}, so "
-                "use {enough} or more"
-            ).format(
-                asked=_every(step),
-                points=points,
-                most=MAX_POINTS,
-                enough=_every(-(-total // max(1, MAX_POINTS - len(before) - 1))),
-            )
-        )
-    return JudgedCurve(step, old.games if old is not None else games, list(before), early)
-
-
-def judge_network(net: NTupleNetwork, games: int, seed: int) -> JudgedPoint:
-    """The network judged now: its optimality along ``games`` games of perfect play and its
-    record moving first in ``games`` games against perfect play."""
+def judge_along_play(learner: Trainable, games: int, seed: int) -> CurvePoint:
+    """The learner judged now along play: its optimality along ``games`` games of perfect
+    play and its record moving first in ``games`` games against perfect play."""
     from qarena.evaluate.sampled import along_perfect_play
     from qarena.exact import oracle
 
-    optimality, record = along_perfect_play(net, oracle(net.game), games, seed)
+    optimality, record = along_perfect_play(learner, oracle(learner.game), games, seed)  # type: ignore[arg-type]
     shares = record.shares()
-    return JudgedPoint(
-        net.games, net.seconds, optimality.share, (shares["win"], shares["draw"], shares["loss"])
+    return CurvePoint(
+        learner.episodes,
+        optimality.share,
+        {"perfect": (shares["win"], shares["draw"], shares["loss"])},
+        learner.seconds,
     )
-
-
-class _Halted(Exception):
-    """A run's own stop reached a point being judged."""
-
-
-@dataclass
-class NetworkResult:
-    games: int  # in this run
-    steps: int
-    seconds: float
-    point: JudgedPoint | None  # the curve's last point, when there is a curve
-    stopped: bool
-
-
-def train_network(
-    net: NTupleNetwork,
-    games: int,
-    *,
-    workers: int = 1,
-    curve: JudgedCurve | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> NetworkResult:
-    """``games`` games of self-play in chunks of :data:`NETWORK_CHUNK`, on ``workers``
-    threads, stopping early when ``should_stop`` says so between chunks. With ``curve``, the
-    network is judged whenever its game count is a multiple of the curve's ``every``, and at
-    the end; the curve becomes the network's and is saved with it. A stop also ends a point
-    being judged within a fraction of a second (the point is dropped; what was learned is
-    kept, and the run ends stopped)."""
-    net.check_room(games)  # before any chunk: a run that would overflow its count never starts
-    if curve is not None:
-        net.curve = curve
-    # Judging searches (threads.run_threads), which end once the limit's flag is set.
-    with threads.limit(should_stop=should_stop):
-        return _train_network(net, games, workers, curve, on_progress, should_stop)
-
-
-def _train_network(
-    net: NTupleNetwork,
-    games: int,
-    workers: int,
-    curve: JudgedCurve | None,
-    on_progress: Callable[[Progress], None] | None,
-    should_stop: Callable[[], bool] | None,
-) -> NetworkResult:
-    done = steps = 0
-    seconds = 0.0
-    stopped = False
-
-    def record() -> JudgedPoint | None:
-        """The point now, or None; raises Stopped when this run's stop ends its judging (the
-        point is dropped: only judged points are kept)."""
-        assert curve is not None
-        if net.games == 0 or (curve.points and curve.points[-1].games >= net.games):
-            return None
-        try:
-            point = judge_network(net, curve.games, net.config.seed + net.games)
-        except threads.Stopped:
-            if should_stop is None or not should_stop():
-                raise  # an outer limit's: its caller says what it means
-            raise _Halted from None
-        curve.points.append(point)
-        return point
-
-    while done < games:
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
-        n = min(NETWORK_CHUNK, games - done)
-        if curve is not None:
-            n = min(n, curve.next_after(net.games) - net.games)
-        t0 = time.perf_counter()
-        before = net.games
-        steps += net.train(n, games, workers, should_stop)
-        elapsed = time.perf_counter() - t0
-        seconds += elapsed
-        net.seconds += elapsed
-        done += net.games - before
-        stopped = net.games - before < n  # stopped within the chunk
-        point = None
-        if curve is not None and not stopped and curve.due(net.games):
-            if on_progress is not None:  # the games so far, while the point is judged
-                on_progress(Progress(done, games, steps, seconds, None))
-            try:
-                point = record()
-            except _Halted:
-                stopped = True  # mid-judging: the games are kept
-        if on_progress is not None:
-            on_progress(Progress(done, games, steps, seconds, None, judged=point))
-        if stopped:
-            break
-    if curve is not None and not stopped:
-        try:
-            record()  # the end of the run, wherever it fell
-        except _Halted:
-            stopped = True
-    last = curve.points[-1] if curve is not None and curve.points else None
-    return NetworkResult(done, steps, seconds, last, stopped)
 
 
 @dataclass(frozen=True)
@@ -576,11 +590,11 @@ def matrix_row(  # noqa: PLR0913 - the matrix's settings, by keyword
     player learnt from in ``seat``; self-play takes both seats), then ``games`` games in each
     seat against each judge (by name, its move mask). ``qarena matrix`` and the report share
     it, so the command the report prints gives the report's numbers."""
-    cls = learner_class(kind)
+    cls = table_class(kind)
     learner = cls(game, cls.default_config(seed=seed))
     n = episodes or default_episodes(learner, trainer == "self")
     with status(n) if status is not None else nullcontext():
         opp = opponent_of(learner.tables, trainer)
         run = train_run(learner, n, opp, "both" if trainer == "self" else seat)
         records = record_against(learner, judges, games, seed)
-    return MatrixRow(n, run.optimality.share, records, learner)
+    return MatrixRow(n, run.exact.share, records, learner)

@@ -15,16 +15,15 @@ from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig
+from qarena.learn.ntuple_config import NetworkConfig
 from qarena.learn.presets import record_text
-from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALL_SETTINGS
 from qarena.web.store import is_policy_id
 
 #: Each training setting's label, on the Train form and in a policy's settings table.
 #: The training settings' labels (from their one declaration), and the symmetry setting's.
 LABELS = {
-    **{setting.name: setting.label for setting in (*SETTINGS, *NETWORK_SETTINGS)},
+    **{setting.name: setting.label for setting in ALL_SETTINGS},
     "canonical": gettext_noop("positions learned"),
 }
 SCHEDULES = {
@@ -84,8 +83,6 @@ def capitalized(text: str) -> str:
 
 def learner_title(kind: str) -> str:
     """A learner by its title, as pages name it: "Q-learning", "Matchbox", "N-tuple network"."""
-    if kind == NETWORK:
-        return capitalized(_("n-tuple network"))
     cls = LEARNERS.get(kind)
     return kind if cls is None else capitalized(cls.title)
 

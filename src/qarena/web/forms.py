@@ -11,7 +11,7 @@ from qarena.errors import QarenaError
 from qarena.games.registry import Field, menus
 from qarena.i18n import _, gettext_noop
 from qarena.learn.base import NUMBER, read_rewards
-from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALL_SETTINGS
 
 _INT = re.compile(r"[0-9]+")
 
@@ -87,7 +87,7 @@ class _TrainFormBase(BaseModel):
             for name, default in (("learner", "q"), ("opponent", "self"), ("seat", "both")):
                 if body[name] == default:
                     del body[name]
-        for setting in (*SETTINGS, *NETWORK_SETTINGS):
+        for setting in ALL_SETTINGS:
             text = str(getattr(self, setting.name))
             what = setting.name.replace("_", "-")  # as LearnConfig names it when it refuses
             if setting.kind == "rewards":
@@ -108,7 +108,7 @@ else:
         "TrainForm",
         __base__=_TrainFormBase,
         __doc__=_TrainFormBase.__doc__,
-        **{s.name: (str, "") for s in (*SETTINGS, *NETWORK_SETTINGS)},
+        **{s.name: (str, "") for s in ALL_SETTINGS},
     )
 
 

@@ -26,28 +26,18 @@ from qarena.evaluate.curve_svg import curve_svg
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
 from qarena.learn.base import LearnConfig, Learner, Opponent
-from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint, JudgedPoint
-from qarena.learn.learners import make_learner
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import (
-    NetworkConfig,
-    NTupleNetwork,
-    check_board,
-    check_fits,
-    default_games,
-    table_bytes,
-)
+from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint
+from qarena.learn.learners import learner_class, make_learner
 from qarena.match.spot import train_timed
 from qarena.training.run import (
-    JUDGED_GAMES,
     Progress,
     RunPlan,
     check_versus,
     default_episodes,
     judging_bytes,
     judging_refused,
-    network_curve,
-    train_network,
+    new_curve,
+    train_run,
 )
 from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id
@@ -126,7 +116,7 @@ class Job:
     learner: str
     episodes: int
     opponent: str  # a name, or a stored policy's id
-    config: LearnConfig | NetworkConfig  # a NetworkConfig for an n-tuple network's run
+    config: Any  # the learner kind's (a LearnConfig for a table learner)
     seat: str = "both"
     until_perfect: bool = False
     spot: bool = False
@@ -137,7 +127,7 @@ class Job:
     done: int = 0
     optimality: float | None = None
     points: list[CurvePoint] = field(default_factory=list)
-    judged: list[JudgedPoint] = field(default_factory=list)  # a network's curve
+    judged: list[CurvePoint] = field(default_factory=list)  # a network's curve
     policy: str | None = None
     error: str | None = None
     version: int = 0  # bumped on every change, for watchers
@@ -149,13 +139,18 @@ class Job:
     curve: bool = True  # a network's curve is judged (not where judging has no bound)
     preset: dict[str, Any] | None = None  # the write-up's preset and what was given over it
 
+    @property
+    def along_play(self) -> bool:
+        """Is its learner judged along perfect-play games (an n-tuple network)?"""
+        return bool(learner_class(self.learner).judging == "along_play")
+
     def curve_points(self) -> int:
         """The points of its learning curve so far."""
-        return len(self.judged) if self.learner == NETWORK else len(self.points)
+        return len(self.judged) if self.along_play else len(self.points)
 
     def chart(self) -> str:
         """Its learning curve so far, as SVG."""
-        if self.learner == NETWORK:
+        if self.along_play:
             return curve_svg(self.judged, self.episodes, judged=True)
         return curve_svg(self.points, self.episodes)
 
@@ -269,21 +264,22 @@ class Jobs:
         )
         return self._enqueue(job)
 
-    def start_network(self, game: Game, episodes: int | None, config: NetworkConfig) -> Job:
-        """An n-tuple network's run of self-play, as ``qarena train --learner ntuple`` on one
-        thread: checked (the board, the tables' memory, the games), then in line as any run."""
-        total = self.check_network(game, episodes, config)
+    def start_along_play(self, game: Game, kind: str, episodes: int | None, config: Any) -> Job:
+        """A run of a learner judged along play (an n-tuple network's self-play), as ``qarena
+        train`` on one thread: checked (the game, its model's memory, the episodes), then in
+        line as any run."""
+        total = self.check_along_play(game, kind, episodes, config)
         # Its curve is judged as --curve judges one, where that has a bound; elsewhere (boards
         # searched without a book, or too big to solve) it trains without one, and says so.
         curve = judging_refused(game) is None
         job = Job(
             secrets.token_hex(6),
             game,
-            NETWORK,
+            kind,
             total,
             "self",
             config,
-            memory=table_bytes(config),
+            memory=learner_class(kind).model_bytes(config),
             judging=judging_bytes(game) if curve else 0,
             curve=curve,
         )
@@ -320,19 +316,24 @@ class Jobs:
                 )
             )
 
-    def check_network(self, game: Game, episodes: int | None, config: NetworkConfig) -> int:
-        """The checks of :meth:`start_network`, which start nothing: the games it will play."""
-        check_board(game)
-        check_fits(config.tuples, config.tuple_length)
+    def check_along_play(self, game: Game, kind: str, episodes: int | None, config: Any) -> int:
+        """The checks of :meth:`start_along_play`, which start nothing: the episodes it will
+        play."""
+        cls = learner_class(kind)
+        cls.check_game(game)
+        cls.check_fits(config)
         curve = judging_refused(game) is None
-        refuse_alone(table_bytes(config) + (judging_bytes(game) if curve else 0))
+        refuse_alone(cls.model_bytes(config) + (judging_bytes(game) if curve else 0))
         if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
             raise QarenaError(
                 _("episodes must be from 1 to {most:,}, not {count}").format(
                     most=MAX_EPISODES, count=episodes
                 )
             )
-        return episodes if episodes is not None else default_games(game)
+        if episodes is not None:
+            return episodes
+        known = cls.default_length(game)
+        return known if known is not None else int(cls.create(game, config).default_episodes())
 
     def _enqueue(self, job: Job) -> Job:
         spot = job.spot
@@ -417,7 +418,7 @@ class Jobs:
                     "policy {id} plays {game}, not {spec}: train against a policy of the same game"
                 ).format(id=policy_id, game=row.game, spec=game.spec)
             )
-        if row.network:
+        if not row.tables:
             raise QarenaError(
                 _(
                     "policy {id} is an n-tuple network; a learner trains against a table "
@@ -444,7 +445,7 @@ class Jobs:
         if not is_policy_id(job.opponent):
             return opponent(learner.tables, job.opponent)
         other = self.store.load(job.opponent)
-        if isinstance(other, NTupleNetwork):  # checked when the run was asked for
+        if not isinstance(other, Learner):  # checked when the run was asked for: no tables
             raise QarenaError(f"policy {job.opponent} is an n-tuple network")
         if other.tables.rows != learner.tables.rows:  # checked when the run was asked for
             raise QarenaError(f"policy {job.opponent} has tables of another shape")
@@ -524,8 +525,8 @@ class Jobs:
         # stop ends any search inside it (a curve point judged) within a fraction of a second.
         with speaking(DEFAULT), threads.limit(should_stop=lambda: job.cancel):
             try:
-                if isinstance(job.config, NetworkConfig):
-                    self._train_network(job, job.config)
+                if job.along_play:
+                    self._train_along_play(job, job.config)
                 else:
                     self._train(job, job.config)
                 job.state = "done"
@@ -540,27 +541,27 @@ class Jobs:
                     self._threads.pop(job.id, None)
                     self._dispatch()  # this run's slot is free: the next in line starts
 
-    def _train_network(self, job: Job, config: NetworkConfig) -> None:
-        net = NTupleNetwork.from_config(job.game, config)
+    def _train_along_play(self, job: Job, config: Any) -> None:
+        net = learner_class(job.learner).create(job.game, config)
         # Its curve as `qarena train --curve` judges one: along perfect-play games, and by
         # games against perfect play moving first, at 1,000, 2,000, 5,000… games and every
         # tenth of the run.
-        curve = network_curve(net, job.episodes, None, JUDGED_GAMES) if job.curve else None
+        curve = new_curve(net, job.episodes, None) if job.curve else None
 
         def on_progress(p: Progress) -> None:
             job.done = p.episodes
-            if p.judged is not None and curve is not None:
+            if p.point is not None and curve is not None:
                 job.judged = [*curve.points]
             job.version += 1
 
-        result = train_network(
+        result = train_run(
             net, job.episodes, curve=curve, on_progress=on_progress, should_stop=lambda: job.cancel
         )
         job.judged = [*curve.points] if curve is not None else []
-        job.done, job.stopped = result.games, result.stopped
-        if result.games == 0:
+        job.done, job.stopped = result.episodes, result.stopped
+        if result.episodes == 0:
             raise QarenaError(_("it was stopped before it learned anything"))
-        job.policy = self.store.add_network(net).id
+        job.policy = self.store.add(net).id
 
     def _train(self, job: Job, config: LearnConfig) -> None:
         learner = make_learner(job.learner, job.game, config)
@@ -591,7 +592,7 @@ class Jobs:
         if result.episodes == 0:
             # Stopped (the server shutting down) before the first chunk: nothing to keep.
             raise QarenaError(_("it was stopped before it learned anything"))
-        job.optimality = result.optimality.share
+        job.optimality = result.exact.share
         job.points = [*curve.points]
         # How it was trained, beyond its hyperparameters: the file says so wherever it goes.
         training = {

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple import KIND as NETWORK
 from qarena.learn.presets import BY_NAME as PRESETS_BY_NAME
-from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS, TrainingSetting
+from qarena.learn.settings import ALL_SETTINGS, TrainingSetting
 from qarena.web.jobs import MAX_EPISODES, JobState
 from qarena.web.store import PolicyRow
 
@@ -65,7 +64,7 @@ class _TrainBase(BaseModel):
         "game-backup or "
         "ntuple (an n-tuple network, which learns by self-play: no opponent, seat, "
         "until_perfect or canonical false)",
-        json_schema_extra={"enum": [*LEARNERS, NETWORK]},
+        json_schema_extra={"enum": [*LEARNERS]},
     )
     episodes: int | None = Field(
         default=None,
@@ -148,7 +147,7 @@ else:
         "TrainIn",
         __base__=_TrainBase,
         __doc__=_TrainBase.__doc__,
-        **{s.name: _setting_field(s) for s in (*SETTINGS, *NETWORK_SETTINGS)},
+        **{s.name: _setting_field(s) for s in ALL_SETTINGS},
     )
 
 

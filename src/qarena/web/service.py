@@ -23,18 +23,13 @@ from qarena.exact import Oracle
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import (
-    NetworkConfig,
-    NTupleNetwork,
-    check_board,
-    default_config,
-    refuse_table_options,
-    shipped_network,
-)
+from qarena.learn.family import refuse_options
+from qarena.learn.learners import learner_class, table_class
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import check_board
+from qarena.learn.ntuple_file import shipped_network
 from qarena.learn.presets import resolve as resolve_preset
-from qarena.learn.settings import NETWORK_SETTINGS
+from qarena.learn.settings import ALL_SETTINGS, NETWORK_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
 from qarena.training.run import check_versus
 from qarena.web.exceptions import Full
@@ -515,30 +510,31 @@ class Web:
         """The checks of :meth:`start_training`, which start nothing (QarenaError when one
         fails)."""
         body, _record = self._with_preset(body)
-        if body.learner == NETWORK:
-            game, net_config = self._network(body)
-            self.jobs.check_network(game, body.episodes, net_config)
+        if learner_class(body.learner).judging == "along_play":
+            game, kind, config = self._along_play(body)
+            self.jobs.check_along_play(game, kind, body.episodes, config)
             return
         game, config = self._training(body)
         self.jobs.check(game, body.learner, body.episodes, body.opponent, config, seat=body.seat)
 
-    def _network(self, body: TrainIn) -> tuple[Game, NetworkConfig]:
-        """An n-tuple network's run, checked as ``qarena train --learner ntuple`` checks it:
-        self-play only, on a board of any size (its tables, not the game's, take the memory);
-        a table learner's setting is refused."""
-        refuse_table_options(
-            (
-                ("--opponent", body.opponent != "self"),
-                ("--seat", body.seat != "both"),
-                ("--no-canonical", not body.canonical),
-                ("--until-perfect", body.until_perfect),
+    def _along_play(self, body: TrainIn) -> tuple[Game, str, Any]:
+        """A run of a learner judged along play (an n-tuple network), checked as ``qarena
+        train`` checks it: self-play only where the kind learns so, on a game of any size (its
+        model, not the game's tables, takes the memory); a setting it does not read is
+        refused."""
+        cls = learner_class(body.learner)
+        if cls.self_play_only:
+            refuse_options(
+                (
+                    ("--opponent", body.opponent != "self"),
+                    ("--seat", body.seat != "both"),
+                    ("--no-canonical", not body.canonical),
+                    ("--until-perfect", body.until_perfect),
+                )
             )
-        )
         game = self._parse(body.game)
-        given = {
-            name: getattr(body, name) for name in (*SETTINGS, *(s.name for s in NETWORK_SETTINGS))
-        }
-        return game, NetworkConfig.build(given, default_config(game))
+        given = {s.name: getattr(body, s.name) for s in ALL_SETTINGS}
+        return game, cls.kind, cls.build_config(given, cls.default_config(game))
 
     def _training(self, body: TrainIn) -> tuple[Game, LearnConfig]:
         for s in NETWORK_SETTINGS:
@@ -547,7 +543,7 @@ class Web:
                     _("{flag} applies to --learner ntuple only").format(flag=s.option)
                 )
         game = self.game(body.game)
-        cls = learner_class(body.learner)
+        cls = table_class(body.learner)
         given = {name: getattr(body, name) for name in SETTINGS}
         check_versus(body.opponent == "self", body.seat, given)
         return game, cls.build_config(given, cls.default_config(canonical=body.canonical))
@@ -558,11 +554,11 @@ class Web:
         learner's own settings (``Learner.build_config``), then the opponent. An n-tuple
         network's run is checked as :meth:`_network` says."""
         body, record = self._with_preset(body)
-        if body.learner == NETWORK:
-            game, net_config = self._network(body)
-            return self.jobs.start_network(game, body.episodes, net_config)
+        if learner_class(body.learner).judging == "along_play":
+            game, kind, config = self._along_play(body)
+            return self.jobs.start_along_play(game, kind, body.episodes, config)
         game, config = self._training(body)
-        cls = learner_class(body.learner)
+        cls = table_class(body.learner)
         return self.jobs.start(
             game,
             cls.kind,

@@ -33,9 +33,9 @@ from qarena.fileio import atomic_open, remove_stale_temps
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
-from qarena.learn.learners import load_learner, save_learner
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NTupleNetwork, load_network, save_network
+from qarena.learn.family import Trainable
+from qarena.learn.learners import LEARNERS, load_learner, save_learner
+from qarena.learn.ntuple import NTupleNetwork
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -126,9 +126,11 @@ class PolicyRow(BaseModel):
     created: str
 
     @property
-    def network(self) -> bool:
-        """Whether it is an n-tuple network's file, not a table learner's policy."""
-        return self.learner == NETWORK
+    def tables(self) -> bool:
+        """Whether its learner keeps a table of every position (a table learner's policy,
+        judged exactly), not a model judged along play (an n-tuple network's file)."""
+        cls = LEARNERS.get(self.learner)
+        return cls is None or cls.judging == "exact"
 
     @property
     def filename(self) -> str:
@@ -187,26 +189,16 @@ class PolicyStore:
             raise NotFound(_("no policy {id!r}").format(id=policy_id))
         return self.folder / f"{policy_id}.npz"
 
-    def add(self, learner: Learner, extra: Mapping[str, Any] | None = None) -> PolicyRow:
+    def add(self, learner: Trainable, extra: Mapping[str, Any] | None = None) -> PolicyRow:
         """Save the learner's file (``extra`` keys in its metadata), then index it."""
         policy_id = secrets.token_hex(6)
         save_learner(self.path(policy_id), learner, extra=extra)
         return self._index(policy_id, learner, datetime.now(UTC))
 
-    def add_network(self, net: NTupleNetwork) -> PolicyRow:
-        """Save an n-tuple network's file, then index it."""
-        policy_id = secrets.token_hex(6)
-        save_network(self.path(policy_id), net)
-        return self._index(policy_id, net, datetime.now(UTC))
-
     def network_budget(self) -> int:
         """The most one network may take here: this server's limit, or less when the
         machine's budget (QARENA_MEMORY_LIMIT) is lower."""
         return min(self.network_bytes, memory_budget())
-
-    def load_network(self, path: Path | str) -> NTupleNetwork:
-        """A network's file, held to :meth:`network_budget` before any array is read."""
-        return load_network(path, budget=self.network_budget())
 
     def receive(self, refuse: Callable[[Game], str | None] | None = None) -> Receiving:
         """A policy file to receive from elsewhere (an upload), written as it arrives;
@@ -224,13 +216,11 @@ class PolicyStore:
         except QarenaError as e:
             raise QarenaError(str(e).replace(path, _("policy {id}").format(id=policy_id))) from None
 
-    def _index(
-        self, policy_id: str, learner: Learner | NTupleNetwork, created: datetime
-    ) -> PolicyRow:
-        if isinstance(learner, NTupleNetwork):
-            kind, count, share = NETWORK, learner.games, None
-        else:
-            kind, count, share = learner.kind, learner.episodes, learner.optimality().share
+    def _index(self, policy_id: str, learner: Trainable, created: datetime) -> PolicyRow:
+        # A table learner is judged over every position as it is stored; a learner judged
+        # along play (a network) by its curve, when it has one.
+        kind, count = learner.kind, learner.episodes
+        share = learner.optimality().share if isinstance(learner, Learner) else None
         row = PolicyRow(
             id=policy_id,
             game=learner.game.spec,
@@ -363,9 +353,8 @@ class PolicyStore:
 
     def load(self, policy_id: str) -> Learner | NTupleNetwork:
         """The stored table learner or n-tuple network (NotFound when there is none)."""
-        if self.get(policy_id).network:
-            return self.load_network(self.path(policy_id))
-        return load_learner(self.path(policy_id))
+        self.get(policy_id)
+        return _stored(load_learner(self.path(policy_id), budget=self.network_budget()))
 
     def delete(self, policy_id: str) -> None:
         """Remove the row, then the file; NotFound when there is no such policy."""
@@ -393,7 +382,7 @@ class Receiving:
         self.name = _("the file")
         self._stack = contextlib.ExitStack()
         self._file: IO[bytes] | None = None
-        self._loaded: Learner | NTupleNetwork | None = None
+        self._loaded: Trainable | None = None
 
     def open(self) -> None:
         try:
@@ -450,3 +439,9 @@ class Receiving:
         dropped = QarenaError("the upload was dropped")
         with contextlib.suppress(QarenaError, OSError):
             self._stack.__exit__(QarenaError, dropped, None)
+
+
+def _stored(learner: Trainable) -> Learner | NTupleNetwork:
+    """A loaded learner as the store keeps it (the kinds its pages show)."""
+    assert isinstance(learner, Learner | NTupleNetwork)
+    return learner

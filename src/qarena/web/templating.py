@@ -20,7 +20,6 @@ from qarena.agents.opponents import OPPONENTS
 from qarena.games.registry import menus, names
 from qarena.i18n import DEFAULT, LANGUAGES, _, is_number, language, number
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple import KIND as NETWORK
 from qarena.web.describe import (
     added_text,
     finished_text,
@@ -44,15 +43,15 @@ class _Titles(Mapping[str, str]):
     page being drawn."""
 
     def __getitem__(self, kind: str) -> str:
-        if kind not in LEARNERS and kind != NETWORK:
+        if kind not in LEARNERS:
             raise KeyError(kind)
         return learner_title(kind)
 
     def __iter__(self) -> Iterator[str]:
-        return iter((*LEARNERS, NETWORK))
+        return iter(LEARNERS)
 
     def __len__(self) -> int:
-        return len(LEARNERS) + 1
+        return len(LEARNERS)
 
 
 class _NumberEscapeFormatter(EscapeFormatter):

@@ -18,9 +18,10 @@ from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _
 from qarena.learn.curve import Curve
-from qarena.learn.learners import learner_class
-from qarena.learn.ntuple import KIND as NETWORK
-from qarena.learn.ntuple import NetworkConfig, NTupleNetwork, default_config
+from qarena.learn.learners import table_class
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.ntuple_config import NetworkConfig, default_config
 from qarena.learn.presets import PRESETS
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.web.describe import (
@@ -104,7 +105,7 @@ def opponent_choices(web: Web, spec: str) -> dict[str, Any]:
     if game is None:
         return {"builtin": builtin, "stored": [], "game": None}
     builtin += [(name, _("the {name} player").format(name=name)) for name in game.rule_players]
-    stored = [r for r in web.store.list(game.spec) if not r.network]  # tables only
+    stored = [r for r in web.store.list(game.spec) if r.tables]  # tables only
     return {"builtin": builtin, "stored": stored, "game": game.spec}
 
 
@@ -169,7 +170,7 @@ def job_form(job: Job) -> dict[str, Any]:
         "canonical": "yes" if c.canonical else "no",
     }
     # Settings shown only where they differ from the learner's defaults, as they were typed.
-    defaults = learner_class(job.learner).default_config(canonical=c.canonical).to_dict()
+    defaults = table_class(job.learner).default_config(canonical=c.canonical).to_dict()
     for setting in SETTINGS:
         name, value = setting.name, hyper[setting.name]
         if value is None or value == defaults[name]:
@@ -219,7 +220,7 @@ def inspect_context(
     game = agent.game
     # A network may play a board too big to enumerate: the solver searches it there, with the
     # web's kept solutions (bounded in memory), through the search gate (``pages.inspect``).
-    solution = web.kept.get(game) if row.network else solve(game)
+    solution = web.kept.get(game) if not row.tables else solve(game)
     error = None
     pos: Position = game.start()
     if position:
@@ -344,7 +345,7 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     the chosen ones' learning curves on one chart, naming those that have none."""
     web.store.refresh()
     # A network's curve is judged along perfect-play games, not over every position.
-    everything = [r for r in web.store.list() if not r.network]
+    everything = [r for r in web.store.list() if r.tables]
     games = sorted({r.game for r in everything})
     rows = [r for r in everything if r.game == game] if game else everything
     chosen = list(dict.fromkeys(ids))  # in order, once each
@@ -363,7 +364,7 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     for policy_id in chosen:
         try:
             row = web.store.get(policy_id)
-            if row.network:
+            if not row.tables:
                 raise QarenaError(
                     _(
                         "policy {id} is an n-tuple network, judged along perfect-play games: "

@@ -24,7 +24,7 @@ from qarena.experiments.report.lab import (
 from qarena.games import parse_spec, value_word
 from qarena.games.nim import is_pole_position
 from qarena.i18n import _
-from qarena.learn.learners import load_learner
+from qarena.learn.learners import load_table
 from qarena.optimality.judge import optimality_of_values
 from qarena.training.run import matrix_row
 
@@ -72,7 +72,7 @@ def _course_claims(lab: Lab, claim: _Claims) -> None:
         holds if min(shares) >= 0.95 else part,
     )
     game = parse_spec("nim:1,3,5,7")
-    learner = load_learner(run_path(folder, rows[0]))
+    learner = load_table(run_path(folder, rows[0]))
     perfect = strategy_mask(learner.tables, "perfect")
     opening = both_seats(learner.tables, learner.best_moves(), perfect, lab.games, 0, "perfect")
     claim(
@@ -146,7 +146,7 @@ def _paper_claims(lab: Lab, claim: _Claims) -> None:
     for row in rows:
         if row.settings["epsilon"] != "0.1":
             continue
-        learner = load_learner(run_path(folder, row))
+        learner = load_table(run_path(folder, row))
         perfect = strategy_mask(learner.tables, "perfect")
         seats = both_seats(
             learner.tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
@@ -158,7 +158,7 @@ def _paper_claims(lab: Lab, claim: _Claims) -> None:
     )
     q_lost = []
     for row in q_rows:
-        learner = load_learner(run_path(q_folder, row))
+        learner = load_table(run_path(q_folder, row))
         perfect = strategy_mask(learner.tables, "perfect")
         seats = both_seats(
             learner.tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
@@ -441,7 +441,7 @@ def _tictactoe_claims(lab: Lab, claim: _Claims) -> None:
         drawn = games = lost = 0
         clean = 0
         for row in rows:
-            learner = load_learner(run_path(folder, row))
+            learner = load_table(run_path(folder, row))
             best = learner.best_moves()
             perfect = strategy_mask(learner.tables, "perfect")
             seats = both_seats(learner.tables, best, perfect, lab.games, 0, "perfect")

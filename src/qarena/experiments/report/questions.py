@@ -35,7 +35,7 @@ from qarena.experiments.sweep_figures import (
 )
 from qarena.games import Game, parse_spec, value_word
 from qarena.i18n import _
-from qarena.learn.learners import load_learner
+from qarena.learn.learners import load_table
 from qarena.optimality.judge import optimality_of_values
 
 # --- sections -------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def discounting(lab: Lab) -> Section:
     lost: dict[str, list[float]] = {}
     won: dict[str, list[float]] = {}
     for row in rows:
-        learner = load_learner(run_path(folder, row))
+        learner = load_table(run_path(folder, row))
         seats = both_seats(
             tables, learner.best_moves(), perfect, lab.games, 0, "perfect", lengths=True
         )
@@ -161,7 +161,7 @@ def whom_to_learn_from(lab: Lab) -> Section:
         cells: dict[tuple[str, str, str], list[float]] = {}
         optimality: dict[tuple[str, str], list[float]] = {}
         for row in rows:
-            learner = load_learner(run_path(folder, row))
+            learner = load_table(run_path(folder, row))
             records = record_against(learner, masks, lab.games, 0)
             key = (row.learner, row.opponent)
             optimality.setdefault(key, []).append(row.optimality)
@@ -374,7 +374,7 @@ def tictactoe(lab: Lab) -> Section:
     masks = strategy_masks(tables, ("random", "perfect"))
     per: dict[int, dict[str, list[float]]] = {}
     for row in rows:
-        learner = load_learner(run_path(folder, row))
+        learner = load_table(run_path(folder, row))
         records = record_against(learner, masks, lab.games, 0)
         r, p = records["random"], records["perfect"]
         d = per.setdefault(row.episodes, {})
@@ -493,7 +493,7 @@ def pole_positions(lab: Lab) -> Section:
             mask = strategy_mask(tables, player)
             shares[player] = optimality_of_values(tables, mask.astype(np.float64)).share
         poles = strategy_mask(tables, "poles")
-        learner = load_learner(run_path(folder, rows[0]))
+        learner = load_table(run_path(folder, rows[0]))
         best = learner.best_moves()
         if learner.config.canonical != tables.canonical:
             best = learner.tables.lift(best, tables)

@@ -689,7 +689,7 @@ async def inspect(
         return page(request, "inspect.html", context, 422 if context["error"] else 200)
 
     row = await run_in_threadpool(web.store.get, policy_id)
-    if row.network and web.may_search(row.game):
+    if not row.tables and web.may_search(row.game):
         return await web.searches.run(request, show)
     return await run_in_threadpool(show)
 

@@ -1,0 +1,205 @@
+"""The one learner protocol: what every kind of learner offers, tables and networks alike.
+
+A learner kind is a class meeting :class:`Trainable`, registered by its ``kind`` in
+``learn.learners.LEARNERS``; the command line, the web app, the Python API and sweeps take it
+from there (``training.run.plan_run`` sets a run up, ``train_run`` runs it in chunks,
+``learners.load_learner`` reads its file by the file's kind). Two families meet it today:
+
+- the table learners (``learn/base.py``'s :class:`~qarena.learn.base.Learner`): a value for
+  every position of an enumerated game, judged over every position (``judging = "exact"``);
+- n-tuple networks (``learn/ntuple.py``): values from small tables over a board, judged along
+  perfect-play games (``judging = "along_play"``), for boards too big for a table.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
+
+from qarena.errors import QarenaError
+from qarena.games.base import Game
+from qarena.learn.curve import COLUMNS, CURVE_GAMES, JUDGED_COLUMNS, Curve
+
+if TYPE_CHECKING:
+    from qarena.learn.base import Opponent, Text
+
+#: How a learner's curve is judged: over every position of its tables ("exact"), or along
+#: games of perfect play, every move solved (``along_play``: any player can be).
+Judging = Literal["exact", "along_play"]
+
+
+class Trainable(ABC):
+    """A learner kind. Class traits say what it is and how its runs go; instances learn."""
+
+    #: Its name as data (files, URLs, the command line) and for people, in their language.
+    kind: ClassVar[str]
+    title: ClassVar[Text]
+    #: The training settings it reads, by their declared names (``learn/settings.py``: the
+    #: bounds, options and form fields are derived from the declaration).
+    hyperparameters: ClassVar[tuple[str, ...]]
+    #: How its curve is judged, and so what a point of it holds.
+    judging: ClassVar[Judging] = "along_play"
+    #: Games behind each point of its curve (per opponent, or of perfect play).
+    curve_games: ClassVar[int] = CURVE_GAMES
+    #: Points in a run's curve when its spacing is not given: one every run/this episodes.
+    curve_points: ClassVar[int] = 100
+    #: Episodes between two reports of progress, fixed (so one thread learns the same from
+    #: the same seed however the run is watched); None: sized to about CHUNK_SECONDS.
+    chunk: ClassVar[int | None] = None
+    #: What it counts, as the command line's progress shows it: "episodes" or "games".
+    unit: ClassVar[Literal["episodes", "games"]] = "episodes"
+    #: Learns only by self-play (no --opponent, --seat, --no-canonical, --until-perfect).
+    self_play_only: ClassVar[bool] = False
+    #: Runs on several threads sharing what it learns (--workers).
+    threaded: ClassVar[bool] = False
+
+    game: Game
+    config: Any
+    #: Episodes learned so far, and those before this run (where schedules start again).
+    episodes: int
+    run_start: int
+    #: Seconds of training so far (kernel calls only, not judging).
+    seconds: float
+    curve: Curve | None
+    #: The preset a run started from (learn/presets.py), when one did.
+    preset: dict[str, Any] | None
+
+    @classmethod
+    def curve_columns(cls) -> tuple[str, ...]:
+        """The columns of its curve's points."""
+        return COLUMNS if cls.judging == "exact" else JUDGED_COLUMNS
+
+    # --- settings -------------------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def default_config(cls, game: Game | None = None, **overrides: Any) -> Any:
+        """Its settings unless told, for ``game`` when they depend on it."""
+
+    @classmethod
+    @abstractmethod
+    def build_config(cls, given: Mapping[str, Any], base: Any = None) -> Any:
+        """``base`` (default: the defaults) with the settings ``given`` (None: not given),
+        each checked against its declaration; a setting it does not read is refused."""
+
+    @classmethod  # noqa: B027 - a hook; tables are checked when built
+    def check_fits(cls, config: Any) -> None:
+        """Refuse, before anything is allocated, settings whose model passes the memory
+        budget (a network's tables)."""
+
+    @classmethod  # noqa: B027 - a hook: most kinds learn any game
+    def check_game(cls, game: Game) -> None:
+        """Refuse, in one line, a game this kind cannot learn (a network: not a board)."""
+
+    @classmethod
+    def model_bytes(cls, config: Any) -> int:
+        """Bytes of the model ``config`` shapes, besides the game's tables (a network's)."""
+        return 0
+
+    @classmethod
+    def default_length(cls, game: Game) -> int | None:
+        """A run's default length on ``game`` known from the game alone (None: the learner
+        says it once built, :meth:`default_episodes`)."""
+        return None
+
+    @classmethod
+    def fixed_settings(cls) -> tuple[str, ...]:
+        """Settings a resumed run keeps from its file (a network's shape and seed)."""
+        return ()
+
+    # --- making and reading ---------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def create(cls, game: Game, config: Any) -> Self:
+        """A new learner of ``game`` with the settings ``config``, nothing learned yet."""
+
+    @classmethod
+    @abstractmethod
+    def read(
+        cls,
+        path: str | os.PathLike[str],
+        meta: Mapping[str, Any],
+        game: Game | None = None,
+        budget: int | None = None,
+    ) -> Self:
+        """The learner in the file ``path`` (whose metadata is ``meta``), of ``game`` when
+        given, within the memory ``budget`` (default: the machine's)."""
+
+    @classmethod
+    def file_kind(cls, meta: Mapping[str, Any]) -> str | None:
+        """The kind a file's metadata names: a network's ``kind``, a table's ``learner``."""
+        kind = meta.get("kind", meta.get("learner"))
+        return kind if isinstance(kind, str) else None
+
+    @abstractmethod
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        inputs: Iterable[str | os.PathLike[str]] = (),
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Write it to a file, atomically (``inputs``, files the command read, are never
+        overwritten; ``extra`` joins its metadata)."""
+
+    @abstractmethod
+    def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
+        """Its file as bytes (a sweep's run), ``extra`` joining its metadata."""
+
+    # --- training -------------------------------------------------------------------------
+    @abstractmethod
+    def default_episodes(self, self_play: bool = True) -> int:
+        """A run's length unless told, scaled to its game."""
+
+    @abstractmethod
+    def train_chunk(
+        self,
+        episodes: int,
+        total: int,
+        *,
+        opponent: Opponent | None = None,
+        seat: str = "both",
+        workers: int = 1,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> int:
+        """``episodes`` more of a run of ``total`` (schedules go over the run); returns the
+        moves made. A learner that looks at ``should_stop`` within a chunk counts only the
+        episodes it played (:attr:`episodes`)."""
+
+    def check_room(self, episodes: int, name: str | None = None) -> None:  # noqa: B027 - a hook
+        """Refuse, in one line, a run whose count would pass the most a file holds."""
+
+    @abstractmethod
+    def warm_up(self) -> None:
+        """Compile (or load the cached) kernels without learning, so timing excludes it."""
+
+    def summary(self) -> list[tuple[str, str]]:
+        """Rows (label, text, for people) a run's summary shows about the learner itself."""
+        return []
+
+    def shape(self) -> dict[str, Any]:
+        """Its size as data, for a run's JSON record (a network's tuples and their length)."""
+        return {}
+
+    def hyperparameter_values(self) -> dict[str, Any]:
+        """Its settings by name, as its file and pages show them."""
+        full = self.config.to_dict()
+        return {name: full[name] for name in self.hyperparameters if name in full}
+
+
+def refuse_options(options: Iterable[tuple[str, bool]]) -> None:
+    """Refuse, in one line, the first of the options given (``(flag, used)`` pairs) that a
+    learner which learns only by self-play has no use for."""
+    from qarena.i18n import _, option
+
+    for flag, used in options:
+        if used:
+            raise QarenaError(
+                _(
+                    "{flag} does not apply to an n-tuple network, which learns by self-play and "
+                    "is judged along perfect-play games ({curve})"
+                ).format(flag=option(flag), curve=option("--curve"))
+            )
+
+
+__all__ = ["Judging", "Trainable", "refuse_options"]

@@ -343,3 +343,15 @@ def test_a_toy_learner_trains_through_the_web_and_is_stored(toy: type[Toy], tmp_
     cli = learners.load_learner(made)
     assert isinstance(stored, Toy) and isinstance(cli, Toy)
     assert np.array_equal(stored.counts, cli.counts)
+
+
+def test_qarena_train_trains_a_network_as_train_network_does() -> None:
+    """One API for every kind: ``qarena.train(spec, "ntuple", …)`` is the run
+    ``qarena.train_network`` makes (the same network from the same seed)."""
+    one = qarena.train("tictactoe", "ntuple", 2_000, tuples=6, tuple_length=4, seed=5, workers=1)
+    two = qarena.train_network("tictactoe", 2_000, tuples=6, tuple_length=4, seed=5, workers=1)
+    assert isinstance(one, NTupleNetwork) and isinstance(two, NTupleNetwork)
+    assert one.episodes == two.games == 2_000
+    assert np.array_equal(one.weights, two.weights) and one.weights.any()
+    with pytest.raises(QarenaError, match="does not apply"):
+        qarena.train("tictactoe", "ntuple", 10, gamma=0.5)

@@ -50,7 +50,7 @@ from qarena.learn.family import Trainable
 from qarena.learn.learners import save_learner
 from qarena.learn.ntuple_config import KIND as NTUPLE
 from qarena.learn.presets import resolve as resolve_preset
-from qarena.learn.settings import KEYWORDS, NAMES, typed
+from qarena.learn.settings import ALL_SETTINGS, KEYWORDS, NAMES, typed
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
 from qarena.training.run import Progress, check_judged_curve, plan_run
@@ -212,10 +212,6 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
         lam = local["lam"]
     if curve:
         check_judged_curve(g)  # refused before training: judging may have no bound
-    given = {
-        "tuples": tuples, "tuple_length": tuple_length, "alpha": alpha, "alpha_end": alpha_end,
-        "epsilon": epsilon, "epsilon_end": epsilon_end, "lam": lam, "seed": seed,
-    }  # fmt: skip
     if games is not None:
         check_count("games", games, MAX_EPISODES)
     if every is not None:
@@ -224,18 +220,12 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
         check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
     if resume is not None:
         resume.run_start = resume.episodes  # α and ε go over this run, as from its file
-    plan = plan_run(
-        g, NTUPLE, given, resume=resume, episodes=games, curve=curve, every=every, workers=workers
-    )
-    net = plan.learner
-    stop = [False]
-
-    def report(p: Progress) -> None:
-        if callback is not None and callback(p) is True:
-            stop[0] = True
-
-    plan.run(report, lambda: stop[0])
-    return net
+    # qarena.train's run, with the network's words for its games.
+    return train(
+        g, NTUPLE, games, curve=curve, every=every, resume=resume, callback=callback,
+        workers=workers, tuples=tuples, tuple_length=tuple_length, alpha=alpha,
+        alpha_end=alpha_end, epsilon=epsilon, epsilon_end=epsilon_end, lam=lam, seed=seed,
+    )  # fmt: skip
 
 
 @_python
@@ -275,12 +265,20 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     start_order: str | None = None,
     alpha_second: float | None = None,
     epsilon_second: float | None = None,
+    tuples: int | None = None,
+    tuple_length: int | None = None,
+    alpha_end: float | None = None,
+    lam: float | None = None,
+    workers: int | None = None,
     **more: Any,
 ) -> Trainable:
-    """Train a learner as ``qarena train`` does and return it.
+    """Train a learner of any kind as ``qarena train`` does and return it.
 
     ``learner`` is one of ``q`` (the default), ``afterstate``, ``matchbox``, ``seat-q``,
-    ``naive-q``, ``elimination``, ``game-backup``; the settings after ``callback`` are the
+    ``naive-q``, ``elimination``, ``game-backup``, or ``ntuple`` (an n-tuple network: its own
+    settings ``tuples``, ``tuple_length``, ``alpha_end``, ``lam``; self-play on ``workers``
+    threads, default every core), or any kind registered in
+    :data:`qarena.learn.learners.LEARNERS`; the settings after ``callback`` are the
     training settings (their one declaration: :mod:`qarena.learn.settings`), None taking the
     learner's default. ``preset`` names a write-up's method (:mod:`qarena.learn.presets`:
     learner, settings, opponent, seat, episodes); what is given as well overrides it, and
@@ -296,7 +294,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     g = game(spec)
     local = locals()
     _by_flag_name("train", more, local)
-    given: dict[str, Any] = {name: local[name] for name in NAMES}
+    given: dict[str, Any] = {s.name: local[s.name] for s in ALL_SETTINGS}
     if given["rewards"] is not None:  # typed before it is compared with a preset's
         given["rewards"] = typed("rewards", given["rewards"])
     run, given, record = resolve_preset(
@@ -318,6 +316,8 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
             check_count(name, count, MAX_EPISODES)
     if seed is not None:
         check_seed(seed, "seed")
+    if workers is not None:
+        check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
     plan = plan_run(
         g,
         learner,
@@ -331,6 +331,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
         check_every=check_every,
         curve=curve,
         every=every,
+        workers=workers,
     )
     agent, total, start = plan.learner, plan.total, plan.learner.episodes
     if record is not None:

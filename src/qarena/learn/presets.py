@@ -278,10 +278,12 @@ def resolve(
         return filled, dict(given), None
     p = preset(name)
     p.check_game(spec)
-    from qarena.learn.learners import learner_class  # learners import the settings' module
+    # The registry imports the settings' module, which imports this one.
+    from qarena.learn.learners import TABLE_LEARNERS, learner_class
 
     kind = run.get("learner") or p.learner
-    if kind == "ntuple":  # a network has none of a table learner's settings but α and ε
+    # A kind without tables (a network) has none of the table learners' settings but α and ε.
+    if kind in _known_learners() and kind not in TABLE_LEARNERS:
         raise QarenaError(
             _("preset {name} is for table learners, not {learner}").format(
                 name=p.name, learner=kind

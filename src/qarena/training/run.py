@@ -455,6 +455,8 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
             )
         )
     check_versus(self_play, seat, given)
+    if curve and cls.judging == "along_play":
+        check_judged_curve(game)  # before anything is built: judging it may have no bound
     if resume is not None:
         if resume.game.spec != game.spec:
             raise QarenaError(

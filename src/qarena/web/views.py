@@ -18,10 +18,9 @@ from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _
 from qarena.learn.curve import Curve
-from qarena.learn.learners import table_class
+from qarena.learn.learners import learner_class, table_class
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import KIND as NETWORK
-from qarena.learn.ntuple_config import NetworkConfig, default_config
 from qarena.learn.presets import PRESETS
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.web.describe import (
@@ -145,14 +144,15 @@ def _typed(x: float) -> str:
 
 def job_form(job: Job) -> dict[str, Any]:
     """The Train form as the run was asked for, to train another like it."""
-    if isinstance(job.config, NetworkConfig):
+    if job.along_play:  # its kind's own settings, self-play only
         form = {
             **TRAIN_DEFAULTS,
             "game": job.game.spec,
             "learner": job.learner,
             "episodes": str(job.episodes),
         }
-        given, defaults = job.config.to_dict(), default_config(job.game).to_dict()
+        given = job.config.to_dict()
+        defaults = learner_class(job.learner).default_config(job.game).to_dict()
         for name, value in given.items():
             if value != defaults[name]:
                 form[name] = str(value) if isinstance(value, int) else _typed(value)

@@ -26,7 +26,8 @@ from qarena.agents.players import Adapted, FunctionPlayer, opponent_of, player
 from qarena.games import Game, Move, Position, parse_spec
 from qarena.games.picking import Shows
 from qarena.learn.learners import make_learner, save_learner
-from qarena.learn.ntuple import NTupleNetwork, save_network
+from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple_file import save_network
 from qarena.match.duel import about, value_text
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "qarena"
@@ -226,10 +227,10 @@ def test_a_table_agent_writes_its_values_as_its_learner_does(files: dict[str, Pa
 #: learner protocol, in learn/) answers these; each is listed with its count so that none
 #: is added unseen.
 LEARNER_KIND = {
-    "api.py": 1,  # save: a network's file or a learner's
-    "cli/explain.py": 1,  # the policy's title
+    "cli/inspecting.py": 1,  # table: a network shows its values of one position
+    "cli/play.py": 1,  # what was loaded, in the network's words
+    "cli/plotting.py": 1,  # a network's curve is drawn alone
     "evaluate/explain.py": 1,  # judge_policy: episodes or games
-    "web/jobs.py": 1,  # a stored opponent for training
     "web/store.py": 1,  # the store's row: kind, count, optimality
     "web/views.py": 1,  # the inspect page's training record
 }

@@ -499,7 +499,7 @@ def explain_command(
         return
     _print_explanation(game, pos, e)
     if verdict is not None and learner is not None:
-        title = _("n-tuple network") if isinstance(learner, NTupleNetwork) else learner.title
+        title = learner.title
         for line in _policy_lines(verdict, game, title):
             out.print(Text(line))
 

@@ -230,7 +230,6 @@ LEARNER_KIND = {
     "cli/inspecting.py": 1,  # table: a network shows its values of one position
     "cli/play.py": 1,  # what was loaded, in the network's words
     "cli/plotting.py": 1,  # a network's curve is drawn alone
-    "evaluate/explain.py": 1,  # judge_policy: episodes or games
     "web/store.py": 1,  # the store's row: kind, count, optimality
     "web/views.py": 1,  # the inspect page's training record
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -30,11 +30,7 @@ from qarena.exact import Exact, game_tables
 from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
-from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
-from qarena.learn.learners import table_class
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import KIND as NETWORK
 
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.
@@ -258,10 +254,7 @@ def _policy_lines(verdict: PolicyVerdict, game: Game, title: str) -> list[str]:
             ).format(learner=title, count=n, ties=len(verdict.choices))
         )
     for c in verdict.choices:
-        if verdict.kind == NETWORK:
-            learned = _("value {value}").format(value=number(c.learned, "+.4f"))
-        else:
-            learned = table_class(verdict.kind).describe_value(c.learned)
+        learned = c.learned_text
         move, judged = game.format_move(c.move), _judged(verdict.value, c.value)
         if tied:
             lines.append(f"  {move} — {judged} · {learned}")
@@ -480,7 +473,7 @@ def explain_command(
     e = explain(game, pos, solution)
     verdict = None
     if learner is not None and solution is not None:
-        verdict = judge_policy(cast("Learner | NTupleNetwork", learner), solution, pos)
+        verdict = judge_policy(learner, solution, pos)
     if as_json:
         with speaking(DEFAULT):  # JSON is data: its sentences are always the English ones
             sentences = _sentences(e)

@@ -15,9 +15,12 @@ Nothing here prints: the command line words these facts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
+from qarena.agents.base import Rival
+from qarena.agents.players import PlayerLike, player
 from qarena.errors import QarenaError
 from qarena.exact import Exact, Solution, oracle
 from qarena.exact.space import GameTables
@@ -27,9 +30,7 @@ from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, Theory, mix
 from qarena.games.nim import NimExplanation, explain_nim, nim_sum
 from qarena.games.subtraction import SubtractionExplanation, explain_subtraction
 from qarena.i18n import _
-from qarena.learn.base import Learner
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import KIND as NETWORK
+from qarena.learn.family import Trainable
 
 #: The rule an explanation applies: ``search`` for the solver's, else the game's theory's
 #: (``bouton``, ``misere-exception``, ``subtraction``...).
@@ -131,6 +132,8 @@ class PolicyChoice:
     move: Move
     learned: float
     value: int  # what the move leaves the mover, by the solver
+    #: The learned value in a sentence, in the learner's own words (``learned value +0.81``).
+    learned_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -151,11 +154,9 @@ class PolicyVerdict:
         return all(c.value == self.value for c in self.choices)
 
 
-def judge_policy(
-    learner: Learner | NTupleNetwork, solution: Exact, position: Position
-) -> PolicyVerdict:
-    """The learner's greedy moves at ``position`` (an n-tuple network's: those of its highest
-    value) and whether each keeps the solver's value."""
+def judge_policy(learner: Trainable, solution: Exact, position: Position) -> PolicyVerdict:
+    """The learner's greedy moves at ``position`` (those of its highest value, as the player
+    it plays as picks among them) and whether each keeps the solver's value."""
     game = learner.game
     if game.is_terminal(position):
         raise QarenaError(
@@ -164,27 +165,17 @@ def judge_policy(
             )
         )
     verdicts = solution.move_values(position)  # raises PositionError if unreachable
-    if isinstance(learner, NTupleNetwork):
-        values_of = learner.values(position)
-        return PolicyVerdict(
-            kind=NETWORK,
-            episodes=learner.games,
-            value=max(verdicts.values()),
-            choices=tuple(
-                PolicyChoice(m, values_of[m], verdicts[m]) for m in learner.choices(position)
-            ),
-        )
-    row, frame = learner.tables.frame(position)
-    values = learner.table_values()[row]
-    best = learner.best_moves()[row]
-    choices = tuple(
-        PolicyChoice(m, float(values[f]), verdicts[m]) for m, f in frame.items() if best[f]
-    )
+    agent = player(cast("PlayerLike", learner))
+    assert isinstance(agent, Rival)  # every learner's player tells the moves it picks among
+    values = agent.values(position) or {}
     return PolicyVerdict(
         kind=learner.kind,
         episodes=learner.episodes,
         value=max(verdicts.values()),
-        choices=choices,
+        choices=tuple(
+            PolicyChoice(m, values[m], verdicts[m], learner.describe_value(values[m]))
+            for m in agent.choices(position)
+        ),
     )
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from qarena.errors import QarenaError
 from qarena.games.base import Game
+from qarena.i18n import _, number
 from qarena.learn.curve import COLUMNS, CURVE_GAMES, JUDGED_COLUMNS, Curve
 
 if TYPE_CHECKING:
@@ -180,6 +181,11 @@ class Trainable(ABC):
     def shape(self) -> dict[str, Any]:
         """Its size as data, for a run's JSON record (a network's tuples and their length)."""
         return {}
+
+    def describe_value(self, value: float) -> str:
+        """One of its values of a move in a sentence (``value +0.8100``); table learners name
+        theirs (``learned value +0.8100``, the matchbox learner's ``allowed``)."""
+        return _("value {value}").format(value=number(value, "+.4f"))
 
     def hyperparameter_values(self) -> dict[str, Any]:
         """Its settings by name, as its file and pages show them."""

@@ -222,6 +222,12 @@ def test_a_toy_learner_trains_and_plays_through_the_command_line(
     # It plays as itself: a match against random play from its file.
     assert run(["compete", str(out), "random", "--game", "tictactoe", "--games", "4"]) == 0
     assert "toy.npz" in capsys.readouterr().out
+    # A kind that keeps neither a table nor a network's values has no table to show: one line.
+    capsys.readouterr()
+    assert run(["table", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "keeps no table of positions to show" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_a_toy_learner_sweeps(

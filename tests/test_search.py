@@ -312,3 +312,9 @@ def test_a_finished_position_s_score_agrees_with_its_value(
     while not small.is_terminal(position):
         position = small.apply(position, solution.best_moves(position)[0])
     assert small.result(position) == 0 and solution.score(position) == 0
+
+
+def test_a_game_of_no_board_is_refused_in_one_line() -> None:
+    """Search reads a game's board (``Game.grid``); a heap game has none, and says so."""
+    with pytest.raises(QarenaError, match=r"^nim:3,5,7 is not a board game$"):
+        Searcher(parse_spec("nim"))

@@ -30,7 +30,7 @@ from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, route, styled, told_stop
 from qarena.errors import QarenaError, SpecError
 from qarena.evaluate.text import draw
-from qarena.exact import Exact, Oracle, Outcome
+from qarena.exact import Exact, Outcome
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
@@ -529,9 +529,8 @@ def play_command(
     solution = None
     if hint:
         announce(game)
-        # Against perfect play the route has been said already (_opponent).
-        said = agent.solution is not None
-        solution = (Oracle.of(game) if said else route(game)).exact()
+        # Perfect play's own answers serve the hints (its route has been said already).
+        solution = agent.solution if agent.solution is not None else route(game).exact()
     session = _Session(
         game,
         agent,

@@ -220,7 +220,7 @@ def book_command(
     earlier ones follow from them. Progress is saved beside the book every minute and on
     Ctrl-C, and the same command goes on from there."""
     game = parse_spec(spec)
-    if game.grid is None or not game.grid.gravity or not game.searchable:
+    if not (game.drops and game.searchable):
         raise QarenaError(
             _("{spec} has no book: books are for boards the search solver plays (Connect Four "
               "with four in a row, columns × (rows + 1) at most 64)").format(spec=game.spec)

@@ -99,7 +99,7 @@ def draw_board(game: Game, position: Position, cell_notes: dict[Move, str] | Non
 def _landing(game: Game, position: Position, move: Move) -> int:
     """The cell ``move`` fills: the move itself on a board, the lowest empty cell of its column
     with gravity."""
-    if game.grid is None or not game.grid.gravity:
+    if not game.drops:
         return move
     after = game.apply(position, move)
     return next(i for i, (a, b) in enumerate(zip(position, after, strict=True)) if a != b)

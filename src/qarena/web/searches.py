@@ -34,7 +34,6 @@ from qarena.exact import Exact, Oracle, Outcome, SearchSolution
 from qarena.exact.book import SHIPPED, shipped_book
 from qarena.exact.search import ENTRY_BYTES, LineSearcher, Searcher
 from qarena.games import Game, Move, Position
-from qarena.games.base import grid_of
 from qarena.i18n import _
 from qarena.kernels import mnk
 from qarena.web.exceptions import Full
@@ -110,7 +109,7 @@ def web_solution(game: Game) -> Exact:
     answers = Oracle.of(game)
     if not answers.searched:
         return answers.exact()
-    if grid_of(game).gravity:
+    if game.drops:
         entries = TABLE_BYTES // ENTRY_BYTES
         return SearchSolution(game, Searcher(game, entries=entries, book=shipped_book(game)))
     # The other game solved by search: tic-tac-toe boards (``LineSearcher`` checks it).

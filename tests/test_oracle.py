@@ -296,3 +296,32 @@ def test_nothing_outside_exact_asks_by_search() -> None:
 def test_machine_memory_is_known_here() -> None:
     # The tests above read "plenty" as the machine's memory: Linux reports it.
     assert machine_memory() is not None
+
+
+def test_the_game_panel_says_why_it_searches_a_game_enumerated_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A network of connect4:5x5 (6.4 GB of tables: enumerated where they fit) played on a
+    # machine of 100 MB: the solver's verdicts come by search, and the panel says why, as a
+    # sentence of its own.
+    import re
+
+    import qarena
+
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    net = qarena.train("connect4:5x5", "ntuple", 40, tuples=4, tuple_length=4, seed=1, workers=1)
+    net.save(folder / "abcdef012345.npz")
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", SMALL)
+    with TestClient(create_app_for(tmp_path)) as client:
+        r = client.get("/policies/abcdef012345/play")
+        assert r.status_code == 200, r.text
+        note = re.search(r'<p id="oracle-note" class="note">([^<]*)</p>', r.text)
+        assert note is not None, r.text
+        assert note.group(1).startswith("connect4:5x5:4 is solved by search here, not enumerated")
+        assert note.group(1).endswith("played move by move.")
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
+    with TestClient(create_app_for(tmp_path)) as client:
+        r = client.get("/policies/abcdef012345/play")
+        assert r.status_code == 200, r.text
+        assert 'id="oracle-note"' not in r.text

@@ -18,6 +18,7 @@ from markupsafe import EscapeFormatter, Markup, escape
 from qarena import __version__
 from qarena.agents.opponents import OPPONENTS
 from qarena.games.registry import menus, names
+from qarena.games.words import sentence
 from qarena.i18n import DEFAULT, LANGUAGES, _, is_number, language, number
 from qarena.learn.learners import LEARNERS
 from qarena.web.describe import (
@@ -119,6 +120,8 @@ for _helper in (
 ):
     env.globals[_helper.__name__] = _helper
 env.globals["language"] = language
+#: A clause shown on its own (the oracle's reason) as a sentence: a full stop.
+env.filters["sentence"] = sentence
 env.globals["languages"] = LANGUAGES
 #: This page as the language switcher's way back.
 env.globals["here"] = current_path

@@ -902,6 +902,25 @@ def test_training_from_the_form_with_every_kind_of_option(page: Any, live_server
     expect(page.locator("[name='until_perfect']")).to_be_checked()
 
 
+def test_a_preset_puts_its_game_in_the_game_field(page: Any) -> None:
+    """A preset plays its write-up's game: the form's default game (nim:3,5,7) gives way to
+    it, the opponent menu follows; a board of the preset's own game is kept (a preset applies
+    to any of its boards)."""
+    page.goto("/train")
+    form = page.locator("#train-form")
+    expect(form.locator("[name='game']")).to_have_value("nim:3,5,7")
+    expect(form.locator("#opponent option[value='bouton']")).to_have_count(1)
+    form.locator("select[name='preset']").select_option("tictactoe-blog")
+    expect(form.locator("[name='game']")).to_have_value("tictactoe:3x3:3")
+    expect(form.locator("#opponent option[value='bouton']")).to_have_count(0)
+    form.locator("[name='game']").fill("nim:2,4,6")
+    form.locator("select[name='preset']").select_option("cs50-nim")
+    expect(form.locator("[name='game']")).to_have_value("nim:2,4,6")
+    form.locator("select[name='preset']").select_option("nimm12-first")
+    expect(form.locator("[name='game']")).to_have_value("subtraction:12:3")
+    expect(form.locator("#opponent option[value='subtraction']")).to_have_count(1)
+
+
 def test_an_opponent_chosen_while_the_menu_is_refreshed_is_kept(page: Any) -> None:
     """The opponent menu is fetched again when the game field changes (also when it loses the
     focus). A choice made while that answer was on its way was reset to self-play by it: the

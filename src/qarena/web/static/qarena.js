@@ -1,4 +1,4 @@
-/* qarena: playing from the keyboard, and the Train page's opponent menu. Plain script, no
+/* qarena: playing from the keyboard, and the Train page's opponent menu and presets. Plain script, no
    build step; htmx makes the requests.
    - Enter or Space on a focused move (a board cell, a match) does what a click does.
    - On 3x3 boards the digit keys 1-9 play the cell laid out as on a numeric keypad (each
@@ -53,6 +53,21 @@
     for (var i = 0; i < menu.options.length; i++) {
       if (menu.options[i].value === kept) { menu.value = kept; return; }
     }
+  });
+
+  // A preset plays its write-up's game: choosing one puts that game in the Game field unless
+  // the field already names a board of the same game (a preset applies to any of its boards),
+  // and the opponent menu follows as if it had been typed.
+  document.addEventListener("change", function (e) {
+    var t = e.target;
+    if (!(t instanceof HTMLSelectElement) || t.name !== "preset" || !t.form) return;
+    var chosen = t.options[t.selectedIndex];
+    var wanted = chosen ? chosen.getAttribute("data-game") : null;
+    var field = t.form.querySelector('input[name="game"]');
+    if (!wanted || !field) return;
+    if (field.value.trim().split(":")[0] === wanted.split(":")[0]) return;
+    field.value = wanted;
+    field.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
   document.addEventListener("htmx:afterSettle", function () {

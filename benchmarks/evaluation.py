@@ -11,9 +11,9 @@ import platform
 import time
 
 from qarena.evaluate.matches import both_seats
-from qarena.evaluate.report import evaluate, strategy_mask
 from qarena.exact.space import game_tables
 from qarena.games import parse_spec
+from qarena.judging.evaluation import evaluate, strategy_mask
 from qarena.learn.learners import make_learner
 from qarena.training.run import default_episodes, train_run
 

@@ -30,10 +30,11 @@ import time
 
 import qarena
 from qarena.agents.players import player
-from qarena.evaluate.sampled import along_perfect_play, play_games
 from qarena.exact import Oracle
 from qarena.games import parse_spec
 from qarena.games.base import Game
+from qarena.judging.along_play import along_perfect_play
+from qarena.judging.sampled import play_games
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import default_config, default_games
 from qarena.training.run import NETWORK_CHUNK, plan_run

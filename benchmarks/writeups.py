@@ -33,9 +33,9 @@ import numpy as np
 
 from qarena.exact.space import game_tables
 from qarena.games import Nim, parse_spec
+from qarena.judging.tables import learner_optimality, optimality_of_values
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.learners import make_learner
-from qarena.optimality.judge import optimality_of_values
 
 COMMAND = ".venv/bin/python benchmarks/writeups.py"
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
@@ -144,7 +144,7 @@ def run_case(name: str, spec: str, games: int, settings: dict[str, Any], seeds: 
         seconds = time.perf_counter() - t0
         q_rates.append(moves / seconds)
         q_seconds.append(seconds)
-        q_opt.append(learner.optimality().share)
+        q_opt.append(learner_optimality(learner).share)
     rows.append(
         Row(name, "qarena seat-q", statistics.median(q_rates), statistics.median(q_seconds), q_opt)
     )

@@ -270,7 +270,7 @@ def test_a_function_player_s_defaulted_parameters_are_its_own_and_rng_is_seeded(
 
 
 def test_reprs_show_the_share_and_a_sample_s_interval() -> None:
-    from qarena.optimality.judge import Optimality
+    from qarena.judging.tables import Optimality
 
     assert repr(Optimality(4, 3)) == "Optimality(0.7500: 3 of 4 decisions)"
     exact = qarena.judge("perfect", "nim:2,3", games=10)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from qarena.evaluate.report import evaluate
 from qarena.exact import solve
 from qarena.games import parse_spec
 from qarena.i18n import speaking
+from qarena.judging.evaluation import evaluate
 from qarena.learn.learners import make_learner
 from qarena.training.run import train_run
 

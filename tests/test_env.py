@@ -38,6 +38,7 @@ from qarena.env import (
 from qarena.errors import QarenaError, SpecError, TooLargeError
 from qarena.exact import game_tables, solve
 from qarena.games import parse_spec
+from qarena.judging.tables import learner_optimality
 from qarena.learn.learners import load_learner
 from tests.conftest import in_ci
 
@@ -275,7 +276,7 @@ def test_perfect_tictactoe_never_loses(check_env: Any) -> None:
 
 
 def test_a_perfect_policy_file_plays_perfectly(check_env: Any, nim_policy: Path) -> None:
-    assert load_learner(nim_policy).optimality().share == 1.0
+    assert learner_optimality(load_learner(nim_policy)).share == 1.0
     rng = np.random.default_rng(4)
     env = gym_env("nim:3,5,7", opponent=str(nim_policy), seat="second")
     assert _episodes(env, lambda obs, info: _masked_random(info, rng), 100) == [-1.0] * 100
@@ -468,8 +469,8 @@ def test_judge_agrees_with_qarena_on_a_trained_learner(nim_policy: Path, tmp_pat
         run(["train", "tictactoe", "--episodes", "2000", "--starts", "0", "--out", str(path)]) == 0
     )
     for learner in (load_learner(path), load_learner(nim_policy)):
-        assert judge_policy(learner.game, _values_of(learner)) == learner.optimality()
-    assert load_learner(path).optimality().share < 1.0
+        assert judge_policy(learner.game, _values_of(learner)) == learner_optimality(learner)
+    assert learner_optimality(load_learner(path)).share < 1.0
 
 
 def test_judge_counts_ties_and_unseen_positions_as_qarena_does() -> None:

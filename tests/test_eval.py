@@ -19,9 +19,10 @@ from qarena.agents.players import player as make_player
 from qarena.cli.app import run
 from qarena.cli.evaluating import LENGTH_ROWS, _length_bins
 from qarena.evaluate.matches import Lengths, play_series_lengths
-from qarena.evaluate.report import strategy_mask
 from qarena.exact import GameTables, game_tables, solve
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
+from qarena.judging.evaluation import strategy_mask
+from qarena.judging.tables import learner_optimality
 from qarena.learn.learners import learner_class, load_learner
 from qarena.policyfile import load_policy, save_policy
 from qarena.training.run import train_run
@@ -253,7 +254,7 @@ def test_curve_points_resume_and_no_effect_on_learning(
     assert learner.curve is not None
     assert [p.episodes for p in learner.curve.points] == list(range(100, 1001, 100))
     last = learner.curve.points[-1]
-    assert last.optimality == learner.optimality().share
+    assert last.optimality == learner_optimality(learner).share
     for p in learner.curve.points:
         for shares in p.matches.values():
             assert math.isclose(sum(shares), 1.0) and all(0 <= s <= 1 for s in shares)
@@ -351,7 +352,7 @@ MATCH_SCRIPT = """
 import sys
 from qarena.games import parse_spec
 from qarena.exact.space import game_tables
-from qarena.evaluate.report import strategy_mask
+from qarena.judging.evaluation import strategy_mask
 from qarena.evaluate.matches import play_series
 t = game_tables(parse_spec(sys.argv[1]))
 r = play_series(t, strategy_mask(t, "random"), strategy_mask(t, "perfect"), 500, 7, "x")

@@ -12,6 +12,7 @@ import pytest
 from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
+from qarena.judging.tables import learner_optimality
 from qarena.learn.base import LearnConfig
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.learners import make_learner
@@ -66,7 +67,7 @@ def test_one_sweep_teaches_q_learning_perfect_play(spec: str, alpha: float) -> N
     so one sweep is backward induction and the greedy play keeps every value."""
     learner = make_learner("q", parse_spec(spec), LearnConfig(seed=4, alpha=alpha))
     learner.train(learner._starts.size)
-    assert learner.optimality().share == 1.0
+    assert learner_optimality(learner).share == 1.0
 
 
 @pytest.mark.parametrize("spec", ["nim:1,3,5", "tictactoe", "connect4:3x4:3"])
@@ -95,7 +96,7 @@ def test_exploring_starts_reach_the_wide_piles(seed: int) -> None:
     for share in (0.0, 1.0):
         learner = make_learner("q", game, LearnConfig(seed=seed, starts=share))
         learner.train(200_000)
-        shares[share] = learner.optimality().share
+        shares[share] = learner_optimality(learner).share
     assert shares[1.0] == 1.0
     assert shares[0.0] < 1.0
 

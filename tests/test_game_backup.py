@@ -8,8 +8,8 @@ import pytest
 
 from qarena.agents.opponents import opponent
 from qarena.evaluate.matches import play_series
-from qarena.evaluate.report import strategy_mask
 from qarena.games import parse_spec
+from qarena.judging.evaluation import strategy_mask
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.learners import make_learner
 from tests.test_help import _help

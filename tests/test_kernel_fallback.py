@@ -35,7 +35,7 @@ MATCH_SCRIPT = """
 import sys
 from qarena.games import parse_spec
 from qarena.exact.space import game_tables
-from qarena.evaluate.report import strategy_mask
+from qarena.judging.evaluation import strategy_mask
 from qarena.evaluate.matches import play_series_lengths
 t = game_tables(parse_spec(sys.argv[1]))
 r, n = play_series_lengths(t, strategy_mask(t, "random"), strategy_mask(t, "random"), 700, 5)

@@ -12,6 +12,7 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.cli import run
 from qarena.errors import IllegalMoveError, MoveError
 from qarena.games import parse_spec
+from qarena.judging.tables import learner_optimality
 from qarena.learn.learners import load_learner, make_learner
 from qarena.match import spot as match
 from qarena.match.session import Conflict, Match
@@ -121,8 +122,8 @@ def test_on_the_spot_trains_the_agent_qarena_train_trains(tmp_path: Path) -> Non
     assert not spot.result.stopped
     assert spot.learner.episodes == trained.episodes
     assert spot.learner.config == trained.config
-    assert spot.result.optimality == trained.optimality()
-    assert spot.perfect == (trained.optimality().share == 1.0)
+    assert spot.result.optimality == learner_optimality(trained)
+    assert spot.perfect == (learner_optimality(trained).share == 1.0)
     for name, array in trained.state().items():
         np.testing.assert_array_equal(spot.learner.state()[name], array, err_msg=name)
 

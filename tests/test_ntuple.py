@@ -201,8 +201,8 @@ def test_train_learner_ntuple_with_a_curve_and_resume(
     assert last.record[0] == 0 and record["optimality"] == last.optimality
     assert record["perfect_first"]["loss"] == last.record[2]
     # The judgement is the solver's: along 50 games of perfect play, as a fresh call finds.
-    from qarena.evaluate.sampled import along_perfect_play
     from qarena.exact import oracle
+    from qarena.judging.along_play import along_perfect_play
 
     again, _ = along_perfect_play(net, oracle(net.game), 50, net.config.seed + net.games)
     assert again.share == last.optimality

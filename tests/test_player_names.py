@@ -12,6 +12,7 @@ import pytest
 
 from qarena.cli import run
 from qarena.games import parse_spec
+from qarena.judging.tables import learner_optimality
 from qarena.learn.learners import make_learner, save_learner
 from qarena.training.run import default_episodes
 
@@ -25,7 +26,7 @@ def decoy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     learner = make_learner("q", parse_spec(SPEC))
     learner.train(default_episodes(learner))
-    assert learner.optimality().share == 1.0
+    assert learner_optimality(learner).share == 1.0
     save_learner(tmp_path / "good.npz", learner)
     shutil.copy(tmp_path / "good.npz", tmp_path / "random")
     return tmp_path / "random"

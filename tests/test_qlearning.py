@@ -12,9 +12,9 @@ from qarena.agents.opponents import opponent
 from qarena.errors import QarenaError
 from qarena.exact import game_tables, solve
 from qarena.games import parse_spec
+from qarena.judging.tables import optimality_of_values
 from qarena.learn.base import LearnConfig
 from qarena.learn.qlearning import QLearner
-from qarena.optimality.judge import optimality_of_values
 from tests.conftest import RunScript, at
 
 

@@ -1,4 +1,4 @@
-"""Judging by samples (qarena.evaluate.sampled, qarena eval --sample/--positions): verdicts by
+"""Judging by samples (qarena.judging.sampled, qarena eval --sample/--positions): verdicts by
 search equal the enumerating solver's on the same positions, the interval is Wilson's, reruns
 agree, and a positions file is read or refused in one line."""
 
@@ -12,10 +12,10 @@ import pytest
 from qarena import api
 from qarena.agents.players import player
 from qarena.cli.app import run
-from qarena.evaluate.sampled import evaluate_by_sample, judge_positions, random_openings, wilson
 from qarena.exact import solve
 from qarena.exact.search import Searcher, SearchSolution
 from qarena.games import ConnectFour, parse_spec
+from qarena.judging.sampled import evaluate_by_sample, judge_positions, random_openings, wilson
 
 
 def _game(spec: str) -> ConnectFour:

@@ -15,6 +15,7 @@ import pytest
 
 from qarena.cli.app import run
 from qarena.games import parse_spec
+from qarena.judging.tables import learner_optimality
 from qarena.learn.learners import load_learner
 from tests.conftest import at, default_sigint
 
@@ -45,7 +46,7 @@ def test_train_json_and_policy_file(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert record["optimality"] == 1.0
     learner = load_learner(out)
     assert (learner.kind, learner.episodes, learner.steps) == ("q", 30_000, steps)
-    assert learner.optimality().share == 1.0
+    assert learner_optimality(learner).share == 1.0
     assert [p.name for p in tmp_path.iterdir()] == ["ttt.npz"]
 
 

@@ -29,14 +29,7 @@ from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate import display
 from qarena.evaluate.display import Board
-from qarena.evaluate.judging import judge_player
 from qarena.evaluate.matches import Record, play_series
-from qarena.evaluate.report import Evaluation
-from qarena.evaluate.sampled import (
-    MAX_SAMPLE,
-    given_positions,
-    play_games,
-)
 from qarena.exact import Exact, Oracle, SearchSolution, Solution, oracle
 from qarena.exact.space import game_tables
 from qarena.experiments.backends import plan_sweep, run_plan
@@ -45,6 +38,13 @@ from qarena.experiments.grid import NETWORK_AXES, Fixed, with_preset
 from qarena.experiments.sweep import opponent_file
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
+from qarena.judging.evaluation import Evaluation
+from qarena.judging.player import judge_player
+from qarena.judging.sampled import (
+    MAX_SAMPLE,
+    given_positions,
+    play_games,
+)
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import save_learner
@@ -377,7 +377,7 @@ def judge(
     function or a dict of moves.
 
     Games too big to enumerate (classic Connect Four), or any game with ``sample`` or
-    ``positions``, are judged by samples (``evaluate/sampled.py``): optimality over ``sample``
+    ``positions``, are judged by samples (``judging/sampled.py``): optimality over ``sample``
     decision positions (2,000 unless told) or over the ``positions`` given (texts, or tuples
     or lists of components; every one is checked before any game is played), each judged
     exactly by the search solver, with a 95% interval in ``Evaluation.sample``; then

@@ -35,15 +35,16 @@ from qarena.cli.common import (
 )
 from qarena.errors import QarenaError
 from qarena.evaluate.matches import Lengths, Record, SeatRecords
-from qarena.evaluate.report import (
-    Evaluation,
-    strategy_masks,
-)
-from qarena.evaluate.sampled import MAX_SAMPLE, along_perfect_play, given_positions, wilson
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
+from qarena.judging.along_play import along_perfect_play
+from qarena.judging.evaluation import (
+    Evaluation,
+    strategy_masks,
+)
+from qarena.judging.sampled import MAX_SAMPLE, given_positions, wilson
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class

@@ -35,6 +35,7 @@ from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
+from qarena.judging.tables import learner_optimality
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_table, table_class
 from qarena.learn.ntuple import NTupleNetwork
@@ -130,7 +131,7 @@ def _loaded(path: Path, learner: Learner | None = None) -> Learner:
     learner, how long it trained, how well it plays."""
     if learner is None:
         learner = load_table(path)
-    share = learner.optimality().share
+    share = learner_optimality(learner).share
     n = learner.episodes
     if share == 1.0:
         # No article before the learner's name: "a afterstate TD(0)" read wrong in English.

@@ -33,13 +33,13 @@ from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, ngettext, number
+from qarena.judging.tables import Optimality
 from qarena.learn.base import read_rewards
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.family import Trainable, refuse_options
 from qarena.learn.learners import learner_class, load_learner, save_learner
 from qarena.learn.presets import record_text, resolve
 from qarena.learn.settings import NAMES, NETWORK_SETTINGS
-from qarena.optimality.judge import Optimality
 from qarena.training.run import Progress as RunProgress
 from qarena.training.run import (
     RunPlan,

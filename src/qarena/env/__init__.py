@@ -15,7 +15,7 @@ row from the top-left) followed by the mark of the player to move (1 first, 2 se
 - :func:`gym_env`: one agent against ``random``, ``perfect``, a rule player or a policy
   file, in the first, second or a random seat; the action mask is in ``info["action_mask"]``
   (:mod:`qarena.env.gym`).
-- :func:`judge_policy`: qarena's optimality of any policy of positions (:mod:`qarena.env.judge`).
+- :func:`judge_policy`: qarena's optimality of any policy of positions (:mod:`qarena.env.observed`).
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from qarena.env.encoding import (
     observation_bounds,
     position_of,
 )
-from qarena.env.judge import judge_policy
+from qarena.env.observed import judge_policy
 from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.i18n import _
-from qarena.optimality.judge import Optimality
+from qarena.judging.tables import Optimality
 
 if TYPE_CHECKING:
     import gymnasium

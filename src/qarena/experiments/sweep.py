@@ -21,13 +21,13 @@ from qarena.agents.opponents import opponent
 from qarena.agents.players import player
 from qarena.agents.strategies import is_builtin
 from qarena.errors import QarenaError
-from qarena.evaluate.judging import judge_player
-from qarena.evaluate.report import record_against, strategy_masks
 from qarena.experiments.folder import MEASURED, RunOutput, RunRow, Shares, cell, run_meta
 from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, opponent_label
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option, speaking
+from qarena.judging.evaluation import record_against, strategy_masks
+from qarena.judging.player import judge_player
 from qarena.learn.learners import learner_bytes, learner_class
 from qarena.policyfile import read_meta
 from qarena.training.run import (

@@ -22,7 +22,6 @@ from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import Curve
 from qarena.learn.family import Judging, Trainable
-from qarena.optimality.judge import Optimality, optimality_of_values
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
 
@@ -301,9 +300,9 @@ class Learner(Trainable):
         game: Game | None = None,
         budget: int | None = None,
     ) -> Learner:
-        from qarena.learn.learners import load_table  # the registry imports this module
+        from qarena.learn.table_file import read_table  # the file's module imports this one
 
-        return load_table(path, game, cls.kind)
+        return read_table(path, {cls.kind: cls}, game, cls.kind)
 
     def save(
         self,
@@ -311,12 +310,12 @@ class Learner(Trainable):
         inputs: Iterable[str | os.PathLike[str]] = (),
         extra: Mapping[str, Any] | None = None,
     ) -> None:
-        from qarena.learn.learners import save_table
+        from qarena.learn.table_file import save_table
 
         save_table(path, self, inputs, extra)
 
     def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
-        from qarena.learn.learners import table_bytes
+        from qarena.learn.table_file import table_bytes
 
         return table_bytes(self, extra)
 
@@ -511,10 +510,6 @@ class Learner(Trainable):
         v = np.where(legal, self.values(), -np.inf)
         best: np.ndarray = legal & (v == v.max(axis=1, keepdims=True))
         return best
-
-    def optimality(self) -> Optimality:
-        """Share of decision positions where greedy play keeps the game value (solver-judged)."""
-        return optimality_of_values(self.tables, self.values())
 
     # --- saving and loading ---------------------------------------------------------
     @abstractmethod

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from qarena.games import Game
+from qarena.judging.tables import learner_optimality
 from qarena.learn.base import Learner, Opponent
 from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_table
 
@@ -42,7 +43,7 @@ def train_timed(
     learner = plan.learner
     assert isinstance(learner, Learner)  # judged over its tables
     learner.warm_up()
-    learner.optimality()
+    learner_optimality(learner)
     t0 = time.monotonic()
 
     def stop() -> bool:

@@ -15,9 +15,11 @@ from qarena.agents.players import PlayerLike
 from qarena.budget import check_checks, estimate_positions, footprint
 from qarena.errors import QarenaError, TooLargeError
 from qarena.evaluate.matches import SeatRecords
-from qarena.evaluate.report import record_against, strategy_masks
 from qarena.games.base import Game
 from qarena.i18n import _, option
+from qarena.judging.along_play import judge_along_play
+from qarena.judging.evaluation import record_against, strategy_masks
+from qarena.judging.tables import Optimality, learner_optimality
 from qarena.learn.base import SEATS, Learner, Opponent, default_episodes
 from qarena.learn.curve import (
     CURVE_OPPONENTS,
@@ -29,7 +31,6 @@ from qarena.learn.family import Trainable, refuse_options
 from qarena.learn.learners import learner_class, table_class
 from qarena.learn.ntuple import CHUNK as NETWORK_CHUNK
 from qarena.learn.ntuple import JUDGED_GAMES
-from qarena.optimality.judge import Optimality
 
 __all__ = [
     "CHUNK_SECONDS",
@@ -43,7 +44,6 @@ __all__ = [
     "check_judged_curve",
     "check_versus",
     "default_episodes",
-    "judge_along_play",
     "judging_bytes",
     "judging_refused",
     "matrix_row",
@@ -215,7 +215,7 @@ class CurveRecorder:
         for name, seats in records.items():
             shares = seats.total.shares()
             matches[name] = (shares["win"], shares["draw"], shares["loss"])
-        share = (optimality or learner.optimality()).share
+        share = (optimality or learner_optimality(learner)).share
         point = CurvePoint(learner.episodes, share, matches)
         self.curve.points.append(point)
         return point
@@ -315,7 +315,7 @@ def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
         if exact and check_every and done >= next_check:
             assert isinstance(learner, Learner)
             next_check += check_every
-            optimality = learner.optimality()
+            optimality = learner_optimality(learner)
             if until_perfect and optimality.share == 1.0:
                 perfect_at = done
         point = None
@@ -332,7 +332,7 @@ def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
             break
     if exact and optimality is None:
         assert isinstance(learner, Learner)
-        optimality = learner.optimality()
+        optimality = learner_optimality(learner)
         if until_perfect and optimality.share == 1.0 and perfect_at is None and not stopped:
             perfect_at = done
     if judge is not None and not (stopped and learner.judging == "along_play"):
@@ -547,22 +547,6 @@ def judging_bytes(game: Game) -> int:
     from qarena.exact.search import DEFAULT_TABLE_BYTES
 
     return DEFAULT_TABLE_BYTES if Oracle.of(game).searched else footprint(game, "tables").total
-
-
-def judge_along_play(learner: Trainable, games: int, seed: int) -> CurvePoint:
-    """The learner judged now along play: its optimality along ``games`` games of perfect
-    play and its record moving first in ``games`` games against perfect play."""
-    from qarena.evaluate.sampled import along_perfect_play
-    from qarena.exact import oracle
-
-    optimality, record = along_perfect_play(learner, oracle(learner.game), games, seed)  # type: ignore[arg-type]
-    shares = record.shares()
-    return CurvePoint(
-        learner.episodes,
-        optimality.share,
-        {"perfect": (shares["win"], shares["draw"], shares["loss"])},
-        learner.seconds,
-    )
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import atomic_open, remove_stale_temps
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
+from qarena.judging.tables import learner_optimality
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import LEARNERS, load_learner, save_learner
@@ -220,7 +221,7 @@ class PolicyStore:
         # A table learner is judged over every position as it is stored; a learner judged
         # along play (a network) by its curve, when it has one.
         kind, count = learner.kind, learner.episodes
-        share = learner.optimality().share if isinstance(learner, Learner) else None
+        share = learner_optimality(learner).share if isinstance(learner, Learner) else None
         row = PolicyRow(
             id=policy_id,
             game=learner.game.spec,

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from qarena.evaluate.matches import Record, both_seats
-from qarena.evaluate.report import strategy_mask, strategy_masks
-from qarena.evaluate.sampled import Z95, wilson
 from qarena.exact import game_tables, solve
 from qarena.experiments.grid import Grid, with_preset
 from qarena.experiments.report.lab import (
@@ -24,8 +22,10 @@ from qarena.experiments.report.lab import (
 from qarena.games import parse_spec, value_word
 from qarena.games.nim import is_pole_position
 from qarena.i18n import _
+from qarena.judging.evaluation import strategy_mask, strategy_masks
+from qarena.judging.sampled import Z95, wilson
+from qarena.judging.tables import optimality_of_values
 from qarena.learn.learners import load_table
-from qarena.optimality.judge import optimality_of_values
 from qarena.training.run import matrix_row
 
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from qarena.agents.strategies import judges_of, make_agent
 from qarena.evaluate.matches import both_seats, evaluation_opponents, play_series
-from qarena.evaluate.report import record_against, strategy_mask, strategy_masks
 from qarena.exact import game_tables, solve
 from qarena.experiments.grid import Grid
 from qarena.experiments.report.lab import (
@@ -35,8 +34,9 @@ from qarena.experiments.sweep_figures import (
 )
 from qarena.games import Game, parse_spec, value_word
 from qarena.i18n import _
+from qarena.judging.evaluation import record_against, strategy_mask, strategy_masks
+from qarena.judging.tables import optimality_of_values
 from qarena.learn.learners import load_table
-from qarena.optimality.judge import optimality_of_values
 
 # --- sections -------------------------------------------------------------------------------
 

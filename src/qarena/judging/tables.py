@@ -1,4 +1,5 @@
-"""Optimality: the share of decision positions in which an agent's greedy move keeps the value.
+"""Optimality, the measure every judging here reports: the share of decision positions in which
+an agent's greedy move, over a table of values, keeps the value.
 
 A decision position is reachable from the start, not terminal, and has legal moves of more than
 one game value. Ties in the agent's values count as optimal only if every tied move is. A row
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qarena.exact.space import GameTables
+from qarena.learn.base import Learner
 
 
 @dataclass(frozen=True)
@@ -60,3 +62,12 @@ def optimality_of_values(tables: GameTables, values: np.ndarray) -> Optimality:
         decisions += int(weight.sum())
         optimal += int(weight[ok].sum())
     return Optimality(decisions, optimal)
+
+
+def learner_optimality(learner: Learner) -> Optimality:
+    """A table learner's optimality: its greedy play over its own values, at every decision
+    position (what ``qarena eval`` reports for it, and a table learner's curve points)."""
+    return optimality_of_values(learner.tables, learner.values())
+
+
+__all__ = ["JUDGE_CHUNK", "Optimality", "learner_optimality", "move_values", "optimality_of_values"]

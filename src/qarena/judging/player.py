@@ -12,12 +12,12 @@ from qarena.agents.opponents import move_mask
 from qarena.agents.players import own_learner
 from qarena.budget import MAX_GAMES, check_count
 from qarena.errors import QarenaError
-from qarena.evaluate.report import Evaluation, evaluate, evaluate_moves
-from qarena.evaluate.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.games.base import Position
 from qarena.i18n import _
+from qarena.judging.evaluation import Evaluation, evaluate, evaluate_moves
+from qarena.judging.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
 
 
 def judge_player(

@@ -25,11 +25,11 @@ from qarena.agents.players import player as make_player
 from qarena.budget import check_count
 from qarena.errors import QarenaError, echo, echo_value
 from qarena.evaluate.matches import Record, SeatRecords, evaluation_opponents
-from qarena.evaluate.report import Evaluation
 from qarena.exact import Exact
 from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.i18n import _
-from qarena.optimality.judge import Optimality
+from qarena.judging.evaluation import Evaluation
+from qarena.judging.tables import Optimality
 
 #: Decision positions judged unless asked for another number.
 DEFAULT_SAMPLE = 2_000
@@ -205,34 +205,6 @@ def random_openings(
     return found
 
 
-def along_perfect_play(
-    who: Player, solution: Exact, games: int, seed: int = 0
-) -> tuple[Optimality, Record]:
-    """How ``who`` plays where perfect play goes: the share of the decision positions (those
-    with moves of different values) of ``games`` games of perfect play (each side picking at
-    random among the moves that keep the value) where its move keeps the value too, and its
-    record in ``games`` games moving first against perfect play. Every position is judged
-    exactly; a rerun with the same ``seed`` plays the same games."""
-    check_count("games", games, MAX_SAMPLE)
-    game = solution.game
-    rng = np.random.default_rng([seed, 0xA1])
-    optimal = decisions = 0
-    for _game in range(games):
-        position = game.start()
-        while not game.is_terminal(position):
-            threads.check()  # between searches too (positions a book or table answers)
-            values = solution.move_values(position)
-            best = max(values.values())
-            if min(values.values()) < best:  # a decision: some move gives the value away
-                decisions += 1
-                optimal += values[who.act(position)] == best
-            keep = [m for m, v in values.items() if v == best]
-            position = game.apply(position, keep[int(rng.integers(len(keep)))])
-    perfect = make_player("perfect", game, seed=int(rng.integers(2**32)))
-    record = play_games(game, who, perfect, games)
-    return Optimality(decisions, optimal), record
-
-
 def evaluate_by_sample(
     who: Player,
     solution: Exact,
@@ -282,7 +254,6 @@ __all__ = [
     "DEFAULT_SAMPLED_GAMES",
     "Sample",
     "Verdict",
-    "along_perfect_play",
     "evaluate_by_sample",
     "given_positions",
     "judge_positions",

@@ -1,4 +1,6 @@
-"""How good an agent is: exact optimality, and its record against fixed opponents."""
+"""An evaluation: how good an agent is, its optimality and its record against the game's
+opponents in both seats; and complete judging, every decision position judged and the matches
+played through the compiled kernel (``sampled.py`` judges where that cannot be done)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponent
 from qarena.exact.space import GameTables
 from qarena.games import parse_spec
 from qarena.i18n import _, number
+from qarena.judging.tables import Optimality, learner_optimality, optimality_of_values
 from qarena.learn.base import Learner
-from qarena.optimality.judge import Optimality, optimality_of_values
 from qarena.optional import need
 
 if TYPE_CHECKING:
-    from qarena.evaluate.sampled import Sample
     from qarena.exact import Oracle
+    from qarena.judging.sampled import Sample
 
 
 @dataclass(frozen=True)
@@ -27,10 +29,10 @@ class Evaluation:
     game: str
     optimality: Optimality
     matches: dict[str, SeatRecords]
-    #: The judged decisions when optimality comes from a sample (evaluate/sampled.py), not
+    #: The judged decisions when optimality comes from a sample (sampled.py), not
     #: from every position.
     sample: Sample | None = field(default=None, repr=False, compare=False)
-    #: What judged it (``judging.judge_player``): the game's family and this machine's route.
+    #: What judged it (``player.judge_player``): the game's family and this machine's route.
     oracle: Oracle | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -160,6 +162,6 @@ def evaluate(
     masks = strategy_masks(learner.tables, evaluation_opponents(learner.game))
     return Evaluation(
         learner.game.spec,
-        learner.optimality(),
+        learner_optimality(learner),
         record_against(learner, masks, games, seed, lengths),
     )

@@ -1,4 +1,5 @@
-"""Judging a policy from outside qarena (a function of the position, or a table) exactly.
+"""Judging a policy from outside qarena (a function of the position, or a table) exactly
+(``qarena.env.judge_policy`` asks it, in positions or in the environments' observations).
 
 The policy is asked about every decision position reachable from the start (play goes on, and
 the legal moves do not all have the same game value), each position on its own: symmetric
@@ -14,13 +15,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from qarena.budget import footprint, format_bytes, format_count, memory_budget
-from qarena.env.common import game_of
-from qarena.env.encoding import check_view, seen_by
 from qarena.errors import QarenaError, TooLargeError
 from qarena.exact.space import game_tables
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
-from qarena.optimality.judge import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
+from qarena.judging.tables import JUDGE_CHUNK, Optimality, move_values, optimality_of_values
 
 #: What a policy says about a position: the move it plays, or its value of each move.
 Answer = Move | Mapping[Move, float]
@@ -31,33 +30,11 @@ Policy = Callable[[Position], Answer] | Mapping[Position, Mapping[Move, float]]
 VALUES_PER_ENTRY = 4
 
 
-def judge_policy(game: Game | str, policy: Policy, view: str | None = None) -> Optimality:
-    """The optimality of ``policy`` in ``game`` (a Game or a spec such as ``nim:3,5,7``).
-
-    ``policy`` is asked with qarena positions (tuples: pile sizes, or cells 0 empty / 1 x /
-    2 o; ``qarena.env.position_of(obs)`` turns an observation into one). It is either a
-    function returning the move id it plays or a mapping ``{move: value}`` of its values, or
-    a mapping ``{position: {move: value}}``. Of values, the highest legal one is played, and
-    tied best moves count as optimal only if every one of them is; legal moves left out count
-    as 0.0 (a table that starts at zero), an unseen position as all zeros, and values of
-    illegal moves are ignored. A move that is not legal, or a value that is not a finite
-    number, is refused with one line.
-
-    With ``view="mover"`` the policy is asked with observations instead, as an agent of
-    ``aec_env(spec, view="mover")`` sees them at its turn (a table is then keyed by the
-    observation as a tuple): a policy learned through the environment is judged as it is.
-    """
-    game = game_of(game)
-    if view is not None:
-        check_view(view)
-        if view != "mover":
-            raise QarenaError(
-                _(
-                    "a policy of observations is judged in the mover's view (view='mover'): "
-                    "the absolute view does not tell whose turn it is in every game"
-                )
-            )
-    ask = _asker(policy) if view is None else _observing(game, policy)
+def judge_asked(game: Game, ask: Callable[[Position], Answer]) -> Optimality:
+    """The optimality of the policy that ``ask`` asks (:func:`asker`), over every decision
+    position of ``game``, each asked on its own (symmetric positions too). An answer that is
+    not a legal move or a finite value is refused with one line; a values array that would not
+    fit the memory budget is refused before it is allocated."""
     tables = game_tables(game, False)
     m = game.num_moves
     _check_values_fit(game, tables.rows)
@@ -74,24 +51,9 @@ def judge_policy(game: Game | str, policy: Policy, view: str | None = None) -> O
     return optimality_of_values(tables, values)
 
 
-def _observing(game: Game, policy: Policy) -> Callable[[Position], Answer]:
-    """``policy`` asked with the mover's observation of each position instead of the position
-    (a table is looked up by the observation as a tuple)."""
-
-    def seen(position: Position) -> np.ndarray:
-        seat = game.to_move(position)
-        mover = 0 if seat is None else seat  # in impartial games the view is the same
-        return seen_by(game, position, mover, mover)
-
-    if isinstance(policy, Mapping):
-        table = policy
-        return lambda position: table.get(tuple(int(v) for v in seen(position)), {})
-    if callable(policy):
-        return lambda position: policy(seen(position))  # type: ignore[arg-type]
-    return _asker(policy)  # refused there, in its words
-
-
-def _asker(policy: Policy) -> Callable[[Position], Answer]:
+def asker(policy: Policy) -> Callable[[Position], Answer]:
+    """How ``policy`` is asked about a position: called, or looked up (an unseen position
+    answers nothing, all zeros); anything else is refused in one line."""
     if isinstance(policy, Mapping):
         table = policy
         return lambda position: table.get(position, {})
@@ -164,4 +126,4 @@ def _check_values_fit(game: Game, rows: int) -> None:
         )
 
 
-__all__ = ["Answer", "Policy", "judge_policy"]
+__all__ = ["Answer", "Policy", "asker", "judge_asked"]

@@ -1,0 +1,63 @@
+"""Judging along perfect play, for a player on a board too big to judge everywhere (an n-tuple
+network's learning curve): its moves at the decision positions of perfect-play games, each
+judged exactly, and its record moving first against perfect play. ``train_run`` records a
+network's curve points here (``judge_along_play``); ``sampled.py`` judges a sample instead."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qarena import threads
+from qarena.agents.base import Player
+from qarena.agents.players import player as make_player
+from qarena.budget import check_count
+from qarena.evaluate.matches import Record
+from qarena.exact import Exact, oracle
+from qarena.judging.sampled import MAX_SAMPLE, play_games
+from qarena.judging.tables import Optimality
+from qarena.learn.curve import CurvePoint
+from qarena.learn.family import Trainable
+
+
+def along_perfect_play(
+    who: Player, solution: Exact, games: int, seed: int = 0
+) -> tuple[Optimality, Record]:
+    """How ``who`` plays where perfect play goes: the share of the decision positions (those
+    with moves of different values) of ``games`` games of perfect play (each side picking at
+    random among the moves that keep the value) where its move keeps the value too, and its
+    record in ``games`` games moving first against perfect play. Every position is judged
+    exactly; a rerun with the same ``seed`` plays the same games."""
+    check_count("games", games, MAX_SAMPLE)
+    game = solution.game
+    rng = np.random.default_rng([seed, 0xA1])
+    optimal = decisions = 0
+    for _game in range(games):
+        position = game.start()
+        while not game.is_terminal(position):
+            threads.check()  # between searches too (positions a book or table answers)
+            values = solution.move_values(position)
+            best = max(values.values())
+            if min(values.values()) < best:  # a decision: some move gives the value away
+                decisions += 1
+                optimal += values[who.act(position)] == best
+            keep = [m for m, v in values.items() if v == best]
+            position = game.apply(position, keep[int(rng.integers(len(keep)))])
+    perfect = make_player("perfect", game, seed=int(rng.integers(2**32)))
+    record = play_games(game, who, perfect, games)
+    return Optimality(decisions, optimal), record
+
+
+def judge_along_play(learner: Trainable, games: int, seed: int) -> CurvePoint:
+    """The learner judged now along play: its optimality along ``games`` games of perfect
+    play and its record moving first in ``games`` games against perfect play."""
+    optimality, record = along_perfect_play(learner, oracle(learner.game), games, seed)  # type: ignore[arg-type]
+    shares = record.shares()
+    return CurvePoint(
+        learner.episodes,
+        optimality.share,
+        {"perfect": (shares["win"], shares["draw"], shares["loss"])},
+        learner.seconds,
+    )
+
+
+__all__ = ["along_perfect_play", "judge_along_play"]

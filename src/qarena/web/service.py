@@ -16,16 +16,14 @@ from fastapi import Depends, Request
 from qarena.agents.base import Player, Rival
 from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player
 from qarena.agents.strategies import NETWORK as NETWORK_PLAYER
-from qarena.agents.strategies import STRATEGIES, players_of
+from qarena.agents.strategies import STRATEGIES, named_players, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
-from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import check_board
-from qarena.learn.ntuple_file import shipped_network
 from qarena.learn.settings import ALL_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
 from qarena.training.run import RunRequest, request_run
@@ -134,7 +132,7 @@ class Web:
             # Looked up at each call: ``qarena serve`` sets ``stopping`` after this.
             lambda: self.stopping(),  # noqa: PLW0108
         )
-        self._networks: dict[str, NTupleNetwork] = {}
+        self._networks: dict[str, Rival] = {}
         self._lock = threading.Lock()
         self._spot_lock = threading.Lock()
         #: Whether the server is stopping: set when serving under ``qarena serve``.
@@ -285,20 +283,23 @@ class Web:
             raise
         return self.agent_or_job(game, first)
 
-    def network(self, game: Game) -> NTupleNetwork:
-        """The n-tuple network shipped for ``game``, loaded once (it is read-only)."""
+    def network(self, game: Game) -> Rival:
+        """The n-tuple network shipped for ``game`` (the one resolution of a player, by its
+        name), loaded once (it is read-only)."""
         with self._lock:
             net = self._networks.get(game.spec)
         if net is None:
-            check_board(game)
-            net = shipped_network(game)
-            if net is None:
+            if NETWORK_PLAYER not in named_players(game):
+                check_board(game)
                 raise QarenaError(
                     _(
                         "no n-tuple network comes with qarena for {spec}; train one with qarena "
                         "train {spec} --learner ntuple --out FILE and play it with qarena play FILE"
                     ).format(spec=game.spec)
                 )
+            found = player(NETWORK_PLAYER, game)
+            assert isinstance(found, Rival), found
+            net = found
             with self._lock:
                 self._networks[game.spec] = net
         return net

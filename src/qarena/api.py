@@ -39,10 +39,9 @@ from qarena.evaluate.sampled import (
 )
 from qarena.exact import Exact, Oracle, SearchSolution, Solution, oracle
 from qarena.exact.space import game_tables
-from qarena.experiments.backends import plan_sweep, run_plan
+from qarena.experiments.backends import run_plan, set_up_sweep
 from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
-from qarena.experiments.grid import NETWORK_AXES, Fixed, with_preset
-from qarena.experiments.sweep import opponent_file
+from qarena.experiments.grid import NETWORK_AXES, with_preset
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
 from qarena.learn.base import Learner
@@ -712,15 +711,14 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         _axis(episodes),
         _axis(seeds) or (0,),
     )
-    settings = grid.settings(g)
-    files = {name: opponent_file(g, name) for name in grid.opponents}
-    fixed = Fixed(g.spec, canonical, curve, every, games, until_perfect)
-    grid.check_fixed(fixed)
+    runs = set_up_sweep(
+        g, grid, games=games, canonical=canonical, curve=curve, every=every,
+        until_perfect=until_perfect,
+    )  # fmt: skip
+    settings = runs.settings
     folder = SweepFolder(Path(out))
     with folder.locked():
-        plan = plan_sweep(
-            folder, fixed, settings, workers=workers, backend=backend, opponent_files=files
-        )
+        plan = runs.plan(folder, workers=workers, backend=backend)
         if not progress:
             interrupted = run_plan(plan)
         else:

@@ -106,3 +106,90 @@ def test_the_run_scanner_sees_a_run_assembled() -> None:
         for text, calls in planted.items():
             path.write_text(text)
             assert _assembling(path) == calls, text
+
+
+def test_a_request_is_one_set_up_for_every_front_end() -> None:
+    """``request_run`` makes every choice of the learner kind and the preset, the same for
+    the command line, Python and the web: the preset fills what was not given, and what the
+    kind has no use for is refused in one line, before anything is built."""
+    import pytest
+
+    from qarena.errors import QarenaError
+    from qarena.games import parse_spec
+    from qarena.training.run import request_run
+
+    nim = parse_spec("nim:1,2,3,4,5")
+    request = request_run(nim, None, {"gamma": None}, preset="advanced-nim", episodes=100)
+    assert (request.kind, request.opponent, request.seat, request.episodes) == (
+        "seat-q", "self", "both", 100,
+    )  # fmt: skip
+    assert request.preset == {"name": "advanced-nim", "overridden": ["episodes"]}
+    assert request.tables and request.curve_refused() is None
+    plan = request.plan()
+    assert plan.learner.kind == "seat-q" and plan.learner.preset == request.preset
+    assert plan.total == 100 and plan.opponent.self_play
+    refused = {
+        "--tuples applies to --learner ntuple only": dict(kind="q", given={"tuples": 3}),
+        "--workers applies to --learner ntuple only": dict(kind="q", given={}, workers=2),
+        "--opponent does not apply to an n-tuple network": dict(
+            kind="ntuple", given={}, opponent="random"
+        ),
+        "--seat applies only against an --opponent": dict(kind="q", given={}, seat="first"),
+    }
+    tictactoe = parse_spec("tictactoe")
+    for text, asked in refused.items():
+        kind, given = asked.pop("kind"), asked.pop("given")
+        with pytest.raises(QarenaError, match=text):
+            request_run(tictactoe, kind, given, **asked)  # type: ignore[arg-type]
+
+
+def test_python_refuses_what_the_command_line_refuses() -> None:
+    """One set-up: ``qarena.train`` refuses what ``qarena train`` refuses, in its reader's
+    words (``workers``, not ``--workers``)."""
+    import pytest
+
+    import qarena
+    from qarena.errors import QarenaError
+
+    with pytest.raises(QarenaError, match=r"^workers applies to --learner ntuple only"):
+        qarena.train("nim:1,2", episodes=10, workers=2)
+    agent = qarena.train("nim:1,2", episodes=100)
+    with pytest.raises(QarenaError, match="learned canonical positions"):
+        qarena.train("nim:1,2", episodes=10, resume=agent, canonical=False)
+    assert agent.episodes == 100
+
+
+def test_the_web_trains_the_run_the_command_line_trains(tmp_path: Path) -> None:
+    """The web's job is the command line's run: the same learner with the same settings for
+    the same episodes (a table learner's chunks follow the clock, so the values themselves
+    may differ run to run), its live view's curve recorded, its optimality the file's."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from qarena.cli.app import run
+    from qarena.learn.learners import load_learner
+    from qarena.web.app import create_app
+
+    body = {"game": "nim:1,2,3", "learner": "afterstate", "episodes": 700, "seed": 4}
+    with TestClient(create_app(tmp_path / "web")) as client:
+        r = client.post("/api/train", json=body)
+        assert r.status_code == 202, r.text
+        t0 = time.monotonic()
+        while (snap := client.get(f"/api/train/{r.json()['job']}").json())["state"] in (
+            "queued",
+            "running",
+        ):
+            assert time.monotonic() - t0 < 60
+            time.sleep(0.05)
+        assert snap["state"] == "done" and snap["episodes"] == 700 and snap["points"] > 0, snap
+        web = load_learner(client.app.state.web.store.path(snap["policy"]))  # type: ignore[attr-defined]
+    made = tmp_path / "cli.npz"
+    argv = ["train", "nim:1,2,3", "--learner", "afterstate", "--episodes", "700", "--seed", "4"]
+    assert run([*argv, "--out", str(made)]) == 0
+    cli = load_learner(made)
+    assert web.kind == cli.kind == "afterstate" and web.episodes == cli.episodes == 700
+    assert web.config == cli.config and web.config.seed == 4
+    assert snap["optimality"] == web.optimality().share  # type: ignore[attr-defined]
+    assert web.curve is not None and cli.curve is None
+    assert len(web.curve.points) == snap["points"] and web.curve.games == 100

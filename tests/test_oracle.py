@@ -155,13 +155,13 @@ def test_a_sweep_measures_as_many_games_with_100_mb_as_with_plenty(
     front: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import qarena.api
-    import qarena.cli.experimenting
+    import qarena.experiments.backends
 
     def planned(folder: object, fixed: Fixed, *args: object, **kwargs: object) -> None:
         raise _Planned(fixed.games)
 
-    module = qarena.api if front == "api" else qarena.cli.experimenting
-    monkeypatch.setattr(module, "plan_sweep", planned)
+    # Both front ends plan through one set-up (experiments.backends.set_up_sweep).
+    monkeypatch.setattr(qarena.experiments.backends, "plan_sweep", planned)
     for spec, games in (("tictactoe:4x4:4", 1000), ("connect4", 10)):
         for limit in (SMALL, PLENTY):
             monkeypatch.setenv("QARENA_MEMORY_LIMIT", limit)

@@ -32,10 +32,9 @@ from qarena.evaluate.display import Board
 from qarena.evaluate.matches import Record, play_series
 from qarena.exact import Exact, Oracle, SearchSolution, Solution, oracle
 from qarena.exact.space import game_tables
-from qarena.experiments.backends import plan_sweep, run_plan
+from qarena.experiments.backends import run_plan, set_up_sweep
 from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
-from qarena.experiments.grid import NETWORK_AXES, Fixed, with_preset
-from qarena.experiments.sweep import opponent_file
+from qarena.experiments.grid import NETWORK_AXES, with_preset
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
 from qarena.judging.evaluation import Evaluation
@@ -49,11 +48,10 @@ from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import save_learner
 from qarena.learn.ntuple_config import KIND as NTUPLE
-from qarena.learn.presets import resolve as resolve_preset
 from qarena.learn.settings import ALL_SETTINGS, KEYWORDS, NAMES, typed
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
-from qarena.training.run import Progress, check_judged_curve, plan_run
+from qarena.training.run import Progress, check_counts, check_judged_curve, request_run
 
 __all__ = [
     "Board",
@@ -297,45 +295,25 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     given: dict[str, Any] = {s.name: local[s.name] for s in ALL_SETTINGS}
     if given["rewards"] is not None:  # typed before it is compared with a preset's
         given["rewards"] = typed("rewards", given["rewards"])
-    run, given, record = resolve_preset(
-        preset,
-        g.spec,
-        {"learner": learner, "opponent": opponent, "seat": seat, "episodes": episodes},
-        given,
-    )
-    learner, opponent, seat, episodes = (
-        run["learner"],
-        run["opponent"],
-        run["seat"],
-        run["episodes"],
-    )
-    if episodes is not None:
-        check_count("episodes", episodes, MAX_EPISODES)
-    for name, count in (("check_every", check_every), ("every", every)):
-        if count is not None:
-            check_count(name, count, MAX_EPISODES)
-    if seed is not None:
-        check_seed(seed, "seed")
-    if workers is not None:
-        check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
-    plan = plan_run(
+    check_counts(episodes, check_every, every, workers)
+    # The one set-up of a run's request, as qarena train's and the web's.
+    request = request_run(
         g,
         learner,
         given,
-        canonical=canonical,
-        resume=resume,
+        preset=preset,
         opponent=opponent,
         seat=seat,
         episodes=episodes,
+        canonical=canonical,
         until_perfect=until_perfect,
         check_every=check_every,
         curve=curve,
         every=every,
         workers=workers,
     )
+    plan = request.plan(resume=resume)
     agent, total, start = plan.learner, plan.total, plan.learner.episodes
-    if record is not None:
-        agent.preset = record
     stop = [False]
 
     def report(p: Progress) -> None:
@@ -733,15 +711,14 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         _axis(episodes),
         _axis(seeds) or (0,),
     )
-    settings = grid.settings(g)
-    files = {name: opponent_file(g, name) for name in grid.opponents}
-    fixed = Fixed(g.spec, canonical, curve, every, games, until_perfect)
-    grid.check_fixed(fixed)
+    runs = set_up_sweep(
+        g, grid, games=games, canonical=canonical, curve=curve, every=every,
+        until_perfect=until_perfect,
+    )  # fmt: skip
+    settings = runs.settings
     folder = SweepFolder(Path(out))
     with folder.locked():
-        plan = plan_sweep(
-            folder, fixed, settings, workers=workers, backend=backend, opponent_files=files
-        )
+        plan = runs.plan(folder, workers=workers, backend=backend)
         if not progress:
             interrupted = run_plan(plan)
         else:

@@ -34,11 +34,10 @@ from qarena.cli.common import (
 )
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
-from qarena.experiments.backends import BACKENDS, plan_sweep, run_plan
+from qarena.experiments.backends import BACKENDS, run_plan, set_up_sweep
 from qarena.experiments.folder import MEASURED, SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import (
     NETWORK_AXES,
-    Fixed,
     Grid,
     flag,
     parse_floats,
@@ -49,7 +48,6 @@ from qarena.experiments.grid import (
     with_preset,
 )
 from qarena.experiments.report import Lab, build_report, render_html
-from qarena.experiments.sweep import opponent_file
 from qarena.experiments.sweep_figures import varying
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import Game, parse_spec
@@ -271,21 +269,19 @@ def sweep_command(  # noqa: PLR0913 - the command's options
     rewards = lists.pop("rewards")
     announce(game)
     grid = _grid(learners, lists, rewards, opponents, seats, episodes, seeds, game, preset_name)
-    settings = grid.settings(game)
-    files = {name: opponent_file(game, name) for name in grid.opponents}
-    fixed = Fixed(game.spec, not no_canonical, curve, every, games, until_perfect)
-    grid.check_fixed(fixed)
+    runs = set_up_sweep(
+        game,
+        grid,
+        games=games,
+        canonical=not no_canonical,
+        curve=curve,
+        every=every,
+        until_perfect=until_perfect,
+    )
+    settings = runs.settings
     folder = SweepFolder(out_dir)
     with folder.locked():
-        plan = plan_sweep(
-            folder,
-            fixed,
-            settings,
-            workers=workers,
-            backend=backend,
-            ray_address=ray_address,
-            opponent_files=files,
-        )
+        plan = runs.plan(folder, workers=workers, backend=backend, ray_address=ray_address)
         if plan.note is not None:
             err.print(plan.note)
         route(game)  # planned: says why where this machine judges by search

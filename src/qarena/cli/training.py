@@ -15,7 +15,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from qarena.budget import MAX_EPISODES, check_count, check_seed
 from qarena.cli.common import (
     EpisodesOpt,
     SpecArg,
@@ -36,17 +35,16 @@ from qarena.i18n import _, ngettext, number
 from qarena.judging.tables import Optimality
 from qarena.learn.base import read_rewards
 from qarena.learn.curve import Curve, CurvePoint
-from qarena.learn.family import Trainable, refuse_options
-from qarena.learn.learners import learner_class, load_learner, save_learner
-from qarena.learn.presets import record_text, resolve
-from qarena.learn.settings import NAMES, NETWORK_SETTINGS
+from qarena.learn.learners import load_learner, save_learner
+from qarena.learn.presets import record_text
+from qarena.learn.settings import ALL_SETTINGS
 from qarena.training.run import Progress as RunProgress
 from qarena.training.run import (
     RunPlan,
+    RunRequest,
     RunResult,
-    check_judged_curve,
-    check_versus,
-    plan_run,
+    check_counts,
+    request_run,
 )
 
 _R = TypeVar("_R")
@@ -177,40 +175,31 @@ def train_command(  # noqa: PLR0913 - the command's options
 ) -> int:
     """Train an agent by self-play or against an opponent, and save it as a policy file."""
     game = parse_spec(spec)
-    given = {name: settings[name] for name in NAMES}
+    given = {s.name: settings[s.name] for s in ALL_SETTINGS}
     if given["rewards"] is not None:
         given["rewards"] = _rewards(given["rewards"])
-    # A preset fills what was not given; the run's file keeps its name and what was given over it.
-    run_options, given, record = resolve(
-        preset_name,
-        game.spec,
-        {"learner": learner_kind, "opponent": opponent_name, "seat": seat, "episodes": episodes},
+    # The one set-up of a run's request, as qarena.train's and the web's: a preset fills what
+    # was not given, and what the learner kind has no use for is refused.
+    request = request_run(
+        game,
+        learner_kind,
         given,
+        preset=preset_name,
+        opponent=opponent_name,
+        seat=seat,
+        episodes=episodes,
+        canonical=not no_canonical,
+        until_perfect=until_perfect,
+        check_every=check_every,
+        curve=curve,
+        every=every,
+        workers=workers,
     )
-    learner_kind, opponent_name, seat, episodes = (
-        run_options["learner"],
-        run_options["opponent"],
-        run_options["seat"],
-        run_options["episodes"],
-    )
-    settings = {**settings, **given}
     chosen = out_file is None
     if out_file is None:
-        out_file = default_out(game, learner_kind)
-    run = _Run(out_file, episodes, resume, curve, every, as_json)
-    code = _train(
-        game,
-        run,
-        learner_kind,
-        opponent_name,
-        seat,
-        no_canonical,
-        until_perfect,
-        check_every,
-        workers,
-        settings,
-        record,
-    )
+        out_file = default_out(game, request.kind)
+    run = _Run(out_file, request.episodes, resume, curve, every, as_json)
+    code = _train(request, run)
     if chosen and out_file.exists():
         err.print(_("No --out given: saved to {file}.").format(file=out_file), soft_wrap=True)
     return code
@@ -235,86 +224,32 @@ def default_out(game: Game, learner_kind: str) -> Path:
     )
 
 
-def _train(  # noqa: PLR0913 - the command's options
-    game: Game,
-    run: _Run,
-    learner_kind: str,
-    opponent_name: str,
-    seat: str,
-    no_canonical: bool,
-    until_perfect: bool,
-    check_every: int | None,
-    workers: int | None,
-    settings: dict[str, Any],
-    record: dict[str, Any] | None = None,
-) -> int:
-    """The train command once its file is known, for every learner kind; ``record`` is the
-    preset's (None: none)."""
-    import os
-
-    out_file, episodes, resume = run.out_file, run.episodes, run.resume
-    cls = _learner(learner_kind, workers, settings)
-    if cls.self_play_only:
-        refuse_options(
-            (
-                ("--opponent", opponent_name != "self"),
-                ("--seat", seat != "both"),
-                ("--no-canonical", no_canonical),
-                ("--until-perfect", until_perfect),
-                ("--check-every", check_every is not None),
-            )
-        )
-    run.check()
-    if run.curve and cls.judging == "along_play":
-        check_judged_curve(game)  # before anything is trained: judging may have no bound
-    if check_every is not None:
-        check_count("--check-every", check_every, MAX_EPISODES)
-    if workers is not None:
-        check_count("--workers", workers, len(os.sched_getaffinity(0)) * 4)
-    given: dict[str, Any] = dict(settings)
-    check_versus(opponent_name == "self", seat, given)
+def _train(request: RunRequest, run: _Run) -> int:
+    """The train command once its request is checked and its file known, for every learner
+    kind: what is its own (the files, the progress bar, the summary) around the run
+    ``request.plan`` sets up."""
+    game, out_file, resume = request.game, run.out_file, run.resume
+    cls = request.learner
+    check_curve_every(run.every, run.curve)
+    check_counts(run.episodes, request.check_every, run.every, request.workers)
     # The one input --out may name is --resume's file: training goes on in place, and the file
     # is read whole and verified before the new one replaces it atomically.
-    inputs = [opponent_name] if is_file(opponent_name) else []
+    opponent = request.opponent
+    inputs = [opponent] if isinstance(opponent, str) and is_file(opponent) else []
     check_target(out_file, inputs)
     resumed = None
     if resume is not None:
         resumed = load_learner(resume, game, cls.kind)
-        if no_canonical and getattr(resumed.config, "canonical", False):
-            raise QarenaError(
-                _("{file} learned canonical positions; --no-canonical cannot change that").format(
-                    file=resume
-                )
-            )
-    elif cls.judging == "exact":
+    elif request.tables:
         announce(game)  # its tables are the game's: a long search is said before it starts
-    # The same set-up as qarena.train's: the settings checked, the learner, its opponent (a
-    # built-in's name is the built-in, anything else a policy file), the run's length.
-    plan = plan_run(
-        game,
-        cls.kind,
-        given,
-        canonical=not no_canonical,
-        resume=resumed,
-        resumed_from=None if resume is None else str(resume),
-        opponent=opponent_name,
-        seat=seat,
-        episodes=episodes,
-        until_perfect=until_perfect,
-        check_every=check_every,
-        curve=run.curve,
-        every=run.every,
-        workers=workers,
-    )
-    _say_default_run(game, plan, episodes)
-    if record is not None:
-        plan.learner.preset = record
+    plan = request.plan(resume=resumed, resumed_from=None if resume is None else str(resume))
+    _say_default_run(game, plan, run.episodes)
     title = _("{learner} on {spec}").format(learner=cls.title, spec=game.spec)
     result = _with_progress(title, plan.total, cls.unit, plan.run)
     save_learner(out_file, plan.learner, inputs)
     # What a run says of itself follows how its learner is judged: over every position, or
     # along perfect-play games (its curve's last point).
-    if cls.judging == "exact":
+    if request.tables:
         summary = _run_record(result, plan, game, cls.kind) if run.as_json else None
         table = None if run.as_json else _run_table(result, plan, game, cls.title, out_file)
     else:
@@ -361,25 +296,6 @@ class _Run:
     curve: bool
     every: int | None
     as_json: bool
-
-    def check(self) -> None:
-        if self.episodes is not None:
-            check_count("--episodes", self.episodes, MAX_EPISODES)
-        check_curve_every(self.every, self.curve)
-
-
-def _learner(kind: str, workers: int | None, settings: dict[str, Any]) -> type[Trainable]:
-    """The learner kind ``--learner`` names, refusing the options only other kinds read (and
-    the seed checked: every kind takes it)."""
-    cls = learner_class(kind)
-    for s in NETWORK_SETTINGS:
-        if settings.get(s.name) is not None and s.name not in cls.hyperparameters:
-            raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag=s.option))
-    if workers is not None and not cls.threaded:
-        raise QarenaError(_("{flag} applies to --learner ntuple only").format(flag="--workers"))
-    if settings.get("seed") is not None:
-        check_seed(settings["seed"])
-    return cls
 
 
 #: A run, started with the callback its progress goes to and the check for a stop asked for.

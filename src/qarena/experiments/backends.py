@@ -20,8 +20,8 @@ from qarena.errors import QarenaError
 from qarena.exact import Oracle
 from qarena.exact.search import DEFAULT_TABLE_BYTES as SEARCH_TABLE_BYTES
 from qarena.experiments.folder import MEASURED, RunOutput, RunRow, SweepFolder, ordered_rows
-from qarena.experiments.grid import Fixed, Setting
-from qarena.experiments.sweep import Task, run_task
+from qarena.experiments.grid import Fixed, Grid, Setting
+from qarena.experiments.sweep import Task, opponent_file, run_task
 from qarena.fileio import check_target
 from qarena.games import parse_spec
 from qarena.games.base import Game
@@ -228,6 +228,55 @@ def plan_sweep(
     files = opponent_files or {}
     tasks = [Task(fixed, s, threads, files.get(s.opponent), language()) for s in todo]
     return Plan(folder, settings, tasks, finished, asked, backend, ray_address, note)
+
+
+@dataclass(frozen=True)
+class SweepSetUp:
+    """A sweep's runs set up and checked, its folder not opened yet: what every run shares,
+    every run, and each policy file opponent's bytes (read once, to travel to its runs)."""
+
+    fixed: Fixed
+    settings: list[Setting]
+    files: dict[str, bytes | None]
+
+    def plan(
+        self,
+        folder: SweepFolder,
+        *,
+        workers: int | None = None,
+        backend: str = "local",
+        ray_address: str | None = None,
+    ) -> Plan:
+        """:func:`plan_sweep` of these runs into ``folder`` (under ``folder.locked()``)."""
+        return plan_sweep(
+            folder,
+            self.fixed,
+            self.settings,
+            workers=workers,
+            backend=backend,
+            ray_address=ray_address,
+            opponent_files=self.files,
+        )
+
+
+def set_up_sweep(
+    game: Game,
+    grid: Grid,
+    *,
+    games: int,
+    canonical: bool = True,
+    curve: bool = False,
+    every: int | None = None,
+    until_perfect: bool = False,
+) -> SweepSetUp:
+    """The runs of ``grid`` on ``game`` as ``qarena sweep`` and ``qarena.sweep`` set them up:
+    every run checked, each policy file opponent read, and what the runs share checked against
+    them; nothing is opened or trained."""
+    settings = grid.settings(game)
+    files = {name: opponent_file(game, name) for name in grid.opponents}
+    fixed = Fixed(game.spec, canonical, curve, every, games, until_perfect)
+    grid.check_fixed(fixed)
+    return SweepSetUp(fixed, settings, files)
 
 
 def run_plan(plan: Plan, on_run: Callable[[RunOutput], None] | None = None) -> bool:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from qarena.agents.opponents import opponent
 from qarena.agents.players import player
 from qarena.agents.strategies import is_builtin
 from qarena.errors import QarenaError
@@ -28,15 +27,12 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _, option, speaking
 from qarena.judging.evaluation import record_against, strategy_masks
 from qarena.judging.player import judge_player
-from qarena.learn.learners import learner_bytes, learner_class
+from qarena.learn.base import Learner
+from qarena.learn.curve import Curve
+from qarena.learn.family import Trainable
+from qarena.learn.learners import learner_bytes
 from qarena.policyfile import read_meta
-from qarena.training.run import (
-    default_episodes,
-    new_curve,
-    new_learner,
-    new_table,
-    train_run,
-)
+from qarena.training.run import RunResult, plan_run
 
 #: The matches' seed: ``qarena eval FILE`` (seed 0) gives a run's numbers again.
 EVAL_SEED = 0
@@ -62,8 +58,6 @@ def run_task(task: Task) -> RunOutput:
 
 
 def _run_task(task: Task) -> RunOutput:
-    if learner_class(task.setting.learner).judging == "along_play":
-        return _run_along_play(task)
     if task.threads:
         import numba
 
@@ -72,20 +66,38 @@ def _run_task(task: Task) -> RunOutput:
     setting = task.setting
     fixed = task.fixed
     game = parse_spec(fixed.game)
-    learner = new_table(game, setting.learner, setting.given, fixed.canonical)
-    learner.preset = setting.record
     with tempfile.TemporaryDirectory(prefix="qarena-sweep-") as tmp:
         name = setting.opponent
         if task.opponent_file is not None:
             # The file travels as bytes (a Ray node may not see this disk); loading takes a path.
             name = os.path.join(tmp, os.path.basename(setting.opponent))
             write_atomic(name, task.opponent_file)
-        opp = opponent(learner.tables, name)
-    total = setting.episodes or default_episodes(learner, opp.self_play)
-    curve = new_curve(learner, total, fixed.every) if fixed.curve else None
-    result = train_run(
-        learner, total, opp, setting.seat, until_perfect=fixed.until_perfect, curve=curve
-    )
+        # qarena train's set-up, on one thread (the same settings learn the same network).
+        plan = plan_run(
+            game,
+            setting.learner,
+            setting.given,
+            canonical=fixed.canonical,
+            opponent=name,
+            seat=setting.seat,
+            episodes=setting.episodes,
+            until_perfect=fixed.until_perfect,
+            curve=fixed.curve,
+            every=fixed.every,
+            workers=1,
+            preset=setting.record,
+        )
+    result = plan.run()
+    learner = plan.learner
+    if isinstance(learner, Learner):
+        return _table_row(task, learner, result, plan.curve)
+    return _along_play_row(task, learner, result)
+
+
+def _table_row(task: Task, learner: Learner, result: RunResult, curve: Curve | None) -> RunOutput:
+    """A run of a table learner measured as ``qarena eval`` measures it: over every
+    position, and its matches through the compiled kernels."""
+    setting, fixed = task.setting, task.fixed
     records = record_against(
         learner, strategy_masks(learner.tables, MEASURED), fixed.games, EVAL_SEED
     )
@@ -116,16 +128,11 @@ def _run_task(task: Task) -> RunOutput:
     return RunOutput(setting.name, learner_bytes(learner, run_meta(setting, row)), row)
 
 
-def _run_along_play(task: Task) -> RunOutput:
-    """A run of a learner judged along play (an n-tuple network): ``qarena train`` on one
-    thread (so the same settings learn the same network), then judged as ``qarena eval``
+def _along_play_row(task: Task, net: Trainable, result: RunResult) -> RunOutput:
+    """A run of a learner judged along play (an n-tuple network), judged as ``qarena eval``
     judges it."""
     setting, fixed = task.setting, task.fixed
-    game = parse_spec(fixed.game)
-    net = new_learner(game, setting.learner, setting.given)
-    total = setting.episodes or net.default_episodes()
-    curve = new_curve(net, total, fixed.every) if fixed.curve else None
-    result = train_run(net, total, curve=curve)
+    game = net.game
     evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)  # type: ignore[arg-type]
     row = RunRow(
         run=setting.name,

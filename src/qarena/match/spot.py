@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from qarena.games import Game
 from qarena.judging.tables import learner_optimality
 from qarena.learn.base import Learner, Opponent
+from qarena.learn.family import Trainable
 from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_table
 
 #: Training on the spot stops after this long, perfect or not: the person is waiting.
@@ -30,20 +31,20 @@ class Training:
         return self.result.exact.share == 1.0
 
 
-def train_timed(
+def run_timed(
     plan: RunPlan,
     *,
     seconds: float | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> Training:
-    """The ``plan``'s run, stopped after ``seconds`` (None: no limit) as well as by
-    ``should_stop``. The kernels compile (or load) and the game is solved first: the limit is
-    for training."""
-    learner = plan.learner
-    assert isinstance(learner, Learner)  # judged over its tables
+) -> tuple[RunResult, float]:
+    """The ``plan``'s run (any learner kind), stopped after ``seconds`` (None: no limit) as
+    well as by ``should_stop``, and its wall-clock seconds. The kernels compile (or load) and
+    a table learner's game is solved first: the limit is for training."""
+    learner: Trainable = plan.learner
     learner.warm_up()
-    learner_optimality(learner)
+    if isinstance(learner, Learner):
+        learner_optimality(learner)  # its game solved before the limit starts: it judges over it
     t0 = time.monotonic()
 
     def stop() -> bool:
@@ -51,7 +52,23 @@ def train_timed(
         return late or (should_stop is not None and should_stop())
 
     result = plan.run(on_progress, stop)
-    return Training(learner, result, time.monotonic() - t0)
+    return result, time.monotonic() - t0
+
+
+def train_timed(
+    plan: RunPlan,
+    *,
+    seconds: float | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Training:
+    """:func:`run_timed` for a table learner, as its :class:`Training`."""
+    learner = plan.learner
+    assert isinstance(learner, Learner)  # judged over its tables
+    result, took = run_timed(
+        plan, seconds=seconds, on_progress=on_progress, should_stop=should_stop
+    )
+    return Training(learner, result, took)
 
 
 def train_on_the_spot(

@@ -12,7 +12,14 @@ from typing import Any
 from qarena import threads
 from qarena.agents.opponents import opponent as opponent_of
 from qarena.agents.players import PlayerLike
-from qarena.budget import check_checks, estimate_positions, footprint
+from qarena.budget import (
+    MAX_EPISODES,
+    check_checks,
+    check_count,
+    check_seed,
+    estimate_positions,
+    footprint,
+)
 from qarena.errors import QarenaError, TooLargeError
 from qarena.evaluate.matches import SeatRecords
 from qarena.games.base import Game
@@ -31,6 +38,8 @@ from qarena.learn.family import Trainable, refuse_options
 from qarena.learn.learners import learner_class, table_class
 from qarena.learn.ntuple import CHUNK as NETWORK_CHUNK
 from qarena.learn.ntuple import JUDGED_GAMES
+from qarena.learn.presets import resolve as resolve_preset
+from qarena.learn.settings import NETWORK_SETTINGS
 
 __all__ = [
     "CHUNK_SECONDS",
@@ -40,7 +49,9 @@ __all__ = [
     "MatrixRow",
     "Progress",
     "RunPlan",
+    "RunRequest",
     "RunResult",
+    "check_counts",
     "check_judged_curve",
     "check_versus",
     "default_episodes",
@@ -51,6 +62,7 @@ __all__ = [
     "new_learner",
     "new_table",
     "plan_run",
+    "request_run",
     "train_run",
 ]
 
@@ -139,19 +151,31 @@ def new_table(game: Game, kind: str, given: Mapping[str, Any], canonical: bool =
     return learner
 
 
-def new_curve(learner: Trainable, total: int, every: int | None) -> Curve:
+def new_curve(
+    learner: Trainable,
+    total: int,
+    every: int | None,
+    *,
+    most_games: int | None = None,
+    most_points: int | None = None,
+) -> Curve:
     """The curve this run of ``total`` extends: the learner's own when resumed (its spacing
     kept unless ``every`` is given), else a new one of the learner's kind. Without
     ``every``, points come every ``total / learner.curve_points`` and, before the first, at
     1, 2, 5, 10, 20, … episodes (from 1,000 games, judged along play), so a log axis shows
-    how learning starts. Refused where judging along play has no bound."""
+    how learning starts. A view that shows it live asks for a lighter one: at most
+    ``most_games`` games a point and ``most_points`` points a run. Refused where judging
+    along play has no bound."""
     if learner.judging == "along_play":
         check_judged_curve(learner.game)  # before anything is trained
     old = learner.curve
     if every is None and old is not None:
         every = old.every  # a resumed curve keeps its spacing
     early = old.early if old is not None else every is None
-    step = every or max(1, total // learner.curve_points)
+    per_run = learner.curve_points
+    if most_points is not None:
+        per_run = min(per_run, most_points)
+    step = every or max(1, total // per_run)
     before = old.points if old is not None else []
     room = MAX_POINTS - len(before) - 1
     if room < 1:
@@ -161,6 +185,8 @@ def new_curve(learner: Trainable, total: int, every: int | None) -> Curve:
             )
         )
     games = old.games if old is not None else learner.curve_games
+    if most_games is not None:
+        games = min(games, most_games)
     curve = Curve(step, games, list(before), early, learner.curve_columns())
     start, end = learner.episodes, learner.episodes + total
     extra = sum(start < e <= end for e in curve._early())
@@ -433,31 +459,29 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     curve: bool = False,
     every: int | None = None,
     workers: int | None = None,
+    preset: dict[str, Any] | None = None,
+    most_games: int | None = None,
+    most_points: int | None = None,
 ) -> RunPlan:
     """Set up a run of any learner as ``qarena train`` does: the settings ``given`` (None: the
     learner's default, or with ``resume`` that learner's own) checked against whom it plays,
     a fresh learner of ``kind`` (or ``resume``, going on; ``resumed_from`` names its file),
     the opponent (any player, or ``"self"``), the run's length (``episodes``, else scaled to
-    the game), its curve, and its threads (``workers``; default: every core, for a learner
-    that runs on threads)."""
+    the game), its curve (a live view's lighter one with ``most_games``/``most_points``,
+    :func:`new_curve`), its threads (``workers``; default: every core, for a learner that
+    runs on threads), and the ``preset`` record it keeps."""
     import os
 
     cls = type(resume) if resume is not None else learner_class(kind)
     self_play = isinstance(opponent, str) and opponent == "self"
-    if cls.self_play_only:
-        refuse_options(
-            (
-                ("--opponent", not self_play),
-                ("--seat", seat != "both"),
-                ("--no-canonical", not canonical),
-                ("--until-perfect", until_perfect),
-                ("--check-every", check_every is not None),
-            )
-        )
-    check_versus(self_play, seat, given)
-    if curve and cls.judging == "along_play":
-        check_judged_curve(game)  # before anything is built: judging it may have no bound
+    _check_kind(cls, game, given, self_play, seat, canonical, until_perfect, check_every, curve)
     if resume is not None:
+        if not canonical and getattr(resume.config, "canonical", False):
+            raise QarenaError(
+                _("{file} learned canonical positions; --no-canonical cannot change that").format(
+                    file=resumed_from or _("the learner")
+                )
+            )
         if resume.game.spec != game.spec:
             raise QarenaError(
                 _("it is a policy for {game}, not {spec}").format(
@@ -484,10 +508,238 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     learner.check_room(total, resumed_from)
     if check_every is not None:
         check_checks("--check-every", check_every, total)
-    run_curve = new_curve(learner, total, every) if curve else None
+    run_curve = (
+        new_curve(learner, total, every, most_games=most_games, most_points=most_points)
+        if curve
+        else None
+    )
     cores = len(os.sched_getaffinity(0))
     threads_ = (workers or cores) if cls.threaded else 1
+    if preset is not None:
+        learner.preset = preset
     return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve, threads_)
+
+
+def _check_kind(  # noqa: PLR0913 - what a kind refuses, by the run's options
+    cls: type[Trainable],
+    game: Game,
+    given: Mapping[str, Any],
+    self_play: bool,
+    seat: str,
+    canonical: bool,
+    until_perfect: bool,
+    check_every: int | None,
+    curve: bool,
+) -> None:
+    """Refuse what the learner kind ``cls`` has no use for, in one line and before anything
+    is built: a self-play learner's opponent, seat, symmetry and checks; a seat or exploring
+    starts that do not fit whom it plays; a curve that cannot be judged in bounded time."""
+    if cls.self_play_only:
+        refuse_options(
+            (
+                ("--opponent", not self_play),
+                ("--seat", seat != "both"),
+                ("--no-canonical", not canonical),
+                ("--until-perfect", until_perfect),
+                ("--check-every", check_every is not None),
+            )
+        )
+    check_versus(self_play, seat, given)
+    if curve and cls.judging == "along_play":
+        check_judged_curve(game)  # before anything is built: judging it may have no bound
+
+
+def check_counts(
+    episodes: int | None,
+    check_every: int | None = None,
+    every: int | None = None,
+    workers: int | None = None,
+) -> None:
+    """Refuse a run's counts out of their bounds, each named as its reader names it
+    (``--episodes``, or ``episodes`` from Python)."""
+    import os
+
+    if episodes is not None:
+        check_count("--episodes", episodes, MAX_EPISODES)
+    if check_every is not None:
+        check_count("--check-every", check_every, MAX_EPISODES)
+    if every is not None:
+        check_count("--every", every, MAX_EPISODES)
+    if workers is not None:
+        check_count("--workers", workers, len(os.sched_getaffinity(0)) * 4)
+
+
+@dataclass
+class RunRequest:
+    """A run as a front end asks for it, its preset applied and every choice of its learner
+    kind made and checked (:func:`request_run`), nothing built yet. ``qarena train``,
+    ``qarena.train`` and the web's Train API all go through it; each adds only what is its
+    own (files and progress; a callback; stored policies, the job queue, time limits and the
+    memory a run is admitted against)."""
+
+    game: Game
+    kind: str
+    given: dict[str, Any]
+    opponent: PlayerLike = "self"
+    seat: str = "both"
+    episodes: int | None = None
+    #: The preset's record, kept in the learner's file (None: no preset).
+    preset: dict[str, Any] | None = None
+    canonical: bool = True
+    until_perfect: bool = False
+    check_every: int | None = None
+    curve: bool = False
+    every: int | None = None
+    workers: int | None = None
+
+    @property
+    def learner(self) -> type[Trainable]:
+        """The learner kind it trains."""
+        return learner_class(self.kind)
+
+    @property
+    def self_play(self) -> bool:
+        return isinstance(self.opponent, str) and self.opponent == "self"
+
+    @property
+    def tables(self) -> bool:
+        """Whether the run builds the game's tables (a learner judged over every position):
+        what a bound on a game's size holds a run to; a learner judged along play learns a
+        game of any size (its model, not the game's tables, takes the memory)."""
+        return self.learner.judging == "exact"
+
+    def config(self) -> Any:
+        """The learner's settings, its defaults for the game with those given, checked by the
+        kind's declaration, with the kind's checks of the game and of its model's size: before
+        anything is allocated."""
+        cls = self.learner
+        cls.check_game(self.game)
+        base = (
+            cls.default_config(self.game)
+            if self.canonical
+            else cls.default_config(self.game, canonical=False)
+        )
+        config = cls.build_config(self.given, base)
+        cls.check_fits(config)
+        return config
+
+    def curve_refused(self) -> str | None:
+        """Why its curve cannot be judged in bounded time, as a clause (None when it can): a
+        learner judged along play, on a board where that has no bound
+        (:func:`judging_refused`)."""
+        return judging_refused(self.game) if self.learner.judging == "along_play" else None
+
+    def memory(self, config: Any, curve: bool) -> tuple[int, int]:
+        """Bytes the run takes while it trains (the game's tables, the learner's own, its
+        working arrays and the move masks of its opponent and its curve's; or its model), and
+        bytes judging its curve along play takes (one per board and process: runs of one board
+        share it)."""
+        cls = self.learner
+        if cls.judging == "exact":
+            opponents = len(CURVE_OPPONENTS) + 1
+            kind = table_class(self.kind)  # judged over its tables: a table learner
+            need = footprint(self.game, "learn", kind, opponents, canonical=config.canonical)
+            return need.total, 0
+        return cls.model_bytes(config), judging_bytes(self.game) if curve else 0
+
+    def total(self, config: Any) -> int:
+        """The episodes the run trains: those asked for, else the kind's default for the game
+        (known from the game, or from a fresh learner)."""
+        if self.episodes is not None:
+            return self.episodes
+        cls = self.learner
+        known = cls.default_length(self.game)
+        if known is not None:
+            return known
+        return int(cls.create(self.game, config).default_episodes(self.self_play))
+
+    def plan(
+        self,
+        *,
+        resume: Trainable | None = None,
+        resumed_from: str | None = None,
+        opponent: PlayerLike | None = None,
+        episodes: int | None = None,
+        workers: int | None = None,
+        most_games: int | None = None,
+        most_points: int | None = None,
+    ) -> RunPlan:
+        """The run set up (:func:`plan_run`): with ``resume`` going on from that learner,
+        against ``opponent`` when given (the player its opponent's name stands for, as the web
+        loads a stored policy), for ``episodes`` when given, on ``workers`` threads when given
+        (for a learner that runs on threads), and with a live view's lighter curve
+        (``most_games``, ``most_points``)."""
+        return plan_run(
+            self.game,
+            self.kind,
+            self.given,
+            canonical=self.canonical,
+            resume=resume,
+            resumed_from=resumed_from,
+            opponent=self.opponent if opponent is None else opponent,
+            seat=self.seat,
+            episodes=self.episodes if episodes is None else episodes,
+            until_perfect=self.until_perfect,
+            check_every=self.check_every,
+            curve=self.curve,
+            every=self.every,
+            workers=self.workers if workers is None else workers,
+            preset=self.preset,
+            most_games=most_games,
+            most_points=most_points,
+        )
+
+
+def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
+    game: Game,
+    kind: str | None,
+    given: Mapping[str, Any],
+    *,
+    preset: str | None = None,
+    opponent: PlayerLike | None = None,
+    seat: str | None = None,
+    episodes: int | None = None,
+    canonical: bool = True,
+    until_perfect: bool = False,
+    check_every: int | None = None,
+    curve: bool = False,
+    every: int | None = None,
+    workers: int | None = None,
+) -> RunRequest:
+    """A front end's request (the learner ``kind``, the settings ``given``, a ``preset``'s
+    name, the opponent, seat and episodes; None: not given) made a checked
+    :class:`RunRequest`: the preset fills what was not given (qarena's defaults without
+    one), the learner kind is the one named, and what it has no use for is refused in one
+    line (another kind's settings, ``workers`` for a learner on one thread, a self-play
+    learner's opponent, a seat or exploring starts that do not fit whom it plays, a curve
+    that cannot be judged)."""
+    run, settings, record = resolve_preset(
+        preset,
+        game.spec,
+        {"learner": kind, "opponent": opponent, "seat": seat, "episodes": episodes},
+        given,
+    )
+    cls = learner_class(run["learner"])
+    for s in NETWORK_SETTINGS:
+        if settings.get(s.name) is not None and s.name not in cls.hyperparameters:
+            raise QarenaError(
+                _("{flag} applies to --learner ntuple only").format(flag=option(s.option))
+            )
+    if workers is not None and not cls.threaded:
+        raise QarenaError(
+            _("{flag} applies to --learner ntuple only").format(flag=option("--workers"))
+        )
+    if settings.get("seed") is not None:
+        check_seed(settings["seed"])
+    request = RunRequest(
+        game, cls.kind, settings, run["opponent"], run["seat"], run["episodes"], record,
+        canonical, until_perfect, check_every, curve, every, workers,
+    )  # fmt: skip
+    _check_kind(
+        cls, game, settings, request.self_play, request.seat, canonical, until_perfect,
+        check_every, curve,
+    )  # fmt: skip
+    return request
 
 
 #: Most reachable positions (the budget's estimate) of a board that is solved by search without

@@ -10,6 +10,7 @@ thread speaks English) and its snapshot translates it for whoever asks.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import threading
@@ -18,27 +19,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from qarena import threads
-from qarena.agents.opponents import opponent
+from qarena.agents.players import PlayerLike
 from qarena.agents.strategies import players_of
-from qarena.budget import footprint, format_bytes, memory_budget
+from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError
 from qarena.evaluate.curve_svg import curve_svg
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
-from qarena.learn.base import LearnConfig, Learner, Opponent
-from qarena.learn.curve import CURVE_OPPONENTS, Curve, CurvePoint
-from qarena.learn.learners import learner_class, make_learner
-from qarena.match.spot import train_timed
-from qarena.training.run import (
-    Progress,
-    RunPlan,
-    check_versus,
-    default_episodes,
-    judging_bytes,
-    judging_refused,
-    new_curve,
-    train_run,
-)
+from qarena.learn.base import Learner
+from qarena.learn.curve import CurvePoint
+from qarena.learn.learners import learner_class
+from qarena.match.spot import run_timed
+from qarena.training.run import Progress, RunRequest, judging_refused
 from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id
 
@@ -99,6 +91,19 @@ LIVE: tuple[JobState, ...] = ("queued", "running")
 
 
 @dataclass(frozen=True)
+class Admitted:
+    """A run's request as this server admits it: the learner's settings, the episodes it
+    trains, the bytes it takes while it trains and those judging its curve takes, and whether
+    it records a curve."""
+
+    config: Any
+    total: int
+    memory: int
+    judging: int
+    curve: bool
+
+
+@dataclass(frozen=True)
 class Spot:
     """A run someone waits for, to play its agent: who moves first then, and the time limit."""
 
@@ -116,7 +121,7 @@ class Job:
     learner: str
     episodes: int
     opponent: str  # a name, or a stored policy's id
-    config: Any  # the learner kind's (a LearnConfig for a table learner)
+    config: Any  # the learner kind's settings, checked
     seat: str = "both"
     until_perfect: bool = False
     spot: bool = False
@@ -126,8 +131,7 @@ class Job:
     queue_position: int | None = None  # 1 for the next to start, while queued
     done: int = 0
     optimality: float | None = None
-    points: list[CurvePoint] = field(default_factory=list)
-    judged: list[CurvePoint] = field(default_factory=list)  # a network's curve
+    points: list[CurvePoint] = field(default_factory=list)  # its curve's, of either kind
     policy: str | None = None
     error: str | None = None
     version: int = 0  # bumped on every change, for watchers
@@ -136,8 +140,10 @@ class Job:
     stopped: bool = False  # stopped early (by request or the time limit); what it learned is kept
     memory: int = 0  # bytes it takes while it trains: its tables, the learner's and the game's
     judging: int = 0  # bytes judging its curve takes, shared by runs of the same board
-    curve: bool = True  # a network's curve is judged (not where judging has no bound)
+    curve: bool = True  # a curve is recorded (not where judging it has no bound)
     preset: dict[str, Any] | None = None  # the write-up's preset and what was given over it
+    #: The run asked for, checked (``training.run.request_run``): what the thread sets up.
+    request: RunRequest | None = None
 
     @property
     def along_play(self) -> bool:
@@ -146,13 +152,11 @@ class Job:
 
     def curve_points(self) -> int:
         """The points of its learning curve so far."""
-        return len(self.judged) if self.along_play else len(self.points)
+        return len(self.points)
 
     def chart(self) -> str:
         """Its learning curve so far, as SVG."""
-        if self.along_play:
-            return curve_svg(self.judged, self.episodes, judged=True)
-        return curve_svg(self.points, self.episodes)
+        return curve_svg(self.points, self.episodes, judged=self.along_play)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -229,70 +233,30 @@ class Jobs:
                 None,
             )
 
-    def start(  # noqa: PLR0913 - qarena train's options
-        self,
-        game: Game,
-        learner: str = "q",
-        episodes: int | None = None,
-        opponent_name: str = "self",
-        config: LearnConfig | None = None,
-        *,
-        seat: str = "both",
-        until_perfect: bool = False,
-        spot: Spot | None = None,
-        preset: dict[str, Any] | None = None,
-    ) -> Job:
-        """Check the settings, then train in the background: at once if a slot is free, else
-        after the runs ahead of it in line. Full when the line is full. The opponent is one
-        the command line names, or a stored policy of the same game by its id; ``spot``, for
-        a run someone waits for to play."""
-        fresh, total = self.check(game, learner, episodes, opponent_name, config, seat=seat)
+    def start(self, request: RunRequest, *, spot: Spot | None = None) -> Job:
+        """Check the run ``request`` asks for (:meth:`check`), then train it in the background:
+        at once if a slot is free, else after the runs ahead of it in line. Full when the line
+        is full. ``spot``, for a run someone waits for to play."""
+        admitted = self.check(request)
         job = Job(
             secrets.token_hex(6),
-            game,
-            learner,
-            total,
-            opponent_name,
-            fresh.config,
-            seat=seat,
-            until_perfect=until_perfect,
+            request.game,
+            request.kind,
+            admitted.total,
+            str(request.opponent),
+            admitted.config,
+            seat=request.seat,
+            until_perfect=request.until_perfect,
             spot=spot is not None,
             first=spot.first if spot is not None else "human",
             seconds=spot.seconds if spot is not None else None,
-            memory=self.learner_bytes(fresh),
-            preset=preset,
+            memory=admitted.memory,
+            judging=admitted.judging,
+            curve=admitted.curve,
+            preset=request.preset,
+            request=dataclasses.replace(request, curve=admitted.curve),
         )
         return self._enqueue(job)
-
-    def start_along_play(self, game: Game, kind: str, episodes: int | None, config: Any) -> Job:
-        """A run of a learner judged along play (an n-tuple network's self-play), as ``qarena
-        train`` on one thread: checked (the game, its model's memory, the episodes), then in
-        line as any run."""
-        total = self.check_along_play(game, kind, episodes, config)
-        # Its curve is judged as --curve judges one, where that has a bound; elsewhere (boards
-        # searched without a book, or too big to solve) it trains without one, and says so.
-        curve = judging_refused(game) is None
-        job = Job(
-            secrets.token_hex(6),
-            game,
-            kind,
-            total,
-            "self",
-            config,
-            memory=learner_class(kind).model_bytes(config),
-            judging=judging_bytes(game) if curve else 0,
-            curve=curve,
-        )
-        return self._enqueue(job)
-
-    @staticmethod
-    def learner_bytes(learner: Learner) -> int:
-        """What a table learner's run takes: the game's tables, the learner's own and its
-        working arrays, and the move masks of its opponent and its curve's."""
-        opponents = len(CURVE_OPPONENTS) + 1
-        return footprint(
-            learner.game, "learn", type(learner), opponents, canonical=learner.config.canonical
-        ).total
 
     def _check_memory(self, job: Job) -> None:
         """Refuse a run whose memory, with what the runs under way and waiting hold, is more
@@ -315,25 +279,6 @@ class Jobs:
                     need=format_bytes(need), held=format_bytes(held), budget=format_bytes(budget)
                 )
             )
-
-    def check_along_play(self, game: Game, kind: str, episodes: int | None, config: Any) -> int:
-        """The checks of :meth:`start_along_play`, which start nothing: the episodes it will
-        play."""
-        cls = learner_class(kind)
-        cls.check_game(game)
-        cls.check_fits(config)
-        curve = judging_refused(game) is None
-        refuse_alone(cls.model_bytes(config) + (judging_bytes(game) if curve else 0))
-        if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
-            raise QarenaError(
-                _("episodes must be from 1 to {most:,}, not {count}").format(
-                    most=MAX_EPISODES, count=episodes
-                )
-            )
-        if episodes is not None:
-            return episodes
-        known = cls.default_length(game)
-        return known if known is not None else int(cls.create(game, config).default_episodes())
 
     def _enqueue(self, job: Job) -> Job:
         spot = job.spot
@@ -362,24 +307,20 @@ class Jobs:
             self._dispatch()
         return job
 
-    def check(
-        self,
-        game: Game,
-        learner: str = "q",
-        episodes: int | None = None,
-        opponent_name: str = "self",
-        config: LearnConfig | None = None,
-        *,
-        seat: str = "both",
-    ) -> tuple[Learner, int]:
-        """The checks of :meth:`start`, which start nothing: the fresh learner, and the
-        episodes it will train."""
-        fresh = make_learner(learner, game, config)  # checks the learner's name
+    def check(self, request: RunRequest) -> Admitted:
+        """The checks of :meth:`start`, which start nothing: the learner's settings (the
+        kind's own checks), whom it plays here (a name, or a stored policy's id: a web request
+        must not name files on the server), the episodes within this server's limit, and the
+        memory it takes with nothing else running. Its curve is recorded where judging it has
+        a bound; elsewhere (boards searched without a book, or too big to solve) it trains
+        without one, and says so."""
+        game, opponent_name = request.game, str(request.opponent)
+        config = request.config()
         if is_policy_id(opponent_name):
-            self._check_policy_opponent(opponent_name, fresh)
+            self._check_policy_opponent(opponent_name, game, request.canonical)
         else:
             # Every opponent the command line offers by name (its policy files are stored
-            # policies here: a web request must not name files on the server).
+            # policies here).
             named = ("self", *players_of(game))
             if opponent_name not in named:
                 raise QarenaError(
@@ -388,24 +329,23 @@ class Jobs:
                         "policy's id"
                     ).format(name=opponent_name, spec=game.spec, names=", ".join(named))
                 )
-        check_versus(opponent_name == "self", seat, {})
+        episodes = request.episodes
         if episodes is not None and not 1 <= episodes <= MAX_EPISODES:
             raise QarenaError(
                 _("episodes must be from 1 to {most:,}, not {count}").format(
                     most=MAX_EPISODES, count=episodes
                 )
             )
+        curve = request.curve_refused() is None
+        memory, judging = request.memory(config, curve)
+        refuse_alone(memory + judging)
         # Unasked, the default run (on-the-spot runs too, within their time limit).
-        total = (
-            episodes if episodes is not None else default_episodes(fresh, opponent_name == "self")
-        )
-        return fresh, total
+        return Admitted(config, request.total(config), memory, judging, curve)
 
-    def _check_policy_opponent(self, policy_id: str, learner: Learner) -> None:
+    def _check_policy_opponent(self, policy_id: str, game: Game, canonical: bool) -> None:
         """A stored policy to train against: it exists, plays the game, and has tables of the
-        same rows (positions one per symmetry, or every one) as the learner's, which its
-        moves are given in."""
-        game = learner.game
+        same rows (positions one per symmetry, or every one) as the learner's (``canonical``),
+        which its moves are given in."""
         try:
             row = self.store.get(policy_id)
         except NotFound:
@@ -427,7 +367,7 @@ class Jobs:
             )
         hyper = self.store.meta(policy_id).get("hyperparameters")
         theirs = hyper.get("canonical", True) if isinstance(hyper, dict) else True
-        if theirs != learner.config.canonical:
+        if theirs != canonical:
             learned = (
                 _(
                     "policy {id} learned one position per symmetry; train on the same positions "
@@ -441,16 +381,16 @@ class Jobs:
             )
             raise QarenaError(learned.format(id=policy_id))
 
-    def _opponent(self, job: Job, learner: Learner) -> Opponent:
+    def _opponent(self, job: Job) -> PlayerLike | None:
+        """The player a stored policy's id stands for (None: a name, which the run resolves
+        as the command line does)."""
         if not is_policy_id(job.opponent):
-            return opponent(learner.tables, job.opponent)
+            return None
         other = self.store.load(job.opponent)
         if not isinstance(other, Learner):  # checked when the run was asked for: no tables
             raise QarenaError(f"policy {job.opponent} is an n-tuple network")
-        if other.tables.rows != learner.tables.rows:  # checked when the run was asked for
-            raise QarenaError(f"policy {job.opponent} has tables of another shape")
         # As a policy file opponent on the command line: uniformly among its best moves.
-        return Opponent(f"policy {job.opponent}", other.best_moves())
+        return other
 
     def cancel(self, job: Job) -> bool:
         """Stop a job: a running one between chunks (what it learned is saved); a waiting one
@@ -525,10 +465,7 @@ class Jobs:
         # stop ends any search inside it (a curve point judged) within a fraction of a second.
         with speaking(DEFAULT), threads.limit(should_stop=lambda: job.cancel):
             try:
-                if job.along_play:
-                    self._train_along_play(job, job.config)
-                else:
-                    self._train(job, job.config)
+                self._train(job)
                 job.state = "done"
             except QarenaError as e:
                 job.error, job.state = str(e), "failed"
@@ -541,63 +478,52 @@ class Jobs:
                     self._threads.pop(job.id, None)
                     self._dispatch()  # this run's slot is free: the next in line starts
 
-    def _train_along_play(self, job: Job, config: Any) -> None:
-        net = learner_class(job.learner).create(job.game, config)
-        # Its curve as `qarena train --curve` judges one: along perfect-play games, and by
-        # games against perfect play moving first, at 1,000, 2,000, 5,000… games and every
-        # tenth of the run.
-        curve = new_curve(net, job.episodes, None) if job.curve else None
-
-        def on_progress(p: Progress) -> None:
-            job.done = p.episodes
-            if p.point is not None and curve is not None:
-                job.judged = [*curve.points]
-            job.version += 1
-
-        result = train_run(
-            net, job.episodes, curve=curve, on_progress=on_progress, should_stop=lambda: job.cancel
+    def _train(self, job: Job) -> None:
+        """The run its request sets up (``RunRequest.plan``, as ``qarena train``'s), with
+        what is the web's: a stored policy as the opponent, a live view's lighter curve, one
+        thread (the runs at once are the server's slots), the time limit of an on-the-spot
+        run."""
+        assert job.request is not None
+        plan = job.request.plan(
+            opponent=self._opponent(job),
+            episodes=job.episodes,
+            workers=1,
+            most_games=CURVE_GAMES,
+            most_points=CURVE_POINTS,
         )
-        job.judged = [*curve.points] if curve is not None else []
-        job.done, job.stopped = result.episodes, result.stopped
-        if result.episodes == 0:
-            raise QarenaError(_("it was stopped before it learned anything"))
-        job.policy = self.store.add(net).id
-
-    def _train(self, job: Job, config: LearnConfig) -> None:
-        learner = make_learner(job.learner, job.game, config)
-        learner.preset = job.preset
-        opp = self._opponent(job, learner)
-        every = max(1, job.episodes // CURVE_POINTS)
-        curve = Curve(every, games=CURVE_GAMES, early=True)
+        curve = plan.curve
 
         def on_progress(p: Progress) -> None:
             job.done = p.episodes
             if p.optimality is not None:
                 job.optimality = p.optimality.share
-            if p.point is not None:
+            if p.point is not None and curve is not None:
                 job.points = [*curve.points]
-                job.optimality = p.point.optimality
+                if not curve.judged:  # its points are judged over every position
+                    job.optimality = p.point.optimality
             job.version += 1
 
         # An on-the-spot run is `qarena train`'s default run, as `qarena play`'s is: checking
         # for perfect play every 1% of the run cost mid-size games most of their time limit.
-        plan = RunPlan(
-            learner, opp, job.seat, job.episodes, until_perfect=job.until_perfect, curve=curve
-        )
-        result = train_timed(
+        result, _took = run_timed(
             plan, seconds=job.seconds, on_progress=on_progress, should_stop=lambda: job.cancel
-        ).result
+        )
         job.done = result.episodes
         job.stopped = result.stopped
+        job.points = [*curve.points] if curve is not None else []
         if result.episodes == 0:
             # Stopped (the server shutting down) before the first chunk: nothing to keep.
             raise QarenaError(_("it was stopped before it learned anything"))
-        job.optimality = result.exact.share
-        job.points = [*curve.points]
-        # How it was trained, beyond its hyperparameters: the file says so wherever it goes.
-        training = {
-            "opponent": job.opponent,
-            "seat": job.seat,
-            "until_perfect": job.until_perfect,
-        }
-        job.policy = self.store.add(learner, {"training": training}).id
+        if result.optimality is not None:
+            job.optimality = result.optimality.share
+        # How it was trained, beyond its settings, where it could have played another: the
+        # file says so wherever it goes.
+        extra = None
+        if not type(plan.learner).self_play_only:
+            training = {
+                "opponent": job.opponent,
+                "seat": job.seat,
+                "until_perfect": job.until_perfect,
+            }
+            extra = {"training": training}
+        job.policy = self.store.add(plan.learner, extra).id

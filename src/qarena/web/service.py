@@ -16,22 +16,17 @@ from fastapi import Depends, Request
 from qarena.agents.base import Player, Rival
 from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player
 from qarena.agents.strategies import NETWORK as NETWORK_PLAYER
-from qarena.agents.strategies import STRATEGIES, players_of
+from qarena.agents.strategies import STRATEGIES, named_players, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
-from qarena.learn.family import refuse_options
-from qarena.learn.learners import learner_class, table_class
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.base import Learner
 from qarena.learn.ntuple_config import check_board
-from qarena.learn.ntuple_file import shipped_network
-from qarena.learn.presets import resolve as resolve_preset
-from qarena.learn.settings import ALL_SETTINGS, NETWORK_SETTINGS
+from qarena.learn.settings import ALL_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
-from qarena.training.run import check_versus
+from qarena.training.run import RunRequest, request_run
 from qarena.web.exceptions import Full
 from qarena.web.jobs import LIVE, Job, Jobs, Spot
 from qarena.web.models import NewGame, TrainIn
@@ -77,9 +72,6 @@ MAX_COST = 2_000_000
 #: the least recently used go first.
 AGENT_CACHE = 16
 AGENT_CACHE_BYTES = 1_200_000_000
-#: The training settings a request may give, as ``qarena train`` takes them (None: the
-#: learner's default); canonical or not is its own field of the request.
-SETTINGS = tuple(name for name in ALL_HYPERPARAMETERS if name != "canonical")
 #: What a preset fills besides the settings, when the request does not give it.
 RUN_FIELDS = ("learner", "opponent", "seat", "episodes")
 
@@ -140,7 +132,7 @@ class Web:
             # Looked up at each call: ``qarena serve`` sets ``stopping`` after this.
             lambda: self.stopping(),  # noqa: PLW0108
         )
-        self._networks: dict[str, NTupleNetwork] = {}
+        self._networks: dict[str, Rival] = {}
         self._lock = threading.Lock()
         self._spot_lock = threading.Lock()
         #: Whether the server is stopping: set when serving under ``qarena serve``.
@@ -291,20 +283,23 @@ class Web:
             raise
         return self.agent_or_job(game, first)
 
-    def network(self, game: Game) -> NTupleNetwork:
-        """The n-tuple network shipped for ``game``, loaded once (it is read-only)."""
+    def network(self, game: Game) -> Rival:
+        """The n-tuple network shipped for ``game`` (the one resolution of a player, by its
+        name), loaded once (it is read-only)."""
         with self._lock:
             net = self._networks.get(game.spec)
         if net is None:
-            check_board(game)
-            net = shipped_network(game)
-            if net is None:
+            if NETWORK_PLAYER not in named_players(game):
+                check_board(game)
                 raise QarenaError(
                     _(
                         "no n-tuple network comes with qarena for {spec}; train one with qarena "
                         "train {spec} --learner ntuple --out FILE and play it with qarena play FILE"
                     ).format(spec=game.spec)
                 )
+            found = player(NETWORK_PLAYER, game)
+            assert isinstance(found, Rival), found
+            net = found
             with self._lock:
                 self._networks[game.spec] = net
         return net
@@ -396,7 +391,8 @@ class Web:
                 row = self._stored(game)
                 if row is None:
                     job = self.jobs.start(
-                        game, SPOT_LEARNER, spot=Spot(first, self.limits.train_seconds)
+                        request_run(game, SPOT_LEARNER, {}),
+                        spot=Spot(first, self.limits.train_seconds),
                     )
         if row is not None:
             return self.agent(row.id)
@@ -493,82 +489,42 @@ class Web:
         watch.solution = solution
         return self.watches.add(watch)
 
-    def _with_preset(self, body: TrainIn) -> tuple[TrainIn, dict[str, Any] | None]:
-        """The request with its preset (``qarena train --preset``) filling every field not
-        given, and the preset's record (None without one)."""
-        if body.preset is None:
-            return body, None
-        given = body.model_fields_set
-        run = {k: getattr(body, k) if k in given else None for k in RUN_FIELDS}
-        settings = {name: getattr(body, name) for name in SETTINGS}
-        filled, settings, record = resolve_preset(
-            body.preset, self.game(body.game).spec, run, settings
+    def _request(self, body: TrainIn) -> RunRequest:
+        """The run a Train request asks for, checked as ``qarena train`` checks it (the one
+        set-up, :func:`~qarena.training.run.request_run`: its preset filling every field not
+        given, the learner kind's own refusals); then what is the web's: a learner that builds
+        the game's tables trains only a game within this server's budget."""
+        sent = body.model_fields_set
+        # Under a preset, a field not sent is not given (the preset fills it); one sent is,
+        # even at its default.
+        run = {
+            k: getattr(body, k) if body.preset is None or k in sent else None for k in RUN_FIELDS
+        }
+        settings = {s.name: getattr(body, s.name) for s in ALL_SETTINGS}
+        request = request_run(
+            self._parse(body.game),
+            run["learner"],
+            settings,
+            preset=body.preset,
+            opponent=run["opponent"],
+            seat=run["seat"],
+            episodes=run["episodes"],
+            canonical=body.canonical,
+            until_perfect=body.until_perfect,
         )
-        return body.model_copy(update={**filled, **settings}), record
+        if request.tables:
+            self.game(body.game)  # its tables are the game's: within the budget
+        return request
 
     def check_training(self, body: TrainIn) -> None:
         """The checks of :meth:`start_training`, which start nothing (QarenaError when one
         fails)."""
-        body, _record = self._with_preset(body)
-        if learner_class(body.learner).judging == "along_play":
-            game, kind, config = self._along_play(body)
-            self.jobs.check_along_play(game, kind, body.episodes, config)
-            return
-        game, config = self._training(body)
-        self.jobs.check(game, body.learner, body.episodes, body.opponent, config, seat=body.seat)
-
-    def _along_play(self, body: TrainIn) -> tuple[Game, str, Any]:
-        """A run of a learner judged along play (an n-tuple network), checked as ``qarena
-        train`` checks it: self-play only where the kind learns so, on a game of any size (its
-        model, not the game's tables, takes the memory); a setting it does not read is
-        refused."""
-        cls = learner_class(body.learner)
-        if cls.self_play_only:
-            refuse_options(
-                (
-                    ("--opponent", body.opponent != "self"),
-                    ("--seat", body.seat != "both"),
-                    ("--no-canonical", not body.canonical),
-                    ("--until-perfect", body.until_perfect),
-                )
-            )
-        game = self._parse(body.game)
-        given = {s.name: getattr(body, s.name) for s in ALL_SETTINGS}
-        return game, cls.kind, cls.build_config(given, cls.default_config(game))
-
-    def _training(self, body: TrainIn) -> tuple[Game, LearnConfig]:
-        for s in NETWORK_SETTINGS:
-            if getattr(body, s.name) is not None:
-                raise QarenaError(
-                    _("{flag} applies to --learner ntuple only").format(flag=s.option)
-                )
-        game = self.game(body.game)
-        cls = table_class(body.learner)
-        given = {name: getattr(body, name) for name in SETTINGS}
-        check_versus(body.opponent == "self", body.seat, given)
-        return game, cls.build_config(given, cls.default_config(canonical=body.canonical))
+        self.jobs.check(self._request(body))
 
     def start_training(self, body: TrainIn) -> Job:
-        """A training run with the settings of ``qarena train``, checked as it checks them:
-        the game's size here, the seat and exploring starts against whom it plays, then the
-        learner's own settings (``Learner.build_config``), then the opponent. An n-tuple
-        network's run is checked as :meth:`_network` says."""
-        body, record = self._with_preset(body)
-        if learner_class(body.learner).judging == "along_play":
-            game, kind, config = self._along_play(body)
-            return self.jobs.start_along_play(game, kind, body.episodes, config)
-        game, config = self._training(body)
-        cls = table_class(body.learner)
-        return self.jobs.start(
-            game,
-            cls.kind,
-            body.episodes,
-            body.opponent,
-            config,
-            seat=body.seat,
-            until_perfect=body.until_perfect,
-            preset=record,
-        )
+        """A training run with the settings of ``qarena train``, checked as it checks them
+        (:meth:`_request`), then the opponent, the episodes and the memory it takes here."""
+        return self.jobs.start(self._request(body))
 
 
 async def _the_web(request: Request) -> Web:

@@ -28,7 +28,7 @@ from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, oppone
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option, speaking
-from qarena.learn.learners import learner_bytes, learner_class
+from qarena.learn.learners import adopt, learner_bytes, learner_class
 from qarena.policyfile import read_meta
 from qarena.training.run import (
     default_episodes,
@@ -52,12 +52,18 @@ class Task:
     threads: int = 0  # compiled loops' threads in the worker (0: numba's default)
     opponent_file: bytes | None = None
     language: str = "en"  # the language of the worker's messages: the sweep's own
+    #: Where its learner kind is defined when it is not one of qarena's own (a test's toy
+    #: learner): a spawned worker knows only the kinds registered as qarena is imported, so
+    #: it imports this module by name and registers the kind (``learners.adopt``).
+    learner_from: tuple[str, str] | None = None
 
 
 def run_task(task: Task) -> RunOutput:
     """Train and measure one run; its policy file comes back as bytes, written by the caller.
     Its messages (an error) are in the task's language."""
     with speaking(task.language):
+        if task.learner_from is not None:
+            adopt(task.setting.learner, task.learner_from)
         return _run_task(task)
 
 
@@ -126,7 +132,7 @@ def _run_along_play(task: Task) -> RunOutput:
     total = setting.episodes or net.default_episodes()
     curve = new_curve(net, total, fixed.every) if fixed.curve else None
     result = train_run(net, total, curve=curve)
-    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)  # type: ignore[arg-type]
+    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)
     row = RunRow(
         run=setting.name,
         game=fixed.game,

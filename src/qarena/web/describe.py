@@ -15,7 +15,6 @@ from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple_config import NetworkConfig
 from qarena.learn.presets import record_text
 from qarena.learn.settings import ALL_SETTINGS
 from qarena.web.store import is_policy_id
@@ -130,9 +129,13 @@ def setting_rows(
     hyper: Mapping[str, Any],
     training: Mapping[str, Any] | None = None,
     preset: Mapping[str, Any] | None = None,
+    *,
+    own_order: bool = False,
 ) -> list[tuple[str, str]]:
     """(label, value) rows: how a run trained (whom against, in which seat, until perfect
-    play), when the policy's file says so, then its hyperparameters in the form's order."""
+    play), when the policy's file says so, then its hyperparameters in the form's order (with
+    ``own_order``: in the order ``hyper`` gives them, a learner's own, the symmetry setting
+    last as on the form)."""
     rows: list[tuple[str, str]] = []
     if training:
         opponent = str(training.get("opponent", "self"))
@@ -147,10 +150,11 @@ def setting_rows(
         rows.append((_("preset"), record_text(preset)))
     # Without exploring starts, their order says nothing.
     skip = {"start_order"} if hyper.get("starts") == 0 else set()
+    order = [*(k for k in hyper if k != "canonical"), "canonical"] if own_order else LABELS
     rows += [
         (_(LABELS[k]), setting_text(k, hyper[k]))
-        for k in LABELS
-        if hyper.get(k) is not None and k not in skip
+        for k in order
+        if k in LABELS and hyper.get(k) is not None and k not in skip
     ]
     return rows
 
@@ -237,25 +241,6 @@ def policy_label(learner: str, game: str, episodes: int, policy: str) -> str:
         "{learner} on {game}, {count:,} episodes ({id})",
         episodes,
     ).format(learner=learner, game=game, count=episodes, id=policy)
-
-
-def network_trained_text(games: int) -> str:
-    """How a stored network learned, and where it is judged."""
-    return ngettext(
-        "{count:,} game of self-play. Its optimality is not judged here: qarena eval FILE judges "
-        "it (by samples on a board too big to enumerate).",
-        "{count:,} games of self-play. Its optimality is not judged here: qarena eval FILE "
-        "judges it (by samples on a board too big to enumerate).",
-        games,
-    ).format(count=games)
-
-
-def network_setting_rows(config: NetworkConfig) -> list[tuple[str, str]]:
-    """(label, value) rows: an n-tuple network's settings, in the declaration's order."""
-    values = config.to_dict()
-    order = ("tuples", "tuple_length", "alpha", "alpha_end", "epsilon", "epsilon_end", "lam")
-    rows = [(_(LABELS[k]), setting_text(k, values[k])) for k in order]
-    return [*rows, (_(LABELS["seed"]), str(values["seed"]))]
 
 
 def network_finished_text(stopped: bool, games: int) -> str:

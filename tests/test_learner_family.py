@@ -394,6 +394,8 @@ def test_a_toy_learner_trains_through_the_web_and_is_stored(toy: type[Toy], tmp_
         assert page.status_code == 200, page.text
         assert "Toy learner for" in page.text and "30 episodes" in page.text
         assert "Learning curve" in page.text and "Its learning curve beside others" not in page.text
+        watched = client.get("/watch", params={"a": snap["policy"], "b": "perfect"})
+        assert watched.status_code == 200, watched.text
     made = tmp_path / "made.npz"
     argv = ["train", "tictactoe", "--learner", "toy", "--episodes", "30", "--seed", "2"]
     assert run([*argv, "--curve", "--out", str(made)]) == 0
@@ -412,3 +414,29 @@ def test_qarena_train_trains_a_network_as_train_network_does() -> None:
     assert np.array_equal(one.weights, two.weights) and one.weights.any()
     with pytest.raises(QarenaError, match="does not apply"):
         qarena.train("tictactoe", "ntuple", 10, gamma=0.5)
+
+
+def test_the_player_a_learner_plays_as() -> None:
+    """A table learner plays as its greedy agent, a network as itself, a learner with only
+    its moves and values with the protocol's defaults; one with no moves is refused."""
+    from qarena.agents.base import Rival
+    from qarena.agents.greedy import GreedyAgent
+    from qarena.agents.players import Itself, plays_as
+
+    game = parse_spec("tictactoe")
+    toy = Toy(game, ToyConfig())
+    toy.counts[4] = 3.0
+    agent = plays_as(toy, "mine.npz")
+    assert isinstance(agent, Itself) and isinstance(agent, Rival) and agent.learner is toy
+    assert agent.name == "mine.npz" and agent.choices(game.start()) == [4]
+    assert agent.nbytes == toy.counts.nbytes
+    net = NTupleNetwork.new(game, 2, 3)
+    assert plays_as(net) is net and net.learner is net
+    table = learners.new_learner("q", parse_spec("nim:1,2"))
+    assert isinstance(plays_as(table), GreedyAgent)
+
+    class Mute(Toy):
+        act = None  # type: ignore[assignment]
+
+    with pytest.raises(QarenaError, match="the learner 'toy' has no moves to play"):
+        plays_as(Mute(game, ToyConfig()))

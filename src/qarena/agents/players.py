@@ -226,9 +226,7 @@ def plays_as(learner: Trainable, name: str | None = None, seed: int | None = Non
     elif isinstance(learner, OwnPlayer):
         found = Itself(learner, learned=learner)
     else:
-        raise QarenaError(
-            _("the {learner} learner has no moves to play").format(learner=learner.title)
-        )
+        raise QarenaError(_("the learner {kind!r} has no moves to play").format(kind=learner.kind))
     if name:
         found.name = name
     return found

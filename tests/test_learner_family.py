@@ -396,6 +396,10 @@ def test_a_toy_learner_trains_through_the_web_and_is_stored(toy: type[Toy], tmp_
         assert "Learning curve" in page.text and "Its learning curve beside others" not in page.text
         watched = client.get("/watch", params={"a": snap["policy"], "b": "perfect"})
         assert watched.status_code == 200, watched.text
+        # Its game page in the browser, as a person meets it.
+        played = client.get(f"/policies/{snap['policy']}/play")
+        assert played.status_code == 200, played.text
+        assert "Opponent: toy learner, 30 episodes." in played.text
     made = tmp_path / "made.npz"
     argv = ["train", "tictactoe", "--learner", "toy", "--episodes", "30", "--seed", "2"]
     assert run([*argv, "--curve", "--out", str(made)]) == 0

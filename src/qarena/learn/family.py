@@ -240,6 +240,14 @@ class Trainable(ABC):
             "{trained}. Its optimality is not judged here: qarena eval FILE judges it."
         ).format(trained=self.trained_count())
 
+    def opponent_text(self) -> str:
+        """What a person playing against it in the browser is told of it, when it is not a
+        stored policy of theirs to link to (a shipped network, a learner that plays as
+        itself)."""
+        return _("Opponent: {learner}, {trained}.").format(
+            learner=self.title, trained=self.trained_count()
+        )
+
     # --- as its player is kept loaded -----------------------------------------------------
     @property
     def learner(self) -> Trainable:

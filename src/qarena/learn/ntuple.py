@@ -210,6 +210,15 @@ class NTupleNetwork(Trainable, Picks):
             "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
         ).format(spec=self.game.spec, file=file, count=self.games)
 
+    def opponent_text(self) -> str:
+        return ngettext(
+            "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} "
+            "game.",
+            "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} "
+            "games.",
+            self.games,
+        ).format(count=self.games)
+
     def trained_text(self, share: float | None = None) -> str:
         return ngettext(
             "{count:,} game of self-play. Its optimality is not judged here: qarena eval FILE "

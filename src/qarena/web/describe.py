@@ -215,16 +215,6 @@ def learner_episodes(learner: str, episodes: int) -> str:
     ).format(learner=learner, count=episodes)
 
 
-def network_note(games: int) -> str:
-    """Who plays when the opponent is an n-tuple network, and how it learned."""
-    return ngettext(
-        "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} game.",
-        "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} "
-        "games.",
-        games,
-    ).format(count=games)
-
-
 def policy_option(learner: str, episodes: int, optimality: float, policy: str) -> str:
     """A stored policy as an opponent to choose: "Q-learning, 2,000 episodes, 97% (…)"."""
     return ngettext(

@@ -366,6 +366,10 @@ def test_a_toy_learner_trains_through_the_web_and_is_stored(toy: type[Toy], tmp_
             assert time.monotonic() - t0 < 30
             time.sleep(0.05)
         assert snap["state"] == "done" and snap["episodes"] == 30, snap
+        # Its run's page says how it ended in its own unit, with no optimality claimed.
+        ended = client.get(f"/train/{r.json()['job']}").text
+        assert "Done: 30 episodes. qarena eval FILE judges it." in ended
+        assert "best move in" not in ended
         row = client.get(f"/api/policies/{snap['policy']}").json()
         assert (row["learner"], row["episodes"], row["optimality"]) == ("toy", 30, None)
         stored = learners.load_learner(client.app.state.web.store.path(snap["policy"]))  # type: ignore[attr-defined]

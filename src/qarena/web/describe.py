@@ -248,6 +248,25 @@ def network_finished_text(stopped: bool, games: int) -> str:
     ).format(count=games)
 
 
+def unjudged_finished_text(learner: str, stopped: bool, count: int) -> str:
+    """How a run of a learner not judged over every position ended (no optimality of its own
+    here), in its unit: an n-tuple network's games of self-play, another kind's episodes."""
+    cls = LEARNERS.get(learner)
+    if cls is None or cls.unit == "games":
+        return network_finished_text(stopped, count)
+    if stopped:
+        return ngettext(
+            "Stopped: {count:,} episode learned and kept.",
+            "Stopped: {count:,} episodes learned and kept.",
+            count,
+        ).format(count=count)
+    return ngettext(
+        "Done: {count:,} episode. qarena eval FILE judges it.",
+        "Done: {count:,} episodes. qarena eval FILE judges it.",
+        count,
+    ).format(count=count)
+
+
 def trained_text(episodes: int, optimality: float) -> str:
     """ "2,000 episodes; it plays the best move in 97.5% of positions."."""
     return ngettext(

@@ -30,6 +30,7 @@ from qarena.web.describe import (
     policy_label,
     policy_option,
     trained_text,
+    unjudged_finished_text,
     when,
 )
 from qarena.web.language import current_path
@@ -110,6 +111,7 @@ for _helper in (
     finished_text,
     learner_episodes,
     network_finished_text,
+    unjudged_finished_text,
     no_curve_text,
     policy_label,
     policy_option,

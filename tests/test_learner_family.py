@@ -24,9 +24,9 @@ from qarena.games.base import Game, Move, Position
 from qarena.games.spec import parse_spec
 from qarena.kernels.rng import seed_state
 from qarena.learn import learners
-from qarena.learn.base import Learner, Opponent, Text
+from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import JUDGED_COLUMNS, Curve
-from qarena.learn.family import Judging, Trainable
+from qarena.learn.family import Judging, Text, Trainable
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.settings import check_config
 from qarena.policyfile import encode_policy, load_policy, save_policy
@@ -222,12 +222,25 @@ def test_a_toy_learner_trains_and_plays_through_the_command_line(
     # It plays as itself: a match against random play from its file.
     assert run(["compete", str(out), "random", "--game", "tictactoe", "--games", "4"]) == 0
     assert "toy.npz" in capsys.readouterr().out
-    # A kind that keeps neither a table nor a network's values has no table to show: one line.
+    # It says what was loaded in its own words, and a person plays against it (one move,
+    # then q): the one resolution of a file's player names it by its file.
     capsys.readouterr()
-    assert run(["table", str(out)]) == 2
+    from qarena.cli.play import _from_file
+
+    rival = _from_file(str(out), seed=0)
+    assert rival.name == "toy.npz" and rival.game.spec == "tictactoe:3x3:3"
+    start = rival.game.start()
+    assert rival.choices(start) == [learners.load_learner(out).act(start)]  # type: ignore[attr-defined]
+    assert "Loaded an agent for tictactoe:3x3:3 from" in capsys.readouterr().err
+    # qarena table shows its values of one position's moves beside the solver's verdicts, as
+    # for any learner; a kind that keeps no table of positions has no --top or --csv: one line.
+    assert run(["table", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "toy learner  tictactoe:3x3:3, 40 episodes" in shown and "keeps the draw" in shown
+    assert run(["table", str(out), "--top", "3"]) == 2
     err = capsys.readouterr().err
-    assert "keeps no table of positions to show" in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
+    assert "keeps no table of positions" in err and "toy learner" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_toy_learner_sweeps(
@@ -240,6 +253,31 @@ def test_a_toy_learner_sweeps(
     assert run([*argv, "--games", "4", "--workers", "1", "--out", str(folder)]) == 0
     runs = sorted((folder / "runs").glob("*.npz"))
     assert len(runs) == 2 and all(isinstance(learners.load_learner(p), Toy) for p in runs)
+    # On two spawned workers: each imports the toy's module by its name and registers it (the
+    # task says where the kind is defined), and learns the same counts from the same seeds.
+    assert learners.origin("toy") == (Toy.__module__, "Toy") and learners.origin("q") is None
+    spawned = tmp_path / "spawned"
+    assert run([*argv, "--games", "4", "--workers", "2", "--out", str(spawned)]) == 0
+    again = sorted((spawned / "runs").glob("*.npz"))
+    assert [p.name for p in again] == [p.name for p in runs]
+    for one, two in zip(runs, again, strict=True):
+        a, b = learners.load_learner(one), learners.load_learner(two)
+        assert isinstance(a, Toy) and isinstance(b, Toy) and np.array_equal(a.counts, b.counts)
+
+
+def test_a_kind_from_elsewhere_is_adopted_by_its_module_s_name_or_refused() -> None:
+    before = dict(learners.LEARNERS)
+    try:
+        learners.adopt("toy", (__name__, "Toy"))
+        assert learners.LEARNERS["toy"] is Toy
+        with pytest.raises(QarenaError, match="cannot be imported here"):
+            learners.adopt("other", ("qarena_no_such_module", "Other"))
+        with pytest.raises(QarenaError, match="is not the learner 'other'"):
+            learners.adopt("other", (__name__, "ToyConfig"))
+        assert "other" not in learners.LEARNERS
+    finally:
+        learners.LEARNERS.clear()
+        learners.LEARNERS.update(before)
 
 
 #: What asks whether a learner is an n-tuple network: its class, its config, the check of
@@ -250,15 +288,9 @@ NETWORK_NAMES = re.compile(
 )
 #: Files outside learn/ and exact/ that still ask, each with how many branches (if, elif, a
 #: conditional expression, a comprehension's if) do: the list may only shrink (issue 38).
-#: Before this issue: 51 branches in 23 files; now 9 in 6.
-STILL_BRANCHING = {
-    "agents/players.py": 1,  # the shipped network's name as a file ("network")
-    "agents/strategies.py": 2,  # the shipped network's name as a player
-    "cli/inspecting.py": 1,  # a network keeps no table: its values of one position
-    "cli/play.py": 2,
-    "cli/plotting.py": 1,  # a network's curve is drawn alone
-    "web/views.py": 1,
-}
+#: Before this issue: 51 branches in 23 files; now none (the shipped network is a player's
+#: name, ``agents.strategies.SHIPPED_PLAYERS``, asked as ``perfect`` is).
+STILL_BRANCHING: dict[str, int] = {}
 
 
 def _branches(path: Path) -> int:
@@ -334,9 +366,44 @@ def test_a_toy_learner_trains_through_the_web_and_is_stored(toy: type[Toy], tmp_
             assert time.monotonic() - t0 < 30
             time.sleep(0.05)
         assert snap["state"] == "done" and snap["episodes"] == 30, snap
+        # Its run's page says how it ended in its own unit, with no optimality claimed.
+        ended = client.get(f"/train/{r.json()['job']}").text
+        assert "Done: 30 episodes. qarena eval FILE judges it." in ended
+        assert "best move in" not in ended
         row = client.get(f"/api/policies/{snap['policy']}").json()
         assert (row["learner"], row["episodes"], row["optimality"]) == ("toy", 30, None)
         stored = learners.load_learner(client.app.state.web.store.path(snap["policy"]))  # type: ignore[attr-defined]
+        assert isinstance(stored, Toy)
+        # It plays on the web as itself: a game against the stored policy, to its end, each
+        # of the AI's moves the toy's own.
+        r = client.post("/api/games", json={"policy": snap["policy"], "first": "ai", "seed": 1})
+        assert r.status_code == 200, r.text
+        state = r.json()
+        while state["result"] is None:
+            r = client.post(
+                f"/api/games/{state['id']}/moves", json={"move": state["legal_moves"][0]}
+            )
+            assert r.status_code == 200, r.text
+            state = r.json()
+        game = stored.game
+        position = game.start()
+        for ply, text in enumerate(state["history"]):
+            move = game.parse_move(text)
+            if ply % 2 == 0:  # the AI moved first
+                assert move == stored.act(position)
+            position = game.apply(position, move)
+        assert game.is_terminal(position) and len(state["history"]) >= 5
+        # Its page: its title, what it learned, its settings and its curve.
+        page = client.get(f"/policies/{snap['policy']}/inspect")
+        assert page.status_code == 200, page.text
+        assert "Toy learner for" in page.text and "30 episodes" in page.text
+        assert "Learning curve" in page.text and "Its learning curve beside others" not in page.text
+        watched = client.get("/watch", params={"a": snap["policy"], "b": "perfect"})
+        assert watched.status_code == 200, watched.text
+        # Its game page in the browser, as a person meets it.
+        played = client.get(f"/policies/{snap['policy']}/play")
+        assert played.status_code == 200, played.text
+        assert "Opponent: toy learner, 30 episodes." in played.text
     made = tmp_path / "made.npz"
     argv = ["train", "tictactoe", "--learner", "toy", "--episodes", "30", "--seed", "2"]
     assert run([*argv, "--curve", "--out", str(made)]) == 0
@@ -355,3 +422,29 @@ def test_qarena_train_trains_a_network_as_train_network_does() -> None:
     assert np.array_equal(one.weights, two.weights) and one.weights.any()
     with pytest.raises(QarenaError, match="does not apply"):
         qarena.train("tictactoe", "ntuple", 10, gamma=0.5)
+
+
+def test_the_player_a_learner_plays_as() -> None:
+    """A table learner plays as its greedy agent, a network as itself, a learner with only
+    its moves and values with the protocol's defaults; one with no moves is refused."""
+    from qarena.agents.base import Rival
+    from qarena.agents.greedy import GreedyAgent
+    from qarena.agents.players import Itself, plays_as
+
+    game = parse_spec("tictactoe")
+    toy = Toy(game, ToyConfig())
+    toy.counts[4] = 3.0
+    agent = plays_as(toy, "mine.npz")
+    assert isinstance(agent, Itself) and isinstance(agent, Rival) and agent.learner is toy
+    assert agent.name == "mine.npz" and agent.choices(game.start()) == [4]
+    assert agent.nbytes == toy.counts.nbytes
+    net = NTupleNetwork.new(game, 2, 3)
+    assert plays_as(net) is net and net.learner is net
+    table = learners.new_learner("q", parse_spec("nim:1,2"))
+    assert isinstance(plays_as(table), GreedyAgent)
+
+    class Mute(Toy):
+        act = None  # type: ignore[assignment]
+
+    with pytest.raises(QarenaError, match="the learner 'toy' has no moves to play"):
+        plays_as(Mute(game, ToyConfig()))

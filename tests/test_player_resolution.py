@@ -226,13 +226,7 @@ def test_a_table_agent_writes_its_values_as_its_learner_does(files: dict[str, Pa
 #: outside learn/: its training record, title, curve and file. One learner family (issue 38's
 #: learner protocol, in learn/) answers these; each is listed with its count so that none
 #: is added unseen.
-LEARNER_KIND = {
-    "cli/inspecting.py": 1,  # table: a network shows its values of one position
-    "cli/play.py": 1,  # what was loaded, in the network's words
-    "cli/plotting.py": 1,  # a network's curve is drawn alone
-    "web/store.py": 1,  # the store's row: kind, count, optimality
-    "web/views.py": 1,  # the inspect page's training record
-}
+LEARNER_KIND: dict[str, int] = {}
 
 
 def player_classes() -> set[str]:

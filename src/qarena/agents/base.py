@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from qarena.exact import Exact
     from qarena.exact.solver import Mover
+    from qarena.learn.family import Trainable
 
 
 @runtime_checkable
@@ -80,7 +81,21 @@ class Rival(Player, Protocol):
     def would_play(self, position: Position, move: Move) -> bool: ...
 
 
+@runtime_checkable
+class Loaded(Rival, Protocol):
+    """A learner's player as a server keeps it loaded (the web's stored policies): a rival
+    that says which learner it plays from and what keeping it costs. Met by a table
+    learner's greedy agent, an n-tuple network and any learner that plays as itself
+    (:func:`~qarena.agents.players.plays_as`)."""
+
+    @property
+    def learner(self) -> Trainable: ...
+
+    @property
+    def nbytes(self) -> int: ...
+
+
 #: The name this module had before every player met one protocol.
 Agent = Player
 
-__all__ = ["Agent", "OwnPlayer", "Picks", "Player", "Rival", "Shows"]
+__all__ = ["Agent", "Loaded", "OwnPlayer", "Picks", "Player", "Rival", "Shows"]

@@ -18,14 +18,13 @@ import os
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 import numpy as np
 
-from qarena.agents.base import OwnPlayer, Player
+from qarena.agents.base import Loaded, OwnPlayer, Player, Rival
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import (
-    NETWORK,
+    SHIPPED_PLAYERS,
     STRATEGIES,
     builtin_game,
     is_builtin,
@@ -36,7 +35,7 @@ from qarena.agents.strategies import (
 from qarena.errors import QarenaError, echo_value
 from qarena.exact import Exact, Oracle
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Shows
+from qarena.games.picking import Picks, Shows
 from qarena.i18n import _, gettext_noop, ngettext, spoken
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
@@ -47,7 +46,7 @@ PlayerLike = (
     OwnPlayer
     | str
     | os.PathLike[str]
-    | Learner
+    | Trainable
     | Callable[[Position], Move | str]
     | Mapping[Position, Move | str]
     | Sequence[Move | str]
@@ -169,9 +168,10 @@ class ScriptPlayer(Shows):
 
 
 @dataclass
-class Adapted(Shows):
+class Adapted(Picks):
     """A person's own player object (``name``, ``game``, ``act``, ``values``) with the rest of
-    the protocol's defaults: its moves and values are its own."""
+    the protocol's defaults: its moves and values are its own, and the one move it picks
+    among is the one it plays (so a person can play against it)."""
 
     own: OwnPlayer
 
@@ -193,6 +193,44 @@ class Adapted(Shows):
     def values(self, position: Position) -> dict[Move, float] | None:
         return self.own.values(position)
 
+    def choices(self, position: Position) -> list[Move]:
+        return [self.act(position)]
+
+
+@dataclass
+class Itself(Adapted):
+    """A learner that plays as itself with only its moves and values (``act``, ``values``):
+    the protocol's defaults for the rest, and its learner, kept loaded."""
+
+    learned: Trainable = field(kw_only=True)
+
+    @property
+    def learner(self) -> Trainable:
+        return self.learned
+
+    @property
+    def nbytes(self) -> int:
+        return self.learned.nbytes
+
+
+def plays_as(learner: Trainable, name: str | None = None, seed: int | None = None) -> Loaded:
+    """The player ``learner`` plays as: a table learner's greedy agent (seeded by ``seed``),
+    else the learner itself (an n-tuple network), given the protocol's defaults when it has
+    only its moves and values; named ``name`` when given. A learner with no moves is refused
+    in one line."""
+    found: Loaded
+    if isinstance(learner, Learner):
+        found = GreedyAgent(learner, name or "", seed)
+    elif isinstance(learner, Rival):
+        found = learner
+    elif isinstance(learner, OwnPlayer):
+        found = Itself(learner, learned=learner)
+    else:
+        raise QarenaError(_("the learner {kind!r} has no moves to play").format(kind=learner.kind))
+    if name:
+        found.name = name
+    return found
+
 
 def is_policy_path(name: str) -> bool:
     """Is ``name`` read as a policy file: an existing path, or one ending in ``.npz``?"""
@@ -208,24 +246,18 @@ def load_file(
     ``game``, when given, is the game it must play. The name ``network`` is the network
     shipped with qarena, as for :func:`player` (a file so named is given as a path,
     ``./network``)."""
-    if os.fspath(path) == NETWORK:
-        found = game or builtin_game(NETWORK)
-        assert found is not None  # the shipped network's board
-        return shipped(found)
+    name = os.fspath(path)
+    if name in SHIPPED_PLAYERS:
+        found = game or builtin_game(name)
+        assert found is not None  # a shipped player's board
+        return shipped(found, name)
     return load_learner(path, game, budget=budget)
 
 
 def _from_file(path: str, game: Game | None, seed: int | None) -> Player:
     """The player a file holds, named by the file's name: a table learner's greedy agent, or
     a learner that plays as itself (an n-tuple network)."""
-    found = load_file(path, game)
-    name = os.path.basename(path)
-    if isinstance(found, Learner):
-        return GreedyAgent(found, name, seed)
-    found.name = name  # type: ignore[attr-defined]
-    # A learner that plays as itself meets the protocol through its defaults (``Picks``);
-    # one that has only its moves and values gets them here.
-    return found if isinstance(found, Player) else Adapted(cast("OwnPlayer", found))
+    return plays_as(load_file(path, game), os.path.basename(path), seed)
 
 
 def no_game(a: str, b: str | None = None) -> QarenaError:
@@ -315,8 +347,8 @@ def player(
     - a list of moves (as text or the game's moves), played in turn: a scripted side.
 
     ``game`` may be left out when ``x`` knows its game (a file, a learner, a player)."""
-    if isinstance(x, Learner):
-        found: Player = GreedyAgent(x, seed=seed)
+    if isinstance(x, Trainable):
+        found: Player = plays_as(x, seed=seed)
     elif isinstance(x, str | os.PathLike):
         found = _named(os.fspath(x), game, seed, solution)
     elif isinstance(x, Player):
@@ -370,6 +402,7 @@ __all__ = [
     "TRAINED",
     "Adapted",
     "FunctionPlayer",
+    "Itself",
     "PlayerLike",
     "ScriptPlayer",
     "TablePlayer",
@@ -379,4 +412,5 @@ __all__ = [
     "opponent_of",
     "own_learner",
     "player",
+    "plays_as",
 ]

@@ -3,6 +3,7 @@ people use."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,10 +16,10 @@ from qarena.exact.solver import Mover
 from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
 from qarena.games.picking import Picks, Shows
-from qarena.i18n import _
+from qarena.i18n import _, gettext_noop
 
 if TYPE_CHECKING:
-    from qarena.learn.ntuple import NTupleNetwork
+    from qarena.learn.family import Trainable
 
 
 def _legal(game: Game, position: Position) -> list[Move]:
@@ -195,21 +196,17 @@ class PolesAgent(RuleAgent):
         _check_rule(self.game, self.name, "poles")
 
 
-def _shipped_specs() -> list[str]:
-    from qarena.learn.ntuple_file import SHIPPED
-
-    return list(SHIPPED)
-
-
 __all__ = [
     "NETWORK",
     "POLE_POSITIONS",
+    "SHIPPED_PLAYERS",
     "STRATEGIES",
     "BoutonAgent",
     "PerfectAgent",
     "PolesAgent",
     "RandomAgent",
     "RuleAgent",
+    "ShippedPlayer",
     "StrongestAgent",
     "SubtractionRuleAgent",
     "builtin_game",
@@ -229,23 +226,69 @@ STRATEGIES = ("random", "perfect", "strongest", "bouton", "subtraction", "poles"
 NETWORK = "network"
 
 
+@dataclass(frozen=True)
+class ShippedPlayer:
+    """A trained player shipped with qarena, offered by its name as a built-in player (as
+    ``perfect`` is): the boards it plays, its learner loaded for one of them (None where it
+    has none), and what a person is told when they meet it. A player's name, not a kind of
+    learner: what it is, its learner says."""
+
+    name: str
+    specs: Callable[[], tuple[str, ...]]
+    load: Callable[[Game], Trainable | None]
+    meeting: str  # a message id
+
+    @property
+    def playing(self) -> str:
+        """What a person about to play it is told, in their language."""
+        return _(self.meeting)
+
+
+def _network_specs() -> tuple[str, ...]:
+    from qarena.learn.ntuple_file import SHIPPED
+
+    return tuple(SHIPPED)
+
+
+def _network(game: Game) -> Trainable | None:
+    from qarena.learn.ntuple_file import shipped_network
+
+    net = shipped_network(game)
+    if net is not None:
+        net.name = NETWORK
+    return net
+
+
+#: The players shipped with qarena, by name (read lazily: each loads from ``qarena/data``
+#: only when asked for).
+SHIPPED_PLAYERS: dict[str, ShippedPlayer] = {
+    NETWORK: ShippedPlayer(
+        NETWORK,
+        _network_specs,
+        _network,
+        gettext_noop("Playing against the n-tuple network shipped with qarena."),
+    ),
+}
+
+
 def is_builtin(name: str) -> bool:
     """Does ``name`` name a built-in player rather than a policy file? Exactly when it is a
-    built-in's name (``random``, ``perfect``, ``strongest``, a rule player, ``network``),
-    whatever files lie about: every command and the Python API read a name the same way
-    wherever they run. A policy file that has a built-in's name is given as a path: ``./random``."""
-    return name in STRATEGIES or name == NETWORK
+    built-in's name (``random``, ``perfect``, ``strongest``, a rule player, a shipped player
+    such as ``network``), whatever files lie about: every command and the Python API read a
+    name the same way wherever they run. A policy file that has a built-in's name is given as
+    a path: ``./random``."""
+    return name in STRATEGIES or name in SHIPPED_PLAYERS
 
 
 def builtin_game(name: str) -> Game | None:
-    """The game a built-in plays when it plays only one (``network``: the board it was
-    shipped for), so that it needs no game named; else None."""
-    if name != NETWORK:
+    """The game a built-in plays when it plays only one (a shipped player, ``network``: the
+    board it was shipped for), so that it needs no game named; else None."""
+    found = SHIPPED_PLAYERS.get(name)
+    if found is None:
         return None
     from qarena.games import parse_spec
-    from qarena.learn.ntuple_file import SHIPPED
 
-    return parse_spec(next(iter(SHIPPED)))
+    return parse_spec(found.specs()[0])
 
 
 def players_of(game: Game) -> tuple[str, ...]:
@@ -263,30 +306,28 @@ def judges_of(game: Game) -> tuple[str, ...]:
 
 
 def named_players(game: Game) -> tuple[str, ...]:
-    """Every name that is a player of ``game``: its built-ins, and ``network`` where one is
-    shipped for it."""
-    from qarena.learn.ntuple_file import SHIPPED
+    """Every name that is a player of ``game``: its built-ins, and the players shipped for it
+    (``network`` on classic Connect Four)."""
+    shipped_here = (n for n, p in SHIPPED_PLAYERS.items() if game.spec in p.specs())
+    return (*players_of(game), *shipped_here)
 
-    return (*players_of(game), *((NETWORK,) if game.spec in SHIPPED else ()))
 
-
-def shipped(game: Game) -> NTupleNetwork:
-    """The n-tuple network shipped for ``game``, named ``network``; refused in one line naming
-    the boards it plays and the game's own players where none is."""
-    from qarena.learn.ntuple_file import shipped_network
-
-    net = shipped_network(game)
-    if net is None:
+def shipped(game: Game, name: str = NETWORK) -> Trainable:
+    """The learner of the player shipped as ``name`` for ``game`` (``network``: the n-tuple
+    network), named so; refused in one line naming the boards it plays and the game's own
+    players where it has none."""
+    found = SHIPPED_PLAYERS[name]
+    learner = found.load(game)
+    if learner is None:
         raise QarenaError(
             _("{name} plays {spec} only; the players of {game} are {names}").format(
-                name=NETWORK,
-                spec=", ".join(_shipped_specs()),
+                name=name,
+                spec=", ".join(found.specs()),
                 game=game.spec,
                 names=", ".join(named_players(game)),
             )
         )
-    net.name = NETWORK
-    return net
+    return learner
 
 
 def make_agent(
@@ -300,8 +341,10 @@ def make_agent(
         from qarena.agents.players import player
 
         return player(name, game, seed)
-    if name == NETWORK:
-        return shipped(game)
+    if name in SHIPPED_PLAYERS:
+        from qarena.agents.players import plays_as
+
+        return plays_as(shipped(game, name))
     if name == "random":
         return RandomAgent(game, seed)
     if name == "perfect":

@@ -20,7 +20,7 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.exact import Oracle, check_fits
 from qarena.games import Game
 from qarena.i18n import _
-from qarena.learn.base import Learner
+from qarena.learn.family import Trainable
 from qarena.learn.settings import ALL_SETTINGS
 
 #: The commands in the order a person uses them (help lists them so): know the game, teach an
@@ -182,7 +182,7 @@ def check_curve_every(every: int | None, curve: bool) -> None:
         check_count("--every", every, MAX_EPISODES)
 
 
-def title(learner: Learner | type[Learner]) -> str:
+def title(learner: Trainable | type[Trainable]) -> str:
     """The learner's title with a capital, to head a table."""
     return learner.title[0].upper() + learner.title[1:]
 

@@ -14,17 +14,17 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from qarena.agents.players import load_file
+from qarena.agents.players import load_file, plays_as
 from qarena.budget import check_count
-from qarena.cli.common import PolicyArg, announce, app, err, out, route, styled, title
+from qarena.cli.common import PolicyArg, announce, app, err, out, route, styled
 from qarena.errors import QarenaError
 from qarena.evaluate.text import draw
-from qarena.exact import Exact, solve
+from qarena.exact import Exact
 from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.base import Learner
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.family import Trainable
 
 #: Most entries ``--top`` shows at each end.
 MAX_TOP = 1000
@@ -92,18 +92,17 @@ def table_command(
     if csv_target is not None and csv_target != "-":
         check_target(csv_target, [policy])  # before the policy is even read
     learner = load_file(policy)  # the file's own kind decides, read once
-    if not isinstance(learner, Learner):
-        if top is not None or csv_target is not None:
-            raise QarenaError(
-                _(
-                    "{file} is an n-tuple network, which keeps no table of positions: "
-                    "--position shows its values of one position's moves"
-                ).format(file=policy)
-            )
-        if not isinstance(learner, NTupleNetwork):
-            raise QarenaError(_("{file} keeps no table of positions to show").format(file=policy))
-        _network_table(learner, position)
+    if not learner.keeps_table and (top is not None or csv_target is not None):
+        raise QarenaError(
+            _(
+                "{file}: its learner, {learner}, keeps no table of positions: --position shows "
+                "its values of one position's moves"
+            ).format(file=policy, learner=learner.title)
+        )
+    if top is None and csv_target is None:
+        _position_table(learner, position)
         return
+    assert isinstance(learner, Learner)  # the learners that keep a table are table learners
     if csv_target is not None:
         rows = _write_csv(csv_target, learner, policy)
         if csv_target != "-":
@@ -115,49 +114,22 @@ def table_command(
         return
     if top is not None:
         _top_entries(learner, top)
-        return
-    _position_table(learner, position)
 
 
-def _heading(learner: Learner) -> Text:
-    game = learner.game
+def _heading(learner: Trainable) -> Text:
+    # The title as the learner gives it ("n-tuple network", "Q-learning"), as a label.
     return styled(
-        ngettext(
-            "{learner}  [dim]{spec}, {count:,} episodes[/]",
-            "{learner}  [dim]{spec}, {count:,} episodes[/]",
-            learner.episodes,
-        ),
-        learner=title(learner),
-        spec=game.spec,
-        count=learner.episodes,
+        "{learner}  [dim]{spec}, {trained}[/]",
+        learner=learner.title,
+        spec=learner.game.spec,
+        trained=learner.trained_count(),
     )
 
 
-def _position_table(learner: Learner, position: str | None) -> None:
-    """One position's moves, best first, with the solver's verdict on each."""
-    game = learner.game
-    pos = game.parse_position(position) if position is not None else game.start()
-    if game.is_terminal(pos):
-        raise QarenaError(
-            _("the game is over in {position}: no moves to show").format(
-                position=game.format_position(pos)
-            )
-        )
-    solution = solve(game)
-    solution.value_of(pos)  # refuses a position the game cannot reach, before its frame
-    row, frame = learner.tables.frame(pos)
-    in_frame, chosen = learner.table_values()[row], learner.best_moves()[row]
-    values = {m: in_frame[f] for m, f in frame.items()}
-    best = {m for m, f in frame.items() if chosen[f]}
-    mine = {m: float(v) for m, v in values.items()}
-    table = Table(title=_heading(learner), title_justify="left")
-    _print_moves(solution, pos, table, learner.value_label, mine, best, learner.format_value)
-
-
-def _network_table(net: NTupleNetwork, position: str | None) -> None:
-    """One position's moves as an n-tuple network values them, best first, with the
+def _position_table(learner: Trainable, position: str | None) -> None:
+    """One position's moves as the learner's player values them, best first, with the
     solver's verdict on each (by search on boards too big to enumerate)."""
-    game = net.game
+    game = learner.game
     pos = game.parse_position(position) if position is not None else game.start()
     if game.is_terminal(pos):
         raise QarenaError(
@@ -167,21 +139,12 @@ def _network_table(net: NTupleNetwork, position: str | None) -> None:
         )
     announce(game)
     solution = route(game).exact()  # says why where this machine searches it
-    values = net.values(pos)
-    best = set(net.choices(pos))
-    table = Table(
-        title=styled(
-            ngettext(
-                "n-tuple network  [dim]{spec}, {count:,} game of self-play[/]",
-                "n-tuple network  [dim]{spec}, {count:,} games of self-play[/]",
-                net.games,
-            ),
-            spec=game.spec,
-            count=net.games,
-        ),
-        title_justify="left",
-    )
-    _print_moves(solution, pos, table, _("value"), values, best, net.format_value, drawn=True)
+    solution.value_of(pos)  # refuses a position the game cannot reach, before its values
+    agent = plays_as(learner)
+    values = agent.move_values(pos)
+    best = set(agent.best_at(pos))
+    table = Table(title=_heading(learner), title_justify="left")
+    _print_moves(solution, pos, table, learner.value_label, values, best, agent.format_value)
 
 
 def _print_moves(
@@ -192,12 +155,10 @@ def _print_moves(
     values: Mapping[Move, float],
     best: set[Move],
     fmt: Callable[[float, bool], str],
-    *,
-    drawn: bool = False,
 ) -> None:
     """A position's moves into ``table``, best first: the player's value of each (its column
     headed ``label``, written by ``fmt``), the solver's verdict and the player's choice; the
-    board above it with the values on it (on a grid; any board when ``drawn``)."""
+    board above it with the values on it (on a grid)."""
     game, value = solution.game, solution.value_of(pos)
     verdicts = solution.move_values(pos)
     moves = sorted(values, key=lambda m: (-values[m], m))
@@ -222,8 +183,6 @@ def _print_moves(
     )
     if game.layout == "grid":
         out.print(draw(game, pos, {m: fmt(values[m], True) for m in moves}))
-    elif drawn:
-        out.print(draw(game, pos))
     out.print(table)
     if alike:
         out.print(_("Every move has the same value: the agent would play any of them."))

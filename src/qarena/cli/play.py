@@ -6,8 +6,7 @@ import os
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated
 
 import numpy as np
 import typer
@@ -20,12 +19,12 @@ from qarena.agents.base import Player, Rival
 from qarena.agents.players import (
     OPPONENTS,
     TRAINED,
-    PlayerLike,
     load_file,
     opponent_of,
     player,
+    plays_as,
 )
-from qarena.agents.strategies import NETWORK
+from qarena.agents.strategies import SHIPPED_PLAYERS
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, route, styled, told_stop
 from qarena.errors import QarenaError, SpecError
@@ -35,10 +34,10 @@ from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
-from qarena.judging.tables import learner_optimality
+from qarena.judging.tables import exact_share
 from qarena.learn.base import Learner
-from qarena.learn.learners import load_table, table_class
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.family import Trainable
+from qarena.learn.learners import table_class
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 
@@ -126,34 +125,12 @@ def _trained(game: Game) -> Learner:
     return training.learner
 
 
-def _loaded(path: Path, learner: Learner | None = None) -> Learner:
-    """Says what the policy file at ``path`` held (``learner``, when it is read already): its
-    learner, how long it trained, how well it plays."""
+def _loaded(path: str | os.PathLike[str], learner: Trainable | None = None) -> Trainable:
+    """Says what the policy file at ``path`` held (``learner``, when it is read already), in
+    the learner's own words (its game, how long it trained, how well it plays)."""
     if learner is None:
-        learner = load_table(path)
-    share = learner_optimality(learner).share
-    n = learner.episodes
-    if share == 1.0:
-        # No article before the learner's name: "a afterstate TD(0)" read wrong in English.
-        text = ngettext(
-            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
-            "perfectly.",
-            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
-            "perfectly.",
-            n,
-        )
-    else:
-        text = ngettext(
-            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays the "
-            "best move in {share:.1%} of positions.",
-            "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays the "
-            "best move in {share:.1%} of positions.",
-            n,
-        )
-    err.print(
-        text.format(learner=learner.title, spec=learner.game.spec, file=path, count=n, share=share),
-        soft_wrap=True,
-    )
+        learner = load_file(path)  # the file's own kind decides
+    err.print(learner.loaded_text(os.fspath(path), exact_share(learner)), soft_wrap=True)
     return learner
 
 
@@ -175,22 +152,12 @@ def _spec_of(target: str) -> Game | None:
 
 
 def _from_file(target: str, seed: int | None) -> Rival:
-    """The player of the policy file TARGET, saying what was loaded: the file's own kind
-    decides (:func:`~qarena.agents.players.load_file`, as for every player's file)."""
-    loaded = load_file(target)
-    if isinstance(loaded, Learner):
-        _loaded(Path(target), loaded)
-    elif isinstance(loaded, NTupleNetwork):
-        err.print(
-            _(
-                "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
-            ).format(spec=loaded.game.spec, file=target, count=loaded.games),
-            soft_wrap=True,
-        )
-    found = player(cast("PlayerLike", loaded), seed=seed)
-    if not isinstance(loaded, Learner):  # a learner that plays as itself: named by its file
-        found.name = os.path.basename(target)
-    return _rival(found)
+    """The player of the policy file TARGET, saying what was loaded (in the learner's own
+    words): the file's own kind decides (:func:`~qarena.agents.players.load_file`, as for
+    every player's file), and its player is named by the file, as
+    :func:`~qarena.agents.players.player` names a file's player."""
+    loaded = _loaded(target)
+    return plays_as(loaded, os.path.basename(target), seed)
 
 
 def _rival(found: Player) -> Rival:
@@ -218,8 +185,8 @@ def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game
     if chosen in ("perfect", "strongest"):
         route(game)  # says why where this machine searches a game enumerated elsewhere
     agent = _rival(player(chosen, game, seed))
-    if chosen == NETWORK:
-        err.print(_("Playing against the n-tuple network shipped with qarena."))
+    if chosen in SHIPPED_PLAYERS:
+        err.print(SHIPPED_PLAYERS[chosen].playing)
     elif chosen == "perfect":
         err.print(_("Playing against perfect play, by the solver."))
     else:

@@ -15,7 +15,7 @@ from qarena.evaluate.figures import (
     PlotRun,
     or_list,
     render_curves,
-    render_network_curve,
+    render_judged_curve,
 )
 from qarena.experiments.sweep_figures import (
     heatmap_cells,
@@ -28,8 +28,6 @@ from qarena.experiments.sweep_figures import (
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
 from qarena.i18n import _
-from qarena.learn.base import Learner
-from qarena.learn.ntuple import NTupleNetwork
 
 
 def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:
@@ -98,18 +96,22 @@ def plot_command(
     runs: list[PlotRun] = []
     for path in files:
         learner = load_file(path)  # the file's own kind decides, read once
-        if isinstance(learner, NTupleNetwork):
-            if len(files) > 1:
-                raise QarenaError(
-                    _("{file} is an n-tuple network: its curve is drawn alone").format(file=path)
-                )
-            write_atomic(target, render_network_curve(path.stem, learner, fmt), files)
-            err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
-            return
-        if not isinstance(learner, Learner) or learner.curve is None or not learner.curve.points:
+        if learner.curve is None or not learner.curve.points:
             raise QarenaError(
                 _("{name} has no learning curve; train it with --curve").format(name=path)
             )
+        # A curve judged along perfect play holds other measures than one judged over
+        # every position: it is drawn alone, as its own figure.
+        if learner.judging == "along_play":
+            if len(files) > 1:
+                raise QarenaError(
+                    _("{file} is judged along perfect-play games: its curve is drawn alone").format(
+                        file=path
+                    )
+                )
+            write_atomic(target, render_judged_curve(path.stem, learner, fmt), files)
+            err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
+            return
         runs.append(PlotRun(path.stem, learner))
     write_atomic(target, render_curves(runs, fmt), files)
     err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)

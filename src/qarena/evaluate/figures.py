@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from qarena.errors import QarenaError
 from qarena.i18n import _, gettext_noop, ngettext
-from qarena.learn.base import Learner
 from qarena.learn.curve import Curve, CurvePoint
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.family import Trainable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -79,7 +78,7 @@ class PlotRun:
     """A run to draw: ``name`` (the file's stem) tells overlaid runs apart."""
 
     name: str
-    learner: Learner
+    learner: Trainable
 
     @property
     def curve(self) -> Curve:
@@ -137,11 +136,11 @@ def _hyper_items(h: dict[str, Any]) -> dict[str, str]:
     return items
 
 
-def _items(learner: Learner) -> dict[str, str]:
+def _items(learner: Trainable) -> dict[str, str]:
     return _hyper_items(learner.hyperparameter_values())
 
 
-def _shown(learner: Learner, items: dict[str, str]) -> list[str]:
+def _shown(learner: Trainable, items: dict[str, str]) -> list[str]:
     """The items worth a title: the learning rates always, the rest when not the default."""
     cls = type(learner)
     default = cls.default_config().to_dict()
@@ -388,23 +387,25 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
         return encode(fig, fmt)
 
 
-def render_network_curve(name: str, net: NTupleNetwork, fmt: str) -> bytes:
-    """An n-tuple network's learning curve as PNG or SVG bytes: its optimality along
-    perfect-play games and its wins moving first against perfect play, against the games of
-    self-play (left) and the minutes of training (right)."""
+def render_judged_curve(name: str, learner: Trainable, fmt: str) -> bytes:
+    """The learning curve of a learner judged along perfect play (an n-tuple network's) as
+    PNG or SVG bytes: its optimality along perfect-play games and its wins moving first
+    against perfect play, against what it learned from (left: its games of self-play, or
+    episodes) and the minutes of training (right)."""
     if fmt not in FORMATS:
         raise QarenaError(
             _("cannot draw {fmt!r}; the formats are {formats}").format(
                 fmt=fmt, formats=and_list(FORMATS)
             )
         )
-    curve = net.curve
+    curve = learner.curve
     if curve is None or not curve.points:
         raise QarenaError(
             _("{name} has no learning curve; train it with --curve").format(name=name)
         )
     points = curve.points
-    c = net.config
+    game = learner.game
+    learned = _("games of self-play") if learner.unit == "games" else _("episodes")
     lines = (
         ("optimality", _("optimality, along perfect play"), [p.optimality for p in points]),
         ("wins", _("won, first against perfect"), [p.record[0] for p in points]),
@@ -420,7 +421,7 @@ def render_network_curve(name: str, net: NTupleNetwork, fmt: str) -> bytes:
         left = fig.add_subplot(1, 2, 1)
         right = fig.add_subplot(1, 2, 2, sharey=left)
         for ax, xs, label in (
-            (left, [p.games for p in points], _("games of self-play")),
+            (left, [p.games for p in points], learned),
             (right, [(p.seconds or 0.0) / 60 for p in points], _("minutes of training")),
         ):
             for j, (key, text, ys) in enumerate(lines):
@@ -440,13 +441,15 @@ def render_network_curve(name: str, net: NTupleNetwork, fmt: str) -> bytes:
         left.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
         left.set_ylabel(_("share"))
         fig.suptitle(
-            _("n-tuple network on {game}  {spec}").format(game=net.game.title, spec=net.game.spec),
+            _("{learner} on {game}  {spec}").format(
+                learner=learner.title, game=game.title, spec=game.spec
+            ),
             fontsize=12,
         )
+        # What the learner says of itself (a network: its tuples), then the curve's judging.
+        judged = _("{games} games judged per point").format(games=curve.games)
         left.set_title(
-            _("{tuples} tuples of {length} cells, {games} games judged per point").format(
-                tuples=c.tuples, length=c.tuple_length, games=curve.games
-            ),
+            "; ".join([*(text for _label, text in learner.summary()), judged]),
             fontsize=10,
             color="0.3",
         )

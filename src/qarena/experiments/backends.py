@@ -27,7 +27,7 @@ from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, language, ngettext, option
 from qarena.learn.base import Learner
-from qarena.learn.learners import learner_class
+from qarena.learn.learners import learner_class, origin
 
 BACKENDS = ("local", "ray")
 #: results.csv is rewritten at most this often while runs finish (and always at the end).
@@ -226,7 +226,9 @@ def plan_sweep(
         asked, note = fitting_workers(fixed, todo or settings, asked)
     threads = max(1, cores() // asked) if backend == "local" else 1
     files = opponent_files or {}
-    tasks = [Task(fixed, s, threads, files.get(s.opponent), language()) for s in todo]
+    tasks = [
+        Task(fixed, s, threads, files.get(s.opponent), language(), origin(s.learner)) for s in todo
+    ]
     return Plan(folder, settings, tasks, finished, asked, backend, ray_address, note)
 
 

@@ -30,7 +30,7 @@ from qarena.judging.player import judge_player
 from qarena.learn.base import Learner
 from qarena.learn.curve import Curve
 from qarena.learn.family import Trainable
-from qarena.learn.learners import learner_bytes
+from qarena.learn.learners import adopt, learner_bytes
 from qarena.policyfile import read_meta
 from qarena.training.run import RunResult, plan_run
 
@@ -48,12 +48,18 @@ class Task:
     threads: int = 0  # compiled loops' threads in the worker (0: numba's default)
     opponent_file: bytes | None = None
     language: str = "en"  # the language of the worker's messages: the sweep's own
+    #: Where its learner kind is defined when it is not one of qarena's own (a test's toy
+    #: learner): a spawned worker knows only the kinds registered as qarena is imported, so
+    #: it imports this module by name and registers the kind (``learners.adopt``).
+    learner_from: tuple[str, str] | None = None
 
 
 def run_task(task: Task) -> RunOutput:
     """Train and measure one run; its policy file comes back as bytes, written by the caller.
     Its messages (an error) are in the task's language."""
     with speaking(task.language):
+        if task.learner_from is not None:
+            adopt(task.setting.learner, task.learner_from)
         return _run_task(task)
 
 
@@ -133,7 +139,7 @@ def _along_play_row(task: Task, net: Trainable, result: RunResult) -> RunOutput:
     judges it."""
     setting, fixed = task.setting, task.fixed
     game = net.game
-    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)  # type: ignore[arg-type]
+    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)
     row = RunRow(
         run=setting.name,
         game=fixed.game,

@@ -15,6 +15,7 @@ import numpy as np
 
 from qarena.exact.space import GameTables
 from qarena.learn.base import Learner
+from qarena.learn.family import Trainable
 
 
 @dataclass(frozen=True)
@@ -70,4 +71,22 @@ def learner_optimality(learner: Learner) -> Optimality:
     return optimality_of_values(learner.tables, learner.values())
 
 
-__all__ = ["JUDGE_CHUNK", "Optimality", "learner_optimality", "move_values", "optimality_of_values"]
+def exact_share(learner: Trainable) -> float | None:
+    """The share of decision positions where a learner's greedy play keeps the solver's
+    value, for a learner judged over every position (its tables: ``judging == "exact"``);
+    None for one judged along play, which ``qarena eval`` judges (by samples on a board too
+    big to enumerate)."""
+    if learner.judging != "exact":
+        return None
+    assert isinstance(learner, Learner), learner  # the kinds judged exactly keep tables
+    return learner_optimality(learner).share
+
+
+__all__ = [
+    "JUDGE_CHUNK",
+    "Optimality",
+    "exact_share",
+    "learner_optimality",
+    "move_values",
+    "optimality_of_values",
+]

@@ -16,12 +16,12 @@ from qarena.budget import JUDGE_PER_ENTRY, MAX_FRAME_ENTRIES, check_memory
 from qarena.errors import QarenaError
 from qarena.exact.space import GameTables, game_tables
 from qarena.games.base import Game
-from qarena.i18n import _, gettext_noop, number, option
+from qarena.i18n import _, gettext_noop, ngettext, number, option
 from qarena.kernels import learn as k
 from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
 from qarena.learn.curve import Curve
-from qarena.learn.family import Judging, Trainable
+from qarena.learn.family import Judging, Text, Trainable
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
 
@@ -32,18 +32,6 @@ if TYPE_CHECKING:
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
 START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}
 SEATS = {"first": k.SEAT_FIRST, "second": k.SEAT_SECOND, "both": k.SEAT_BOTH}
-
-
-class Text:
-    """A class's text for people, in the language of whoever reads it: a class attribute
-    such as ``title = Text(gettext_noop("Q-learning"))`` reads as the translated text
-    (``QLearner.title`` is "Q-learning" in English), looked up when it is read."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def __get__(self, obj: object, owner: type | None = None) -> str:
-        return _(self.message)
 
 
 @dataclass(frozen=True)
@@ -165,6 +153,7 @@ class Learner(Trainable):
     #: Judged over every position of its tables; its curve measures it against random and
     #: perfect play in both seats.
     judging: ClassVar[Judging] = "exact"
+    keeps_table: ClassVar[bool] = True
 
     kind: ClassVar[str]
     #: Its name for people ("Q-learning"), in the reader's language; ``kind`` is its name as
@@ -510,6 +499,38 @@ class Learner(Trainable):
         v = np.where(legal, self.values(), -np.inf)
         best: np.ndarray = legal & (v == v.max(axis=1, keepdims=True))
         return best
+
+    def loaded_text(self, file: str, share: float | None = None) -> str:
+        if share is None:  # not judged: said as any learner says it
+            return super().loaded_text(file)
+        n = self.episodes
+        if share == 1.0:
+            # No article before the learner's name: "a afterstate TD(0)" read wrong in English.
+            text = ngettext(
+                "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
+                "perfectly.",
+                "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
+                "perfectly.",
+                n,
+            )
+        else:
+            text = ngettext(
+                "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
+                "the best move in {share:.1%} of positions.",
+                "Loaded an agent for {spec} from {file}: {learner}, {count:,} episodes; it plays "
+                "the best move in {share:.1%} of positions.",
+                n,
+            )
+        return text.format(learner=self.title, spec=self.game.spec, file=file, count=n, share=share)
+
+    def trained_text(self, share: float | None = None) -> str:
+        if share is None:
+            return super().trained_text()
+        return ngettext(
+            "{count:,} episode; it plays the best move in {percent}% of positions.",
+            "{count:,} episodes; it plays the best move in {percent}% of positions.",
+            self.episodes,
+        ).format(count=self.episodes, percent=number(100 * share, ".1f"))
 
     # --- saving and loading ---------------------------------------------------------
     @abstractmethod

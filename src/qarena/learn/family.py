@@ -20,11 +20,24 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from qarena.errors import QarenaError
 from qarena.games.base import Game
-from qarena.i18n import _, number
+from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.curve import COLUMNS, CURVE_GAMES, JUDGED_COLUMNS, Curve
 
 if TYPE_CHECKING:
-    from qarena.learn.base import Opponent, Text
+    from qarena.learn.base import Opponent
+
+
+class Text:
+    """A class's text for people, in the language of whoever reads it: a class attribute
+    such as ``title = Text(gettext_noop("Q-learning"))`` reads as the translated text
+    (``QLearner.title`` is "Q-learning" in English), looked up when it is read."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __get__(self, obj: object, owner: type | None = None) -> str:
+        return _(self.message)
+
 
 #: How a learner's curve is judged: over every position of its tables ("exact"), or along
 #: games of perfect play, every move solved (``along_play``: any player can be).
@@ -55,6 +68,11 @@ class Trainable(ABC):
     self_play_only: ClassVar[bool] = False
     #: Runs on several threads sharing what it learns (--workers).
     threaded: ClassVar[bool] = False
+    #: Keeps a value for every position, in a table (``qarena table --top`` and ``--csv``
+    #: read it whole); any learner shows its values of one position's moves.
+    keeps_table: ClassVar[bool] = False
+    #: What its values of moves are called in a table's heading, in the reader's language.
+    value_label: ClassVar[Text] = Text(gettext_noop("value"))
 
     game: Game
     config: Any
@@ -192,6 +210,54 @@ class Trainable(ABC):
         full = self.config.to_dict()
         return {name: full[name] for name in self.hyperparameters if name in full}
 
+    # --- what people are told about it ----------------------------------------------------
+    def trained_count(self) -> str:
+        """How much it learned, in its unit: "2,000 episodes", "5,000 games of self-play"."""
+        n = self.episodes
+        if self.unit == "games":
+            text = ngettext("{count:,} game of self-play", "{count:,} games of self-play", n)
+        else:
+            text = ngettext("{count:,} episode", "{count:,} episodes", n)
+        return text.format(count=n)
+
+    def loaded_text(self, file: str, share: float | None = None) -> str:
+        """What ``qarena play FILE`` says it loaded: its game, its file, how much it learned
+        (and, given ``share`` — ``judging.tables.exact_share``, for a learner judged over
+        every position — how well it plays)."""
+        return _("Loaded an agent for {spec} from {file}: {learner}, {trained}.").format(
+            spec=self.game.spec, file=file, learner=self.title, trained=self.trained_count()
+        )
+
+    def trained_text(self, share: float | None = None) -> str:
+        """How it learned and how well it plays, as a stored policy's page says it
+        (``share``: ``judging.tables.exact_share``'s answer, for a learner judged over every
+        position; the store keeps it)."""
+        return _(
+            "{trained}. Its optimality is not judged here: qarena eval FILE judges it."
+        ).format(trained=self.trained_count())
+
+    def opponent_text(self) -> str:
+        """What a person playing against it in the browser is told of it, when it is not a
+        stored policy of theirs to link to (a shipped network, a learner that plays as
+        itself)."""
+        return _("Opponent: {learner}, {trained}.").format(
+            learner=self.title, trained=self.trained_count()
+        )
+
+    # --- as its player is kept loaded -----------------------------------------------------
+    @property
+    def learner(self) -> Trainable:
+        """The learner its player plays from: a learner that plays as itself is its own."""
+        return self
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays it holds (each counted once): what keeping it loaded costs."""
+        import numpy as np
+
+        arrays = {id(a): a for a in vars(self).values() if isinstance(a, np.ndarray)}
+        return sum(int(a.nbytes) for a in arrays.values())
+
 
 def refuse_options(options: Iterable[tuple[str, bool]]) -> None:
     """Refuse, in one line, the first of the options given (``(flag, used)`` pairs) that a
@@ -208,4 +274,4 @@ def refuse_options(options: Iterable[tuple[str, bool]]) -> None:
             )
 
 
-__all__ = ["Judging", "Trainable", "refuse_options"]
+__all__ = ["Judging", "Text", "Trainable", "refuse_options"]

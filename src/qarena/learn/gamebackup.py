@@ -11,7 +11,8 @@ from qarena.games.base import Game
 from qarena.i18n import gettext_noop
 from qarena.kernels import learn as k
 from qarena.learn.afterstate import AfterstateLearner
-from qarena.learn.base import LearnConfig, Text
+from qarena.learn.base import LearnConfig
+from qarena.learn.family import Text
 from qarena.policyfile import ArraySpec
 
 

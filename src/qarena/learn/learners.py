@@ -3,6 +3,7 @@ saving and loading them: :func:`load_learner` reads any learner's file by the ki
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -45,6 +46,45 @@ def register(cls: type[Trainable]) -> type[Trainable]:
     if issubclass(cls, Learner):
         TABLE_LEARNERS[cls.kind] = cls
     return cls
+
+
+def origin(kind: str) -> tuple[str, str] | None:
+    """Where the kind ``kind`` is defined, when it was registered from outside qarena (a
+    test's toy learner, a user's module): its module's name and its class's qualified name,
+    so that another process (a sweep's spawned worker) can register it too (:func:`adopt`).
+    None for qarena's own kinds, which every process registers as it imports this module."""
+    cls = LEARNERS.get(kind)
+    if cls is None or cls.__module__.partition(".")[0] == "qarena":
+        return None
+    return cls.__module__, cls.__qualname__
+
+
+def adopt(kind: str, where: tuple[str, str]) -> None:
+    """Register the kind ``kind`` defined at ``where`` (:func:`origin`'s answer in another
+    process) unless this process knows it already. Its module is imported by its name, as
+    any import is (never from a file), and must hold a learner kind of that name; else one
+    line says why."""
+    if kind in LEARNERS:
+        return
+    module, qualname = where
+    try:
+        found: object = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as e:
+        raise QarenaError(
+            _(
+                "the learner {kind!r} comes from {module}, which cannot be imported here "
+                "({problem})"
+            ).format(kind=kind, module=module, problem=e)
+        ) from None
+    if not (isinstance(found, type) and issubclass(found, Trainable) and found.kind == kind):
+        raise QarenaError(
+            _("{name} in {module} is not the learner {kind!r}").format(
+                name=qualname, module=module, kind=kind
+            )
+        )
+    register(found)
 
 
 def learner_class(kind: str) -> type[Trainable]:

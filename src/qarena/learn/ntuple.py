@@ -21,12 +21,12 @@ from qarena.budget import check_count
 from qarena.errors import QarenaError
 from qarena.games.base import BoardGrid, Game, Move, Position
 from qarena.games.picking import Picks
-from qarena.i18n import _, gettext_noop, number
+from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
-from qarena.learn.base import Opponent, Text
+from qarena.learn.base import Opponent
 from qarena.learn.curve import Curve
-from qarena.learn.family import Judging, Trainable
+from qarena.learn.family import Judging, Text, Trainable
 from qarena.learn.ntuple_config import (
     KIND,
     MAX_LENGTH,
@@ -204,6 +204,29 @@ class NTupleNetwork(Trainable, Picks):
                 ),
             )
         ]
+
+    def loaded_text(self, file: str, share: float | None = None) -> str:
+        return _(
+            "Loaded an n-tuple network for {spec} from {file} ({count:,} games of self-play)."
+        ).format(spec=self.game.spec, file=file, count=self.games)
+
+    def opponent_text(self) -> str:
+        return ngettext(
+            "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} "
+            "game.",
+            "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} "
+            "games.",
+            self.games,
+        ).format(count=self.games)
+
+    def trained_text(self, share: float | None = None) -> str:
+        return ngettext(
+            "{count:,} game of self-play. Its optimality is not judged here: qarena eval FILE "
+            "judges it (by samples on a board too big to enumerate).",
+            "{count:,} games of self-play. Its optimality is not judged here: qarena eval FILE "
+            "judges it (by samples on a board too big to enumerate).",
+            self.games,
+        ).format(count=self.games)
 
     def train_chunk(
         self,

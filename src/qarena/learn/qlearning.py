@@ -14,9 +14,9 @@ from qarena.learn.base import (
     SHARED_HYPERPARAMETERS,
     LearnConfig,
     Learner,
-    Text,
     reward_text,
 )
+from qarena.learn.family import Text
 from qarena.policyfile import ArraySpec
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from qarena.games import Game
-from qarena.judging.tables import learner_optimality
+from qarena.judging.tables import exact_share
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.family import Trainable
 from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_table
@@ -43,8 +43,7 @@ def run_timed(
     a table learner's game is solved first: the limit is for training."""
     learner: Trainable = plan.learner
     learner.warm_up()
-    if isinstance(learner, Learner):
-        learner_optimality(learner)  # its game solved before the limit starts: it judges over it
+    exact_share(learner)  # a game judged over every position is solved before the limit starts
     t0 = time.monotonic()
 
     def stop() -> bool:

@@ -15,7 +15,6 @@ from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
-from qarena.learn.ntuple_config import NetworkConfig
 from qarena.learn.presets import record_text
 from qarena.learn.settings import ALL_SETTINGS
 from qarena.web.store import is_policy_id
@@ -130,9 +129,13 @@ def setting_rows(
     hyper: Mapping[str, Any],
     training: Mapping[str, Any] | None = None,
     preset: Mapping[str, Any] | None = None,
+    *,
+    own_order: bool = False,
 ) -> list[tuple[str, str]]:
     """(label, value) rows: how a run trained (whom against, in which seat, until perfect
-    play), when the policy's file says so, then its hyperparameters in the form's order."""
+    play), when the policy's file says so, then its hyperparameters in the form's order (with
+    ``own_order``: in the order ``hyper`` gives them, a learner's own, the symmetry setting
+    last as on the form)."""
     rows: list[tuple[str, str]] = []
     if training:
         opponent = str(training.get("opponent", "self"))
@@ -147,10 +150,11 @@ def setting_rows(
         rows.append((_("preset"), record_text(preset)))
     # Without exploring starts, their order says nothing.
     skip = {"start_order"} if hyper.get("starts") == 0 else set()
+    order = [*(k for k in hyper if k != "canonical"), "canonical"] if own_order else LABELS
     rows += [
         (_(LABELS[k]), setting_text(k, hyper[k]))
-        for k in LABELS
-        if hyper.get(k) is not None and k not in skip
+        for k in order
+        if k in LABELS and hyper.get(k) is not None and k not in skip
     ]
     return rows
 
@@ -211,16 +215,6 @@ def learner_episodes(learner: str, episodes: int) -> str:
     ).format(learner=learner, count=episodes)
 
 
-def network_note(games: int) -> str:
-    """Who plays when the opponent is an n-tuple network, and how it learned."""
-    return ngettext(
-        "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} game.",
-        "Opponent: an n-tuple network that learned the game by self-play alone, in {count:,} "
-        "games.",
-        games,
-    ).format(count=games)
-
-
 def policy_option(learner: str, episodes: int, optimality: float, policy: str) -> str:
     """A stored policy as an opponent to choose: "Q-learning, 2,000 episodes, 97% (…)"."""
     return ngettext(
@@ -239,25 +233,6 @@ def policy_label(learner: str, game: str, episodes: int, policy: str) -> str:
     ).format(learner=learner, game=game, count=episodes, id=policy)
 
 
-def network_trained_text(games: int) -> str:
-    """How a stored network learned, and where it is judged."""
-    return ngettext(
-        "{count:,} game of self-play. Its optimality is not judged here: qarena eval FILE judges "
-        "it (by samples on a board too big to enumerate).",
-        "{count:,} games of self-play. Its optimality is not judged here: qarena eval FILE "
-        "judges it (by samples on a board too big to enumerate).",
-        games,
-    ).format(count=games)
-
-
-def network_setting_rows(config: NetworkConfig) -> list[tuple[str, str]]:
-    """(label, value) rows: an n-tuple network's settings, in the declaration's order."""
-    values = config.to_dict()
-    order = ("tuples", "tuple_length", "alpha", "alpha_end", "epsilon", "epsilon_end", "lam")
-    rows = [(_(LABELS[k]), setting_text(k, values[k])) for k in order]
-    return [*rows, (_(LABELS["seed"]), str(values["seed"]))]
-
-
 def network_finished_text(stopped: bool, games: int) -> str:
     """How an n-tuple network's run ended."""
     if stopped:
@@ -271,6 +246,25 @@ def network_finished_text(stopped: bool, games: int) -> str:
         "Done: {count:,} games of self-play. qarena eval FILE judges the network.",
         games,
     ).format(count=games)
+
+
+def unjudged_finished_text(learner: str, stopped: bool, count: int) -> str:
+    """How a run of a learner not judged over every position ended (no optimality of its own
+    here), in its unit: an n-tuple network's games of self-play, another kind's episodes."""
+    cls = LEARNERS.get(learner)
+    if cls is None or cls.unit == "games":
+        return network_finished_text(stopped, count)
+    if stopped:
+        return ngettext(
+            "Stopped: {count:,} episode learned and kept.",
+            "Stopped: {count:,} episodes learned and kept.",
+            count,
+        ).format(count=count)
+    return ngettext(
+        "Done: {count:,} episode. qarena eval FILE judges it.",
+        "Done: {count:,} episodes. qarena eval FILE judges it.",
+        count,
+    ).format(count=count)
 
 
 def trained_text(episodes: int, optimality: float) -> str:

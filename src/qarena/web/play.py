@@ -16,14 +16,13 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import numpy as np
 
 from qarena import threads
-from qarena.agents.base import Rival
+from qarena.agents.base import Loaded, Rival
 from qarena.agents.greedy import GreedyAgent
 from qarena.errors import MoveError, QarenaError
 from qarena.exact import Oracle
 from qarena.games import Move, Position, value_name
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
-from qarena.learn.ntuple import NTupleNetwork
 from qarena.match.duel import Duel
 from qarena.match.session import Match, Result, Score
 from qarena.web.exceptions import NotFound
@@ -55,8 +54,9 @@ class Agent(GreedyAgent):
     training: dict[str, Any] | None = None
 
 
-#: A stored policy as it plays: a table learner's agent, or an n-tuple network.
-Stored = Agent | NTupleNetwork
+#: A stored policy as it plays: a table learner's agent (:class:`Agent`), or a learner that
+#: plays as itself (an n-tuple network); any kind, as ``agents.players.plays_as`` gives it.
+Stored = Loaded
 #: Whom a person plays in the browser: a stored policy, perfect play, or a shipped n-tuple
 #: network; any player that tells the moves it picks among.
 Opponent = Rival

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from qarena.agents.base import Player, Rival
-from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player
+from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player, plays_as
 from qarena.agents.strategies import NETWORK as NETWORK_PLAYER
 from qarena.agents.strategies import STRATEGIES, named_players, players_of
 from qarena.budget import estimate_positions
@@ -225,7 +225,7 @@ class Web:
         agent: Stored = (
             Agent(loaded, policy=policy_id, training=training)
             if isinstance(loaded, Learner)
-            else loaded
+            else plays_as(loaded)
         )
         with self._lock:
             self._agents[policy_id] = (agent, held_bytes(agent))

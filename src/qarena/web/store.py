@@ -32,11 +32,9 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import atomic_open, remove_stale_temps
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
-from qarena.judging.tables import learner_optimality
-from qarena.learn.base import Learner
+from qarena.judging.tables import exact_share
 from qarena.learn.family import Trainable
 from qarena.learn.learners import LEARNERS, load_learner, save_learner
-from qarena.learn.ntuple import NTupleNetwork
 from qarena.policyfile import read_meta
 from qarena.web.exceptions import NotFound
 
@@ -218,10 +216,10 @@ class PolicyStore:
             raise QarenaError(str(e).replace(path, _("policy {id}").format(id=policy_id))) from None
 
     def _index(self, policy_id: str, learner: Trainable, created: datetime) -> PolicyRow:
-        # A table learner is judged over every position as it is stored; a learner judged
-        # along play (a network) by its curve, when it has one.
+        # A learner judged over every position (a table learner) is judged as it is stored;
+        # one judged along play (a network) is not here: ``qarena eval`` judges it.
         kind, count = learner.kind, learner.episodes
-        share = learner_optimality(learner).share if isinstance(learner, Learner) else None
+        share = exact_share(learner)
         row = PolicyRow(
             id=policy_id,
             game=learner.game.spec,
@@ -352,10 +350,10 @@ class PolicyStore:
                 db.execute("DELETE FROM policies WHERE id = ?", (policy_id,))
             raise NotFound(_("no policy {id!r}").format(id=policy_id)) from None
 
-    def load(self, policy_id: str) -> Learner | NTupleNetwork:
-        """The stored table learner or n-tuple network (NotFound when there is none)."""
+    def load(self, policy_id: str) -> Trainable:
+        """The stored learner, of any kind (NotFound when there is none)."""
         self.get(policy_id)
-        return _stored(load_learner(self.path(policy_id), budget=self.network_budget()))
+        return load_learner(self.path(policy_id), budget=self.network_budget())
 
     def delete(self, policy_id: str) -> None:
         """Remove the row, then the file; NotFound when there is no such policy."""
@@ -440,9 +438,3 @@ class Receiving:
         dropped = QarenaError("the upload was dropped")
         with contextlib.suppress(QarenaError, OSError):
             self._stack.__exit__(QarenaError, dropped, None)
-
-
-def _stored(learner: Trainable) -> Learner | NTupleNetwork:
-    """A loaded learner as the store keeps it (the kinds its pages show)."""
-    assert isinstance(learner, Learner | NTupleNetwork)
-    return learner

@@ -27,11 +27,11 @@ from qarena.web.describe import (
     learner_episodes,
     learner_title,
     network_finished_text,
-    network_note,
     no_curve_text,
     policy_label,
     policy_option,
     trained_text,
+    unjudged_finished_text,
     when,
 )
 from qarena.web.language import current_path
@@ -112,7 +112,7 @@ for _helper in (
     finished_text,
     learner_episodes,
     network_finished_text,
-    network_note,
+    unjudged_finished_text,
     no_curve_text,
     policy_label,
     policy_option,

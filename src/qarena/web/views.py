@@ -19,8 +19,6 @@ from qarena.games.words import sentence
 from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class, table_class
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import KIND as NETWORK
 from qarena.learn.presets import PRESETS
 from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
 from qarena.web.describe import (
@@ -28,11 +26,8 @@ from qarena.web.describe import (
     capitalized,
     labels,
     learner_title,
-    network_setting_rows,
-    network_trained_text,
     policy_label,
     setting_rows,
-    trained_text,
     verdict_span,
 )
 from qarena.web.forms import TRAIN_DEFAULTS
@@ -278,37 +273,28 @@ def inspect_context(
         "legend": agent.value_legend(),
         "error": error,
     }
-    if isinstance(agent, NTupleNetwork):
-        return {
-            **context,
-            "heading": _("{learner} for {game}").format(
-                learner=learner_title(NETWORK), game=game.title
-            ),
-            "trained": network_trained_text(agent.games),
-            "settings": network_setting_rows(agent.config),
-            "trained_here": True,
-            "curve": (
-                Markup(curve_svg(agent.curve.points, agent.games, judged=True))
-                if agent.curve is not None and agent.curve.points
-                else None
-            ),
-            "network": True,
-        }
-    learner, training, curve = agent.learner, agent.training, agent.learner.curve
+    # Every kind alike, from its own answers: a table learner plays as its greedy agent (its
+    # page says "agent"), another kind as itself; only an agent trained here says how.
+    learner = agent.learner
+    curve = learner.curve
+    along_play = learner.judging == "along_play"
+    training: dict[str, Any] | None = getattr(agent, "training", None)
+    heading = _("{learner} agent for {game}") if learner.keeps_table else _("{learner} for {game}")
     return {
         **context,
-        "heading": _("{learner} agent for {game}").format(
-            learner=learner_title(learner.kind), game=game.title
+        "heading": heading.format(learner=learner_title(learner.kind), game=game.title),
+        "trained": learner.trained_text(row.optimality),
+        "settings": setting_rows(
+            learner.hyperparameter_values(), training, learner.preset, own_order=True
         ),
-        "trained": trained_text(row.episodes, row.optimality or 0.0),
-        "settings": setting_rows(learner.hyperparameter_values(), training, learner.preset),
-        "trained_here": training is not None,
+        # One that learns by self-play alone has no opponent to record.
+        "trained_here": training is not None or learner.self_play_only,
         "curve": (
-            Markup(curve_svg(curve.points, learner.episodes))
+            Markup(curve_svg(curve.points, learner.episodes, judged=along_play))
             if curve is not None and curve.points
             else None
         ),
-        "network": False,
+        "judged_along_play": along_play,
     }
 
 
@@ -344,7 +330,7 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     """The Compare page: the store's policies (of ``game`` when given) to choose from, and
     the chosen ones' learning curves on one chart, naming those that have none."""
     web.store.refresh()
-    # A network's curve is judged along perfect-play games, not over every position.
+    # A curve judged along perfect-play games (a network's) is not one over every position.
     everything = [r for r in web.store.list() if r.tables]
     games = sorted({r.game for r in everything})
     rows = [r for r in everything if r.game == game] if game else everything

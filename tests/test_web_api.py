@@ -989,6 +989,25 @@ def test_an_upload_of_a_game_over_the_budget_is_refused(tmp_path: Path) -> None:
         assert upload(client, "t34.npz", made.read_bytes()).status_code == 303
 
 
+def test_an_upload_of_a_network_is_held_to_its_own_budget_not_the_tables(
+    tmp_path: Path,
+) -> None:
+    """Checking a network's file builds none of its game's tables (its loader holds it to the
+    network budget): a network of connect4:5x5, whose tables the web app would not build
+    (about 86 million positions), is taken, where a table learner's file of it was not."""
+    import qarena
+
+    made = tmp_path / "net.npz"
+    net = qarena.train("connect4:5x5", "ntuple", 40, tuples=4, tuple_length=4, seed=1, workers=1)
+    net.save(made)
+    data_dir = tmp_path / "data"
+    with TestClient(create_app(data_dir)) as client:
+        r = upload(client, "net.npz", made.read_bytes())
+        assert r.status_code == 303, r.text[-300:]
+        assert len(store_files(data_dir)) == 1
+        assert client.app.state.web.too_big_to_upload(parse_spec("connect4:5x5")) is not None  # type: ignore[attr-defined]
+
+
 def test_upload_limits_by_content_length_and_by_what_arrives(tmp_path: Path) -> None:
     with TestClient(create_app(tmp_path, max_upload=50_000)) as client:
         # A Content-Length over the limit is refused before any of the body is read.

@@ -406,14 +406,18 @@ class Receiving:
     def _verify(self, tmp: str) -> None:
         try:
             if self.refuse is not None:
-                # The game first, from the metadata alone: checking the tables builds the
-                # game's, which for a big game takes what training it would.
+                # The game first, from the metadata alone: checking a table learner's file
+                # builds the game's tables, which for a big game takes what training it
+                # would. A kind that keeps no table (a network) is held to its own budget by
+                # its loader, so any board it plays is taken.
                 try:
-                    game = parse_spec(str(read_meta(tmp).get("game")))
+                    meta = read_meta(tmp)
+                    game = parse_spec(str(meta.get("game")))
                 except QarenaError as e:  # named as the loaders name it
                     problem = _("its game is not readable ({problem})").format(problem=e)
                     raise QarenaError(f"{tmp}: {problem}") from None
-                why = self.refuse(game)
+                kind = LEARNERS.get(Trainable.file_kind(meta) or "")
+                why = self.refuse(game) if kind is None or kind.keeps_table else None
                 if why is not None:
                     raise QarenaError(why)
             self._loaded = load_file(tmp, budget=self.store.network_budget())

@@ -251,8 +251,10 @@ def _network_specs() -> tuple[str, ...]:
 
 
 def _network(game: Game) -> Trainable | None:
+    from qarena.learn.ntuple_config import check_board
     from qarena.learn.ntuple_file import shipped_network
 
+    check_board(game)  # a game of no board: said as a network says it, before which boards
     net = shipped_network(game)
     if net is not None:
         net.name = NETWORK

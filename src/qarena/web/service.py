@@ -15,15 +15,13 @@ from fastapi import Depends, Request
 
 from qarena.agents.base import Player, Rival
 from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player, plays_as
-from qarena.agents.strategies import NETWORK as NETWORK_PLAYER
-from qarena.agents.strategies import STRATEGIES, named_players, players_of
+from qarena.agents.strategies import SHIPPED_PLAYERS, STRATEGIES, players_of
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
 from qarena.learn.base import Learner
-from qarena.learn.ntuple_config import check_board
 from qarena.learn.settings import ALL_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
 from qarena.training.run import RunRequest, request_run
@@ -132,7 +130,7 @@ class Web:
             # Looked up at each call: ``qarena serve`` sets ``stopping`` after this.
             lambda: self.stopping(),  # noqa: PLW0108
         )
-        self._networks: dict[str, Rival] = {}
+        self._shipped: dict[tuple[str, str], Rival] = {}
         self._lock = threading.Lock()
         self._spot_lock = threading.Lock()
         #: Whether the server is stopping: set when serving under ``qarena serve``.
@@ -261,8 +259,8 @@ class Web:
             )
         game = self._parse(spec)
         chosen = opponent_of(game, opponent)
-        if chosen == NETWORK_PLAYER:
-            return self.network(game)
+        if chosen in SHIPPED_PLAYERS:
+            return self.shipped(chosen, game)
         if chosen != TRAINED:
             return self.perfect(game, strongest=chosen == "strongest")
         answers = Oracle.of(game)
@@ -283,26 +281,19 @@ class Web:
             raise
         return self.agent_or_job(game, first)
 
-    def network(self, game: Game) -> Rival:
-        """The n-tuple network shipped for ``game`` (the one resolution of a player, by its
-        name), loaded once (it is read-only)."""
+    def shipped(self, name: str, game: Game) -> Rival:
+        """The player shipped with qarena as ``name`` for ``game`` (``network``: the n-tuple
+        network), from the one resolution of a player (which refuses, in one line, a game it
+        does not play), loaded once (it is read-only)."""
         with self._lock:
-            net = self._networks.get(game.spec)
-        if net is None:
-            if NETWORK_PLAYER not in named_players(game):
-                check_board(game)
-                raise QarenaError(
-                    _(
-                        "no n-tuple network comes with qarena for {spec}; train one with qarena "
-                        "train {spec} --learner ntuple --out FILE and play it with qarena play FILE"
-                    ).format(spec=game.spec)
-                )
-            found = player(NETWORK_PLAYER, game)
-            assert isinstance(found, Rival), found
-            net = found
+            found = self._shipped.get((name, game.spec))
+        if found is None:
+            made = player(name, game)
+            assert isinstance(made, Rival), made
+            found = made
             with self._lock:
-                self._networks[game.spec] = net
-        return net
+                self._shipped[(name, game.spec)] = found
+        return found
 
     def perfect(self, game: Game, strongest: bool = True) -> Rival:
         """Perfect play of ``game`` (at its strongest unless asked: the person-facing default,
@@ -341,7 +332,7 @@ class Web:
     def may_search(self, spec: str | None, opponent: str | None = None) -> bool:
         """Whether a new game of ``spec`` against ``opponent`` (perfect play unless asked)
         may search, so that its request goes through ``self.searches``. Reads the spec only."""
-        if spec is None or opponent in ("trained", "network"):
+        if spec is None or opponent == "trained" or opponent in SHIPPED_PLAYERS:
             return False
         try:
             return Oracle.of(self._parse(spec)).searched
@@ -402,7 +393,7 @@ class Web:
     def start_game(self, body: NewGame) -> Session | Job:
         """A new game, or the on-the-spot run to wait for before there can be one."""
         agent: Opponent
-        if body.policy is not None and body.opponent in ("strongest", "perfect", "network"):
+        if body.policy is not None and body.opponent in ("strongest", "perfect", *SHIPPED_PLAYERS):
             raise QarenaError(
                 _("a policy plays as itself: give a policy or opponent {opponent}").format(
                     opponent=body.opponent
@@ -477,8 +468,8 @@ class Web:
                 stored = agents[i]
                 # Named by its policy id; its tables are shared, not copied.
                 players.append(stored.seeded(None, name))
-            elif name == "network":
-                players.append(self.network(game))
+            elif name in SHIPPED_PLAYERS:
+                players.append(self.shipped(name, game))
             else:
                 if name not in players_of(game):
                     raise QarenaError(

@@ -318,3 +318,16 @@ def test_a_game_of_no_board_is_refused_in_one_line() -> None:
     """Search reads a game's board (``Game.grid``); a heap game has none, and says so."""
     with pytest.raises(QarenaError, match=r"^nim:3,5,7 is not a board game$"):
         Searcher(parse_spec("nim"))
+
+
+def test_nodes_are_split_the_way_c4_counts_them() -> None:
+    # Every node searched is exactly one of: settled at entry, one safe move, cut at entry,
+    # interior; only the last is what Steininger's c4 counts as a node.
+    game = _game("connect4:4x5")
+    searcher = Searcher(game, entries=100_003, workers=1)
+    assert searcher.score(game.start()) == 0
+    counts = searcher.counts
+    assert counts["nodes"] == searcher.nodes > 0
+    parts = counts["leaves"] + counts["forced"] + counts["cuts"] + counts["interior"]
+    assert parts == counts["nodes"]
+    assert min(counts["leaves"], counts["forced"], counts["interior"]) > 0

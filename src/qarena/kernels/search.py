@@ -39,8 +39,12 @@ MIRROR_UNTIL = 20
 TABLE_FROM = 8
 #: Odd positions with more empty cells than this look their moves up in the table first.
 ETC_FROM = 10
-#: The length of a search's ``counters``: the nodes searched, the stop flag.
-COUNTERS = 2
+#: A search's ``counters``: the nodes searched, the stop flag, then the nodes searched split
+#: the way Steininger's c4 counts (it counts only the interior ones): settled at entry with no
+#: move tried (no safe move, the last two cells, two stacked threats), with exactly one safe
+#: move, with several cut at entry by bounds or the table, and interior (moves sorted and tried).
+C_NODES, C_STOP, C_LEAVES, C_FORCED, C_CUTS, C_INTERIOR = 0, 1, 2, 3, 4, 5
+COUNTERS = 6
 #: Not a score: the marker that a node goes on to its next move.
 _DESCEND = -1000
 #: Geometry array: [bottom row, playable cells, column 0's cells, column 1's, ...].
@@ -236,13 +240,21 @@ def negamax(
             low = -((cells - 2 - at) // 2)  # the opponent cannot win on its next stone
             entering = False
             if moves == np.uint64(0):
+                counters[C_LEAVES] += 1
                 result = -((cells - at) // 2)  # whatever it plays, the opponent wins next
             elif at >= cells - 2:
+                counters[C_LEAVES] += 1
                 result = 0  # neither can win in the last two stones
             elif moves & (ours >> one) & (ours >> two):
                 # A safe move under two of its own cells stacked: only one can be blocked.
+                counters[C_LEAVES] += 1
                 result = high
             else:
+                if moves & (moves - one):
+                    several = True
+                else:
+                    several = False
+                    counters[C_FORCED] += 1
                 empty = cells - at
                 key = np.uint64(0)
                 flipped = False
@@ -280,8 +292,12 @@ def negamax(
                             if alpha >= beta:
                                 break
                 if alpha >= beta:
+                    if several:
+                        counters[C_CUTS] += 1
                     result = alpha
                 else:
+                    if several:
+                        counters[C_INTERIOR] += 1
                     # The safe moves, those that make the most new threats first (less one
                     # for a move under the player's own threat, which the opponent would
                     # then block); ties in centre order.

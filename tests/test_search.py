@@ -331,3 +331,49 @@ def test_nodes_are_split_the_way_c4_counts_them() -> None:
     parts = counts["leaves"] + counts["forced"] + counts["cuts"] + counts["interior"]
     assert parts == counts["nodes"]
     assert min(counts["leaves"], counts["forced"], counts["interior"]) > 0
+
+
+def _walk(game: ConnectFour, count: int, seed: int) -> list[Position]:
+    """Positions where play goes on, each after a random count of random moves."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = game.start()
+        for _ in range(rng.randrange(game.rows * game.cols - 1)):
+            position = game.apply(position, rng.choice(game.legal_moves(position)))
+            if game.is_terminal(position):
+                break
+        else:
+            found.append(position)
+    return found
+
+
+def _check_cannot_win(spec: str, count: int) -> None:
+    from qarena.kernels import search as k
+
+    game = _game(spec)
+    solution = solve(game)
+    geo = k.geometry(game.rows, game.cols)
+    fired = by_claims = 0
+    for position in _walk(game, count, seed=39):
+        mine, mask, stones = bits(game.grid, position)
+        if k.cannot_win(mine, mask, stones, game.rows, geo):
+            # The bound says a draw at best for the player to move: never below the truth.
+            assert solution.value_of(position) <= 0, game.format_position(position)
+            fired += 1
+            by_claims += k.has_four(mine | (geo[k.GEO_BOARD] ^ mask), game.rows)
+    # Facts about the sample, so that the check above is not empty: the bound fires often,
+    # and on positions where only the opponent's claims on even rows stop a four.
+    assert fired > count // 50
+    if game.rows % 2 == 0:
+        assert by_claims > 0
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:4x5", "connect4:5x4"])
+def test_cannot_win_is_never_below_the_enumerated_value(spec: str) -> None:
+    _check_cannot_win(spec, 4_000)
+
+
+@pytest.mark.slow  # enumerating 6×4 takes ~25 s
+def test_cannot_win_is_never_below_the_enumerated_value_on_six_rows() -> None:
+    _check_cannot_win("connect4:6x4", 4_000)

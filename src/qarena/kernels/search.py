@@ -47,10 +47,12 @@ C_NODES, C_STOP, C_LEAVES, C_FORCED, C_CUTS, C_INTERIOR = 0, 1, 2, 3, 4, 5
 COUNTERS = 6
 #: Not a score: the marker that a node goes on to its next move.
 _DESCEND = -1000
-#: Geometry array: [bottom row, playable cells, column 0's cells, column 1's, ...].
+#: Geometry array: [bottom row, playable cells, cells of even rows (counted from 1 at the
+#: bottom), column 0's cells, column 1's, ...].
 GEO_BOTTOM = 0
 GEO_BOARD = 1
-GEO_COLUMNS = 2
+GEO_EVEN = 2
+GEO_COLUMNS = 3
 
 
 @njit
@@ -79,6 +81,8 @@ def geometry(rows: int, cols: int) -> np.ndarray:
     geo = np.zeros(GEO_COLUMNS + cols, dtype=np.uint64)
     geo[GEO_BOTTOM] = bottom_row(rows, cols)
     geo[GEO_BOARD] = board_cells(rows, cols)
+    for r in range(1, rows, 2):
+        geo[GEO_EVEN] |= geo[GEO_BOTTOM] << np.uint64(r)
     for c in range(cols):
         geo[GEO_COLUMNS + c] = column_bits(c, rows)
 
@@ -131,6 +135,40 @@ def safe_moves(
             return np.uint64(0)  # two threats: one block is all a move can do
         possible = forced
     return possible & ~(theirs >> np.uint64(1))
+
+
+@njit
+def has_four(stones: np.uint64, rows: int) -> bool:
+    """Whether ``stones`` (cells of the board only, no spare bits) hold four in a line."""
+    for step in (1, rows + 1, rows, rows + 2):  # up, across, one diagonal, the other
+        s = np.uint64(step)
+        pairs = stones & (stones >> s)
+        if pairs & (pairs >> (s + s)):
+            return True
+    return False
+
+
+@njit
+def cannot_win(mine: np.uint64, mask: np.uint64, at: int, rows: int, geo: np.ndarray) -> bool:
+    """Whether the player to move can be kept from winning whatever it plays: its score is
+    then at most 0 (a draw at best).
+
+    Always when its stones and every empty cell hold no four. And, on a board of even
+    height with an even count of stones (the first player to move), when its stones and the
+    empty cells the opponent does not claim hold no four, the opponent claiming every empty
+    cell of an even row (from 1 at the bottom) that is not playable now (Allis' claimeven):
+    above each column's playable cell the empty cells pair up, an odd-row cell under an
+    even-row one, and the columns whose playable cell is on an even row, unpaired, are even
+    in number (the empty cells are). The opponent answers a move into a pair's lower cell
+    with the cell above it, and a move into an unpaired cell with another unpaired cell;
+    so the pairs stay as they were, the player never gets a claimed cell, and it could only
+    win with a four of ``mine | (empty & ~claimed)``."""
+    board = geo[GEO_BOARD]
+    empty = board ^ mask
+    if rows % 2 == 0 and at % 2 == 0:
+        claimed = empty & geo[GEO_EVEN] & ~playable(mask, geo[GEO_BOTTOM], board)
+        return not has_four(mine | (empty & ~claimed), rows)
+    return not has_four(mine | empty, rows)
 
 
 @njit
@@ -268,6 +306,8 @@ def negamax(
                         first = cols - 1 - first
                     found &= 255
                 alpha = max(alpha, low)
+                if beta > 0 and high > 0 and cannot_win(mine, mask, at, rows, geo):
+                    high = 0
                 if found > span:
                     bound = found - span + least
                     alpha = max(alpha, bound)

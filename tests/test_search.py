@@ -161,7 +161,7 @@ def test_a_table_beyond_the_memory_budget_is_refused_before_it_is_made(
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", "1000000")
     with pytest.raises(QarenaError, match=r"a search table of 1,000,000 entries needs 8\.0 MB"):
         Searcher(_game("connect4:6x7"), entries=1_000_000)
-    assert Searcher(_game("connect4:6x7"), entries=100_000).table.size == 100_003
+    assert Searcher(_game("connect4:6x7"), entries=100_000).table.size == 100_003 + 1
 
 
 def test_what_cannot_be_searched_is_refused_in_a_line() -> None:
@@ -377,3 +377,48 @@ def test_cannot_win_is_never_below_the_enumerated_value(spec: str) -> None:
 @pytest.mark.slow  # enumerating 6×4 takes ~25 s
 def test_cannot_win_is_never_below_the_enumerated_value_on_six_rows() -> None:
     _check_cannot_win("connect4:6x4", 4_000)
+
+
+def test_a_table_match_is_never_a_false_one() -> None:
+    # Two keys with the same low 40 bits, one at home h and one at home h + 1 (k2 = k1 +
+    # m · 2^40 with m · 2^40 ≡ 1 modulo the size): an entry of k1 kept in its bucket's second
+    # slot sits at k2's home with k2's key bits. Only the slot bit tells them apart.
+    import numpy as np
+
+    from qarena.kernels import search as k
+
+    size = 4099
+    table = np.zeros(size + 1, dtype=np.uint64)
+    step = pow(2**k.KEY_BITS, -1, size) << k.KEY_BITS  # ≡ 1 modulo the size
+    k1 = np.uint64(5 * size + 7)
+    k2 = np.uint64(int(k1) + step)
+    assert int(k2) % size == int(k1) % size + 1
+    assert int(k2) % 2**k.KEY_BITS == int(k1) % 2**k.KEY_BITS
+    other = np.uint64(int(k1) + size)  # the same home as k1: fills its first slot
+    k.store(table, other, 3, 0, 2, 20)  # much work: it stays
+    k.store(table, k1, 5, 9, 1, 1)  # to the second slot, k2's home
+    assert k.probe(table, k1) == (2 << 14) | (9 << 7) | 5
+    assert k.probe(table, other) == (3 << 14) | 3
+    assert k.probe(table, k2) == 0  # k1's entry sits at k2's home with k2's key bits
+    # Bounds for one key merge: the tighter of each; a new key takes the lesser work's slot.
+    k.store(table, k1, 4, 7, -1, 2)
+    assert k.probe(table, k1) == (2 << 14) | (7 << 7) | 5
+    k.store(table, np.uint64(int(k1) + 2 * size), 1, 0, -1, 0)
+    assert k.probe(table, k1) == 0 and k.probe(table, other) != 0
+    # And the fewest entries for which the argument holds on each board.
+    assert k.least_entries(6, 7) == 2 ** (7 * 7 - k.KEY_BITS)
+    assert Searcher(_game("connect4:7x8"), entries=5_000).table.size > 2 ** (8 * 8 - 40)
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x5", "connect4:5x4"])
+def test_scores_with_a_tiny_table_agree_with_the_enumerating_solver(spec: str) -> None:
+    # A table far too small for the search: buckets are overwritten all the time.
+    game = _game(spec)
+    solution = solve(game)
+    searcher = Searcher(game, entries=10, workers=1)
+    assert searcher.table.size == 4099 + 1
+    cells = game.rows * game.cols
+    for _moves, position in _random_positions(game, 40, 0, cells - 3, seed=8):
+        value, plies = solution.value_of(position), solution.depth_of(position)
+        stones = sum(1 for v in position if v)
+        assert searcher.score(position) == value * ((cells + 2 - stones - plies) // 2)

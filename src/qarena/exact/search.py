@@ -30,7 +30,7 @@ from qarena.kernels import mnk
 from qarena.kernels import search as k
 from qarena.threads import check, run_threads
 
-#: Bytes an entry of the table takes: the key's low 52 bits, a move and a bound, in one word.
+#: Bytes an entry of the table takes: the key's low 40 bits, both bounds, a move, in one word.
 ENTRY_BYTES = 8
 #: The most a table takes unless asked for more: 1 GiB, and never more than a quarter of the
 #: memory budget. Pages are touched only as entries are written, so a short search costs less.
@@ -111,7 +111,12 @@ class Searcher:
                     "columns × (rows + 1) is at most 64"
                 ).format(spec=self.game.spec)
             )
+        # The table's size is a prime of at least the entries asked for, and of at least the
+        # fewest that tell every key of this board from the others (kernels/search), plus the
+        # spare entry that the last home's bucket ends on.
         check_table(self.entries, ENTRY_BYTES)
+        size = prime_at_least(max(self.entries, k.least_entries(self.grid.rows, self.grid.cols)))
+        check_table(size + 1, ENTRY_BYTES)
         check_count("workers", self.workers, 1_024)
         if self.book is not None and self.book.spec != self.game.spec:
             raise QarenaError(
@@ -119,7 +124,7 @@ class Searcher:
                     other=self.book.spec, spec=self.game.spec
                 )
             )
-        self.table = np.zeros(prime_at_least(self.entries), dtype=np.uint64)
+        self.table = np.zeros(size + 1, dtype=np.uint64)
         self.counters = np.zeros(k.COUNTERS, dtype=np.int64)
 
     @property

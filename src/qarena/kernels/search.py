@@ -12,11 +12,17 @@ Scores are those of Pons' solver and BitBully: 0 for a draw; for a win, the numb
 the winner has left to place, plus one (``(cells + 1 - stones at the win) // 2``), positive
 when the player to move wins, negative when it loses. A score says who wins and how soon.
 
-The table is one array of 64-bit entries, each the key's low 52 bits above the column of the
-move that proved a lower bound (4 bits) and a one-byte bound, so an entry is written and read
-whole and threads can share the table without locks. Its size is an odd prime of at least
-4,099: a key's place (key modulo the size) and its low 52 bits then tell it from every other
-64-bit key (Chinese remainders), so a match is never a false one.
+The table is one array of 64-bit entries, so an entry is written and read whole and threads
+can share the table without locks. An entry holds, from the top: the key's low 40 bits, a slot
+bit, the work spent on the position (the binary log of its subtree's nodes, 5 bits), the column
+of the move that proved its lower bound (4 bits), and both bounds (7 bits each, 0 for none).
+A key's home is the key modulo ``size`` (an odd prime, the array holding one more entry); it is
+kept at its home or the entry after (a two-way bucket: a new key takes the place of the one
+that cost less work, so big subtrees stay), the slot bit saying which. Why a match is never a
+false one: an entry's place and slot bit give its key modulo ``size``, its key bits give the
+key modulo 2^40, and so (Chinese remainders, ``size`` odd) the key modulo ``size`` · 2^40,
+which is the key itself when ``size`` ≥ 2^(key bits − 40) (:func:`least_entries`). Without
+the slot bit the place alone would leave two candidate homes, and the argument would fail.
 
 Every value is a ``np.uint64`` or a plain int in the kernels, so the pure-Python fallback
 (NUMBA_DISABLE_JIT=1) wraps at 64 bits as numba does and gives the same scores.
@@ -28,16 +34,25 @@ import numpy as np
 
 from qarena.kernels.jit import njit
 
-_LOW52 = np.uint64((1 << 52) - 1)
-_TAG = np.uint64(12)  # an entry's low bits: 4 for the best move's column, 8 for the bound
-_TAG_BITS = np.uint64((1 << 12) - 1)
+#: Bits of the key an entry keeps.
+KEY_BITS = 40
+_KEY_LOW = np.uint64((1 << KEY_BITS) - 1)
+_KEY_SHIFT = np.uint64(64 - KEY_BITS)
+_SLOT = np.uint64(1 << (63 - KEY_BITS))  # set when an entry sits one past its key's home
+_ID = ~np.uint64((1 << (63 - KEY_BITS)) - 1)  # the key bits and the slot bit
+_WORK_SHIFT = np.uint64(18)
+_WORK_MOST = 31
+_INFO = np.uint64((1 << 18) - 1)  # the move (4 bits) above the upper and the lower bound
 #: Positions with at most this many empty cells are not mirrored for the table: symmetric
 #: twins are rare that late, and reversing the columns would cost more than it finds.
 MIRROR_UNTIL = 20
 #: Positions with at most this many empty cells are searched without the table: their trees
 #: are small, and a probe far away in memory costs more than it saves.
 TABLE_FROM = 8
-#: Odd positions with more empty cells than this look their moves up in the table first.
+#: Positions with an odd count of empty cells are kept in the table only with more than this:
+#: nearer the end a probe costs more than it saves.
+ODD_FROM = 14
+#: Positions with more empty cells than this look their moves up in the table first.
 ETC_FROM = 10
 #: A search's ``counters``: the nodes searched, the stop flag, then the nodes searched split
 #: the way Steininger's c4 counts (it counts only the interior ones): settled at entry with no
@@ -199,28 +214,89 @@ def table_key(mine: np.uint64, mask: np.uint64, empty: int, rows: int, cols: int
     return key, False
 
 
+def least_entries(rows: int, cols: int) -> int:
+    """The fewest entries (the table's ``size``) for which a match is never a false one."""
+    return 1 << max(0, cols * (rows + 1) - KEY_BITS)
+
+
+@njit
+def kept(empty: int) -> bool:
+    """Whether the table keeps positions with this many empty cells."""
+    return empty > TABLE_FROM and (empty % 2 == 0 or empty > ODD_FROM)
+
+
 @njit
 def probe(table: np.ndarray, key: np.uint64) -> int:
-    """What the table keeps for ``key``: its best move's column plus one, times 256, plus its
-    bound (0 when there is nothing)."""
-    entry = table[int(key % np.uint64(table.size))]
-    if (entry >> _TAG) == (key & _LOW52):
-        return int(np.int64(entry & _TAG_BITS))  # int64, not uint64: it meets int64 later
+    """What the table keeps for ``key`` (0 when nothing): the column of the move that proved
+    its lower bound plus one (0 for none), times 16,384; plus its upper bound times 128; plus
+    its lower bound; each bound the score less the least score, 0 for none."""
+    home = np.int64(key % np.uint64(table.size - 1))  # int64: uint64 + 1 would be a float
+    tag = (key & _KEY_LOW) << _KEY_SHIFT
+    entry = table[home]
+    if entry & _ID == tag:
+        return int(np.int64(entry & _INFO))  # int64, not uint64: it meets int64 later
+    entry = table[home + 1]
+    if entry & _ID == tag | _SLOT:
+        return int(np.int64(entry & _INFO))
     return 0
 
 
 @njit
-def store(table: np.ndarray, key: np.uint64, value: int, best: int) -> None:
-    """Keep a bound for ``key``, and the column of the move that proved it (-1 for none)."""
-    table[int(key % np.uint64(table.size))] = (
-        ((key & _LOW52) << _TAG) | (np.uint64(best + 1) << np.uint64(8)) | np.uint64(value)
+def work_of(nodes: int) -> int:
+    """The binary log of a count of nodes, at most what an entry can hold."""
+    w = 0
+    while nodes > 1 and w < _WORK_MOST:
+        nodes >>= 1
+        w += 1
+    return w
+
+
+@njit
+def store(table: np.ndarray, key: np.uint64, lower: int, upper: int, best: int, work: int) -> None:
+    """Keep bounds for ``key`` (each the score less the least score, 0 for none), the column
+    of the move that proved the lower one (-1 for none) and the work spent: merged with what
+    the table keeps for ``key`` (the tighter of each bound), else in the slot of its bucket
+    that cost less work."""
+    home = np.int64(key % np.uint64(table.size - 1))  # int64: uint64 + 1 would be a float
+    tag = (key & _KEY_LOW) << _KEY_SHIFT
+    first = table[home]
+    second = table[home + 1]
+    old = np.uint64(0)
+    if first & _ID == tag:
+        slot = home
+        old = first
+    elif second & _ID == tag | _SLOT:
+        slot = home + 1
+        old = second
+    elif (first >> _WORK_SHIFT) & np.uint64(31) < (second >> _WORK_SHIFT) & np.uint64(31):
+        slot = home
+    else:
+        slot = home + 1
+    if old:
+        was_lower = int(old & np.uint64(127))
+        was_upper = int((old >> np.uint64(7)) & np.uint64(127))
+        lower = max(lower, was_lower)
+        if was_upper and (upper == 0 or was_upper < upper):
+            upper = was_upper
+        if best < 0:
+            best = int((old >> np.uint64(14)) & np.uint64(15)) - 1
+        work = max(work, int((old >> _WORK_SHIFT) & np.uint64(31)))
+    if slot != home:
+        tag |= _SLOT
+    table[slot] = (
+        tag
+        | (np.uint64(work) << _WORK_SHIFT)
+        | (np.uint64(best + 1) << np.uint64(14))
+        | (np.uint64(upper) << np.uint64(7))
+        | np.uint64(lower)
     )
 
 
 #: A search frame's fields, one row per depth below the searched position.
 F_MINE, F_MASK, F_KEY = 0, 1, 2  # words: the mover's stones, all stones, the table's key
 # numbers: the window, the count of moves in order, the next one, whether the key is mirrored
-F_ALPHA, F_BETA, F_MOVES, F_NEXT, F_FLIP = 0, 1, 2, 3, 4
+# and the nodes counted before it
+F_ALPHA, F_BETA, F_MOVES, F_NEXT, F_FLIP, F_START = 0, 1, 2, 3, 4, 5
 
 
 @njit
@@ -242,7 +318,7 @@ def negamax(
 ) -> int:
     """The score of a position where the player to move cannot win at once, or a bound of it:
     at most ``alpha`` when the score is, at least ``beta`` when the score is, else the score.
-    The table keeps bounds by key: a value above ``span`` a lower bound, else an upper one.
+    The table keeps both bounds by key (see the module's text).
 
     The recursion runs on an explicit stack, one row of ``words``, ``numbers`` and ``picked``
     (the moves in the order they are tried) per depth, so no node calls, allocates or counts
@@ -252,7 +328,6 @@ def negamax(
     bottom = geo[GEO_BOTTOM]
     board = geo[GEO_BOARD]
     least = -(cells // 2) - 1  # below every score: what the table adds to keep entries above 0
-    span = cells + 3
     one = np.uint64(1)
     two = np.uint64(2)
     d = 0
@@ -267,6 +342,7 @@ def negamax(
             counters[0] += 1
             if counters[1]:
                 return 0
+            numbers[d, F_START] = counters[0]
             mine = words[d, F_MINE]
             mask = words[d, F_MASK]
             alpha = numbers[d, F_ALPHA]
@@ -298,27 +374,23 @@ def negamax(
                 flipped = False
                 found = 0
                 first = -1  # the column of the move the table says proved a lower bound
-                if empty > TABLE_FROM and empty % 2 == 0:
+                if kept(empty):
                     key, flipped = table_key(mine, mask, empty, rows, cols, geo)
                     found = probe(table, key)
-                    first = (found >> 8) - 1
+                    first = (found >> 14) - 1
                     if first >= 0 and flipped:
                         first = cols - 1 - first
-                    found &= 255
                 alpha = max(alpha, low)
                 if beta > 0 and high > 0 and cannot_win(mine, mask, at, rows, geo):
                     high = 0
-                if found > span:
-                    bound = found - span + least
-                    alpha = max(alpha, bound)
-                elif found:
-                    bound = found + least
-                    high = min(high, bound)
+                if found & 127:
+                    alpha = max(alpha, (found & 127) + least)
+                if (found >> 7) & 127:
+                    high = min(high, ((found >> 7) & 127) + least)
                 beta = min(beta, high)
-                if alpha < beta and empty % 2 == 1 and empty > ETC_FROM:
-                    # The table keeps no odd position, but it may keep what a move leads to:
-                    # an upper bound there is a lower bound here (enhanced transposition
-                    # cutoff).
+                if alpha < beta and empty > ETC_FROM and kept(empty - 1):
+                    # What a move leads to may be in the table: an upper bound there is a
+                    # lower bound here (enhanced transposition cutoff).
                     rest = moves
                     while rest:
                         move = rest & (~rest + one)
@@ -326,8 +398,8 @@ def negamax(
                         child, _flip = table_key(
                             mine ^ mask, mask | move, empty - 1, rows, cols, geo
                         )
-                        seen = probe(table, child) & 255
-                        if seen and seen <= span:
+                        seen = (probe(table, child) >> 7) & 127
+                        if seen:
                             alpha = max(alpha, -(seen + least))
                             if alpha >= beta:
                                 break
@@ -373,12 +445,13 @@ def negamax(
             beta = numbers[d, F_BETA]
             if score >= beta:
                 empty = cells - stones - d
-                if empty > TABLE_FROM and empty % 2 == 0:
+                if kept(empty):
                     move = np.uint64(picked[d, numbers[d, F_NEXT] - 1])
                     best = popcount(move - one) // (rows + 1)
                     if numbers[d, F_FLIP]:
                         best = cols - 1 - best
-                    store(table, words[d, F_KEY], score - least + span, best)
+                    work = work_of(counters[0] - numbers[d, F_START])
+                    store(table, words[d, F_KEY], score - least, 0, best, work)
                 result = score
             else:
                 if score > alpha:
@@ -398,8 +471,9 @@ def negamax(
                 entering = True
                 continue
             empty = cells - stones - d
-            if empty > TABLE_FROM and empty % 2 == 0:
-                store(table, words[d, F_KEY], numbers[d, F_ALPHA] - least, -1)
+            if kept(empty):
+                work = work_of(counters[0] - numbers[d, F_START])
+                store(table, words[d, F_KEY], 0, numbers[d, F_ALPHA] - least, -1, work)
             result = numbers[d, F_ALPHA]
         if d == 0:
             return result
@@ -446,7 +520,7 @@ def solve_bits(
         order[i], order[i + 1] = order[i + 1], order[i]
     depth = cells + 1 - stones
     words = np.zeros((depth, 3), dtype=np.uint64)
-    numbers = np.zeros((depth, 5), dtype=np.int64)
+    numbers = np.zeros((depth, 6), dtype=np.int64)
     picked = np.zeros((depth, 2 * cols), dtype=np.int64)
     low = -((cells - stones) // 2)
     high = (cells + 1 - stones) // 2

@@ -398,26 +398,35 @@ def negamax(
                         child, _flip = table_key(
                             mine ^ mask, mask | move, empty - 1, rows, cols, geo
                         )
-                        seen = (probe(table, child) >> 7) & 127
-                        if seen:
-                            alpha = max(alpha, -(seen + least))
+                        seen = probe(table, child)
+                        if (seen >> 7) & 127:
+                            alpha = max(alpha, -(((seen >> 7) & 127) + least))
                             if alpha >= beta:
                                 break
-                if alpha >= beta:
-                    if several:
-                        counters[C_CUTS] += 1
-                    result = alpha
-                else:
-                    if several:
-                        counters[C_INTERIOR] += 1
+                        if seen & 127 and -((seen & 127) + least) <= alpha:
+                            # ... and a lower bound there that the move cannot beat alpha
+                            # with drops the move (alpha only grows; none left: a fail low).
+                            moves ^= move
+                if alpha < beta:
                     # The safe moves, those that make the most new threats first (less one
                     # for a move under the player's own threat, which the opponent would
-                    # then block); ties in centre order.
+                    # then block); ties in centre order. Each move's position is looked at
+                    # first: if the opponent has no safe move there, the player wins with
+                    # its next stone, the best it can (``high``), and nothing is searched.
                     n = 0
+                    won = False
                     for i in range(cols):
                         move = moves & geo[GEO_COLUMNS + order[i]]
                         if move:
-                            rank = popcount(winning_cells(mine | move, mask | move, rows, board))
+                            threats = winning_cells(mine | move, mask | move, rows, board)
+                            replies = playable(mask | move, bottom, board)
+                            if replies & threats:
+                                if (replies & threats) & ((replies & threats) - one):
+                                    won = True  # two threats to block
+                                replies &= threats
+                            if replies & ~(threats >> one) == np.uint64(0):
+                                won = True
+                            rank = popcount(threats)
                             if ours & (move << one):
                                 rank -= 1
                             if order[i] == first:
@@ -430,6 +439,20 @@ def negamax(
                             picked[d, j] = move
                             picked[d, cols + j] = rank
                             n += 1
+                    if won:
+                        alpha = beta = high  # the score, exactly
+                    else:
+                        # No move leaves the opponent without a safe reply: the player cannot
+                        # win with its next stone either.
+                        high = (cells - 3 - at) // 2
+                        beta = min(beta, high)
+                if alpha >= beta:
+                    if several:
+                        counters[C_CUTS] += 1
+                    result = alpha
+                else:
+                    if several:
+                        counters[C_INTERIOR] += 1
                     words[d, F_KEY] = key
                     numbers[d, F_FLIP] = flipped
                     numbers[d, F_ALPHA] = alpha

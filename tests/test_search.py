@@ -422,3 +422,21 @@ def test_scores_with_a_tiny_table_agree_with_the_enumerating_solver(spec: str) -
         value, plies = solution.value_of(position), solution.depth_of(position)
         stones = sum(1 for v in position if v)
         assert searcher.score(position) == value * ((cells + 2 - stones - plies) // 2)
+
+
+def test_solve_no_book_searches_from_scratch(capsys: pytest.CaptureFixture[str]) -> None:
+    # 4x5 is enumerated unless told; --no-book solves it by search, and says what it cost.
+    import json
+
+    from qarena.cli.app import run
+
+    assert run(["solve", "connect4:4x5", "--no-book", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["method"] == "search" and record["value"] == "draw" and record["score"] == 0
+    assert record["nodes"] > 1_000 and record["seconds"] >= 0
+    assert run(["solve", "connect4:4x5", "--json"]) == 0
+    assert "method" not in json.loads(capsys.readouterr().out)  # enumerated
+    # Tic-tac-toe is searched too (it has no book).
+    assert run(["solve", "tictactoe", "--no-book", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["method"] == "search" and record["value"] == "draw"

@@ -7,7 +7,8 @@ With ``--c4 PATH``, also by Steininger's c4 (github.com/ChristopheSteininger/c4)
 a position, side by side: PATH is a program that takes a Pons column sequence as its argument
 and prints one JSON line with its ``score``, ``nodes`` (c4's own count: the nodes its negamax
 enters, both threads and every window summed; children its static pass settles are not
-counted) and ``seconds`` — a dozen lines of C++ linked with c4's solver library, built with
+counted), ``seconds`` and ``peak_rss_kb`` (its VmHWM: a forked child's own rusage would count
+this process's memory too) — a dozen lines of C++ linked with c4's solver library, built with
 its ``NUM_THREADS`` set to 2 and its default 1 GiB table (see the notes of issue 39). Skipped,
 with a line saying so, when PATH is not an executable file.
 
@@ -44,6 +45,7 @@ def main() -> int:
     parser.add_argument("--c4", default=None, help="Steininger's c4 driver (see above)")
     args = parser.parse_args()
     c4 = args.c4
+    c4_rss = 0
     if c4 is not None and not (os.path.isfile(c4) and os.access(c4, os.X_OK)):
         print(f"c4: skipped (no executable at {c4})")
         c4 = None
@@ -68,6 +70,7 @@ def main() -> int:
         if c4 is not None:
             done = subprocess.run([c4, moves], capture_output=True, text=True, check=True)
             theirs = json.loads(done.stdout.strip().splitlines()[-1])
+            c4_rss = max(c4_rss, int(theirs.get("peak_rss_kb", 0)))
             if theirs["score"] != ours:
                 print(line, f"c4 says {theirs['score']}: disagree")
                 return 1
@@ -95,8 +98,7 @@ def main() -> int:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {rss:,.0f} MB")
     if c4 is not None:
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"c4's peak RSS {rss:,.0f} MB")
+        print(f"c4's peak RSS {c4_rss / 1024:,.0f} MB")
     return 0
 
 

@@ -161,7 +161,7 @@ def test_a_table_beyond_the_memory_budget_is_refused_before_it_is_made(
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", "1000000")
     with pytest.raises(QarenaError, match=r"a search table of 1,000,000 entries needs 8\.0 MB"):
         Searcher(_game("connect4:6x7"), entries=1_000_000)
-    assert Searcher(_game("connect4:6x7"), entries=100_000).table.size == 100_003
+    assert Searcher(_game("connect4:6x7"), entries=100_000).table.size == 100_003 + 1
 
 
 def test_what_cannot_be_searched_is_refused_in_a_line() -> None:
@@ -318,3 +318,125 @@ def test_a_game_of_no_board_is_refused_in_one_line() -> None:
     """Search reads a game's board (``Game.grid``); a heap game has none, and says so."""
     with pytest.raises(QarenaError, match=r"^nim:3,5,7 is not a board game$"):
         Searcher(parse_spec("nim"))
+
+
+def test_nodes_are_split_the_way_c4_counts_them() -> None:
+    # Every node searched is exactly one of: settled at entry, one safe move, cut at entry,
+    # interior; only the last is what Steininger's c4 counts as a node.
+    game = _game("connect4:4x5")
+    searcher = Searcher(game, entries=100_003, workers=1)
+    assert searcher.score(game.start()) == 0
+    counts = searcher.counts
+    assert counts["nodes"] == searcher.nodes > 0
+    parts = counts["leaves"] + counts["forced"] + counts["cuts"] + counts["interior"]
+    assert parts == counts["nodes"]
+    assert min(counts["leaves"], counts["forced"], counts["interior"]) > 0
+
+
+def _walk(game: ConnectFour, count: int, seed: int) -> list[Position]:
+    """Positions where play goes on, each after a random count of random moves."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = game.start()
+        for _ in range(rng.randrange(game.rows * game.cols - 1)):
+            position = game.apply(position, rng.choice(game.legal_moves(position)))
+            if game.is_terminal(position):
+                break
+        else:
+            found.append(position)
+    return found
+
+
+def _check_cannot_win(spec: str, count: int) -> None:
+    from qarena.kernels import search as k
+
+    game = _game(spec)
+    solution = solve(game)
+    geo = k.geometry(game.rows, game.cols)
+    fired = by_claims = 0
+    for position in _walk(game, count, seed=39):
+        mine, mask, stones = bits(game.grid, position)
+        if k.cannot_win(mine, mask, stones, game.rows, geo):
+            # The bound says a draw at best for the player to move: never below the truth.
+            assert solution.value_of(position) <= 0, game.format_position(position)
+            fired += 1
+            by_claims += k.has_four(mine | (geo[k.GEO_BOARD] ^ mask), game.rows)
+    # Facts about the sample, so that the check above is not empty: the bound fires often,
+    # and on positions where only the opponent's claims on even rows stop a four.
+    assert fired > count // 50
+    if game.rows % 2 == 0:
+        assert by_claims > 0
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:4x5", "connect4:5x4"])
+def test_cannot_win_is_never_below_the_enumerated_value(spec: str) -> None:
+    _check_cannot_win(spec, 4_000)
+
+
+@pytest.mark.slow  # enumerating 6×4 takes ~25 s
+def test_cannot_win_is_never_below_the_enumerated_value_on_six_rows() -> None:
+    _check_cannot_win("connect4:6x4", 4_000)
+
+
+def test_a_table_match_is_never_a_false_one() -> None:
+    # Two keys with the same low 40 bits, one at home h and one at home h + 1 (k2 = k1 +
+    # m · 2^40 with m · 2^40 ≡ 1 modulo the size): an entry of k1 kept in its bucket's second
+    # slot sits at k2's home with k2's key bits. Only the slot bit tells them apart.
+    import numpy as np
+
+    from qarena.kernels import search as k
+
+    size = 4099
+    table = np.zeros(size + 1, dtype=np.uint64)
+    step = pow(2**k.KEY_BITS, -1, size) << k.KEY_BITS  # ≡ 1 modulo the size
+    k1 = np.uint64(5 * size + 7)
+    k2 = np.uint64(int(k1) + step)
+    assert int(k2) % size == int(k1) % size + 1
+    assert int(k2) % 2**k.KEY_BITS == int(k1) % 2**k.KEY_BITS
+    other = np.uint64(int(k1) + size)  # the same home as k1: fills its first slot
+    k.store(table, other, 3, 0, 2, 20)  # much work: it stays
+    k.store(table, k1, 5, 9, 1, 1)  # to the second slot, k2's home
+    assert k.probe(table, k1) == (2 << 14) | (9 << 7) | 5
+    assert k.probe(table, other) == (3 << 14) | 3
+    assert k.probe(table, k2) == 0  # k1's entry sits at k2's home with k2's key bits
+    # Bounds for one key merge: the tighter of each; a new key takes the lesser work's slot.
+    k.store(table, k1, 4, 7, -1, 2)
+    assert k.probe(table, k1) == (2 << 14) | (7 << 7) | 5
+    k.store(table, np.uint64(int(k1) + 2 * size), 1, 0, -1, 0)
+    assert k.probe(table, k1) == 0 and k.probe(table, other) != 0
+    # And the fewest entries for which the argument holds on each board.
+    assert k.least_entries(6, 7) == 2 ** (7 * 7 - k.KEY_BITS)
+    assert Searcher(_game("connect4:7x8"), entries=5_000).table.size > 2 ** (8 * 8 - 40)
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x5", "connect4:5x4"])
+def test_scores_with_a_tiny_table_agree_with_the_enumerating_solver(spec: str) -> None:
+    # A table far too small for the search: buckets are overwritten all the time.
+    game = _game(spec)
+    solution = solve(game)
+    searcher = Searcher(game, entries=10, workers=1)
+    assert searcher.table.size == 4099 + 1
+    cells = game.rows * game.cols
+    for _moves, position in _random_positions(game, 40, 0, cells - 3, seed=8):
+        value, plies = solution.value_of(position), solution.depth_of(position)
+        stones = sum(1 for v in position if v)
+        assert searcher.score(position) == value * ((cells + 2 - stones - plies) // 2)
+
+
+def test_solve_no_book_searches_from_scratch(capsys: pytest.CaptureFixture[str]) -> None:
+    # 4x5 is enumerated unless told; --no-book solves it by search, and says what it cost.
+    import json
+
+    from qarena.cli.app import run
+
+    assert run(["solve", "connect4:4x5", "--no-book", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["method"] == "search" and record["value"] == "draw" and record["score"] == 0
+    assert record["nodes"] > 1_000 and record["seconds"] >= 0
+    assert run(["solve", "connect4:4x5", "--json"]) == 0
+    assert "method" not in json.loads(capsys.readouterr().out)  # enumerated
+    # Tic-tac-toe is searched too (it has no book).
+    assert run(["solve", "tictactoe", "--no-book", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["method"] == "search" and record["value"] == "draw"

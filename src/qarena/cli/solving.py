@@ -37,7 +37,13 @@ from qarena.exact.book import (
     BookBuild,
     solve_chunk_task,
 )
-from qarena.exact.search import default_entries, plies_to_end
+from qarena.exact.search import (
+    LineSearcher,
+    Searcher,
+    default_entries,
+    plies_to_end,
+    searchable,
+)
 from qarena.fileio import check_target
 from qarena.games import (
     DRAW,
@@ -49,6 +55,7 @@ from qarena.games import (
     value_name,
     value_word,
 )
+from qarena.games.base import grid_of
 from qarena.i18n import _, ngettext, number
 
 
@@ -57,6 +64,14 @@ def solve_command(
     spec: SpecArg,
     position: PositionOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    no_book: Annotated[
+        bool,
+        typer.Option(
+            "--no-book",
+            help="Solve by search from scratch, without the opening book (on any board search "
+            "solves); the positions searched and the seconds taken are reported.",
+        ),
+    ] = False,
 ) -> None:
     """Value and optimal moves of the start position (or of --position), by exact solution;
     boards too big to enumerate (classic Connect Four) are solved by search, with every
@@ -64,6 +79,13 @@ def solve_command(
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
     answers = Oracle.of(game)
+    if no_book and searchable(game):
+        # A searcher of its own, with the default table and no book: what a search from
+        # scratch costs (the shared one may hold a book and earlier searches' entries).
+        searcher = Searcher(game) if grid_of(game).gravity else LineSearcher(game)
+        fresh = SearchSolution(game, searcher)
+        _solve_searched(fresh, pos, as_json, answers)
+        return
     if answers.searched:
         searched = answers.exact()
         assert isinstance(searched, SearchSolution)

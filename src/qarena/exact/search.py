@@ -30,7 +30,7 @@ from qarena.kernels import mnk
 from qarena.kernels import search as k
 from qarena.threads import check, run_threads
 
-#: Bytes an entry of the table takes: the key's low 52 bits, a move and a bound, in one word.
+#: Bytes an entry of the table takes: the key's low 40 bits, both bounds, a move, in one word.
 ENTRY_BYTES = 8
 #: The most a table takes unless asked for more: 1 GiB, and never more than a quarter of the
 #: memory budget. Pages are touched only as entries are written, so a short search costs less.
@@ -111,7 +111,12 @@ class Searcher:
                     "columns × (rows + 1) is at most 64"
                 ).format(spec=self.game.spec)
             )
+        # The table's size is a prime of at least the entries asked for, and of at least the
+        # fewest that tell every key of this board from the others (kernels/search), plus the
+        # spare entry that the last home's bucket ends on.
         check_table(self.entries, ENTRY_BYTES)
+        size = prime_at_least(max(self.entries, k.least_entries(self.grid.rows, self.grid.cols)))
+        check_table(size + 1, ENTRY_BYTES)
         check_count("workers", self.workers, 1_024)
         if self.book is not None and self.book.spec != self.game.spec:
             raise QarenaError(
@@ -119,13 +124,27 @@ class Searcher:
                     other=self.book.spec, spec=self.game.spec
                 )
             )
-        self.table = np.zeros(prime_at_least(self.entries), dtype=np.uint64)
+        self.table = np.zeros(size + 1, dtype=np.uint64)
         self.counters = np.zeros(k.COUNTERS, dtype=np.int64)
 
     @property
     def nodes(self) -> int:
         """Positions searched so far."""
         return int(self.counters[0])
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Positions searched so far, split the way Steininger's c4 counts (it counts only
+        the ``interior`` ones): ``leaves`` settled at once, ``forced`` with one safe move,
+        ``cuts`` with several but cut at entry (bounds, table), ``interior`` searched."""
+        c = self.counters
+        return {
+            "nodes": int(c[k.C_NODES]),
+            "leaves": int(c[k.C_LEAVES]),
+            "forced": int(c[k.C_FORCED]),
+            "cuts": int(c[k.C_CUTS]),
+            "interior": int(c[k.C_INTERIOR]),
+        }
 
     def _run(self, jobs: list[Callable[[np.ndarray], None]], first_stops: bool = False) -> None:
         """Run each job on a thread of its own with its own counters (the table is shared),
@@ -149,7 +168,9 @@ class Searcher:
                 [functools.partial(run, job, f) for job, f in zip(jobs, flags, strict=True)], stop
             )
         finally:
-            self.counters[0] += sum(int(f[0]) for f in flags)
+            for f in flags:
+                self.counters += f
+            self.counters[k.C_STOP] = 0
 
     def _check(self, position: Position) -> None:
         if self.game.is_terminal(position):

@@ -12,11 +12,17 @@ Scores are those of Pons' solver and BitBully: 0 for a draw; for a win, the numb
 the winner has left to place, plus one (``(cells + 1 - stones at the win) // 2``), positive
 when the player to move wins, negative when it loses. A score says who wins and how soon.
 
-The table is one array of 64-bit entries, each the key's low 52 bits above the column of the
-move that proved a lower bound (4 bits) and a one-byte bound, so an entry is written and read
-whole and threads can share the table without locks. Its size is an odd prime of at least
-4,099: a key's place (key modulo the size) and its low 52 bits then tell it from every other
-64-bit key (Chinese remainders), so a match is never a false one.
+The table is one array of 64-bit entries, so an entry is written and read whole and threads
+can share the table without locks. An entry holds, from the top: the key's low 40 bits, a slot
+bit, the work spent on the position (the binary log of its subtree's nodes, 5 bits), the column
+of the move that proved its lower bound (4 bits), and both bounds (7 bits each, 0 for none).
+A key's home is the key modulo ``size`` (an odd prime, the array holding one more entry); it is
+kept at its home or the entry after (a two-way bucket: a new key takes the place of the one
+that cost less work, so big subtrees stay), the slot bit saying which. Why a match is never a
+false one: an entry's place and slot bit give its key modulo ``size``, its key bits give the
+key modulo 2^40, and so (Chinese remainders, ``size`` odd) the key modulo ``size`` · 2^40,
+which is the key itself when ``size`` ≥ 2^(key bits − 40) (:func:`least_entries`). Without
+the slot bit the place alone would leave two candidate homes, and the argument would fail.
 
 Every value is a ``np.uint64`` or a plain int in the kernels, so the pure-Python fallback
 (NUMBA_DISABLE_JIT=1) wraps at 64 bits as numba does and gives the same scores.
@@ -28,25 +34,40 @@ import numpy as np
 
 from qarena.kernels.jit import njit
 
-_LOW52 = np.uint64((1 << 52) - 1)
-_TAG = np.uint64(12)  # an entry's low bits: 4 for the best move's column, 8 for the bound
-_TAG_BITS = np.uint64((1 << 12) - 1)
+#: Bits of the key an entry keeps.
+KEY_BITS = 40
+_KEY_LOW = np.uint64((1 << KEY_BITS) - 1)
+_KEY_SHIFT = np.uint64(64 - KEY_BITS)
+_SLOT = np.uint64(1 << (63 - KEY_BITS))  # set when an entry sits one past its key's home
+_ID = ~np.uint64((1 << (63 - KEY_BITS)) - 1)  # the key bits and the slot bit
+_WORK_SHIFT = np.uint64(18)
+_WORK_MOST = 31
+_INFO = np.uint64((1 << 18) - 1)  # the move (4 bits) above the upper and the lower bound
 #: Positions with at most this many empty cells are not mirrored for the table: symmetric
 #: twins are rare that late, and reversing the columns would cost more than it finds.
 MIRROR_UNTIL = 20
 #: Positions with at most this many empty cells are searched without the table: their trees
 #: are small, and a probe far away in memory costs more than it saves.
 TABLE_FROM = 8
-#: Odd positions with more empty cells than this look their moves up in the table first.
+#: Positions with an odd count of empty cells are kept in the table only with more than this:
+#: nearer the end a probe costs more than it saves.
+ODD_FROM = 14
+#: Positions with more empty cells than this look their moves up in the table first.
 ETC_FROM = 10
-#: The length of a search's ``counters``: the nodes searched, the stop flag.
-COUNTERS = 2
+#: A search's ``counters``: the nodes searched, the stop flag, then the nodes searched split
+#: the way Steininger's c4 counts (it counts only the interior ones): settled at entry with no
+#: move tried (no safe move, the last two cells, two stacked threats), with exactly one safe
+#: move, with several cut at entry by bounds or the table, and interior (moves sorted and tried).
+C_NODES, C_STOP, C_LEAVES, C_FORCED, C_CUTS, C_INTERIOR = 0, 1, 2, 3, 4, 5
+COUNTERS = 6
 #: Not a score: the marker that a node goes on to its next move.
 _DESCEND = -1000
-#: Geometry array: [bottom row, playable cells, column 0's cells, column 1's, ...].
+#: Geometry array: [bottom row, playable cells, cells of even rows (counted from 1 at the
+#: bottom), column 0's cells, column 1's, ...].
 GEO_BOTTOM = 0
 GEO_BOARD = 1
-GEO_COLUMNS = 2
+GEO_EVEN = 2
+GEO_COLUMNS = 3
 
 
 @njit
@@ -75,6 +96,8 @@ def geometry(rows: int, cols: int) -> np.ndarray:
     geo = np.zeros(GEO_COLUMNS + cols, dtype=np.uint64)
     geo[GEO_BOTTOM] = bottom_row(rows, cols)
     geo[GEO_BOARD] = board_cells(rows, cols)
+    for r in range(1, rows, 2):
+        geo[GEO_EVEN] |= geo[GEO_BOTTOM] << np.uint64(r)
     for c in range(cols):
         geo[GEO_COLUMNS + c] = column_bits(c, rows)
 
@@ -130,6 +153,40 @@ def safe_moves(
 
 
 @njit
+def has_four(stones: np.uint64, rows: int) -> bool:
+    """Whether ``stones`` (cells of the board only, no spare bits) hold four in a line."""
+    for step in (1, rows + 1, rows, rows + 2):  # up, across, one diagonal, the other
+        s = np.uint64(step)
+        pairs = stones & (stones >> s)
+        if pairs & (pairs >> (s + s)):
+            return True
+    return False
+
+
+@njit
+def cannot_win(mine: np.uint64, mask: np.uint64, at: int, rows: int, geo: np.ndarray) -> bool:
+    """Whether the player to move can be kept from winning whatever it plays: its score is
+    then at most 0 (a draw at best).
+
+    Always when its stones and every empty cell hold no four. And, on a board of even
+    height with an even count of stones (the first player to move), when its stones and the
+    empty cells the opponent does not claim hold no four, the opponent claiming every empty
+    cell of an even row (from 1 at the bottom) that is not playable now (Allis' claimeven):
+    above each column's playable cell the empty cells pair up, an odd-row cell under an
+    even-row one, and the columns whose playable cell is on an even row, unpaired, are even
+    in number (the empty cells are). The opponent answers a move into a pair's lower cell
+    with the cell above it, and a move into an unpaired cell with another unpaired cell;
+    so the pairs stay as they were, the player never gets a claimed cell, and it could only
+    win with a four of ``mine | (empty & ~claimed)``."""
+    board = geo[GEO_BOARD]
+    empty = board ^ mask
+    if rows % 2 == 0 and at % 2 == 0:
+        claimed = empty & geo[GEO_EVEN] & ~playable(mask, geo[GEO_BOTTOM], board)
+        return not has_four(mine | (empty & ~claimed), rows)
+    return not has_four(mine | empty, rows)
+
+
+@njit
 def mirrored(key: np.uint64, rows: int, cols: int, geo: np.ndarray) -> np.uint64:
     """The key of the mirror image: the same columns in reverse order."""
     height = rows + 1
@@ -157,28 +214,89 @@ def table_key(mine: np.uint64, mask: np.uint64, empty: int, rows: int, cols: int
     return key, False
 
 
+def least_entries(rows: int, cols: int) -> int:
+    """The fewest entries (the table's ``size``) for which a match is never a false one."""
+    return 1 << max(0, cols * (rows + 1) - KEY_BITS)
+
+
+@njit
+def kept(empty: int) -> bool:
+    """Whether the table keeps positions with this many empty cells."""
+    return empty > TABLE_FROM and (empty % 2 == 0 or empty > ODD_FROM)
+
+
 @njit
 def probe(table: np.ndarray, key: np.uint64) -> int:
-    """What the table keeps for ``key``: its best move's column plus one, times 256, plus its
-    bound (0 when there is nothing)."""
-    entry = table[int(key % np.uint64(table.size))]
-    if (entry >> _TAG) == (key & _LOW52):
-        return int(np.int64(entry & _TAG_BITS))  # int64, not uint64: it meets int64 later
+    """What the table keeps for ``key`` (0 when nothing): the column of the move that proved
+    its lower bound plus one (0 for none), times 16,384; plus its upper bound times 128; plus
+    its lower bound; each bound the score less the least score, 0 for none."""
+    home = np.int64(key % np.uint64(table.size - 1))  # int64: uint64 + 1 would be a float
+    tag = (key & _KEY_LOW) << _KEY_SHIFT
+    entry = table[home]
+    if entry & _ID == tag:
+        return int(np.int64(entry & _INFO))  # int64, not uint64: it meets int64 later
+    entry = table[home + 1]
+    if entry & _ID == tag | _SLOT:
+        return int(np.int64(entry & _INFO))
     return 0
 
 
 @njit
-def store(table: np.ndarray, key: np.uint64, value: int, best: int) -> None:
-    """Keep a bound for ``key``, and the column of the move that proved it (-1 for none)."""
-    table[int(key % np.uint64(table.size))] = (
-        ((key & _LOW52) << _TAG) | (np.uint64(best + 1) << np.uint64(8)) | np.uint64(value)
+def work_of(nodes: int) -> int:
+    """The binary log of a count of nodes, at most what an entry can hold."""
+    w = 0
+    while nodes > 1 and w < _WORK_MOST:
+        nodes >>= 1
+        w += 1
+    return w
+
+
+@njit
+def store(table: np.ndarray, key: np.uint64, lower: int, upper: int, best: int, work: int) -> None:
+    """Keep bounds for ``key`` (each the score less the least score, 0 for none), the column
+    of the move that proved the lower one (-1 for none) and the work spent: merged with what
+    the table keeps for ``key`` (the tighter of each bound), else in the slot of its bucket
+    that cost less work."""
+    home = np.int64(key % np.uint64(table.size - 1))  # int64: uint64 + 1 would be a float
+    tag = (key & _KEY_LOW) << _KEY_SHIFT
+    first = table[home]
+    second = table[home + 1]
+    old = np.uint64(0)
+    if first & _ID == tag:
+        slot = home
+        old = first
+    elif second & _ID == tag | _SLOT:
+        slot = home + 1
+        old = second
+    elif (first >> _WORK_SHIFT) & np.uint64(31) < (second >> _WORK_SHIFT) & np.uint64(31):
+        slot = home
+    else:
+        slot = home + 1
+    if old:
+        was_lower = int(old & np.uint64(127))
+        was_upper = int((old >> np.uint64(7)) & np.uint64(127))
+        lower = max(lower, was_lower)
+        if was_upper and (upper == 0 or was_upper < upper):
+            upper = was_upper
+        if best < 0:
+            best = int((old >> np.uint64(14)) & np.uint64(15)) - 1
+        work = max(work, int((old >> _WORK_SHIFT) & np.uint64(31)))
+    if slot != home:
+        tag |= _SLOT
+    table[slot] = (
+        tag
+        | (np.uint64(work) << _WORK_SHIFT)
+        | (np.uint64(best + 1) << np.uint64(14))
+        | (np.uint64(upper) << np.uint64(7))
+        | np.uint64(lower)
     )
 
 
 #: A search frame's fields, one row per depth below the searched position.
 F_MINE, F_MASK, F_KEY = 0, 1, 2  # words: the mover's stones, all stones, the table's key
 # numbers: the window, the count of moves in order, the next one, whether the key is mirrored
-F_ALPHA, F_BETA, F_MOVES, F_NEXT, F_FLIP = 0, 1, 2, 3, 4
+# and the nodes counted before it
+F_ALPHA, F_BETA, F_MOVES, F_NEXT, F_FLIP, F_START = 0, 1, 2, 3, 4, 5
 
 
 @njit
@@ -200,7 +318,7 @@ def negamax(
 ) -> int:
     """The score of a position where the player to move cannot win at once, or a bound of it:
     at most ``alpha`` when the score is, at least ``beta`` when the score is, else the score.
-    The table keeps bounds by key: a value above ``span`` a lower bound, else an upper one.
+    The table keeps both bounds by key (see the module's text).
 
     The recursion runs on an explicit stack, one row of ``words``, ``numbers`` and ``picked``
     (the moves in the order they are tried) per depth, so no node calls, allocates or counts
@@ -210,7 +328,6 @@ def negamax(
     bottom = geo[GEO_BOTTOM]
     board = geo[GEO_BOARD]
     least = -(cells // 2) - 1  # below every score: what the table adds to keep entries above 0
-    span = cells + 3
     one = np.uint64(1)
     two = np.uint64(2)
     d = 0
@@ -225,6 +342,7 @@ def negamax(
             counters[0] += 1
             if counters[1]:
                 return 0
+            numbers[d, F_START] = counters[0]
             mine = words[d, F_MINE]
             mask = words[d, F_MASK]
             alpha = numbers[d, F_ALPHA]
@@ -236,37 +354,43 @@ def negamax(
             low = -((cells - 2 - at) // 2)  # the opponent cannot win on its next stone
             entering = False
             if moves == np.uint64(0):
+                counters[C_LEAVES] += 1
                 result = -((cells - at) // 2)  # whatever it plays, the opponent wins next
             elif at >= cells - 2:
+                counters[C_LEAVES] += 1
                 result = 0  # neither can win in the last two stones
             elif moves & (ours >> one) & (ours >> two):
                 # A safe move under two of its own cells stacked: only one can be blocked.
+                counters[C_LEAVES] += 1
                 result = high
             else:
+                if moves & (moves - one):
+                    several = True
+                else:
+                    several = False
+                    counters[C_FORCED] += 1
                 empty = cells - at
                 key = np.uint64(0)
                 flipped = False
                 found = 0
                 first = -1  # the column of the move the table says proved a lower bound
-                if empty > TABLE_FROM and empty % 2 == 0:
+                if kept(empty):
                     key, flipped = table_key(mine, mask, empty, rows, cols, geo)
                     found = probe(table, key)
-                    first = (found >> 8) - 1
+                    first = (found >> 14) - 1
                     if first >= 0 and flipped:
                         first = cols - 1 - first
-                    found &= 255
                 alpha = max(alpha, low)
-                if found > span:
-                    bound = found - span + least
-                    alpha = max(alpha, bound)
-                elif found:
-                    bound = found + least
-                    high = min(high, bound)
+                if beta > 0 and high > 0 and cannot_win(mine, mask, at, rows, geo):
+                    high = 0
+                if found & 127:
+                    alpha = max(alpha, (found & 127) + least)
+                if (found >> 7) & 127:
+                    high = min(high, ((found >> 7) & 127) + least)
                 beta = min(beta, high)
-                if alpha < beta and empty % 2 == 1 and empty > ETC_FROM:
-                    # The table keeps no odd position, but it may keep what a move leads to:
-                    # an upper bound there is a lower bound here (enhanced transposition
-                    # cutoff).
+                if alpha < beta and empty > ETC_FROM and kept(empty - 1):
+                    # What a move leads to may be in the table: an upper bound there is a
+                    # lower bound here (enhanced transposition cutoff).
                     rest = moves
                     while rest:
                         move = rest & (~rest + one)
@@ -274,22 +398,35 @@ def negamax(
                         child, _flip = table_key(
                             mine ^ mask, mask | move, empty - 1, rows, cols, geo
                         )
-                        seen = probe(table, child) & 255
-                        if seen and seen <= span:
-                            alpha = max(alpha, -(seen + least))
+                        seen = probe(table, child)
+                        if (seen >> 7) & 127:
+                            alpha = max(alpha, -(((seen >> 7) & 127) + least))
                             if alpha >= beta:
                                 break
-                if alpha >= beta:
-                    result = alpha
-                else:
+                        if seen & 127 and -((seen & 127) + least) <= alpha:
+                            # ... and a lower bound there that the move cannot beat alpha
+                            # with drops the move (alpha only grows; none left: a fail low).
+                            moves ^= move
+                if alpha < beta:
                     # The safe moves, those that make the most new threats first (less one
                     # for a move under the player's own threat, which the opponent would
-                    # then block); ties in centre order.
+                    # then block); ties in centre order. Each move's position is looked at
+                    # first: if the opponent has no safe move there, the player wins with
+                    # its next stone, the best it can (``high``), and nothing is searched.
                     n = 0
+                    won = False
                     for i in range(cols):
                         move = moves & geo[GEO_COLUMNS + order[i]]
                         if move:
-                            rank = popcount(winning_cells(mine | move, mask | move, rows, board))
+                            threats = winning_cells(mine | move, mask | move, rows, board)
+                            replies = playable(mask | move, bottom, board)
+                            if replies & threats:
+                                if (replies & threats) & ((replies & threats) - one):
+                                    won = True  # two threats to block
+                                replies &= threats
+                            if replies & ~(threats >> one) == np.uint64(0):
+                                won = True
+                            rank = popcount(threats)
                             if ours & (move << one):
                                 rank -= 1
                             if order[i] == first:
@@ -302,6 +439,20 @@ def negamax(
                             picked[d, j] = move
                             picked[d, cols + j] = rank
                             n += 1
+                    if won:
+                        alpha = beta = high  # the score, exactly
+                    else:
+                        # No move leaves the opponent without a safe reply: the player cannot
+                        # win with its next stone either.
+                        high = (cells - 3 - at) // 2
+                        beta = min(beta, high)
+                if alpha >= beta:
+                    if several:
+                        counters[C_CUTS] += 1
+                    result = alpha
+                else:
+                    if several:
+                        counters[C_INTERIOR] += 1
                     words[d, F_KEY] = key
                     numbers[d, F_FLIP] = flipped
                     numbers[d, F_ALPHA] = alpha
@@ -317,12 +468,13 @@ def negamax(
             beta = numbers[d, F_BETA]
             if score >= beta:
                 empty = cells - stones - d
-                if empty > TABLE_FROM and empty % 2 == 0:
+                if kept(empty):
                     move = np.uint64(picked[d, numbers[d, F_NEXT] - 1])
                     best = popcount(move - one) // (rows + 1)
                     if numbers[d, F_FLIP]:
                         best = cols - 1 - best
-                    store(table, words[d, F_KEY], score - least + span, best)
+                    work = work_of(counters[0] - numbers[d, F_START])
+                    store(table, words[d, F_KEY], score - least, 0, best, work)
                 result = score
             else:
                 if score > alpha:
@@ -342,8 +494,9 @@ def negamax(
                 entering = True
                 continue
             empty = cells - stones - d
-            if empty > TABLE_FROM and empty % 2 == 0:
-                store(table, words[d, F_KEY], numbers[d, F_ALPHA] - least, -1)
+            if kept(empty):
+                work = work_of(counters[0] - numbers[d, F_START])
+                store(table, words[d, F_KEY], 0, numbers[d, F_ALPHA] - least, -1, work)
             result = numbers[d, F_ALPHA]
         if d == 0:
             return result
@@ -390,7 +543,7 @@ def solve_bits(
         order[i], order[i + 1] = order[i + 1], order[i]
     depth = cells + 1 - stones
     words = np.zeros((depth, 3), dtype=np.uint64)
-    numbers = np.zeros((depth, 5), dtype=np.int64)
+    numbers = np.zeros((depth, 6), dtype=np.int64)
     picked = np.zeros((depth, 2 * cols), dtype=np.int64)
     low = -((cells - stones) // 2)
     high = (cells + 1 - stones) // 2

@@ -30,28 +30,43 @@ import random
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from qarena.agents.base import Player
 from qarena.agents.thinking import Budget
-from qarena.games.base import Game, Move, Position
+from qarena.errors import QarenaError
+from qarena.games.base import Game, GameArrays, Move, Position
 from qarena.games.picking import Picks
 from qarena.i18n import _
 from qarena.threads import check
 
 #: OpenSpiel's ``uct_c`` default.
 UCT_C = math.sqrt(2.0)
+#: Simulations between two looks at the clock and the stop flag (``threads.check``).
+CHUNK = 256
+#: The most nodes the compiled tree holds (33 bytes each: about 70 MB); past it the search
+#: goes on without growing the tree (leaves are rolled out from where the tree ends).
+NODE_CAP = 2_000_000
+
+#: A root child as the choice of a move reads it: its move, visits, total value for the
+#: mover at the root, and the game's result for that mover where a simulation ended there.
+Stats = tuple[Move, int, float, int | None]
 
 
 class Node:
     """A node of the tree: the move that led here, its visits, the total value for the
-    player who made that move, its prior (PUCT), and its children once expanded."""
+    player who made that move, its prior (PUCT), its children once expanded, and the game's
+    result for the player who moved here once a simulation ended here (OpenSpiel's
+    ``outcome``, read in place of UCB1 once known)."""
 
-    __slots__ = ("children", "move", "n", "prior", "w")
+    __slots__ = ("children", "move", "n", "outcome", "prior", "w")
 
     def __init__(self, move: Move, prior: float = 1.0) -> None:
         self.move = move
         self.n = 0
         self.w = 0.0
         self.prior = prior
+        self.outcome: int | None = None
         self.children: list[Node] | None = None
 
 
@@ -61,42 +76,28 @@ def _clip(v: float) -> float:
     return -1.0 if v < -1.0 else (1.0 if v > 1.0 else v)
 
 
-@dataclass
-class MCTSPlayer(Picks):
-    """UCT over the game's rules (module docstring), named by its spec."""
+class _PythonTree:
+    """The search over :class:`Node` objects and the Game API: any game, and an evaluator."""
 
-    game: Game
-    budget: Budget
-    evaluator: Player | None = None
-    seed: int | None = None
-    name: str = "mcts"
-    c: float = UCT_C
-    _rng: random.Random = field(init=False, repr=False)
-    _root: Node | None = field(init=False, repr=False, default=None)
-    _root_pos: Position | None = field(init=False, repr=False, default=None)
-    #: Simulations run in all, for measuring speed.
-    simulations: int = field(init=False, default=0)
-    #: Whether the kept tree is the search of its root asked last (``values`` after ``act``).
-    _fresh: bool = field(init=False, repr=False, default=False)
+    def __init__(self, game: Game, evaluator: Player | None, c: float, rng: random.Random):
+        self.game, self.evaluator, self.c, self.rng = game, evaluator, c, rng
+        self.root = Node(-1)
+        self.root_pos: Position | None = None
 
-    def __post_init__(self) -> None:
-        self._rng = random.Random(self.seed)
-
-    def seeded(self, seed: int | None, name: str | None = None) -> MCTSPlayer:
-        """The same player with a fresh tree and a generator seeded by ``seed``."""
-        return MCTSPlayer(self.game, self.budget, self.evaluator, seed, name or self.name, self.c)
-
-    # --- the search -------------------------------------------------------------------
+    def start(self, position: Position) -> None:
+        """Make ``position`` the root: the node of the last tree (its root, or one or two
+        plies below it) when it is there, else a new one."""
+        self.root = self._reused(position)
+        self.root_pos = position
+        self.root.n = max(self.root.n, 1)  # expand the root on the first simulation
 
     def _reused(self, position: Position) -> Node:
-        """The node of ``position`` in the last tree (the root, or one or two plies below
-        it), else a new root."""
-        root, at = self._root, self._root_pos
-        if root is not None and at is not None:
+        at = self.root_pos
+        if at is not None:
             if at == position:
-                return root
+                return self.root
             apply = self.game._apply_unchecked
-            for child in root.children or ():
+            for child in self.root.children or ():
                 after = apply(at, child.move)
                 if after == position:
                     return child
@@ -104,6 +105,9 @@ class MCTSPlayer(Picks):
                     if apply(after, grand.move) == position:
                         return grand
         return Node(-1)
+
+    def stats(self) -> list[Stats]:
+        return [(k.move, k.n, k.w, k.outcome) for k in self.root.children or ()]
 
     def _expand(self, node: Node, position: Position, moves: list[Move]) -> None:
         if self.evaluator is None:
@@ -115,7 +119,7 @@ class MCTSPlayer(Picks):
             exps = [math.exp(v - top) for v in raw]
             total = sum(exps)
             kids = [Node(m, e / total) for m, e in zip(moves, exps, strict=True)]
-        self._rng.shuffle(kids)
+        self.rng.shuffle(kids)
         node.children = kids
 
     def _leaf(self, position: Position, moves: list[Move]) -> float:
@@ -126,7 +130,7 @@ class MCTSPlayer(Picks):
             return max(_clip(values.get(m, 0.0)) for m in moves)
         game = self.game
         legal, apply = game.legal_moves, game._apply_unchecked
-        rnd = self._rng.random
+        rnd = self.rng.random
         sign = 1.0
         while moves:
             position = apply(position, moves[int(rnd() * len(moves))])
@@ -134,39 +138,62 @@ class MCTSPlayer(Picks):
             sign = -sign
         return sign * game.result(position)
 
+    def run(self, sims: int) -> None:
+        start = self.root_pos
+        assert start is not None
+        for _i in range(sims):
+            self._simulate(self.root, start)
+
+    def _select(self, node: Node) -> Node:
+        """The child a simulation goes to: UCB1, or PUCT with an evaluator's priors; a
+        child whose game ended reads as its result."""
+        c = self.c
+        kids = node.children
+        assert kids is not None
+        best, best_score = kids[0], -math.inf
+        if self.evaluator is not None:
+            scale = c * math.sqrt(node.n)
+            for kid in kids:
+                if kid.outcome is not None:
+                    score = float(kid.outcome)
+                else:
+                    mean = kid.w / kid.n if kid.n else 0.0
+                    score = mean + scale * kid.prior / (kid.n + 1)
+                if score > best_score:
+                    best, best_score = kid, score
+            return best
+        log_n = math.log(node.n)
+        for kid in kids:
+            if kid.outcome is not None:
+                score = float(kid.outcome)
+            elif kid.n == 0:
+                return kid
+            else:
+                score = kid.w / kid.n + c * math.sqrt(log_n / kid.n)
+            if score > best_score:
+                best, best_score = kid, score
+        return best
+
     def _simulate(self, root: Node, start: Position) -> None:
         game = self.game
         legal, apply = game.legal_moves, game._apply_unchecked
-        c = self.c
-        puct = self.evaluator is not None
         node, position, path = root, start, [root]
         moves = legal(position)
         while moves and node.n > 0:
             if node.children is None:
                 self._expand(node, position, moves)
-            kids = node.children
-            assert kids is not None
-            best, best_score = kids[0], -math.inf
-            if puct:
-                scale = c * math.sqrt(node.n)
-                for kid in kids:
-                    score = (kid.w / kid.n if kid.n else 0.0) + scale * kid.prior / (kid.n + 1)
-                    if score > best_score:
-                        best, best_score = kid, score
-            else:
-                log_n = math.log(node.n)
-                for kid in kids:
-                    if kid.n == 0:
-                        best = kid
-                        break
-                    score = kid.w / kid.n + c * math.sqrt(log_n / kid.n)
-                    if score > best_score:
-                        best, best_score = kid, score
+            best = self._select(node)
             node = best
             position = apply(position, node.move)
             path.append(node)
             moves = legal(position)
-        value = self._leaf(position, moves) if moves else float(game.result(position))
+        if moves:
+            value = self._leaf(position, moves)
+        else:
+            result = game.result(position)
+            if node is not root:
+                node.outcome = -result
+            value = float(result)
         # ``value`` is for the mover at the leaf; each node's ``w`` is for whoever moved
         # into it, the mover one ply up.
         for visited in reversed(path):
@@ -174,64 +201,190 @@ class MCTSPlayer(Picks):
             visited.w -= value
             value = -value
 
-    def search(self, position: Position) -> Node:
-        """The root for ``position`` after this move's budget of simulations."""
-        moves = self.game.legal_moves(position)
-        if not moves:
+
+class _ArrayTree:
+    """The same search compiled (:mod:`qarena.kernels.mcts`), for a game in GameArrays form
+    with random rollouts."""
+
+    def __init__(self, game: Game, arrays: GameArrays, c: float, seed: int):
+        from qarena.kernels.rng import seed_state
+
+        self.game, self.a, self.c = game, arrays, c
+        self.rng = seed_state(seed)
+        self.path = np.empty(game.max_plies + 2, dtype=np.int64)
+        self._alloc(min(NODE_CAP, 4096))
+        self.root_pos: Position | None = None
+
+    def _alloc(self, size: int) -> None:
+        from qarena.kernels.mcts import NO_OUTCOME
+
+        self.n = np.zeros(size, dtype=np.int64)
+        self.w = np.zeros(size, dtype=np.float64)
+        self.mv = np.zeros(size, dtype=np.int64)
+        self.first = np.full(size, -1, dtype=np.int64)
+        self.count = np.zeros(size, dtype=np.int64)
+        self.outcome = np.full(size, NO_OUTCOME, dtype=np.int8)
+        self.used, self.root = 1, 0
+
+    def _grow(self, need: int) -> None:
+        size = len(self.n)
+        if need <= size or size >= NODE_CAP:
+            return
+        new = min(NODE_CAP, max(2 * size, need))
+        for name in ("n", "w", "mv", "first", "count", "outcome"):
+            old = getattr(self, name)
+            grown = np.empty(new, dtype=old.dtype)
+            grown[:size] = old
+            setattr(self, name, grown)
+
+    def _children(self, node: int) -> range:
+        f = int(self.first[node])
+        return range(f, f + int(self.count[node])) if f >= 0 else range(0)
+
+    def start(self, position: Position) -> None:
+        at, found = self.root_pos, None
+        # A tree past half its room starts again: the next move's search needs room.
+        if at is not None and 2 * self.used <= NODE_CAP:
+            apply = self.game._apply_unchecked
+            if at == position:
+                found = self.root
+            for ch in self._children(self.root) if found is None else ():
+                after = apply(at, int(self.mv[ch]))
+                if after == position:
+                    found = ch
+                    break
+                for gch in self._children(ch):
+                    if apply(after, int(self.mv[gch])) == position:
+                        found = gch
+                        break
+                if found is not None:
+                    break
+        if found is None:
+            self._alloc(len(self.n))
+            found = 0
+        self.root, self.root_pos = found, position
+        self.n[found] = max(int(self.n[found]), 1)
+
+    def stats(self) -> list[Stats]:
+        from qarena.kernels.mcts import NO_OUTCOME
+
+        out: list[Stats] = []
+        for ch in self._children(self.root):
+            o = int(self.outcome[ch])
+            out.append((int(self.mv[ch]), int(self.n[ch]), float(self.w[ch]),
+                        None if o == NO_OUTCOME else o))  # fmt: skip
+        return out
+
+    def run(self, sims: int) -> None:
+        from qarena.kernels.mcts import simulate
+
+        assert self.root_pos is not None
+        a = self.a
+        self._grow(self.used + sims * a.num_moves)
+        self.used = simulate(
+            a.board, a.misere, a.gravity, a.cols, a.move_comp, a.move_take, a.lines,
+            np.asarray(self.root_pos, dtype=np.int64), self.root, sims, self.c,
+            self.n, self.w, self.mv, self.first, self.count, self.outcome, self.used,
+            self.rng, self.path,
+        )  # fmt: skip
+
+
+def _arrays(game: Game) -> GameArrays | None:
+    """The game's rules as arrays, where it has them (not classic Connect Four's board)."""
+    try:
+        return game.arrays()
+    except (QarenaError, NotImplementedError):
+        return None
+
+
+@dataclass
+class MCTSPlayer(Picks):
+    """UCT over the game's rules (module docstring), named by its spec. ``compiled``: the
+    compiled search where it applies (random rollouts, a game in GameArrays form); both
+    searches make the same choices, each from its own generator."""
+
+    game: Game
+    budget: Budget
+    evaluator: Player | None = None
+    seed: int | None = None
+    name: str = "mcts"
+    c: float = UCT_C
+    compiled: bool = True
+    _tree: _PythonTree | _ArrayTree = field(init=False, repr=False)
+    #: Simulations run in all, for measuring speed.
+    simulations: int = field(init=False, default=0)
+    #: Whether the kept tree is the search of its root asked last (``values`` after ``act``).
+    _fresh: bool = field(init=False, repr=False, default=False)
+
+    def __post_init__(self) -> None:
+        rng = random.Random(self.seed)
+        arrays = _arrays(self.game) if self.compiled and self.evaluator is None else None
+        if arrays is None:
+            self._tree = _PythonTree(self.game, self.evaluator, self.c, rng)
+        else:
+            self._tree = _ArrayTree(self.game, arrays, self.c, rng.getrandbits(63))
+
+    def seeded(self, seed: int | None, name: str | None = None) -> MCTSPlayer:
+        """The same player with a fresh tree and a generator seeded by ``seed``."""
+        return MCTSPlayer(
+            self.game, self.budget, self.evaluator, seed, name or self.name, self.c,
+            self.compiled,
+        )  # fmt: skip
+
+    # --- the search -------------------------------------------------------------------
+
+    def search(self, position: Position) -> list[Stats]:
+        """The root's children for ``position`` after this move's budget of simulations."""
+        if not self.game.legal_moves(position):
             from qarena.agents.strategies import _legal
 
             _legal(self.game, position)  # the one refusal of a finished position
-        root = self._reused(position)
-        if root.children is None:
-            root.n = max(root.n, 1)  # expand the root on the first simulation
+        tree = self._tree
+        tree.start(position)
         budget = self.budget
         if budget.count is not None:
-            for i in range(budget.count):
-                if i & 255 == 255:
-                    check()
-                self._simulate(root, position)
+            left = budget.count
+            while left > 0:
+                check()
+                step = min(CHUNK, left)
+                tree.run(step)
+                left -= step
             self.simulations += budget.count
         else:
             assert budget.seconds is not None
             end = time.perf_counter() + budget.seconds
-            done = 0
             while True:
-                self._simulate(root, position)
-                done += 1
-                if done & 255 == 0:
-                    check()
+                check()
+                tree.run(CHUNK)
+                self.simulations += CHUNK
                 if time.perf_counter() >= end:
                     break
-            self.simulations += done
-        self._root, self._root_pos = root, position
-        return root
-
-    def _searched(self, position: Position) -> Node:
-        """The root for ``position``: the last search's when it was of this position and
-        nothing was asked since (``act`` then ``values`` search once)."""
-        if self._root is not None and self._root_pos == position and self._fresh:
-            return self._root
-        root = self.search(position)
         self._fresh = True
-        return root
+        return tree.stats()
+
+    def _searched(self, position: Position) -> list[Stats]:
+        """The root's children for ``position``: the last search's when it was of this
+        position and nothing was asked since (``act`` then ``values`` search once)."""
+        if self._fresh and self._tree.root_pos == position:
+            return self._tree.stats()
+        return self.search(position)
 
     # --- the player -------------------------------------------------------------------
 
     def act(self, position: Position) -> Move:
-        """The most visited move at the root after the search (ties: the greater total
-        value, then the earlier in the shuffled order)."""
+        """The root's best child after the search, as OpenSpiel's ``best_child``: a proven
+        win first, then the most visits, then the greater total value, then the first in
+        the shuffled order."""
         self._fresh = False
-        root = self._searched(position)
-        assert root.children is not None
-        best = max(root.children, key=lambda k: (k.n, k.w))
-        return best.move
+        children = self._searched(position)
+        best = max(children, key=lambda s: (s[3] or 0, s[1], s[2]))
+        return best[0]
 
     def values(self, position: Position) -> dict[Move, float]:
         """Each legal move's mean value for the mover after the search of ``position`` (the
         one ``act`` just made, when it was of this position): from -1 (lost) to 1 (won); 0
         for a move no simulation tried."""
-        root = self._searched(position)
-        means = {k.move: (k.w / k.n if k.n else 0.0) for k in root.children or ()}
+        means = {m: (w / n if n else 0.0) for m, n, w, _o in self._searched(position)}
         return {m: means.get(m, 0.0) for m in self.game.legal_moves(position)}
 
     def choices(self, position: Position) -> list[Move]:
@@ -256,4 +409,4 @@ def make_mcts(game: Game, budget: Budget, evaluator: Player | None, seed: int | 
     return MCTSPlayer(game, budget, evaluator, seed)
 
 
-__all__ = ["UCT_C", "MCTSPlayer", "Node", "make_mcts"]
+__all__ = ["CHUNK", "NODE_CAP", "UCT_C", "MCTSPlayer", "Node", "make_mcts"]

@@ -17,10 +17,13 @@ softmax of those move values (temperature 1), used by PUCT as in OpenSpiel's ``p
 ``mean + c · prior · sqrt(N) / (n + 1)`` (an unvisited child's mean read as 0).
 
 Tree reuse: the tree of the last search is kept; when the next position asked for is the
-root or a position one or two plies below it in the tree, the search goes on from that
-subtree, adding its budget of simulations to the visits it already has. Random draws come
-from one ``random.Random(seed)``: the same seed, asked the same positions in the same
-order, plays the same moves.
+same root, or the position after the move it played there and a reply, the search goes on
+from that subtree, adding its budget of simulations to the visits it already has. Only
+along its own play, so that judging it at every position in turn (where the next position
+asked is often a child of the last) does not give it more simulations than it has in play.
+Asked the position of its last search again (``values`` after ``act``), it answers from
+that search. Random draws come from one ``random.Random(seed)``: the same seed, asked the
+same positions in the same order, plays the same moves.
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ class _PythonTree:
         self.game, self.evaluator, self.c, self.rng = game, evaluator, c, rng
         self.root = Node(-1)
         self.root_pos: Position | None = None
+        #: The move played at the root (``act``): the subtree kept for the next move.
+        self.played: Move | None = None
 
     def start(self, position: Position) -> None:
         """Make ``position`` the root: the node of the last tree (its root, or one or two
@@ -98,9 +103,9 @@ class _PythonTree:
                 return self.root
             apply = self.game._apply_unchecked
             for child in self.root.children or ():
+                if child.move != self.played:
+                    continue
                 after = apply(at, child.move)
-                if after == position:
-                    return child
                 for grand in child.children or ():
                     if apply(after, grand.move) == position:
                         return grand
@@ -214,6 +219,7 @@ class _ArrayTree:
         self.path = np.empty(game.max_plies + 2, dtype=np.int64)
         self._alloc(min(NODE_CAP, 4096))
         self.root_pos: Position | None = None
+        self.played: Move | None = None
 
     def _alloc(self, size: int) -> None:
         from qarena.kernels.mcts import NO_OUTCOME
@@ -249,16 +255,13 @@ class _ArrayTree:
             if at == position:
                 found = self.root
             for ch in self._children(self.root) if found is None else ():
-                after = apply(at, int(self.mv[ch]))
-                if after == position:
-                    found = ch
-                    break
+                if int(self.mv[ch]) != self.played:
+                    continue
+                after = apply(at, self.played)
                 for gch in self._children(ch):
                     if apply(after, int(self.mv[gch])) == position:
                         found = gch
                         break
-                if found is not None:
-                    break
         if found is None:
             self._alloc(len(self.n))
             found = 0
@@ -313,7 +316,7 @@ class MCTSPlayer(Picks):
     _tree: _PythonTree | _ArrayTree = field(init=False, repr=False)
     #: Simulations run in all, for measuring speed.
     simulations: int = field(init=False, default=0)
-    #: Whether the kept tree is the search of its root asked last (``values`` after ``act``).
+    #: Whether the kept tree is a finished search of its root (not one only started).
     _fresh: bool = field(init=False, repr=False, default=False)
 
     def __post_init__(self) -> None:
@@ -340,6 +343,7 @@ class MCTSPlayer(Picks):
 
             _legal(self.game, position)  # the one refusal of a finished position
         tree = self._tree
+        self._fresh = False  # until this search ends (a stop may cut it short)
         tree.start(position)
         budget = self.budget
         if budget.count is not None:
@@ -375,9 +379,9 @@ class MCTSPlayer(Picks):
         """The root's best child after the search, as OpenSpiel's ``best_child``: a proven
         win first, then the most visits, then the greater total value, then the first in
         the shuffled order."""
-        self._fresh = False
         children = self._searched(position)
         best = max(children, key=lambda s: (s[3] or 0, s[1], s[2]))
+        self._tree.played = best[0]
         return best[0]
 
     def values(self, position: Position) -> dict[Move, float]:

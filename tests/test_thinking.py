@@ -9,6 +9,7 @@ import time
 import pytest
 
 import qarena
+from qarena.agents import mcts
 from qarena.agents.mcts import MCTSPlayer
 from qarena.agents.players import player
 from qarena.agents.thinking import THINKERS, Budget, is_thinking, parse
@@ -175,3 +176,52 @@ def test_a_time_budget_ends_in_time() -> None:
     p.act(game.start())
     assert time.perf_counter() - began < 5.0  # generous: a loaded machine
     assert p.simulations > 0
+
+
+def test_bitboards_and_arrays_search_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connect Four is searched on bitboards (any size, classic included); the general
+    compiled search over GameArrays, with the same generator, builds the same tree."""
+    game = parse_spec("connect4:4x4")
+    position = game.start()
+    bits = MCTSPlayer(game, Budget(count=300), seed=4)
+    moves = []
+    while not game.is_terminal(position):
+        moves.append(bits.act(position))
+        position = game.apply(position, moves[-1])
+    monkeypatch.setattr(mcts, "_bitboard", lambda game: False)
+    general = MCTSPlayer(game, Budget(count=300), seed=4)
+    assert general._tree.a is not None and bits._tree.a is None
+    position, again = game.start(), []
+    while not game.is_terminal(position):
+        again.append(general.act(position))
+        position = game.apply(position, again[-1])
+    assert moves == again
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_tree_is_kept_along_its_own_play(compiled: bool) -> None:
+    game = parse_spec("tictactoe")
+    p = MCTSPlayer(game, Budget(count=200), seed=0, compiled=compiled)
+    start = game.start()
+    mine = p.act(start)
+    after = game.apply(start, mine)
+    children = {m: n for m, n, _w, _o in p._searched(start)}
+    reply = next(m for m in game.legal_moves(after) if m != mine)
+    seen = p._tree.stats()  # the root's children, before the next search
+    p.act(game.apply(after, reply))
+    kept = sum(n for _m, n, _w, _o in p._tree.stats())
+    # The subtree under the reply had visits already: more than this move's 200 now.
+    assert kept > 200 - 1 and children[mine] > 0 and seen
+    # Another position (not the played move and a reply) is searched from scratch.
+    q = MCTSPlayer(game, Budget(count=200), seed=0, compiled=compiled)
+    q.act(game.apply(after, reply))
+    assert kept > sum(n for _m, n, _w, _o in q._tree.stats())
+
+
+def test_classic_connect_four_is_searched_compiled() -> None:
+    game = parse_spec("connect4")
+    p = player("mcts:2000", game, seed=0)
+    assert isinstance(p, MCTSPlayer) and p._tree.a is None  # bitboards
+    # One stone short of four across the bottom: the win is there at once.
+    _g, position = _position("connect4", ["a", "a", "b", "b", "c", "c"])
+    assert p.act(position) == game.parse_move("d")

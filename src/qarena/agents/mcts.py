@@ -211,10 +211,13 @@ class _ArrayTree:
     """The same search compiled (:mod:`qarena.kernels.mcts`), for a game in GameArrays form
     with random rollouts."""
 
-    def __init__(self, game: Game, arrays: GameArrays, c: float, seed: int):
+    def __init__(self, game: Game, arrays: GameArrays | None, c: float, seed: int):
+        """``arrays`` None: the game is a Connect Four board of four in a row that fits
+        bitboards (:func:`_bitboard`), searched as such."""
         from qarena.kernels.rng import seed_state
 
         self.game, self.a, self.c = game, arrays, c
+        self.num_moves = game.num_moves
         self.rng = seed_state(seed)
         self.path = np.empty(game.max_plies + 2, dtype=np.int64)
         self._alloc(min(NODE_CAP, 4096))
@@ -279,17 +282,43 @@ class _ArrayTree:
         return out
 
     def run(self, sims: int) -> None:
-        from qarena.kernels.mcts import simulate
+        from qarena.kernels.mcts import simulate, simulate_bits
 
         assert self.root_pos is not None
+        self._grow(self.used + sims * self.num_moves)
         a = self.a
-        self._grow(self.used + sims * a.num_moves)
+        if a is None:
+            from qarena.exact.search import bits
+
+            grid = self.game.grid
+            assert grid is not None
+            mine, mask, _stones = bits(grid, self.root_pos)
+            self.used = simulate_bits(
+                grid.rows, grid.cols, mine, mask, self.root, sims, self.c,
+                self.n, self.w, self.mv, self.first, self.count, self.outcome, self.used,
+                self.rng, self.path,
+            )  # fmt: skip
+            return
         self.used = simulate(
             a.board, a.misere, a.gravity, a.cols, a.move_comp, a.move_take, a.lines,
             np.asarray(self.root_pos, dtype=np.int64), self.root, sims, self.c,
             self.n, self.w, self.mv, self.first, self.count, self.outcome, self.used,
             self.rng, self.path,
         )  # fmt: skip
+
+
+def _bitboard(game: Game) -> bool:
+    """Whether ``game`` is a Connect Four board of four in a row whose columns, each with a
+    spare bit, fit 64 bits: the compiled search then plays it on bitboards, as the search
+    solver does (a move is its column)."""
+    grid = game.grid
+    return (
+        grid is not None
+        and grid.gravity
+        and grid.k == 4
+        and grid.cols * (grid.rows + 1) <= 64
+        and game.num_moves == grid.cols
+    )
 
 
 def _arrays(game: Game) -> GameArrays | None:
@@ -321,11 +350,13 @@ class MCTSPlayer(Picks):
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
-        arrays = _arrays(self.game) if self.compiled and self.evaluator is None else None
-        if arrays is None:
-            self._tree = _PythonTree(self.game, self.evaluator, self.c, rng)
-        else:
-            self._tree = _ArrayTree(self.game, arrays, self.c, rng.getrandbits(63))
+        tree: _PythonTree | _ArrayTree = _PythonTree(self.game, self.evaluator, self.c, rng)
+        if self.compiled and self.evaluator is None:
+            if _bitboard(self.game):
+                tree = _ArrayTree(self.game, None, self.c, rng.getrandbits(63))
+            elif (arrays := _arrays(self.game)) is not None:
+                tree = _ArrayTree(self.game, arrays, self.c, rng.getrandbits(63))
+        self._tree = tree
 
     def seeded(self, seed: int | None, name: str | None = None) -> MCTSPlayer:
         """The same player with a fresh tree and a generator seeded by ``seed``."""

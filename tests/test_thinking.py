@@ -225,3 +225,14 @@ def test_classic_connect_four_is_searched_compiled() -> None:
     # One stone short of four across the bottom: the win is there at once.
     _g, position = _position("connect4", ["a", "a", "b", "b", "c", "c"])
     assert p.act(position) == game.parse_move("d")
+
+
+def test_perfect_on_tic_tac_toe_at_a_thousand_simulations() -> None:
+    """Measured (seed 0, every decision position judged exactly): 0.862 at 10 simulations,
+    0.972 at 100, 1.0 at 1,000 and at 10,000."""
+    game = parse_spec("tictactoe")
+    few, many = (
+        judge_player(player(f"mcts:{n}", game, seed=0), games=1).optimality.share
+        for n in (10, 1000)
+    )
+    assert few < 0.9 < many == 1.0

@@ -45,7 +45,8 @@ from qarena.threads import check
 
 #: OpenSpiel's ``uct_c`` default.
 UCT_C = math.sqrt(2.0)
-#: Simulations between two looks at the clock and the stop flag (``threads.check``).
+#: Simulations between two looks at the clock and the stop flag (``threads.check``), for the
+#: compiled search (a fraction of a millisecond); the search in Python looks after each.
 CHUNK = 256
 #: The most nodes the compiled tree holds (33 bytes each: about 70 MB); past it the search
 #: goes on without growing the tree (leaves are rolled out from where the tree ends).
@@ -62,7 +63,7 @@ class Node:
     result for the player who moved here once a simulation ended here (OpenSpiel's
     ``outcome``, read in place of UCB1 once known)."""
 
-    __slots__ = ("children", "move", "n", "outcome", "prior", "w")
+    __slots__ = ("children", "evals", "move", "n", "outcome", "prior", "w")
 
     def __init__(self, move: Move, prior: float = 1.0) -> None:
         self.move = move
@@ -71,6 +72,9 @@ class Node:
         self.prior = prior
         self.outcome: int | None = None
         self.children: list[Node] | None = None
+        #: The evaluator's clipped move values here, kept from the leaf's evaluation for
+        #: the priors when the node is expanded (one call of the evaluator a node, not two).
+        self.evals: list[float] | None = None
 
 
 def _clip(v: float) -> float:
@@ -118,8 +122,8 @@ class _PythonTree:
         if self.evaluator is None:
             kids = [Node(m) for m in moves]
         else:
-            values = self.evaluator.values(position) or {}
-            raw = [_clip(values.get(m, 0.0)) for m in moves]
+            raw = node.evals if node.evals is not None else self._evals(position, moves)
+            node.evals = None
             top = max(raw)
             exps = [math.exp(v - top) for v in raw]
             total = sum(exps)
@@ -127,12 +131,17 @@ class _PythonTree:
         self.rng.shuffle(kids)
         node.children = kids
 
-    def _leaf(self, position: Position, moves: list[Move]) -> float:
+    def _evals(self, position: Position, moves: list[Move]) -> list[float]:
+        assert self.evaluator is not None
+        values = self.evaluator.values(position) or {}
+        return [_clip(values.get(m, 0.0)) for m in moves]
+
+    def _leaf(self, node: Node, position: Position, moves: list[Move]) -> float:
         """The value of a position where play goes on, for its mover: a random rollout, or
         the evaluator's best move value."""
         if self.evaluator is not None:
-            values = self.evaluator.values(position) or {}
-            return max(_clip(values.get(m, 0.0)) for m in moves)
+            node.evals = self._evals(position, moves)
+            return max(node.evals)
         game = self.game
         legal, apply = game.legal_moves, game._apply_unchecked
         rnd = self.rng.random
@@ -193,7 +202,7 @@ class _PythonTree:
             path.append(node)
             moves = legal(position)
         if moves:
-            value = self._leaf(position, moves)
+            value = self._leaf(node, position, moves)
         else:
             result = game.result(position)
             if node is not root:
@@ -374,6 +383,7 @@ class MCTSPlayer(Picks):
 
             _legal(self.game, position)  # the one refusal of a finished position
         tree = self._tree
+        chunk = CHUNK if isinstance(tree, _ArrayTree) else 1
         self._fresh = False  # until this search ends (a stop may cut it short)
         tree.start(position)
         budget = self.budget
@@ -381,7 +391,7 @@ class MCTSPlayer(Picks):
             left = budget.count
             while left > 0:
                 check()
-                step = min(CHUNK, left)
+                step = min(chunk, left)
                 tree.run(step)
                 left -= step
             self.simulations += budget.count
@@ -390,8 +400,8 @@ class MCTSPlayer(Picks):
             end = time.perf_counter() + budget.seconds
             while True:
                 check()
-                tree.run(CHUNK)
-                self.simulations += CHUNK
+                tree.run(chunk)
+                self.simulations += chunk
                 if time.perf_counter() >= end:
                     break
         self._fresh = True

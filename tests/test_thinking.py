@@ -236,3 +236,35 @@ def test_perfect_on_tic_tac_toe_at_a_thousand_simulations() -> None:
         for n in (10, 1000)
     )
     assert few < 0.9 < many == 1.0
+
+
+def test_play_against_mcts_in_a_terminal() -> None:
+    import os
+    import sys
+
+    import pexpect
+
+    from tests.conftest import default_sigint
+
+    env = {**os.environ, "TERM": "dumb"}
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "qarena", "play", "tictactoe", "--opponent", "mcts:50", "--seed", "1",
+         "--first", "ai"],
+        encoding="utf-8", timeout=120, dimensions=(50, 120), env=env,
+        preexec_fn=default_sigint,
+    )  # fmt: skip
+    child.expect(r"Playing against mcts:50: MCTS, 50 simulations a move, random rollouts\.")
+    child.expect(r"The AI plays [a-c][1-3]\.")
+    child.expect("Your move: ")
+    child.sendeof()
+    child.expect("Goodbye.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_play_refuses_an_unknown_opponent_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["play", "tictactoe", "--opponent", "nobody"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.count("\n") == 0 and "mcts:N" in said

@@ -153,6 +153,15 @@ def test_compete_and_the_api(capsys: pytest.CaptureFixture[str]) -> None:
     assert record["a_first"]["loss"] == 0.0
     p = qarena.player("mcts:50", "tictactoe")
     assert p.name == "mcts:50" and p.game.spec == "tictactoe:3x3:3"
+    judged = qarena.judge("mcts:1000", "tictactoe", games=10)
+    assert judged.optimality.share == 1.0
+    played = qarena.compete("mcts:200", "random", "tictactoe", games=10).to_json()
+    assert played["a_first"]["loss"] == 0.0 and played["a"] == "mcts:200"
+    # The environments' opponents take it too.
+    from qarena.env.players import opponent_chooser
+
+    name, _choose = opponent_chooser(parse_spec("tictactoe"), "mcts:30")
+    assert name == "mcts:30"
 
 
 def test_the_pure_python_search_converges_too() -> None:

@@ -277,3 +277,9 @@ def test_play_refuses_an_unknown_opponent_in_one_line(capsys: pytest.CaptureFixt
     assert run(["play", "tictactoe", "--opponent", "nobody"]) == 2
     said = capsys.readouterr().err.strip()
     assert said.count("\n") == 0 and "mcts:N" in said
+
+
+def test_an_unknown_player_lists_the_thinking_players() -> None:
+    with pytest.raises(QarenaError, match="unknown player 'nosuch'") as e:
+        player("nosuch", parse_spec("tictactoe"))
+    assert str(e.value).endswith("strongest, mcts:N, or a policy file")

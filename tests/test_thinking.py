@@ -17,6 +17,7 @@ from qarena.cli import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.judging.player import judge_player
+from tests.conftest import RunScript
 
 
 @pytest.mark.parametrize(
@@ -283,3 +284,18 @@ def test_an_unknown_player_lists_the_thinking_players() -> None:
     with pytest.raises(QarenaError, match="unknown player 'nosuch'") as e:
         player("nosuch", parse_spec("tictactoe"))
     assert str(e.value).endswith("strongest, mcts:N, or a policy file")
+
+
+_MOVES = """
+from qarena.agents.players import player
+from qarena.games import parse_spec
+for spec in ["tictactoe", "connect4", "nim:3,5,7"]:
+    game = parse_spec(spec)
+    print(spec, game.format_move(player("mcts:300", game, seed=1).act(game.start())))
+"""
+
+
+def test_the_kernels_give_the_same_moves_without_numba(run_script: RunScript) -> None:
+    compiled = run_script(_MOVES)
+    assert compiled.count("\n") == 3
+    assert run_script(_MOVES, jit=False) == compiled

@@ -457,6 +457,10 @@ CASES: list[Case] = [
     _c("compete-built-ins-without-a-game", "compete", "random", "perfect"),
     _c("compete-rule-player-of-another-game", "compete", "bouton", "random", "--game", "tictactoe"),
     _c("compete-file-of-another-game", "compete", "p.npz", "random", "--game", "tictactoe"),
+    _c("compete-mcts-no-budget", "compete", "mcts:", "random", "--game", "tictactoe"),
+    _c("compete-mcts-huge-budget", "compete", "mcts:1e99", "random", "--game", "tictactoe"),
+    _c("eval-mcts-zero", "eval", "mcts:0", "--game", "tictactoe"),
+    _c("eval-mcts-missing-evaluator", "eval", "mcts:10:nosuchfile", "--game", "tictactoe"),
     # --- matrix --------------------------------------------------------------------------------
     _c("matrix-no-spec", "matrix"),
     _c("matrix-spec-unknown", "matrix", "chess"),

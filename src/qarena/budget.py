@@ -54,6 +54,10 @@ MAX_LISTED = 100_000
 MAX_CODE = 2**62
 #: Seeds are unsigned 63-bit numbers.
 MAX_SEED = 2**63 - 1
+#: A thinking player's budget a move (``mcts:N``, ``mcts:Ns``): at most this many
+#: simulations (or search steps), or this many seconds.
+MAX_THINK_COUNT = 1_000_000
+MAX_THINK_SECONDS = 60.0
 
 
 def whole(flag: str, value: object) -> int:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qarena.agents.base import Player
+from qarena.agents.thinking import is_thinking, make_thinking
 from qarena.errors import QarenaError
 from qarena.exact import Exact, Outcome, oracle
 from qarena.exact.solver import Mover
@@ -278,8 +279,8 @@ def is_builtin(name: str) -> bool:
     built-in's name (``random``, ``perfect``, ``strongest``, a rule player, a shipped player
     such as ``network``), whatever files lie about: every command and the Python API read a
     name the same way wherever they run. A policy file that has a built-in's name is given as
-    a path: ``./random``."""
-    return name in STRATEGIES or name in SHIPPED_PLAYERS
+    a path: ``./random``. A thinking player's spec (``mcts:200``) is a built-in too."""
+    return name in STRATEGIES or name in SHIPPED_PLAYERS or is_thinking(name)
 
 
 def builtin_game(name: str) -> Game | None:
@@ -343,6 +344,8 @@ def make_agent(
         from qarena.agents.players import player
 
         return player(name, game, seed)
+    if is_thinking(name):
+        return make_thinking(name, game, seed)
     if name in SHIPPED_PLAYERS:
         from qarena.agents.players import plays_as
 

@@ -25,6 +25,7 @@ from qarena.agents.players import (
     plays_as,
 )
 from qarena.agents.strategies import SHIPPED_PLAYERS
+from qarena.agents.thinking import is_thinking
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, route, styled, told_stop
 from qarena.errors import QarenaError, SpecError
@@ -187,6 +188,10 @@ def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game
     agent = _rival(player(chosen, game, seed))
     if chosen in SHIPPED_PLAYERS:
         err.print(SHIPPED_PLAYERS[chosen].playing)
+    elif is_thinking(chosen):
+        err.print(_("Playing against {player}: {what}.").format(
+            player=chosen, what=agent.describe() or chosen
+        ))  # fmt: skip
     elif chosen == "perfect":
         err.print(_("Playing against perfect play, by the solver."))
     else:
@@ -483,10 +488,10 @@ def play_command(
                 value=first, values=", ".join(FIRST)
             )
         )
-    if opponent not in (None, *OPPONENTS):
+    if opponent not in (None, *OPPONENTS) and not is_thinking(opponent):
         raise QarenaError(
             _("unknown --opponent {value!r}; expected one of {values}").format(
-                value=opponent, values=", ".join(OPPONENTS)
+                value=opponent, values=", ".join((*OPPONENTS, "mcts:N"))
             )
         )
     if seed is not None:

@@ -322,6 +322,8 @@ class AlphaBeta(Shows):
             self.reached = depth
             if search.guessed == before:
                 break  # every line reached the end of the game: deeper changes nothing
+            if not exact and max(found.values()) > 1.0:
+                break  # a proved win: deeper finds none nearer (it would have been seen)
             if self.depth is None and time.monotonic() >= (deadline or 0.0):
                 break
         self.nodes = search.nodes

@@ -46,7 +46,7 @@ from qarena import threads
 from qarena.agents.base import Player
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Shows
+from qarena.games.picking import Picks
 from qarena.i18n import _
 
 #: Deepest search a depth may ask for: beyond every game qarena's budgets allow to be searched
@@ -270,7 +270,7 @@ class _Search:
 
 
 @dataclass
-class AlphaBeta(Shows):
+class AlphaBeta(Picks):
     """Depth-limited alpha-beta over ``evaluator``'s values (the module's text): ``depth``
     plies a move, or iterative deepening for ``seconds``."""
 
@@ -337,15 +337,19 @@ class AlphaBeta(Shows):
         found, _order, _own = self._search(position, exact=True)
         return {m: found[m] + 0.0 for m in self.game.legal_moves(position)}  # no -0.0
 
-    def act(self, position: Position) -> Move:
-        """The move of the highest searched value; among ties, the evaluator's preferred,
-        then one drawn from the player's generator."""
+    def choices(self, position: Position) -> list[Move]:
+        """The moves of the highest searched value; among those, the evaluator's preferred
+        (most often one move), in the game's order."""
         found, preferred, own = self._search(position, exact=False)
         best = max(found.values())
         # A move that failed low scores at most ``best - EPS``: only true ties pass.
         tied = [m for m in preferred if found[m] > best - EPS / 2]
         top = max(own[m] for m in tied)
-        tied = [m for m in tied if own[m] >= top]
+        return sorted(m for m in tied if own[m] >= top)
+
+    def act(self, position: Position) -> Move:
+        """One of :meth:`choices`, drawn from the player's generator (seeded when made)."""
+        tied = self.choices(position)
         if len(tied) == 1:
             return tied[0]
         return tied[int(self.rng.integers(len(tied)))]

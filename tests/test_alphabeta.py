@@ -162,3 +162,15 @@ def test_shallow_search_over_a_weak_learner_is_at_least_as_good() -> None:
     two = judge_player(make_alphabeta(game, 2, None, alone, 0), games=1).optimality.optimal
     assert own <= one <= two
     assert two > own
+
+
+def test_a_full_table_changes_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its cap the table stores nothing more: the search is slower, never different."""
+    import qarena.agents.alphabeta as ab
+
+    game = parse_spec("tictactoe")
+    position = _replay("tictactoe", [4])
+    ev = player("random", game)
+    full = make_alphabeta(game, 8, None, ev).values(position)
+    monkeypatch.setattr(ab, "MAX_TABLE", 3)
+    assert make_alphabeta(game, 8, None, ev).values(position) == full

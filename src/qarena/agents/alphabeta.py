@@ -54,9 +54,10 @@ from qarena.i18n import _
 MAX_DEPTH = 64
 #: Longest time a move may be given, in seconds.
 MAX_SECONDS = 3600.0
-#: Most positions the table of one move's search keeps (beyond: searched again, not stored),
-#: so that memory stays bounded whatever the depth.
-MAX_TABLE = 2_000_000
+#: Most positions the table (and the evaluator's values) of one move's search keeps (beyond:
+#: searched again, not stored), so that memory stays bounded whatever the depth or time:
+#: at most a few hundred bytes each (a Connect Four position's tuple, its entry, its values).
+MAX_TABLE = 200_000
 #: A proved result's size: a win ``n`` plies away scores ``MATE - n * step``.
 MATE = 2.0
 #: How much better a value must be to count as better (values are floats).

@@ -6,15 +6,16 @@ import pytest
 
 from qarena import threads
 from qarena.agents.alphabeta import MATE, AlphaBeta, make_alphabeta
-from qarena.agents.base import Rival
+from qarena.agents.base import Player, Rival
 from qarena.agents.players import player
 from qarena.errors import QarenaError
 from qarena.exact import solve
 from qarena.games import parse_spec
+from qarena.games.base import Game, Position
 from qarena.judging.player import judge_player
 
 
-def _replay(spec: str, moves: list[int]) -> tuple:
+def _replay(spec: str, moves: list[int]) -> Position:
     game = parse_spec(spec)
     position = game.start()
     for m in moves:
@@ -174,3 +175,38 @@ def test_a_full_table_changes_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
     full = make_alphabeta(game, 8, None, ev).values(position)
     monkeypatch.setattr(ab, "MAX_TABLE", 3)
     assert make_alphabeta(game, 8, None, ev).values(position) == full
+
+
+def _minimax(game: Game, evaluator: Player, position: Position, depth: int, step: float) -> float:
+    """Plain negamax without pruning or table, with the same leaves and scale."""
+    moves = game.legal_moves(position)
+    if not moves:
+        return MATE * game.result(position)
+    if depth == 0:
+        values = evaluator.values(position) or {}
+        return max(min(1.0, max(-1.0, values.get(m, 0.0))) for m in moves)
+    best = -10.0
+    for m in moves:
+        v = -_minimax(game, evaluator, game.apply(position, m), depth - 1, step)
+        v = v - step if v > 1 else v + step if v < -1 else v
+        best = max(best, v)
+    return best
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_pruning_and_table_change_no_value(depth: int) -> None:
+    """Each root move's value equals plain minimax's to the same depth over the same
+    evaluator (a weak learner, so that leaves matter) on tic-tac-toe."""
+    import qarena
+
+    game = parse_spec("tictactoe")
+    weak = player(qarena.train("tictactoe", "q", 300, seed=1))
+    step = 1.0 / (game.max_plies + 1)
+    found = make_alphabeta(game, depth, None, weak)
+    for moves in ([], [4], [0, 4], [0, 4, 8], [1, 4, 7, 3]):
+        position = _replay("tictactoe", moves)
+        values = found.values(position)
+        for m in game.legal_moves(position):
+            truth = -_minimax(game, weak, game.apply(position, m), depth - 1, step)
+            truth = truth - step if truth > 1 else truth + step if truth < -1 else truth
+            assert values[m] == pytest.approx(truth, abs=1e-12), (moves, m)

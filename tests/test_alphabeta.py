@@ -107,7 +107,7 @@ def test_tiny_time_answers_a_legal_move() -> None:
     position = _replay("connect4", [3, 3, 2])
     found = make_alphabeta(game, None, 1e-6, net, seed=0)
     assert found.act(position) in game.legal_moves(position)
-    found = make_alphabeta(game, None, 0.3, net, seed=0)
+    found = make_alphabeta(game, None, 1.0, net, seed=0)
     assert found.act(position) in game.legal_moves(position)
     assert isinstance(found, AlphaBeta) and found.reached >= 1
 

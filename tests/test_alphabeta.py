@@ -210,3 +210,11 @@ def test_pruning_and_table_change_no_value(depth: int) -> None:
             truth = -_minimax(game, weak, game.apply(position, m), depth - 1, step)
             truth = truth - step if truth > 1 else truth + step if truth < -1 else truth
             assert values[m] == pytest.approx(truth, abs=1e-12), (moves, m)
+
+
+def test_says_what_it_is() -> None:
+    game = parse_spec("tictactoe")
+    ev = player("random", game)
+    assert "2" in (make_alphabeta(game, 2, None, ev).describe() or "")
+    assert "0.5" in (make_alphabeta(game, None, 0.5, ev).describe() or "")
+    assert "1" in make_alphabeta(game, 2, None, ev).value_legend()

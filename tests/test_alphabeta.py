@@ -218,3 +218,21 @@ def test_says_what_it_is() -> None:
     assert "2" in (make_alphabeta(game, 2, None, ev).describe() or "")
     assert "0.5" in (make_alphabeta(game, None, 0.5, ev).describe() or "")
     assert "1" in make_alphabeta(game, 2, None, ev).value_legend()
+
+
+def test_network_leaves_read_as_its_values() -> None:
+    """The shortcut for an n-tuple network on a gravity board gives exactly the network's own
+    values (wins, a full board, and guesses alike)."""
+    from qarena.agents.alphabeta import _Gravity, _Search
+
+    game = parse_spec("connect4")
+    net = player("network", game)
+    search = _Search(game, net, _Gravity.of(game), None, 1 / 43)
+    for moves in ([], [3, 3, 2], [0, 1, 0, 1, 0], [3, 2, 3, 2, 4, 4, 1, 5, 6]):
+        position = _replay("connect4", moves)
+        assert search.network_values(position) == net.values(position)
+    # Any other evaluator, or a board without gravity: its own values() are asked.
+    assert (
+        _Search(game, player("random", game), None, None, 1 / 43).network_values(game.start())
+        is None
+    )

@@ -48,6 +48,7 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.games.picking import Picks
 from qarena.i18n import _
+from qarena.learn.ntuple import NTupleNetwork
 
 #: Deepest search a depth may ask for: beyond every game qarena's budgets allow to be searched
 #: this way in any time a person waits.
@@ -144,7 +145,7 @@ class _Search:
         """The evaluator's value of each legal move, clipped to [-1, 1] (not a number: 0)."""
         found = self.cache.get(position)
         if found is None:
-            raw = self.evaluator.values(position) or {}
+            raw = self.network_values(position) or self.evaluator.values(position) or {}
             found = {}
             for m in self.game.legal_moves(position):
                 v = float(raw.get(m, 0.0))
@@ -152,6 +153,38 @@ class _Search:
             if len(self.cache) < MAX_TABLE:
                 self.cache[position] = found
         return found
+
+    def network_values(self, position: Position) -> dict[Move, float] | None:
+        """An n-tuple network's :meth:`~qarena.learn.ntuple.NTupleNetwork.values` on a gravity
+        board, the same numbers computed without the Game API's checks around each board it
+        scores (most of its cost): a move that completes a line is worth 1 to its maker, one
+        that fills the board 0, any other the network's value of the board it leaves. None
+        for any other evaluator or board."""
+        g = self.gravity
+        net = self.evaluator
+        if g is None or not isinstance(net, NTupleNetwork):
+            return None
+        game = self.game
+        side = game.to_move(position)
+        mark = 1 if side == 0 else 2
+        mine = taken = 0
+        for i, v in enumerate(position):
+            if v:
+                taken |= 1 << i
+                if v == mark:
+                    mine |= 1 << i
+        ours = g.wins_at(mine, taken)
+        full = taken.bit_count() == len(position) - 1
+        sign = 1.0 if side == 0 else -1.0
+        out: dict[Move, float] = {}
+        for m in game.legal_moves(position):
+            if ours >> g.landing(position, m) & 1:
+                out[m] = 1.0
+            elif full:
+                out[m] = 0.0
+            else:
+                out[m] = sign * net.value(game._apply_unchecked(position, m))
+        return out
 
     def tick(self) -> None:
         # Every node: a node costs far more than the checks (an evaluator call, moves made).

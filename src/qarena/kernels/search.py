@@ -439,12 +439,26 @@ def negamax(
                         if move:
                             threats = winning_cells(mine | move, mask | move, rows, board)
                             replies = playable(mask | move, bottom, board)
-                            if replies & threats:
-                                if (replies & threats) & ((replies & threats) - one):
-                                    won = True  # two threats to block
-                                replies &= threats
-                            if replies & ~(threats >> one) == np.uint64(0):
-                                won = True
+                            blocks = replies & threats
+                            if blocks:
+                                replies = blocks
+                            reply = replies & ~(threats >> one)
+                            if blocks & (blocks - one) or reply == np.uint64(0):
+                                won = True  # two threats to block, or no safe reply
+                            elif reply & (reply - one) == np.uint64(0) and kept(empty - 2):
+                                # One safe reply (c4's forced move): the position after it
+                                # may be in the table, and its bounds are the move's (any
+                                # other reply loses at once).
+                                after, _flip = table_key(
+                                    mine | move, mask | move | reply, empty - 2, rows, cols, geo
+                                )
+                                seen = probe(table, after)
+                                if seen & 127:
+                                    alpha = max(alpha, (seen & 127) + least)
+                                    if alpha >= beta:
+                                        break
+                                if (seen >> 7) & 127 and ((seen >> 7) & 127) + least <= alpha:
+                                    continue  # the move cannot beat alpha: not tried
                             rank = popcount(threats)
                             if ours & (move << one):
                                 rank -= 1

@@ -142,8 +142,15 @@ def safe_moves(
 ) -> np.uint64:
     """The moves that do not let the opponent win at once: a move that blocks where it must,
     never one right under a cell the opponent wins on. Zero when every move loses at once."""
+    return safe_given(winning_cells(mine ^ mask, mask, rows, board), mask, bottom, board)
+
+
+@njit
+def safe_given(
+    theirs: np.uint64, mask: np.uint64, bottom: np.uint64, board: np.uint64
+) -> np.uint64:
+    """:func:`safe_moves` from the opponent's winning cells, already known."""
     possible = playable(mask, bottom, board)
-    theirs = winning_cells(mine ^ mask, mask, rows, board)
     forced = possible & theirs
     if forced:
         if forced & (forced - np.uint64(1)):
@@ -294,6 +301,12 @@ def store(table: np.ndarray, key: np.uint64, lower: int, upper: int, best: int, 
 
 #: A search frame's fields, one row per depth below the searched position.
 F_MINE, F_MASK, F_KEY = 0, 1, 2  # words: the mover's stones, all stones, the table's key
+# ... the cells the mover and the opponent win on (handed down by the parent, which found
+# them ordering its moves, so no node computes them again), then the opponent's winning
+# cells after each move in order
+F_OURS, F_THEIRS, F_THREATS = 3, 4, 5
+#: The width of a frame's ``words`` row, given the columns.
+WORDS = F_THREATS
 # numbers: the window, the count of moves in order, the next one, whether the key is mirrored
 # and the nodes counted before it
 F_ALPHA, F_BETA, F_MOVES, F_NEXT, F_FLIP, F_START = 0, 1, 2, 3, 4, 5
@@ -348,9 +361,15 @@ def negamax(
             alpha = numbers[d, F_ALPHA]
             beta = numbers[d, F_BETA]
             at = stones + d
-            moves = safe_moves(mine, mask, rows, bottom, board)
+            if d:
+                ours = words[d, F_OURS]
+                theirs = words[d, F_THEIRS]
+            else:
+                ours = winning_cells(mine, mask, rows, board)
+                theirs = winning_cells(mine ^ mask, mask, rows, board)
+                words[d, F_THEIRS] = theirs  # for the children, as a parent hands it down
+            moves = safe_given(theirs, mask, bottom, board)
             high = (cells - 1 - at) // 2  # the player cannot win on this stone
-            ours = winning_cells(mine, mask, rows, board)
             low = -((cells - 2 - at) // 2)  # the opponent cannot win on its next stone
             entering = False
             if moves == np.uint64(0):
@@ -420,12 +439,26 @@ def negamax(
                         if move:
                             threats = winning_cells(mine | move, mask | move, rows, board)
                             replies = playable(mask | move, bottom, board)
-                            if replies & threats:
-                                if (replies & threats) & ((replies & threats) - one):
-                                    won = True  # two threats to block
-                                replies &= threats
-                            if replies & ~(threats >> one) == np.uint64(0):
-                                won = True
+                            blocks = replies & threats
+                            if blocks:
+                                replies = blocks
+                            reply = replies & ~(threats >> one)
+                            if blocks & (blocks - one) or reply == np.uint64(0):
+                                won = True  # two threats to block, or no safe reply
+                            elif reply & (reply - one) == np.uint64(0) and kept(empty - 2):
+                                # One safe reply (c4's forced move): the position after it
+                                # may be in the table, and its bounds are the move's (any
+                                # other reply loses at once).
+                                after, _flip = table_key(
+                                    mine | move, mask | move | reply, empty - 2, rows, cols, geo
+                                )
+                                seen = probe(table, after)
+                                if seen & 127:
+                                    alpha = max(alpha, (seen & 127) + least)
+                                    if alpha >= beta:
+                                        break
+                                if (seen >> 7) & 127 and ((seen >> 7) & 127) + least <= alpha:
+                                    continue  # the move cannot beat alpha: not tried
                             rank = popcount(threats)
                             if ours & (move << one):
                                 rank -= 1
@@ -435,8 +468,10 @@ def negamax(
                             while j > 0 and picked[d, cols + j - 1] < rank:
                                 picked[d, j] = picked[d, j - 1]
                                 picked[d, cols + j] = picked[d, cols + j - 1]
+                                words[d, F_THREATS + j] = words[d, F_THREATS + j - 1]
                                 j -= 1
                             picked[d, j] = move
+                            words[d, F_THREATS + j] = threats
                             picked[d, cols + j] = rank
                             n += 1
                     if won:
@@ -488,6 +523,10 @@ def negamax(
                 numbers[d, F_NEXT] = i + 1
                 words[d + 1, F_MINE] = words[d, F_MINE] ^ words[d, F_MASK]
                 words[d + 1, F_MASK] = words[d, F_MASK] | np.uint64(picked[d, i])
+                # The child's winning cells: this player's (its opponent's) after the move,
+                # and the opponent's less the cell the move took.
+                words[d + 1, F_THEIRS] = words[d, F_THREATS + i]
+                words[d + 1, F_OURS] = words[d, F_THEIRS] & ~np.uint64(picked[d, i])
                 numbers[d + 1, F_ALPHA] = -numbers[d, F_BETA]
                 numbers[d + 1, F_BETA] = -numbers[d, F_ALPHA]
                 d += 1
@@ -542,7 +581,7 @@ def solve_bits(
         i = (2 * v + 1) % (cols - 1)
         order[i], order[i + 1] = order[i + 1], order[i]
     depth = cells + 1 - stones
-    words = np.zeros((depth, 3), dtype=np.uint64)
+    words = np.zeros((depth, WORDS + cols), dtype=np.uint64)
     numbers = np.zeros((depth, 6), dtype=np.int64)
     picked = np.zeros((depth, 2 * cols), dtype=np.int64)
     low = -((cells - stones) // 2)

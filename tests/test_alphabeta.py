@@ -236,3 +236,21 @@ def test_network_leaves_read_as_its_values() -> None:
         _Search(game, player("random", game), None, None, 1 / 43).network_values(game.start())
         is None
     )
+
+
+def test_alphabeta_is_a_player_everywhere_a_player_goes(capsys: pytest.CaptureFixture[str]) -> None:
+    # Through the one resolution of a player: the API and the command line read the spec;
+    # a depth reaching the end of nim:1,2,3 is perfect whatever scores its leaves.
+    import json
+
+    import qarena
+    from qarena.cli.app import run
+
+    found = qarena.player("alphabeta:7:random", "nim:1,2,3")
+    assert found.name == "alphabeta:7:random"
+    assert qarena.judge(found).optimality.share == 1.0
+    assert run(["eval", "alphabeta:7:random", "--game", "nim:1,2,3", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["optimality"] == 1.0
+    assert run(["eval", "alphabeta:0:random", "--game", "nim:1,2,3"]) == 2
+    assert "\n" not in capsys.readouterr().err.strip()

@@ -69,8 +69,15 @@ def _mcts(game: Game, budget: Budget, evaluator: Player | None, seed: int | None
     return make_mcts(game, budget, evaluator, seed)
 
 
+def _alphabeta(game: Game, budget: Budget, evaluator: Player | None, seed: int | None) -> Player:
+    from qarena.agents.alphabeta import make_alphabeta
+
+    assert evaluator is not None  # parse() refuses alphabeta without its FILE
+    return make_alphabeta(game, budget.count, budget.seconds, evaluator, seed)
+
+
 #: The makers of the kinds available here. A kind of :data:`KINDS` not registered is refused.
-THINKERS: dict[str, Thinker] = {"mcts": _mcts}
+THINKERS: dict[str, Thinker] = {"mcts": _mcts, "alphabeta": _alphabeta}
 
 
 def is_thinking(name: str) -> bool:

@@ -6,8 +6,15 @@ of ``benchmarks/c4_search.py``, seeded). Each position is answered once per dept
 reported: the median and worst seconds a move, the mean positions visited (nodes), the depth
 reached, and the network's seconds per ``values`` call measured alone on the same positions.
 
+With ``--judge``: instead of timing, the share of the positions that are decisions where the
+network alone and ``alphabeta:D:network`` keep the value, each position judged exactly by the
+search solver (``judging.player.judge_player`` on given positions, as ``qarena eval
+--positions`` judges).
+
 Run: .venv/bin/python benchmarks/c4_alphabeta.py [--positions N] [--depths 1,2,3,4]
-     [--low L] [--high H] [--seed S]
+     [--low L] [--high H] [--seed S] [--judge]
+Measured in BENCHMARKS.md: --depths 1,2,3,4,5 (timing, 20 positions of 2-16 plies, seed 0);
+--judge --positions 500 --low 8 --high 24 --seed 2 --depths 1,2,3,4,5.
 """
 
 from __future__ import annotations
@@ -50,10 +57,23 @@ def main() -> int:
     parser.add_argument("--low", type=int, default=2)
     parser.add_argument("--high", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--judge", action="store_true")
     args = parser.parse_args()
     game = parse_spec("connect4")
     net = player("network", game)
     found = positions(game, args.positions, args.low, args.high, args.seed)
+    if args.judge:
+        from qarena.judging.player import judge_player
+
+        judged = [("network", net)] + [
+            (f"alphabeta:{d}:network", make_alphabeta(game, int(d), None, net, seed=0))
+            for d in args.depths.split(",")
+        ]
+        for name, who in judged:
+            start = time.perf_counter()
+            share = judge_player(who, games=0, positions=found).optimality
+            print(f"{name}: {share} ({time.perf_counter() - start:.0f} s)")
+        return 0
     net.values(found[0])  # compiled once, not timed
     start = time.perf_counter()
     for position in found:

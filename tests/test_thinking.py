@@ -283,7 +283,7 @@ def test_play_refuses_an_unknown_opponent_in_one_line(capsys: pytest.CaptureFixt
 def test_an_unknown_player_lists_the_thinking_players() -> None:
     with pytest.raises(QarenaError, match="unknown player 'nosuch'") as e:
         player("nosuch", parse_spec("tictactoe"))
-    assert str(e.value).endswith("strongest, mcts:N, or a policy file")
+    assert str(e.value).endswith("strongest, mcts:N, alphabeta:D:FILE, or a policy file")
 
 
 _MOVES = """

@@ -48,7 +48,6 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.games.picking import Picks
 from qarena.i18n import _
-from qarena.learn.ntuple import NTupleNetwork
 
 #: Deepest search a depth may ask for: beyond every game qarena's budgets allow to be searched
 #: this way in any time a person waits.
@@ -155,14 +154,15 @@ class _Search:
         return found
 
     def network_values(self, position: Position) -> dict[Move, float] | None:
-        """An n-tuple network's :meth:`~qarena.learn.ntuple.NTupleNetwork.values` on a gravity
-        board, the same numbers computed without the Game API's checks around each board it
-        scores (most of its cost): a move that completes a line is worth 1 to its maker, one
-        that fills the board 0, any other the network's value of the board it leaves. None
-        for any other evaluator or board."""
+        """On a gravity board, for an evaluator that values boards themselves (its
+        ``board_value``: an n-tuple network), the moves' values as its ``values`` gives them,
+        computed without the Game API's checks around each board it scores (most of its
+        cost): a move that completes a line is worth 1 to its maker, one that fills the board
+        0, any other the evaluator's value of the board it leaves. None for any other
+        evaluator or board."""
         g = self.gravity
         net = self.evaluator
-        if g is None or not isinstance(net, NTupleNetwork):
+        if g is None:
             return None
         game = self.game
         side = game.to_move(position)
@@ -183,7 +183,10 @@ class _Search:
             elif full:
                 out[m] = 0.0
             else:
-                out[m] = sign * net.value(game._apply_unchecked(position, m))
+                found = net.board_value(game._apply_unchecked(position, m))
+                if found is None:  # it values only moves: ask it for those
+                    return None
+                out[m] = sign * found
         return out
 
     def tick(self) -> None:

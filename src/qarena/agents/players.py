@@ -32,7 +32,7 @@ from qarena.agents.strategies import (
     named_players,
     shipped,
 )
-from qarena.agents.thinking import THINKERS
+from qarena.agents.thinking import forms as thinking_forms
 from qarena.errors import QarenaError, echo_value
 from qarena.exact import Exact, Oracle
 from qarena.games.base import Game, Move, Position
@@ -290,7 +290,7 @@ def _named(name: str, game: Game | None, seed: int | None, solution: Exact | Non
         # The game's own players when it is known: not Nim's rule players for Connect Four.
         names = STRATEGIES if game is None else named_players(game)
         # And the thinking players, by the form of their spec (mcts:N).
-        names = (*names, *(f"{kind}:N" for kind in THINKERS))
+        names = (*names, *thinking_forms())
         raise QarenaError(
             _("unknown player {name!r}; expected one of {names}, or a policy file").format(
                 name=name, names=", ".join(names)

@@ -79,6 +79,14 @@ def _alphabeta(game: Game, budget: Budget, evaluator: Player | None, seed: int |
 #: The makers of the kinds available here. A kind of :data:`KINDS` not registered is refused.
 THINKERS: dict[str, Thinker] = {"mcts": _mcts, "alphabeta": _alphabeta}
 
+#: How each kind's spec is written, for the lists of players a refusal names.
+FORMS = {"mcts": "mcts:N", "alphabeta": "alphabeta:D:FILE"}
+
+
+def forms() -> tuple[str, ...]:
+    """The thinking players available here, as their specs are written (``mcts:N``)."""
+    return tuple(FORMS.get(kind, f"{kind}:N") for kind in THINKERS)
+
 
 def is_thinking(name: str) -> bool:
     """Does ``name`` name a thinking player (``mcts:200``)? When its first word is a kind
@@ -155,7 +163,7 @@ def make_thinking(name: str, game: Game, seed: int | None = None) -> Player:
     if maker is None:
         raise QarenaError(
             _("{kind} players are not available here; the thinking players are {names}").format(
-                kind=kind, names=", ".join(f"{k}:N" for k in THINKERS)
+                kind=kind, names=", ".join(forms())
             )
         )
     evaluator = None
@@ -173,4 +181,14 @@ def make_thinking(name: str, game: Game, seed: int | None = None) -> Player:
     return found
 
 
-__all__ = ["KINDS", "THINKERS", "Budget", "Thinker", "is_thinking", "make_thinking", "parse"]
+__all__ = [
+    "FORMS",
+    "KINDS",
+    "THINKERS",
+    "Budget",
+    "Thinker",
+    "forms",
+    "is_thinking",
+    "make_thinking",
+    "parse",
+]

@@ -41,6 +41,12 @@ class Shows:
         """Its own value of each legal move; None for a player without values."""
         return None
 
+    def board_value(self, position: Position) -> float | None:
+        """Its own value of a position that is not over, for the first player (+1 a sure win
+        for x), when it values positions themselves (an n-tuple network); None when it values
+        only moves (:meth:`values`). A search scoring many boards asks this, not each move."""
+        return None
+
     @property
     def value_heading(self) -> str:
         """What its values are called in a table's heading."""

@@ -326,6 +326,9 @@ class NTupleNetwork(Trainable, Picks):
     def _board(self, position: Position) -> np.ndarray:
         return np.asarray(position, dtype=np.int8)
 
+    def board_value(self, position: Position) -> float | None:
+        return self.value(position)
+
     def value(self, position: Position) -> float:
         """The board's value for x (the first player): +1 a win, -1 a loss."""
         side = self.game.to_move(position)

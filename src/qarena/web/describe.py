@@ -233,38 +233,37 @@ def policy_label(learner: str, game: str, episodes: int, policy: str) -> str:
     ).format(learner=learner, game=game, count=episodes, id=policy)
 
 
-def network_finished_text(stopped: bool, games: int) -> str:
-    """How an n-tuple network's run ended."""
-    if stopped:
-        return ngettext(
-            "Stopped: {count:,} game of self-play learned and kept.",
-            "Stopped: {count:,} games of self-play learned and kept.",
-            games,
-        ).format(count=games)
-    return ngettext(
-        "Done: {count:,} game of self-play. qarena eval FILE judges the network.",
-        "Done: {count:,} games of self-play. qarena eval FILE judges the network.",
-        games,
-    ).format(count=games)
-
-
 def unjudged_finished_text(learner: str, stopped: bool, count: int) -> str:
     """How a run of a learner not judged over every position ended (no optimality of its own
     here), in its unit: an n-tuple network's games of self-play, another kind's episodes."""
     cls = LEARNERS.get(learner)
-    if cls is None or cls.unit == "games":
-        return network_finished_text(stopped, count)
+    games = cls is None or cls.unit == "games"
     if stopped:
-        return ngettext(
-            "Stopped: {count:,} episode learned and kept.",
-            "Stopped: {count:,} episodes learned and kept.",
+        if games:
+            text = ngettext(
+                "Stopped: {count:,} game of self-play learned and kept.",
+                "Stopped: {count:,} games of self-play learned and kept.",
+                count,
+            )
+        else:
+            text = ngettext(
+                "Stopped: {count:,} episode learned and kept.",
+                "Stopped: {count:,} episodes learned and kept.",
+                count,
+            )
+    elif games:
+        text = ngettext(
+            "Done: {count:,} game of self-play. qarena eval FILE judges the network.",
+            "Done: {count:,} games of self-play. qarena eval FILE judges the network.",
             count,
-        ).format(count=count)
-    return ngettext(
-        "Done: {count:,} episode. qarena eval FILE judges it.",
-        "Done: {count:,} episodes. qarena eval FILE judges it.",
-        count,
-    ).format(count=count)
+        )
+    else:
+        text = ngettext(
+            "Done: {count:,} episode. qarena eval FILE judges it.",
+            "Done: {count:,} episodes. qarena eval FILE judges it.",
+            count,
+        )
+    return text.format(count=count)
 
 
 def trained_text(episodes: int, optimality: float) -> str:

@@ -205,6 +205,9 @@ def _panel(
             )
         ),
         "rows": rows,
+        # The AI's values of the person's moves: a thinking player has none (it thinks on its
+        # own turns only), so its column and the "←" note are left out rather than empty.
+        "own_values": session.show_values and (best > 0 or not session.thinking),
         "hint": hint,
         # "←" picks out the AI's choice; when every move ties, it would pick out nothing.
         "best_count": best,
@@ -311,8 +314,8 @@ def _act_now(
                 try:
                     action(session)
                 except QarenaError as e:
-                    if isinstance(e, threads.Stopped):
-                        raise
+                    if isinstance(e, threads.Stopped | Busy):
+                        raise  # given up midway: the game is put back as it was
                     error, status = sentence(str(e)), status_of(e)
                 response = show()
         except Busy as e:

@@ -200,3 +200,27 @@ def test_live_search_players_stay_within_their_bounds() -> None:
     for k, p in enumerate(made):
         small.update(k, p)
     assert len(small) == 2 and small.bytes <= 2 * one
+
+
+def test_a_duel_of_thinking_players_is_watched(server: Server) -> None:
+    """The Watch page offers the presets; two seats of the same spec each search their own."""
+    status, _h, page = server.call("GET", "/watch")
+    assert status == 200 and '<option value="mcts:1000"' in page
+    status, headers, body = form(
+        server, "/watch", {"a": "mcts:1000", "b": "mcts:1000", "game": "tictactoe",
+                           "delay": "1.0"},
+    )  # fmt: skip
+    assert status == 303, body
+    where = headers["location"]
+    for ply in range(3):
+        status, _h, page = form(server, f"{where}/step", {"at": str(ply)})
+        assert status == 303, page
+    status, _h, page = server.call("GET", where)
+    assert status == 200
+    moves = re.findall(r'<li class="mover-([01]) [^"]*">[^:<]*: ([a-c][1-3])', page)
+    assert [m for m, _move in moves] == ["0", "1", "0"], moves
+    assert len({move for _m, move in moves}) == 3
+    status, _h, page = form(
+        server, "/watch", {"a": "mcts:30s", "b": "random", "game": "tictactoe", "delay": "1.0"}
+    )
+    assert status == 422 and "mcts:30s thinks too long for the web app" in page

@@ -496,7 +496,9 @@ class Web:
             )
         names = (a.strip(), b.strip())
         agents = {
-            i: self.agent(n) for i, n in enumerate(names) if n not in (*STRATEGIES, "network")
+            i: self.agent(n)
+            for i, n in enumerate(names)
+            if n not in (*STRATEGIES, "network") and not is_thinking(n)
         }
         games = {x.game.spec for x in agents.values()}
         if len(games) > 1:
@@ -524,6 +526,9 @@ class Web:
                 players.append(stored.seeded(None, name))
             elif name in SHIPPED_PLAYERS:
                 players.append(self.shipped(name, game))
+            elif is_thinking(name):
+                # A search of its own for each seat of each duel, as for each game.
+                players.append(self.thinking(name, game).fresh(None))
             else:
                 if name not in players_of(game):
                     raise QarenaError(

@@ -46,6 +46,7 @@ from qarena.web.play import DELAYS, Session, Watch
 from qarena.web.searches import Busy, bounded
 from qarena.web.service import Web, WebDep
 from qarena.web.templating import page
+from qarena.web.thinking import PRESETS, Thinking
 from qarena.web.upload import UPLOAD_PATH, receive_policy, size_text
 from qarena.web.views import (
     compare_context,
@@ -397,6 +398,8 @@ def _watch_page(request: Request, web: Web, form: dict[str, str], error: str | N
         "form": form,
         "error": error,
         "builtins": [*STRATEGIES, "network"],
+        # Every preset: the game is typed here, and a preset that does not play it is refused.
+        "thinking": PRESETS,
         "policies": web.store.list(),
         "delays": list(DELAYS),
     }
@@ -527,7 +530,8 @@ async def watch_step(
             w.advance(ply)
 
     work = functools.partial(_watch_act, request, web, watch_id, step)
-    if Oracle.of(web.watches.get(watch_id).game).searched:
+    watch = web.watches.get(watch_id)
+    if Oracle.of(watch.game).searched or any(isinstance(p, Thinking) for p in watch.players):
         return await web.searches.run(request, work)
     return await run_in_threadpool(work)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from qarena.games import parse_spec
-from qarena.web.thinking import LIVE, Live, held_bytes
+from qarena.web.thinking import LIVE, NODE_BYTES, Live, held_bytes
 from tests.test_web_search import Server, launch, stop
 
 pytestmark = pytest.mark.slow
@@ -200,6 +200,11 @@ def test_live_search_players_stay_within_their_bounds() -> None:
     for k, p in enumerate(made):
         small.update(k, p)
     assert len(small) == 2 and small.bytes <= 2 * one
+    # A tree of Python objects (MCTS with a file scoring its leaves) is counted by its nodes.
+    led = player("mcts:200:perfect", game, 0)
+    assert held_bytes(led) == NODE_BYTES  # the root alone, before any search
+    led.act(game.start())
+    assert held_bytes(led) > 100 * NODE_BYTES
 
 
 def test_a_duel_of_thinking_players_is_watched(server: Server) -> None:

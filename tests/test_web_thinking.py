@@ -229,3 +229,26 @@ def test_a_duel_of_thinking_players_is_watched(server: Server) -> None:
         server, "/watch", {"a": "mcts:30s", "b": "random", "game": "tictactoe", "delay": "1.0"}
     )
     assert status == 422 and "mcts:30s thinks too long for the web app" in page
+
+
+def test_a_stored_policy_scores_the_leaves_by_its_id(server: Server) -> None:
+    """A FILE the server holds: a stored policy by its id (here one trained on the spot)."""
+    status, _h, state = server.call("POST", "/api/games", {"game": "nim:2,2"})
+    assert status == 200, state
+    policy = state["policy"]
+    assert policy is not None and re.fullmatch(r"[0-9a-f]{12}", policy)
+    spec = f"mcts:200:{policy}"
+    status, _h, state = server.call(
+        "POST", "/api/games", {"game": "nim:2,2", "opponent": spec, "first": "ai"}
+    )
+    assert status == 200, state
+    assert state["opponent"] == spec and state["policy"] is None
+    assert len(state["history"]) == 1
+    # The same policy on another game is refused in one line.
+    status, _h, body = server.call(
+        "POST", "/api/games", {"game": "nim:3,3", "opponent": spec, "first": "ai"}
+    )
+    assert status == 422, body
+    assert body["detail"] == (
+        f"the evaluator of {spec!r}: policy {policy} plays nim:2,2, not nim:3,3"
+    ), body

@@ -252,3 +252,39 @@ def test_a_stored_policy_scores_the_leaves_by_its_id(server: Server) -> None:
     assert body["detail"] == (
         f"the evaluator of {spec!r}: policy {policy} plays nim:2,2, not nim:3,3"
     ), body
+
+
+def test_a_move_past_the_servers_limit_is_503_and_the_game_put_back(
+    tmp_path: Any,
+) -> None:
+    """On a server allowing 1 s a move, a player given 3 s is stopped at the limit: 503 with
+    Retry-After, said as the thinking player's, the game as it was before the move."""
+    small = launch(tmp_path, move_seconds=1)
+    try:
+        status, _h, state = small.call(
+            "POST", "/api/games", {"game": "tictactoe", "opponent": "mcts:3s"}
+        )
+        assert status == 200, state
+        status, headers, body = small.call("POST", f"/api/games/{state['id']}/moves",
+                                           {"move": "b2"})  # fmt: skip
+        assert status == 503, body
+        assert "retry-after" in headers
+        assert body["detail"].startswith("the AI (mcts:3s) took longer than the server allows"), (
+            body
+        )
+        status, _h, again = small.call("GET", f"/api/games/{state['id']}")
+        assert status == 200 and again["history"] == [] and again["to_move"] == "human"
+        # The same through the pages: the refusal shown in the game, the move taken back.
+        status, headers, page = form(
+            small, "/play", {"kind": "tictactoe", "rows": "3", "cols": "3", "k": "3",
+                             "opponent": "mcts:3s", "first": "human"},
+        )  # fmt: skip
+        assert status == 303, page
+        where = headers["location"]
+        status, headers, page = form(small, f"{where}/move", {"move": "b2"})
+        assert status == 503 and "retry-after" in headers
+        error = re.search(r'<p id="error"[^>]*>([^<]*)</p>', page)
+        assert error is not None and "The AI (mcts:3s) took longer" in error.group(1)
+        assert re.findall(r'<li class="(you|ai)">', page) == []
+    finally:
+        stop(small)

@@ -243,8 +243,8 @@ class Searches:
     def full(self) -> Busy:
         return Busy(
             _(
-                "the server is busy with other people's moves against perfect play; try again in "
-                "{seconds:g} s"
+                "the server is busy with other people's moves against perfect play or players "
+                "that think; try again in {seconds:g} s"
             ).format(seconds=math.ceil(self.seconds)),
             self.seconds,
         )

@@ -154,10 +154,18 @@ def parse(name: str) -> tuple[str, Budget, str | None]:
     return kind, budget, file or None
 
 
-def make_thinking(name: str, game: Game, seed: int | None = None) -> Player:
+def make_thinking(
+    name: str,
+    game: Game,
+    seed: int | None = None,
+    evaluator_of: Callable[[str], Player] | None = None,
+) -> Player:
     """The thinking player ``name`` names (``mcts:200``, ``mcts:1s:network``) for ``game``,
     seeded by ``seed``, named by its spec; refused in one line when the spec is malformed,
-    its kind is not available here, or its evaluator is no player of ``game``."""
+    its kind is not available here, or its evaluator is no player of ``game``.
+    ``evaluator_of`` gives the player scoring the leaves from its name (default: the one
+    player resolution); a server passes its own, which shares a loaded evaluator between
+    instances and refuses names it does not offer."""
     kind, budget, file = parse(name)
     maker = THINKERS.get(kind)
     if maker is None:
@@ -171,7 +179,7 @@ def make_thinking(name: str, game: Game, seed: int | None = None) -> Player:
         from qarena.agents.players import player
 
         try:
-            evaluator = player(file, game, seed)
+            evaluator = player(file, game, seed) if evaluator_of is None else evaluator_of(file)
         except QarenaError as e:
             raise QarenaError(
                 _("the evaluator of {name!r}: {reason}").format(name=name, reason=e)

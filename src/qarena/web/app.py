@@ -165,6 +165,7 @@ def create_app(  # noqa: PLR0913 - the server's limits, by keyword
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        web.searches.open()  # served again after a stop (a test client's new session)
         try:
             yield
         finally:

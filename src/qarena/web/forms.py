@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from qarena.agents.thinking import is_thinking
 from qarena.errors import QarenaError
 from qarena.games.registry import Field, menus
 from qarena.i18n import _, gettext_noop
@@ -132,25 +133,35 @@ def _digits(text: str, what: str) -> str:
 CLASSIC = "connect4:6x7"
 
 
+#: The home menu's classic Connect Four against a player that thinks: alpha-beta over the
+#: network that comes with qarena (``web.thinking.PRESETS``).
+CLASSIC_THINKING = "alphabeta:4:network"
+
+
 def opponent_of(form: HomeForm) -> str:
-    """Whom the home form asks to play: "trained", "strongest" or "perfect"; for classic
-    Connect Four, which no table learns, perfect play at its strongest or ("classic-network")
-    the n-tuple network that comes with qarena."""
+    """Whom the home form asks to play: "trained", "strongest" or "perfect", or a thinking
+    player's spec (the menu's presets, ``mcts:1000``; the server checks any spec sent); for
+    classic Connect Four, which no table learns, perfect play at its strongest,
+    ("classic-network") the n-tuple network that comes with qarena, or ("classic-thinking")
+    alpha-beta over it."""
     if form.kind == "classic":
         return "strongest"
     if form.kind == "classic-network":
         return "network"
-    if form.opponent not in ("trained", "strongest", "perfect"):
+    if form.kind == "classic-thinking":
+        return CLASSIC_THINKING
+    if form.opponent not in ("trained", "strongest", "perfect") and not is_thinking(form.opponent):
         raise QarenaError(
-            _("the opponent is 'trained', 'strongest' or 'perfect', not {opponent!r}").format(
-                opponent=form.opponent
-            )
+            _(
+                "the opponent is 'trained', 'strongest', 'perfect' or a thinking player (like "
+                "mcts:1000), not {opponent!r}"
+            ).format(opponent=form.opponent[:100])
         )
     return form.opponent
 
 
 #: The home menu's ways to play beyond the registered games' menus.
-OTHER_KINDS = ("classic", "classic-network", "spec")
+OTHER_KINDS = ("classic", "classic-network", "classic-thinking", "spec")
 
 
 def game_spec(form: HomeForm) -> str:
@@ -161,7 +172,7 @@ def game_spec(form: HomeForm) -> str:
         raise QarenaError(
             _("the rule is 'misere' or 'normal', not {rule!r}").format(rule=form.rule)
         )
-    if kind in ("classic", "classic-network"):
+    if kind in ("classic", "classic-network", "classic-thinking"):
         return CLASSIC
     if kind == "spec":  # any registered game, read by the registry like the command line's
         if not form.spec.strip():

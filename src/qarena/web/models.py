@@ -26,14 +26,21 @@ class NewGame(BaseModel):
     )
     first: Literal["human", "ai"] = "human"
     policy: str | None = Field(default=None, max_length=64, description="A policy id")
-    opponent: Literal["trained", "strongest", "perfect", "network"] | None = Field(
+    opponent: (
+        Literal["trained", "strongest", "perfect", "network"]
+        | Annotated[str, Field(pattern=r"^(mcts|alphabeta):", max_length=100)]
+        | None
+    ) = Field(
         default=None,
         description="Whom to play: a trained agent (the policy given, the game's best stored "
         "one or one trained on the spot), perfect play at its strongest (the solver: the "
         "fastest win, the longest resistance), perfect play (the solver: any move that keeps "
-        "the value, at random), or the n-tuple network that comes with qarena (classic "
-        "Connect Four). Default: perfect play at its strongest on boards solved by search, "
-        "else a trained agent.",
+        "the value, at random), the n-tuple network that comes with qarena (classic "
+        "Connect Four), or a player that thinks, by its spec (mcts:1000, mcts:1s, "
+        "alphabeta:4:network; a FILE is network or a stored policy's id), within the "
+        "server's time a move. Default: perfect play at its strongest on boards solved by "
+        "search, else a trained agent.",
+        examples=["strongest", "mcts:1000"],
     )
     seed: int | None = Field(
         default=None,
@@ -182,7 +189,9 @@ class OracleOut(BaseModel):
 class GameOut(BaseModel):
     id: str
     game: str
-    opponent: Literal["trained", "strongest", "perfect", "network"]
+    opponent: str = Field(
+        description="trained, strongest, perfect, network, or a thinking player's spec (mcts:1000)"
+    )
     policy: str | None = Field(
         description="The policy playing (None: perfect play or the n-tuple network)"
     )

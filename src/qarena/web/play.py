@@ -26,6 +26,7 @@ from qarena.i18n import _, gettext_noop
 from qarena.match.duel import Duel
 from qarena.match.session import Match, Result, Score
 from qarena.web.exceptions import NotFound
+from qarena.web.thinking import Thinking
 
 #: Games kept in memory at once; a new one pushes out the least recently used.
 MAX_GAMES = 1_000
@@ -125,11 +126,17 @@ class Session(Kept, Match):
         return Oracle.of(self.game)
 
     @property
+    def thinking(self) -> bool:
+        """Whether the AI is a player that thinks (``mcts:1000``), with a search of its own."""
+        return isinstance(self.agent, Thinking)
+
+    @property
     def opponent(self) -> str:
-        """Whom the person plays: "trained", "strongest", "perfect" or "network"; perfect play
-        is named for how it plays ("strongest" or "perfect"), a stored table learner's agent
-        is the trained one, and anything else learned is the network."""
-        if self.perfect:
+        """Whom the person plays: "trained", "strongest", "perfect" or "network", or a thinking
+        player's spec; perfect play is named for how it plays ("strongest" or "perfect"), a
+        stored table learner's agent is the trained one, and anything else learned is the
+        network."""
+        if self.perfect or self.thinking:
             return self.agent.name
         return "trained" if self.policy is not None else "network"
 
@@ -241,6 +248,9 @@ class Games(Sessions["Session"]):
         """A new game; the AI's opening is played when it moves first."""
         if first not in ("human", "ai"):
             raise QarenaError(_("first must be 'human' or 'ai', not {first!r}").format(first=first))
+        if isinstance(agent, Thinking):
+            # A search keeps state between moves: each game thinks with a player of its own.
+            agent = agent.fresh(seed)
         session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
         session.reply()
         return self.add(session)

@@ -236,14 +236,15 @@ class Searches:
         self.slots, self.waiting, self.seconds = slots, waiting, seconds
         self.stopping = stopping
         self._pool = ThreadPoolExecutor(slots, thread_name_prefix="qarena-search")
+        self._closed = False
         #: Requests in line or searching; read and changed in the event loop only.
         self.pending = 0
 
     def full(self) -> Busy:
         return Busy(
             _(
-                "the server is busy with other people's moves against perfect play; try again in "
-                "{seconds:g} s"
+                "the server is busy with other people's moves against perfect play or players "
+                "that think; try again in {seconds:g} s"
             ).format(seconds=math.ceil(self.seconds)),
             self.seconds,
         )
@@ -291,3 +292,11 @@ class Searches:
     def close(self) -> None:
         """Stop taking work; running searches end by their limits (the server is stopping)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._closed = True
+
+    def open(self) -> None:
+        """Take work again after :meth:`close`: an app served again (its lifespan started
+        anew, as a test client does per session) searches on new threads."""
+        if self._closed:
+            self._pool = ThreadPoolExecutor(self.slots, thread_name_prefix="qarena-search")
+            self._closed = False

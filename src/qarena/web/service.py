@@ -16,6 +16,7 @@ from fastapi import Depends, Request
 from qarena.agents.base import Player, Rival
 from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player, plays_as
 from qarena.agents.strategies import SHIPPED_PLAYERS, STRATEGIES, players_of
+from qarena.agents.thinking import is_thinking, make_thinking
 from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
@@ -50,7 +51,9 @@ from qarena.web.searches import (
     check_offered,
     offered_boards,
 )
-from qarena.web.store import PolicyRow, PolicyStore, training_of
+from qarena.web.store import PolicyRow, PolicyStore, is_policy_id, training_of
+from qarena.web.thinking import Live, Thinking
+from qarena.web.thinking import check as check_thinking
 from qarena.web.upload import MAX_UPLOAD
 
 log = logging.getLogger("qarena.web")
@@ -131,6 +134,8 @@ class Web:
             lambda: self.stopping(),  # noqa: PLW0108
         )
         self._shipped: dict[tuple[str, str], Rival] = {}
+        #: The search players of the games against thinking players, within their bounds.
+        self.live = Live()
         self._lock = threading.Lock()
         self._spot_lock = threading.Lock()
         #: Whether the server is stopping: set when serving under ``qarena serve``.
@@ -249,12 +254,15 @@ class Web:
         plays when one was trained on the command line into the folder), else, within the
         budget, the on-the-spot run training one, else the refusal, saying how to train it.
         A game solved by search (classic Connect Four) plays the strongest unless asked;
-        "network" is the n-tuple network shipped for the game (classic Connect Four)."""
+        "network" is the n-tuple network shipped for the game (classic Connect Four); a
+        thinking player's spec (``mcts:1000``) that player (:meth:`thinking`)."""
+        if opponent is not None and is_thinking(opponent):
+            return self.thinking(opponent, self._parse(spec))
         if opponent not in (None, *OPPONENTS):
             raise QarenaError(
                 _(
-                    "the opponent is 'trained', 'strongest', 'perfect' or 'network', not "
-                    "{opponent!r}"
+                    "the opponent is 'trained', 'strongest', 'perfect', 'network' or a thinking "
+                    "player (like mcts:1000), not {opponent!r}"
                 ).format(opponent=opponent)
             )
         game = self._parse(spec)
@@ -295,6 +303,48 @@ class Web:
                 self._shipped[(name, game.spec)] = found
         return found
 
+    def thinking(self, spec: str, game: Game) -> Thinking:
+        """The thinking player ``spec`` names for ``game`` (``mcts:1000``,
+        ``alphabeta:4:network``, a stored policy's id as FILE), checked before any game starts:
+        a game perfect play is offered on here (the page can then show the solver's verdicts),
+        a budget within the web's time (``web.thinking.check``), a file the server holds, of
+        this game. Each game then thinks with a search player of its own (``Games.new``)."""
+        if Oracle.of(game).searched:
+            check_offered(game)
+        else:
+            size = self._over_budget(game)
+            if size is not None:
+                raise QarenaError(
+                    _(
+                        "the web app plays {spec} only within its budget ({size}); play it on "
+                        "the command line: qarena play {spec} --opponent {player}"
+                    ).format(spec=game.spec, size=size, player=spec)
+                )
+        check_thinking(spec, game, is_policy_id)
+
+        def evaluator_of(name: str) -> Player:
+            # Loaded once and shared by every game (read-only), unlike the search itself.
+            if name in SHIPPED_PLAYERS:
+                return self.shipped(name, game)
+            found = self.agent(name)
+            if found.game.spec != game.spec:
+                raise QarenaError(
+                    _("policy {id} plays {game}, not {spec}").format(
+                        id=name, game=found.game.spec, spec=game.spec
+                    )
+                )
+            return found
+
+        def make(seed: int | None) -> Player:
+            return make_thinking(spec, game, seed, evaluator_of)
+
+        first = make(None)  # made once now, so that a refusal comes before any game starts
+        legend = first.value_legend() or _(
+            "its values: each move's mean result over the simulations of its search that tried "
+            "it, from -1 (a loss) to +1 (a win) for the AI"
+        )
+        return Thinking(spec, game, make, self.live, text=first.describe(), legend=legend)
+
     def perfect(self, game: Game, strongest: bool = True) -> Rival:
         """Perfect play of ``game`` (at its strongest unless asked: the person-facing default,
         issue 36), kept per game: by search on the boards solved by search
@@ -332,6 +382,8 @@ class Web:
     def may_search(self, spec: str | None, opponent: str | None = None) -> bool:
         """Whether a new game of ``spec`` against ``opponent`` (perfect play unless asked)
         may search, so that its request goes through ``self.searches``. Reads the spec only."""
+        if opponent is not None and is_thinking(opponent):
+            return True  # it searches wherever it plays (on the search gate's threads)
         if spec is None or opponent == "trained" or opponent in SHIPPED_PLAYERS:
             return False
         try:
@@ -342,6 +394,8 @@ class Web:
     def searching(self, session: Session, hint: bool = False) -> bool:
         """Whether serving ``session`` may search: perfect play of a board solved by search,
         or the solver's verdicts shown there (``hint``: whatever is shown after a toggle)."""
+        if session.thinking:
+            return True  # its moves search, whatever the game
         return (session.perfect or session.show_hint or hint) and Oracle.of(session.game).searched
 
     def new_game_state(self, body: NewGame) -> dict[str, Any] | Job:
@@ -393,7 +447,7 @@ class Web:
     def start_game(self, body: NewGame) -> Session | Job:
         """A new game, or the on-the-spot run to wait for before there can be one."""
         agent: Opponent
-        if body.policy is not None and body.opponent in ("strongest", "perfect", *SHIPPED_PLAYERS):
+        if body.policy is not None and body.opponent is not None and body.opponent != "trained":
             raise QarenaError(
                 _("a policy plays as itself: give a policy or opponent {opponent}").format(
                     opponent=body.opponent
@@ -442,7 +496,9 @@ class Web:
             )
         names = (a.strip(), b.strip())
         agents = {
-            i: self.agent(n) for i, n in enumerate(names) if n not in (*STRATEGIES, "network")
+            i: self.agent(n)
+            for i, n in enumerate(names)
+            if n not in (*STRATEGIES, "network") and not is_thinking(n)
         }
         games = {x.game.spec for x in agents.values()}
         if len(games) > 1:
@@ -470,6 +526,9 @@ class Web:
                 players.append(stored.seeded(None, name))
             elif name in SHIPPED_PLAYERS:
                 players.append(self.shipped(name, game))
+            elif is_thinking(name):
+                # A search of its own for each seat of each duel, as for each game.
+                players.append(self.thinking(name, game).fresh(None))
             else:
                 if name not in players_of(game):
                     raise QarenaError(

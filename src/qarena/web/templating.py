@@ -34,6 +34,7 @@ from qarena.web.describe import (
     when,
 )
 from qarena.web.language import current_path
+from qarena.web.thinking import presets
 
 HERE = Path(__file__).parent
 
@@ -135,6 +136,8 @@ env.globals["spec_forms"] = lambda: ", ".join(f"{n}[:…]" for n in names())
 env.globals["spec_example"] = "nim:3,5,7"
 #: The registered games' menus, by name: the home form's games and their fields.
 env.globals["game_menus"] = menus
+#: The thinking players the play menu offers on every game (``web.thinking.PRESETS``).
+env.globals["thinking_presets"] = lambda: presets(None)
 #: Learners by their title ("Q-learning"), as pages name them.
 env.globals["learner_titles"] = _Titles()
 #: Stored times as people read them: ``{{ row.created|when }}``.

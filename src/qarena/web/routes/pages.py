@@ -46,6 +46,7 @@ from qarena.web.play import DELAYS, Session, Watch
 from qarena.web.searches import Busy, bounded
 from qarena.web.service import Web, WebDep
 from qarena.web.templating import page
+from qarena.web.thinking import PRESETS, Thinking
 from qarena.web.upload import UPLOAD_PATH, receive_policy, size_text
 from qarena.web.views import (
     compare_context,
@@ -205,6 +206,9 @@ def _panel(
             )
         ),
         "rows": rows,
+        # The AI's values of the person's moves: a thinking player has none (it thinks on its
+        # own turns only), so its column and the "←" note are left out rather than empty.
+        "own_values": session.show_values and (best > 0 or not session.thinking),
         "hint": hint,
         # "←" picks out the AI's choice; when every move ties, it would pick out nothing.
         "best_count": best,
@@ -311,8 +315,8 @@ def _act_now(
                 try:
                     action(session)
                 except QarenaError as e:
-                    if isinstance(e, threads.Stopped):
-                        raise
+                    if isinstance(e, threads.Stopped | Busy):
+                        raise  # given up midway: the game is put back as it was
                     error, status = sentence(str(e)), status_of(e)
                 response = show()
         except Busy as e:
@@ -394,6 +398,8 @@ def _watch_page(request: Request, web: Web, form: dict[str, str], error: str | N
         "form": form,
         "error": error,
         "builtins": [*STRATEGIES, "network"],
+        # Every preset: the game is typed here, and a preset that does not play it is refused.
+        "thinking": PRESETS,
         "policies": web.store.list(),
         "delays": list(DELAYS),
     }
@@ -524,7 +530,8 @@ async def watch_step(
             w.advance(ply)
 
     work = functools.partial(_watch_act, request, web, watch_id, step)
-    if Oracle.of(web.watches.get(watch_id).game).searched:
+    watch = web.watches.get(watch_id)
+    if Oracle.of(watch.game).searched or any(isinstance(p, Thinking) for p in watch.players):
         return await web.searches.run(request, work)
     return await run_in_threadpool(work)
 

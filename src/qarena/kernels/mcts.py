@@ -1,14 +1,25 @@
-"""MCTS (UCT with random rollouts) compiled, for every game in GameArrays form: the same
-search as :mod:`qarena.agents.mcts`'s pure Python one, over a tree held in flat arrays.
+"""MCTS (UCT with random rollouts) compiled, for every game in GameArrays form and for
+Connect Four on bitboards: the same search as :mod:`qarena.agents.mcts`'s pure Python one,
+over a tree held in flat arrays.
 
 A node ``i`` has its visits ``n[i]``, the total value ``w[i]`` for whoever moved into it,
 the move that led to it ``mv[i]``, its children ``first[i] .. first[i] + count[i]`` (-1:
 not expanded) and, once a simulation ended there, the game's result for whoever moved into
 it ``outcome[i]`` (:data:`NO_OUTCOME` before). Positions are not stored: a simulation
-replays its moves from the root's components.
+replays its moves from the root.
+
+One loop (:func:`_search_over`) does the selection, expansion, rollout and backup for
+every game; a game's rules come to it as three compiled functions over a ``rules`` tuple and
+a ``state`` tuple (``begin``: the root's state and whether it is over; ``legal``: the moves
+into a buffer; ``play``: the state after a move and the result for the next mover, or
+NOT_TERMINAL). The loop is made once for each set of rules, which numba inlines into it, so
+the rules cost no call: GameArrays (:func:`simulate`) and Connect Four bitboards
+(:func:`simulate_bits`).
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +72,134 @@ def _play(
         digits[comp] -= move_take[m]
 
 
+@njit_inline
+def _begin(rules: tuple) -> tuple[tuple[np.ndarray, int], int]:  # type: ignore[type-arg]
+    """A simulation's start: the root's digits copied into the scratch array, its mover's
+    mark, and its result (NOT_TERMINAL where play goes on)."""
+    board, misere, _gravity, _cols, _comp, _take, lines, root_digits, digits, mark0 = rules
+    for i in range(digits.shape[0]):
+        digits[i] = root_digits[i]
+    return (digits, mark0), terminal_result(board, misere, lines, digits)
+
+
+@njit_inline
+def _legal(rules: tuple, state: tuple[np.ndarray, int], buf: np.ndarray) -> int:  # type: ignore[type-arg]
+    board, _misere, _gravity, _cols, move_comp, move_take = rules[:6]
+    return _legal_into(board, move_comp, move_take, state[0], buf)
+
+
+@njit_inline
+def _step(
+    rules: tuple,  # type: ignore[type-arg]
+    state: tuple[np.ndarray, int],
+    m: int,
+) -> tuple[tuple[np.ndarray, int], int]:
+    board, misere, gravity, cols, move_comp, move_take, lines = rules[:7]
+    digits, mark = state
+    _play(board, gravity, cols, move_comp, move_take, digits, mark, m)
+    return (digits, 3 - mark), terminal_result(board, misere, lines, digits)
+
+
+def _search_over(
+    begin: Callable[..., Any], legal: Callable[..., Any], play: Callable[..., Any]
+) -> Callable[..., int]:
+    """The search compiled for one game's rules (module docstring): numba reads ``begin``,
+    ``legal`` and ``play`` as constants of the closure, so it inlines them as it would
+    functions named in the loop itself (passed as arguments instead, they are called
+    through pointers that keep the caller out of numba's disk cache)."""
+
+    @njit
+    def search(
+        rules: tuple,  # type: ignore[type-arg]
+        root: int,
+        sims: int,
+        c: float,
+        n: np.ndarray,
+        w: np.ndarray,
+        mv: np.ndarray,
+        first: np.ndarray,
+        count: np.ndarray,
+        outcome: np.ndarray,
+        used: int,
+        rng: np.ndarray,
+        path: np.ndarray,
+        buf: np.ndarray,
+    ) -> int:
+        """Run ``sims`` simulations from node ``root`` (its ``n`` at least 1, so that the
+        first simulation expands it) over the game whose rules are ``rules``; the nodes in
+        use after. ``buf`` holds the most moves a position has. A node is not expanded when
+        the arrays have no room for its children: the simulation rolls out from it."""
+        cap = n.shape[0]
+        most = buf.shape[0]
+        for _ in range(sims):
+            state, res = begin(rules)
+            node = root
+            depth = 0
+            path[0] = root
+            while res == NOT_TERMINAL and n[node] > 0:
+                if first[node] < 0:
+                    if used + most > cap:
+                        break  # no room: roll out from here
+                    k = legal(rules, state, buf)
+                    for i in range(k - 1, 0, -1):  # shuffled once, so ties fall at random
+                        j = below(rng, i + 1)
+                        buf[i], buf[j] = buf[j], buf[i]
+                    first[node] = used
+                    count[node] = k
+                    for i in range(k):
+                        ch = used + i
+                        mv[ch] = buf[i]
+                        n[ch] = 0
+                        w[ch] = 0.0
+                        first[ch] = -1
+                        count[ch] = 0
+                        outcome[ch] = NO_OUTCOME
+                    used += k
+                f = first[node]
+                best = f
+                best_score = -math.inf
+                log_n = math.log(n[node])
+                for ch in range(f, f + count[node]):
+                    if outcome[ch] != NO_OUTCOME:
+                        score = float(outcome[ch])
+                    elif n[ch] == 0:
+                        best = ch
+                        break
+                    else:
+                        score = w[ch] / n[ch] + c * math.sqrt(log_n / n[ch])
+                    if score > best_score:
+                        best = ch
+                        best_score = score
+                node = best
+                state, res = play(rules, state, mv[node])
+                depth += 1
+                path[depth] = node
+            if res != NOT_TERMINAL:
+                value = float(res)
+                if depth > 0:
+                    outcome[node] = -res
+            else:
+                sign = 1.0
+                while True:
+                    k = legal(rules, state, buf)
+                    state, r = play(rules, state, buf[below(rng, k)])
+                    sign = -sign
+                    if r != NOT_TERMINAL:
+                        value = sign * r
+                        break
+            for d in range(depth, -1, -1):
+                at = path[d]
+                n[at] += 1
+                w[at] -= value
+                value = -value
+        return used
+
+    return search
+
+
+_search_arrays = _search_over(_begin, _legal, _step)
+
+
 @njit
 def simulate(
     board: bool,
@@ -84,84 +223,16 @@ def simulate(
     rng: np.ndarray,
     path: np.ndarray,
 ) -> int:
-    """Run ``sims`` simulations from node ``root`` (whose position is ``root_digits``; its
-    ``n`` at least 1, so that the first simulation expands it); the nodes in use after.
-    A node is not expanded when the arrays have no room for its children: the simulation
-    rolls out from it instead."""
-    num_moves = move_comp.shape[0]
-    cap = n.shape[0]
-    digits = np.empty_like(root_digits)
-    buf = np.empty(num_moves, dtype=np.int64)
-    mark0 = mover_mark(board, root_digits)
-    for _ in range(sims):
-        for i in range(digits.shape[0]):
-            digits[i] = root_digits[i]
-        node = root
-        depth = 0
-        path[0] = root
-        mark = mark0
-        res = terminal_result(board, misere, lines, digits)
-        while res == NOT_TERMINAL and n[node] > 0:
-            if first[node] < 0:
-                if used + num_moves > cap:
-                    break  # no room: roll out from here
-                k = _legal_into(board, move_comp, move_take, digits, buf)
-                for i in range(k - 1, 0, -1):  # shuffled once, so ties fall at random
-                    j = below(rng, i + 1)
-                    buf[i], buf[j] = buf[j], buf[i]
-                first[node] = used
-                count[node] = k
-                for i in range(k):
-                    ch = used + i
-                    mv[ch] = buf[i]
-                    n[ch] = 0
-                    w[ch] = 0.0
-                    first[ch] = -1
-                    count[ch] = 0
-                    outcome[ch] = NO_OUTCOME
-                used += k
-            f = first[node]
-            best = f
-            best_score = -math.inf
-            log_n = math.log(n[node])
-            for ch in range(f, f + count[node]):
-                if outcome[ch] != NO_OUTCOME:
-                    score = float(outcome[ch])
-                elif n[ch] == 0:
-                    best = ch
-                    break
-                else:
-                    score = w[ch] / n[ch] + c * math.sqrt(log_n / n[ch])
-                if score > best_score:
-                    best = ch
-                    best_score = score
-            node = best
-            _play(board, gravity, cols, move_comp, move_take, digits, mark, mv[node])
-            mark = 3 - mark
-            depth += 1
-            path[depth] = node
-            res = terminal_result(board, misere, lines, digits)
-        if res != NOT_TERMINAL:
-            value = float(res)
-            if depth > 0:
-                outcome[node] = -res
-        else:
-            sign = 1.0
-            while True:
-                k = _legal_into(board, move_comp, move_take, digits, buf)
-                _play(board, gravity, cols, move_comp, move_take, digits, mark, buf[below(rng, k)])
-                mark = 3 - mark
-                sign = -sign
-                r = terminal_result(board, misere, lines, digits)
-                if r != NOT_TERMINAL:
-                    value = sign * r
-                    break
-        for d in range(depth, -1, -1):
-            at = path[d]
-            n[at] += 1
-            w[at] -= value
-            value = -value
-    return used
+    """Run ``sims`` simulations from node ``root`` of a game in GameArrays form, whose
+    position is ``root_digits`` (:func:`_search_over`); the nodes in use after."""
+    rules = (
+        board, misere, gravity, cols, move_comp, move_take, lines, root_digits,
+        np.empty_like(root_digits), mover_mark(board, root_digits),
+    )  # fmt: skip
+    buf = np.empty(move_comp.shape[0], dtype=np.int64)
+    return _search_arrays(
+        rules, root, sims, c, n, w, mv, first, count, outcome, used, rng, path, buf
+    )
 
 
 @njit_inline
@@ -190,6 +261,41 @@ def _legal_bits(mask: np.uint64, rows: int, cols: int, buf: np.ndarray) -> int:
     return k
 
 
+@njit_inline
+def _begin_bits(
+    rules: tuple[int, int, np.uint64, np.uint64, int],
+) -> tuple[tuple[np.uint64, np.uint64, int], int]:
+    _rows, _cols, root_mine, root_mask, root_stones = rules
+    return (root_mine, root_mask, root_stones), NOT_TERMINAL
+
+
+@njit_inline
+def _legal_bits_of(
+    rules: tuple[int, int, np.uint64, np.uint64, int],
+    state: tuple[np.uint64, np.uint64, int],
+    buf: np.ndarray,
+) -> int:
+    return _legal_bits(state[1], rules[0], rules[1], buf)
+
+
+@njit_inline
+def _step_bits(
+    rules: tuple[int, int, np.uint64, np.uint64, int],
+    state: tuple[np.uint64, np.uint64, int],
+    col: int,
+) -> tuple[tuple[np.uint64, np.uint64, int], int]:
+    rows, cols = rules[0], rules[1]
+    cur, mask, stones = state
+    cur, mask, res = _play_bits(cur, mask, col, rows)
+    stones += 1
+    if res == NOT_TERMINAL and stones == rows * cols:
+        res = 0
+    return (cur, mask, stones), res
+
+
+_search_bits = _search_over(_begin_bits, _legal_bits_of, _step_bits)
+
+
 @njit
 def simulate_bits(
     rows: int,
@@ -211,78 +317,6 @@ def simulate_bits(
 ) -> int:
     """:func:`simulate` on a Connect Four board of four in a row as bitboards (a move is
     its column), from a root where play goes on."""
-    cap = n.shape[0]
-    full = rows * cols
+    rules = (rows, cols, root_mine, root_mask, popcount(root_mask))
     buf = np.empty(cols, dtype=np.int64)
-    root_stones = popcount(root_mask)
-    for _ in range(sims):
-        cur = root_mine
-        mask = root_mask
-        stones = root_stones
-        node = root
-        depth = 0
-        path[0] = root
-        res = NOT_TERMINAL
-        while res == NOT_TERMINAL and n[node] > 0:
-            if first[node] < 0:
-                if used + cols > cap:
-                    break  # no room: roll out from here
-                k = _legal_bits(mask, rows, cols, buf)
-                for i in range(k - 1, 0, -1):
-                    j = below(rng, i + 1)
-                    buf[i], buf[j] = buf[j], buf[i]
-                first[node] = used
-                count[node] = k
-                for i in range(k):
-                    ch = used + i
-                    mv[ch] = buf[i]
-                    n[ch] = 0
-                    w[ch] = 0.0
-                    first[ch] = -1
-                    count[ch] = 0
-                    outcome[ch] = NO_OUTCOME
-                used += k
-            f = first[node]
-            best = f
-            best_score = -math.inf
-            log_n = math.log(n[node])
-            for ch in range(f, f + count[node]):
-                if outcome[ch] != NO_OUTCOME:
-                    score = float(outcome[ch])
-                elif n[ch] == 0:
-                    best = ch
-                    break
-                else:
-                    score = w[ch] / n[ch] + c * math.sqrt(log_n / n[ch])
-                if score > best_score:
-                    best = ch
-                    best_score = score
-            node = best
-            cur, mask, res = _play_bits(cur, mask, mv[node], rows)
-            stones += 1
-            if res == NOT_TERMINAL and stones == full:
-                res = 0
-            depth += 1
-            path[depth] = node
-        if res != NOT_TERMINAL:
-            value = float(res)
-            if depth > 0:
-                outcome[node] = -res
-        else:
-            sign = 1.0
-            while True:
-                k = _legal_bits(mask, rows, cols, buf)
-                cur, mask, r = _play_bits(cur, mask, buf[below(rng, k)], rows)
-                stones += 1
-                if r == NOT_TERMINAL and stones == full:
-                    r = 0
-                sign = -sign
-                if r != NOT_TERMINAL:
-                    value = sign * r
-                    break
-        for d in range(depth, -1, -1):
-            at = path[d]
-            n[at] += 1
-            w[at] -= value
-            value = -value
-    return used
+    return _search_bits(rules, root, sims, c, n, w, mv, first, count, outcome, used, rng, path, buf)

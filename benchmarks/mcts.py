@@ -10,8 +10,8 @@ as qarena's player is.
 Against simulations (``--sweep SPEC``): optimality on one fixed set of decision positions of
 SPEC (``--count`` of them: a random game stopped at a uniformly random ply, kept where some
 move gives the value away, each position once; seed ``--seed``), each judged exactly by
-qarena's solution, at each of ``--sims``; with ``--openspiel`` (tic-tac-toe, Connect Four
-boards) OpenSpiel's bot beside it on the same positions, reached by the same moves in
+qarena's solution, at each of ``--sims``; with ``--openspiel`` (tic-tac-toe's square boards,
+Connect Four's) OpenSpiel's bot beside it on the same positions, reached by the same moves in
 OpenSpiel's own C++ game, and each side's simulations per second over those positions.
 
 Run: PYTHONPATH=src python benchmarks/mcts.py [--quick]
@@ -82,12 +82,14 @@ def openspiel_player(game: Game, sims: int, seed: int) -> FunctionPlayer:
     return FunctionPlayer(step, game, name=f"MCTSBot:{sims}")
 
 
-#: OpenSpiel's C++ game of a qarena board: the same cells and moves (a tic-tac-toe move is
-#: its cell row by row, a Connect Four move its column, in both).
 def openspiel_name(game: Game) -> str | None:
+    """OpenSpiel's C++ game of a qarena board: the same cells and moves (a tic-tac-toe move
+    is its cell row by row, a Connect Four move its column, in both)."""
     if game.spec == "tictactoe:3x3:3":
         return "tic_tac_toe"
     grid = game.grid
+    if game.spec.startswith("tictactoe:") and grid is not None and grid.rows == grid.cols:
+        return f"mnk(m={grid.cols},n={grid.rows},k={grid.k})"  # square: no question of sides
     if game.spec.startswith("connect4:") and grid is not None and grid.k == 4:
         return f"connect_four(rows={grid.rows},columns={grid.cols})"
     return None

@@ -25,6 +25,7 @@ import numpy as np
 
 from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.jit import njit, njit_inline
+from qarena.kernels.ntuple import CODES
 from qarena.kernels.rng import below
 from qarena.kernels.rules import mover_mark, terminal_result
 from qarena.kernels.search import has_four, popcount
@@ -100,13 +101,77 @@ def _step(
     return (digits, 3 - mark), terminal_result(board, misere, lines, digits)
 
 
+@njit_inline
+def _expand(
+    node: int,
+    k: int,
+    puct: bool,
+    buf: np.ndarray,
+    evals: np.ndarray,
+    rng: np.ndarray,
+    n: np.ndarray,
+    w: np.ndarray,
+    mv: np.ndarray,
+    first: np.ndarray,
+    count: np.ndarray,
+    outcome: np.ndarray,
+    prior: np.ndarray,
+    used: int,
+) -> int:
+    """Give ``node`` its children, the ``k`` moves in ``buf`` (with ``puct``, their priors:
+    the softmax of the move values in ``evals``), in a random order; the nodes in use after."""
+    if puct:
+        top = -math.inf
+        for i in range(k):
+            top = max(top, evals[i])
+        total = 0.0
+        for i in range(k):
+            evals[i] = math.exp(evals[i] - top)
+            total += evals[i]
+        for i in range(k):
+            evals[i] = evals[i] / total
+    for i in range(k - 1, 0, -1):  # shuffled once, so ties fall at random
+        j = below(rng, i + 1)
+        buf[i], buf[j] = buf[j], buf[i]
+        if puct:
+            evals[i], evals[j] = evals[j], evals[i]
+    first[node] = used
+    count[node] = k
+    for i in range(k):
+        ch = used + i
+        mv[ch] = buf[i]
+        n[ch] = 0
+        w[ch] = 0.0
+        first[ch] = -1
+        count[ch] = 0
+        outcome[ch] = NO_OUTCOME
+        if puct:
+            prior[ch] = evals[i]
+    return used + k
+
+
+@njit_inline
+def _no_evals(rules: tuple, state: tuple, buf: np.ndarray, k: int, evals: np.ndarray) -> float:  # type: ignore[type-arg]
+    """A search with random rollouts asks no evaluator (here so that its loop compiles)."""
+    return 0.0
+
+
 def _search_over(
-    begin: Callable[..., Any], legal: Callable[..., Any], play: Callable[..., Any]
+    begin: Callable[..., Any],
+    legal: Callable[..., Any],
+    play: Callable[..., Any],
+    evaluate: Callable[..., Any] = _no_evals,
+    puct: bool = False,
 ) -> Callable[..., int]:
     """The search compiled for one game's rules (module docstring): numba reads ``begin``,
     ``legal`` and ``play`` as constants of the closure, so it inlines them as it would
     functions named in the loop itself (passed as arguments instead, they are called
-    through pointers that keep the caller out of numba's disk cache)."""
+    through pointers that keep the caller out of numba's disk cache). With ``puct``, leaves
+    are not rolled out: ``evaluate(rules, state, buf, k, evals)`` puts the mover's value of
+    each of the ``k`` moves in ``buf`` into ``evals`` and returns the largest, the leaf's
+    value; the softmax of those values are the children's priors, and a simulation descends
+    by PUCT. A leaf where play goes on is expanded at once then (its priors are at hand:
+    the same tree as expanding it on the next visit, without evaluating it twice)."""
 
     @njit
     def search(
@@ -120,6 +185,7 @@ def _search_over(
         first: np.ndarray,
         count: np.ndarray,
         outcome: np.ndarray,
+        prior: np.ndarray,
         used: int,
         rng: np.ndarray,
         path: np.ndarray,
@@ -128,9 +194,11 @@ def _search_over(
         """Run ``sims`` simulations from node ``root`` (its ``n`` at least 1, so that the
         first simulation expands it) over the game whose rules are ``rules``; the nodes in
         use after. ``buf`` holds the most moves a position has. A node is not expanded when
-        the arrays have no room for its children: the simulation rolls out from it."""
+        the arrays have no room for its children: the simulation rolls out (or evaluates)
+        from it instead."""
         cap = n.shape[0]
         most = buf.shape[0]
+        evals = np.empty(most, dtype=np.float64)
         for _ in range(sims):
             state, res = begin(rules)
             node = root
@@ -141,35 +209,39 @@ def _search_over(
                     if used + most > cap:
                         break  # no room: roll out from here
                     k = legal(rules, state, buf)
-                    for i in range(k - 1, 0, -1):  # shuffled once, so ties fall at random
-                        j = below(rng, i + 1)
-                        buf[i], buf[j] = buf[j], buf[i]
-                    first[node] = used
-                    count[node] = k
-                    for i in range(k):
-                        ch = used + i
-                        mv[ch] = buf[i]
-                        n[ch] = 0
-                        w[ch] = 0.0
-                        first[ch] = -1
-                        count[ch] = 0
-                        outcome[ch] = NO_OUTCOME
-                    used += k
+                    if puct:
+                        evaluate(rules, state, buf, k, evals)
+                    used = _expand(
+                        node, k, puct, buf, evals, rng, n, w, mv, first, count, outcome, prior,
+                        used,
+                    )  # fmt: skip
                 f = first[node]
                 best = f
                 best_score = -math.inf
-                log_n = math.log(n[node])
-                for ch in range(f, f + count[node]):
-                    if outcome[ch] != NO_OUTCOME:
-                        score = float(outcome[ch])
-                    elif n[ch] == 0:
-                        best = ch
-                        break
-                    else:
-                        score = w[ch] / n[ch] + c * math.sqrt(log_n / n[ch])
-                    if score > best_score:
-                        best = ch
-                        best_score = score
+                if puct:
+                    scale = c * math.sqrt(n[node])
+                    for ch in range(f, f + count[node]):
+                        if outcome[ch] != NO_OUTCOME:
+                            score = float(outcome[ch])
+                        else:
+                            mean = w[ch] / n[ch] if n[ch] > 0 else 0.0
+                            score = mean + scale * prior[ch] / (n[ch] + 1)
+                        if score > best_score:
+                            best = ch
+                            best_score = score
+                else:
+                    log_n = math.log(n[node])
+                    for ch in range(f, f + count[node]):
+                        if outcome[ch] != NO_OUTCOME:
+                            score = float(outcome[ch])
+                        elif n[ch] == 0:
+                            best = ch
+                            break
+                        else:
+                            score = w[ch] / n[ch] + c * math.sqrt(log_n / n[ch])
+                        if score > best_score:
+                            best = ch
+                            best_score = score
                 node = best
                 state, res = play(rules, state, mv[node])
                 depth += 1
@@ -178,6 +250,14 @@ def _search_over(
                 value = float(res)
                 if depth > 0:
                     outcome[node] = -res
+            elif puct:
+                k = legal(rules, state, buf)
+                value = evaluate(rules, state, buf, k, evals)
+                if first[node] < 0 and used + most <= cap:
+                    used = _expand(
+                        node, k, puct, buf, evals, rng, n, w, mv, first, count, outcome, prior,
+                        used,
+                    )  # fmt: skip
             else:
                 sign = 1.0
                 while True:
@@ -219,6 +299,7 @@ def simulate(
     first: np.ndarray,
     count: np.ndarray,
     outcome: np.ndarray,
+    prior: np.ndarray,
     used: int,
     rng: np.ndarray,
     path: np.ndarray,
@@ -231,7 +312,7 @@ def simulate(
     )  # fmt: skip
     buf = np.empty(move_comp.shape[0], dtype=np.int64)
     return _search_arrays(
-        rules, root, sims, c, n, w, mv, first, count, outcome, used, rng, path, buf
+        rules, root, sims, c, n, w, mv, first, count, outcome, prior, used, rng, path, buf
     )
 
 
@@ -265,8 +346,8 @@ def _legal_bits(mask: np.uint64, rows: int, cols: int, buf: np.ndarray) -> int:
 def _begin_bits(
     rules: tuple[int, int, np.uint64, np.uint64, int],
 ) -> tuple[tuple[np.uint64, np.uint64, int], int]:
-    _rows, _cols, root_mine, root_mask, root_stones = rules
-    return (root_mine, root_mask, root_stones), NOT_TERMINAL
+    # rules[5:]: what an evaluator at the leaves needs (:func:`simulate_bits_network`).
+    return (rules[2], rules[3], rules[4]), NOT_TERMINAL
 
 
 @njit_inline
@@ -311,6 +392,7 @@ def simulate_bits(
     first: np.ndarray,
     count: np.ndarray,
     outcome: np.ndarray,
+    prior: np.ndarray,
     used: int,
     rng: np.ndarray,
     path: np.ndarray,
@@ -319,4 +401,117 @@ def simulate_bits(
     its column), from a root where play goes on."""
     rules = (rows, cols, root_mine, root_mask, popcount(root_mask))
     buf = np.empty(cols, dtype=np.int64)
-    return _search_bits(rules, root, sims, c, n, w, mv, first, count, outcome, used, rng, path, buf)
+    return _search_bits(
+        rules, root, sims, c, n, w, mv, first, count, outcome, prior, used, rng, path, buf
+    )
+
+
+@njit_inline
+def _ntuple_value(weights: np.ndarray, codes: np.ndarray, cells: np.ndarray, side: int) -> float:
+    """An n-tuple network's value of a board for x, with ``side`` to move, from its cells'
+    codes: :func:`qarena.kernels.ntuple.value`'s sum, in its order (so the same number), over
+    codes kept up to date move by move instead of read from the board each time."""
+    tuples = cells.shape[1]
+    acc = 0.0
+    for s in range(cells.shape[0]):
+        for t in range(tuples):
+            idx = 0
+            for j in range(cells.shape[2] - 1, -1, -1):
+                idx = idx * CODES + codes[cells[s, t, j]]
+            acc += float(weights[side, t, idx])
+    return math.tanh(acc)
+
+
+@njit_inline
+def _network_evals(
+    rules: tuple,  # type: ignore[type-arg]
+    state: tuple[np.uint64, np.uint64, int],
+    buf: np.ndarray,
+    k: int,
+    evals: np.ndarray,
+) -> float:
+    """The n-tuple network's value of each of the ``k`` moves in ``buf`` for the mover, as
+    :meth:`qarena.learn.ntuple.NTupleNetwork.values` gives it (1 for a move that makes four,
+    0 for one that fills the board, else the value of the board it leaves, from the mover's
+    side; NaN read as 0, clipped to -1..1), into ``evals``; the largest."""
+    rows, cols, _mine, _mask, _stones, weights, cells, codes = rules
+    cur, mask, stones = state
+    mark = 1 if stones % 2 == 0 else 2  # x moves first
+    # Each cell's code (kernels/ntuple.py): its stone, else 3 where playable, else 0.
+    for col in range(cols):
+        for r in range(rows):  # r counts from the bottom; the board's rows from the top
+            bit = np.uint64(1) << np.uint64(col * (rows + 1) + r)
+            cell = (rows - 1 - r) * cols + col
+            if mask & bit:
+                codes[cell] = mark if cur & bit else 3 - mark
+            elif r == 0 or mask & (bit >> np.uint64(1)):
+                codes[cell] = 3
+            else:
+                codes[cell] = 0
+    side = 1 if mark == 1 else 0  # the side to move after the move
+    sign = 1.0 if mark == 1 else -1.0
+    best = -math.inf
+    for i in range(k):
+        col = buf[i]
+        _next, _after, res = _play_bits(cur, mask, col, rows)
+        if res != NOT_TERMINAL:
+            v = 1.0
+        elif stones + 1 == rows * cols:
+            v = 0.0
+        else:
+            low = np.uint64(col * (rows + 1))
+            height = popcount((mask >> low) & ((np.uint64(1) << np.uint64(rows)) - np.uint64(1)))
+            cell = (rows - 1 - height) * cols + col
+            codes[cell] = mark
+            if cell >= cols:
+                codes[cell - cols] = 3  # the cell above is playable now
+            v = sign * _ntuple_value(weights, codes, cells, side)
+            codes[cell] = 3
+            if cell >= cols:
+                codes[cell - cols] = 0
+            if math.isnan(v):
+                v = 0.0
+            v = min(1.0, max(-1.0, v))
+        evals[i] = v
+        best = max(best, v)
+    return best
+
+
+_search_bits_network = _search_over(
+    _begin_bits, _legal_bits_of, _step_bits, _network_evals, puct=True
+)
+
+
+@njit
+def simulate_bits_network(
+    rows: int,
+    cols: int,
+    root_mine: np.uint64,
+    root_mask: np.uint64,
+    root: int,
+    sims: int,
+    c: float,
+    n: np.ndarray,
+    w: np.ndarray,
+    mv: np.ndarray,
+    first: np.ndarray,
+    count: np.ndarray,
+    outcome: np.ndarray,
+    prior: np.ndarray,
+    used: int,
+    rng: np.ndarray,
+    path: np.ndarray,
+    weights: np.ndarray,
+    cells: np.ndarray,
+) -> int:
+    """:func:`simulate_bits` with an n-tuple network (its ``weights`` and its tuples' cells
+    under each symmetry, ``cells``) scoring the leaves and giving the priors (PUCT), as the
+    search in Python does with the network as its evaluator."""
+    rules = (
+        rows, cols, root_mine, root_mask, popcount(root_mask), weights, cells,
+        np.zeros(rows * cols, dtype=np.int64),
+    )  # fmt: skip
+    buf = np.empty(cols, dtype=np.int64)
+    return _search_bits_network(
+        rules, root, sims, c, n, w, mv, first, count, outcome, prior, used, rng, path, buf
+    )

@@ -14,9 +14,18 @@ qarena's solution, at each of ``--sims``; with ``--openspiel`` (tic-tac-toe's sq
 Connect Four's) OpenSpiel's bot beside it on the same positions, reached by the same moves in
 OpenSpiel's own C++ game, and each side's simulations per second over those positions.
 
+With an evaluator (``--network FILE``): ``mcts:N:network`` on classic Connect Four, on the
+positions in FILE (one a line, as ``qarena eval --positions`` reads them), each solved once
+by the search solver and kept where some move gives the value away: for the network alone
+and for each of ``--sims``, the share of those decisions where the move keeps the value (as
+``qarena eval mcts:N:network --game connect4 --positions FILE --games 0`` judges each N),
+the median and worst seconds a move and the simulations per second; and the same search in
+Python (the evaluator asked through its ``values``) at the counts of ``--python-sims``.
+
 Run: PYTHONPATH=src python benchmarks/mcts.py [--quick]
      PYTHONPATH=src python benchmarks/mcts.py --sweep tictactoe:4x4:4 --count 1000
      PYTHONPATH=src python benchmarks/mcts.py --sweep connect4:4x5 --count 200 --openspiel
+     PYTHONPATH=src python benchmarks/mcts.py --network FILE --sims 100,1000,10000
 """
 
 from __future__ import annotations
@@ -167,6 +176,47 @@ def sweep(spec: str, count: int, sims: list[int], seed: int, openspiel: bool) ->
         print(row, flush=True)
 
 
+def network_sweep(file: str, sims: list[int], python_sims: list[int]) -> None:
+    """``mcts:N:network`` on classic Connect Four's positions in ``file`` (module docstring)."""
+    import statistics
+
+    from qarena.agents.players import player
+
+    game = parse_spec("connect4")
+    with open(file, encoding="utf-8") as f:
+        given = [game.position_of(line.strip()) for line in f if line.strip()]
+    exact = Oracle.of(game).exact()
+    began = time.perf_counter()
+    chosen, keeps = [], []
+    for position in given:
+        values = exact.move_values(position)
+        if min(values.values()) < max(values.values()):
+            chosen.append(position)
+            keeps.append({m for m, v in values.items() if v == max(values.values())})
+    print(f"{file}: {len(given)} positions, {len(chosen)} decisions, solved in "
+          f"{time.perf_counter() - began:.0f} s")  # fmt: skip
+    net = player("network", game)
+    print("| player | optimality | median s/move | worst s/move | sims/s |")
+    print("|---|---:|---:|---:|---:|", flush=True)
+    runs: list[tuple[str, object]] = [("network", net)]
+    runs += [(f"mcts:{n:,}:network", MCTSPlayer(game, Budget(count=n), net, seed=0)) for n in sims]
+    runs += [
+        (f"mcts:{n:,}:network in Python", MCTSPlayer(game, Budget(count=n), net, 0, compiled=False))
+        for n in python_sims
+    ]
+    MCTSPlayer(game, Budget(count=10), net, seed=0).act(game.start())  # compiled before timing
+    for label, who in runs:
+        kept, spent = 0, []
+        for position, k in zip(chosen, keeps, strict=True):
+            t = time.perf_counter()
+            kept += who.act(position) in k  # type: ignore[attr-defined]
+            spent.append(time.perf_counter() - t)
+        speed = f"{who.simulations / sum(spent):,.0f}" if isinstance(who, MCTSPlayer) else "–"
+        share = f"{kept / len(chosen):.4f} ({kept} of {len(chosen)})"
+        print(f"| {label} | {share} | {statistics.median(spent):.3f} | {max(spent):.3f} | "
+              f"{speed} |", flush=True)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer simulations, one seed")
@@ -175,7 +225,14 @@ def main() -> None:
     parser.add_argument("--sims", default="10,100,1000,10000", help="simulations (--sweep)")
     parser.add_argument("--seed", type=int, default=0, help="the positions' seed (--sweep)")
     parser.add_argument("--openspiel", action="store_true", help="MCTSBot beside (--sweep)")
+    parser.add_argument("--network", metavar="FILE", help="mcts:N:network on these positions")
+    parser.add_argument("--python-sims", default="", help="the same in Python (--network)")
     args = parser.parse_args()
+    if args.network:
+        counts = [int(x) for x in args.sims.split(",")]
+        slow = [int(x) for x in args.python_sims.split(",") if x]
+        network_sweep(args.network, counts, slow)
+        return
     if args.sweep:
         counts = [int(x) for x in args.sims.split(",")]
         sweep(args.sweep, args.count, counts, args.seed, args.openspiel)

@@ -334,7 +334,10 @@ def test_the_network_scores_leaves_in_the_kernel_as_its_own_values() -> None:
             continue
         mine, mask, stones = bits(game.grid, position)
         moves = game.legal_moves(position)
-        rules = (6, 7, mine, mask, stones, net.weights, net._cells, np.zeros(42, np.int64))  # type: ignore[attr-defined]
+        rules = (
+            6, 7, mine, mask, stones, net.weights, net._cells, np.zeros(42, np.int64),  # type: ignore[attr-defined]
+            np.zeros(400, np.int64), *net._touches,  # type: ignore[attr-defined]
+        )  # fmt: skip
         buf, evals = np.array(moves, dtype=np.int64), np.zeros(len(moves))
         best = _network_evals(rules, (mine, mask, stones), buf, len(moves), evals)
         own = net.values(position)

@@ -334,7 +334,7 @@ class _ArrayTree:
                 self.used = simulate_bits_network(
                     grid.rows, grid.cols, mine, mask, self.root, sims, self.c,
                     self.n, self.w, self.mv, self.first, self.count, self.outcome, self.prior,
-                    self.used, self.rng, self.path, net.weights, net._cells,
+                    self.used, self.rng, self.path, net.weights, net._cells, *net._touches,
                 )  # fmt: skip
                 return
             self.used = simulate_bits(

@@ -407,19 +407,26 @@ def simulate_bits(
 
 
 @njit_inline
-def _ntuple_value(weights: np.ndarray, codes: np.ndarray, cells: np.ndarray, side: int) -> float:
-    """An n-tuple network's value of a board for x, with ``side`` to move, from its cells'
-    codes: :func:`qarena.kernels.ntuple.value`'s sum, in its order (so the same number), over
-    codes kept up to date move by move instead of read from the board each time."""
-    tuples = cells.shape[1]
+def _ntuple_total(weights: np.ndarray, idx: np.ndarray, side: int, tuples: int) -> float:
+    """An n-tuple network's value of a board for x, with ``side`` to move, from its
+    (symmetry, tuple) indices: :func:`qarena.kernels.ntuple.total`'s sum, in its order (so
+    the same number), then ``tanh``."""
     acc = 0.0
-    for s in range(cells.shape[0]):
+    for s in range(idx.size // tuples):
         for t in range(tuples):
-            idx = 0
-            for j in range(cells.shape[2] - 1, -1, -1):
-                idx = idx * CODES + codes[cells[s, t, j]]
-            acc += float(weights[side, t, idx])
+            acc += float(weights[side, t, idx[s * tuples + t]])
     return math.tanh(acc)
+
+
+@njit_inline
+def _shift_indices(
+    idx: np.ndarray, cell: int, change: int, start: np.ndarray, where: np.ndarray,
+    power: np.ndarray,
+) -> None:  # fmt: skip
+    """Add a cell's change of code to the indices it is part of (kernels/ntuple.py's
+    ``touches``: for cell c, entries ``start[c]:start[c + 1]`` of ``where`` and ``power``)."""
+    for e in range(start[cell], start[cell + 1]):
+        idx[where[e]] += change * power[e]
 
 
 @njit_inline
@@ -433,8 +440,10 @@ def _network_evals(
     """The n-tuple network's value of each of the ``k`` moves in ``buf`` for the mover, as
     :meth:`qarena.learn.ntuple.NTupleNetwork.values` gives it (1 for a move that makes four,
     0 for one that fills the board, else the value of the board it leaves, from the mover's
-    side; NaN read as 0, clipped to -1..1), into ``evals``; the largest."""
-    rows, cols, _mine, _mask, _stones, weights, cells, codes = rules
+    side; NaN read as 0, clipped to -1..1), into ``evals``; the largest. The leaf's indices
+    are read from its board once; a move changes those of the two cells it touches (its
+    stone's, and the one above, playable now), and changes them back after."""
+    rows, cols, _mine, _mask, _stones, weights, cells, codes, idx, start, where, power = rules
     cur, mask, stones = state
     mark = 1 if stones % 2 == 0 else 2  # x moves first
     # Each cell's code (kernels/ntuple.py): its stone, else 3 where playable, else 0.
@@ -448,6 +457,13 @@ def _network_evals(
                 codes[cell] = 3
             else:
                 codes[cell] = 0
+    tuples = cells.shape[1]
+    for s in range(cells.shape[0]):  # kernels/ntuple.py's ``indices``
+        for t in range(tuples):
+            i = 0
+            for j in range(cells.shape[2] - 1, -1, -1):
+                i = i * CODES + codes[cells[s, t, j]]
+            idx[s * tuples + t] = i
     side = 1 if mark == 1 else 0  # the side to move after the move
     sign = 1.0 if mark == 1 else -1.0
     best = -math.inf
@@ -462,13 +478,13 @@ def _network_evals(
             low = np.uint64(col * (rows + 1))
             height = popcount((mask >> low) & ((np.uint64(1) << np.uint64(rows)) - np.uint64(1)))
             cell = (rows - 1 - height) * cols + col
-            codes[cell] = mark
+            _shift_indices(idx, cell, mark - 3, start, where, power)
+            if cell >= cols:  # the cell above is playable now
+                _shift_indices(idx, cell - cols, 3, start, where, power)
+            v = sign * _ntuple_total(weights, idx, side, tuples)
+            _shift_indices(idx, cell, 3 - mark, start, where, power)
             if cell >= cols:
-                codes[cell - cols] = 3  # the cell above is playable now
-            v = sign * _ntuple_value(weights, codes, cells, side)
-            codes[cell] = 3
-            if cell >= cols:
-                codes[cell - cols] = 0
+                _shift_indices(idx, cell - cols, -3, start, where, power)
             if math.isnan(v):
                 v = 0.0
             v = min(1.0, max(-1.0, v))
@@ -503,13 +519,18 @@ def simulate_bits_network(
     path: np.ndarray,
     weights: np.ndarray,
     cells: np.ndarray,
+    start: np.ndarray,
+    where: np.ndarray,
+    power: np.ndarray,
 ) -> int:
-    """:func:`simulate_bits` with an n-tuple network (its ``weights`` and its tuples' cells
-    under each symmetry, ``cells``) scoring the leaves and giving the priors (PUCT), as the
-    search in Python does with the network as its evaluator."""
+    """:func:`simulate_bits` with an n-tuple network (its ``weights``, its tuples' cells
+    under each symmetry ``cells``, and where each cell sits in them: ``start``, ``where``,
+    ``power``, :func:`qarena.kernels.ntuple.touches`) scoring the leaves and giving the
+    priors (PUCT), as the search in Python does with the network as its evaluator."""
     rules = (
         rows, cols, root_mine, root_mask, popcount(root_mask), weights, cells,
-        np.zeros(rows * cols, dtype=np.int64),
+        np.zeros(rows * cols, dtype=np.int64), np.zeros(cells.shape[0] * cells.shape[1], np.int64),
+        start, where, power,
     )  # fmt: skip
     buf = np.empty(cols, dtype=np.int64)
     return _search_bits_network(

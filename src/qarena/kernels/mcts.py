@@ -1,6 +1,7 @@
-"""MCTS (UCT with random rollouts) compiled, for every game in GameArrays form and for
-Connect Four on bitboards: the same search as :mod:`qarena.agents.mcts`'s pure Python one,
-over a tree held in flat arrays.
+"""MCTS compiled: UCT with random rollouts for every game in GameArrays form and for
+Connect Four on bitboards, and PUCT with an n-tuple network at the leaves on Connect Four
+bitboards (:func:`simulate_bits_network`): the same search as :mod:`qarena.agents.mcts`'s
+pure Python one, over a tree held in flat arrays.
 
 A node ``i`` has its visits ``n[i]``, the total value ``w[i]`` for whoever moved into it,
 the move that led to it ``mv[i]``, its children ``first[i] .. first[i] + count[i]`` (-1:
@@ -14,7 +15,7 @@ a ``state`` tuple (``begin``: the root's state and whether it is over; ``legal``
 into a buffer; ``play``: the state after a move and the result for the next mover, or
 NOT_TERMINAL). The loop is made once for each set of rules, which numba inlines into it, so
 the rules cost no call: GameArrays (:func:`simulate`) and Connect Four bitboards
-(:func:`simulate_bits`).
+(:func:`simulate_bits`, and with an evaluator, :func:`simulate_bits_network`).
 """
 
 import math

@@ -292,10 +292,63 @@ from qarena.games import parse_spec
 for spec in ["tictactoe", "connect4", "nim:3,5,7"]:
     game = parse_spec(spec)
     print(spec, game.format_move(player("mcts:300", game, seed=1).act(game.start())))
+game = parse_spec("connect4")
+p = player("mcts:40:network", game, seed=1)
+position = game.start()
+for _ply in range(3):
+    position = game.apply(position, p.act(position))
+print("network", game.format_position(position), sorted(p.values(position).items()))
 """
 
 
 def test_the_kernels_give_the_same_moves_without_numba(run_script: RunScript) -> None:
     compiled = run_script(_MOVES)
-    assert compiled.count("\n") == 3
+    assert compiled.count("\n") == 4
     assert run_script(_MOVES, jit=False) == compiled
+
+
+def test_the_network_scores_leaves_in_the_kernel_as_its_own_values() -> None:
+    """mcts:N:network on Connect Four evaluates the n-tuple network in the compiled search:
+    each move's value there is the network's own ``values``, to the last bit."""
+    import random
+
+    import numpy as np
+
+    from qarena.exact.search import bits
+    from qarena.kernels.mcts import _network_evals
+
+    game = parse_spec("connect4")
+    p = player("mcts:50:network", game, seed=0)
+    assert isinstance(p, MCTSPlayer) and p._tree.network is p.evaluator  # type: ignore[union-attr]
+    net = p.evaluator
+    assert net is not None and game.grid is not None
+    rng = random.Random(2)
+    checked = 0
+    while checked < 12:
+        position = game.start()
+        for _ply in range(rng.randrange(30)):
+            if game.is_terminal(position):
+                break
+            position = game.apply(position, rng.choice(game.legal_moves(position)))
+        if game.is_terminal(position):
+            continue
+        mine, mask, stones = bits(game.grid, position)
+        moves = game.legal_moves(position)
+        rules = (
+            6, 7, mine, mask, stones, net.weights, net._cells, np.zeros(42, np.int64),  # type: ignore[attr-defined]
+            np.zeros(400, np.int64), *net._touches,  # type: ignore[attr-defined]
+        )  # fmt: skip
+        buf, evals = np.array(moves, dtype=np.int64), np.zeros(len(moves))
+        best = _network_evals(rules, (mine, mask, stones), buf, len(moves), evals)
+        own = net.values(position)
+        assert own is not None
+        assert list(evals) == [own[m] for m in moves] and best == max(own.values())
+        checked += 1
+    # One stone short of four across the bottom: the win is there at once.
+    _g, position = _position("connect4", ["a", "a", "b", "b", "c", "c"])
+    assert p.act(position) == game.parse_move("d")
+
+
+def test_another_evaluator_is_asked_in_python() -> None:
+    p = player("mcts:20:random", parse_spec("connect4"), seed=0)
+    assert isinstance(p, MCTSPlayer) and isinstance(p._tree, mcts._PythonTree)

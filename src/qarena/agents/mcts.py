@@ -16,6 +16,13 @@ clipped to -1..1, a missing or NaN value read as 0), and a node's children get p
 softmax of those move values (temperature 1), used by PUCT as in OpenSpiel's ``puct_value``:
 ``mean + c · prior · sqrt(N) / (n + 1)`` (an unvisited child's mean read as 0).
 
+The compiled search (:mod:`qarena.kernels.mcts`) serves every game in GameArrays form and
+Connect Four on bitboards with random rollouts, and Connect Four with an n-tuple network (the
+shipped ``network`` or a file of its kind) as the evaluator, whose values it computes in the
+kernel, the same numbers as the network's ``values``; it expands a leaf where it evaluates it
+(its priors are at hand then), which selects as expanding it on the next visit does. Any
+other evaluator is asked through ``values`` by the search in Python.
+
 Tree reuse: the tree of the last search is kept; when the next position asked for is the
 same root, or the position after the move it played there and a reply, the search goes on
 from that subtree, adding its budget of simulations to the visits it already has. Only
@@ -32,6 +39,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,13 +51,17 @@ from qarena.games.picking import Picks
 from qarena.i18n import _
 from qarena.threads import check
 
+if TYPE_CHECKING:
+    from qarena.learn.ntuple import NTupleNetwork
+
 #: OpenSpiel's ``uct_c`` default.
 UCT_C = math.sqrt(2.0)
 #: Simulations between two looks at the clock and the stop flag (``threads.check``), for the
 #: compiled search (a fraction of a millisecond); the search in Python looks after each.
 CHUNK = 256
-#: The most nodes the compiled tree holds (33 bytes each: about 70 MB); past it the search
-#: goes on without growing the tree (leaves are rolled out from where the tree ends).
+#: The most nodes the compiled tree holds (33 bytes each, 41 with priors: about 70-80 MB);
+#: past it the search goes on without growing the tree (leaves are rolled out, or
+#: evaluated, from where the tree ends).
 NODE_CAP = 2_000_000
 
 #: A root child as the choice of a move reads it: its move, visits, total value for the
@@ -218,14 +230,24 @@ class _PythonTree:
 
 class _ArrayTree:
     """The same search compiled (:mod:`qarena.kernels.mcts`), for a game in GameArrays form
-    with random rollouts."""
+    with random rollouts, or on Connect Four bitboards with random rollouts or an n-tuple
+    network at the leaves."""
 
-    def __init__(self, game: Game, arrays: GameArrays | None, c: float, seed: int):
+    def __init__(
+        self,
+        game: Game,
+        arrays: GameArrays | None,
+        c: float,
+        seed: int,
+        network: NTupleNetwork | None = None,
+    ):
         """``arrays`` None: the game is a Connect Four board of four in a row that fits
-        bitboards (:func:`_bitboard`), searched as such."""
+        bitboards (:func:`_bitboard`), searched as such; ``network``: the evaluator at the
+        leaves there (its values and priors computed in the kernel, as the search in Python
+        computes them from the network's ``values``)."""
         from qarena.kernels.rng import seed_state
 
-        self.game, self.a, self.c = game, arrays, c
+        self.game, self.a, self.c, self.network = game, arrays, c, network
         self.num_moves = game.num_moves
         self.rng = seed_state(seed)
         self.path = np.empty(game.max_plies + 2, dtype=np.int64)
@@ -242,6 +264,8 @@ class _ArrayTree:
         self.first = np.full(size, -1, dtype=np.int64)
         self.count = np.zeros(size, dtype=np.int64)
         self.outcome = np.full(size, NO_OUTCOME, dtype=np.int8)
+        # Priors only where the leaves are evaluated (PUCT); one unused entry else.
+        self.prior = np.zeros(size if self.network is not None else 1, dtype=np.float64)
         self.used, self.root = 1, 0
 
     def _grow(self, need: int) -> None:
@@ -249,7 +273,10 @@ class _ArrayTree:
         if need <= size or size >= NODE_CAP:
             return
         new = min(NODE_CAP, max(2 * size, need))
-        for name in ("n", "w", "mv", "first", "count", "outcome"):
+        names = ["n", "w", "mv", "first", "count", "outcome"]
+        if self.network is not None:
+            names.append("prior")
+        for name in names:
             old = getattr(self, name)
             grown = np.empty(new, dtype=old.dtype)
             grown[:size] = old
@@ -291,7 +318,7 @@ class _ArrayTree:
         return out
 
     def run(self, sims: int) -> None:
-        from qarena.kernels.mcts import simulate, simulate_bits
+        from qarena.kernels.mcts import simulate, simulate_bits, simulate_bits_network
 
         assert self.root_pos is not None
         self._grow(self.used + sims * self.num_moves)
@@ -302,17 +329,25 @@ class _ArrayTree:
             grid = self.game.grid
             assert grid is not None
             mine, mask, _stones = bits(grid, self.root_pos)
+            net = self.network
+            if net is not None:
+                self.used = simulate_bits_network(
+                    grid.rows, grid.cols, mine, mask, self.root, sims, self.c,
+                    self.n, self.w, self.mv, self.first, self.count, self.outcome, self.prior,
+                    self.used, self.rng, self.path, net.weights, net._cells, *net._touches,
+                )  # fmt: skip
+                return
             self.used = simulate_bits(
                 grid.rows, grid.cols, mine, mask, self.root, sims, self.c,
-                self.n, self.w, self.mv, self.first, self.count, self.outcome, self.used,
-                self.rng, self.path,
+                self.n, self.w, self.mv, self.first, self.count, self.outcome, self.prior,
+                self.used, self.rng, self.path,
             )  # fmt: skip
             return
         self.used = simulate(
             a.board, a.misere, a.gravity, a.cols, a.move_comp, a.move_take, a.lines,
             np.asarray(self.root_pos, dtype=np.int64), self.root, sims, self.c,
-            self.n, self.w, self.mv, self.first, self.count, self.outcome, self.used,
-            self.rng, self.path,
+            self.n, self.w, self.mv, self.first, self.count, self.outcome, self.prior,
+            self.used, self.rng, self.path,
         )  # fmt: skip
 
 
@@ -341,8 +376,10 @@ def _arrays(game: Game) -> GameArrays | None:
 @dataclass
 class MCTSPlayer(Picks):
     """UCT over the game's rules (module docstring), named by its spec. ``compiled``: the
-    compiled search where it applies (random rollouts, a game in GameArrays form); both
-    searches make the same choices, each from its own generator."""
+    compiled search where it applies (random rollouts on a game in GameArrays form or on
+    Connect Four bitboards; an n-tuple network at the leaves on Connect Four bitboards,
+    evaluated in the kernel to the same values); both searches make the same choices, each
+    from its own generator."""
 
     game: Game
     budget: Budget
@@ -365,6 +402,15 @@ class MCTSPlayer(Picks):
                 tree = _ArrayTree(self.game, None, self.c, rng.getrandbits(63))
             elif (arrays := _arrays(self.game)) is not None:
                 tree = _ArrayTree(self.game, arrays, self.c, rng.getrandbits(63))
+        elif self.compiled and _bitboard(self.game):
+            from qarena.learn.ntuple import NTupleNetwork
+
+            # An n-tuple network (the shipped one, or a file of its kind) is evaluated in the
+            # kernel; any other evaluator is asked through its ``values`` in Python.
+            if isinstance(self.evaluator, NTupleNetwork):
+                tree = _ArrayTree(
+                    self.game, None, self.c, rng.getrandbits(63), network=self.evaluator
+                )
         self._tree = tree
 
     def seeded(self, seed: int | None, name: str | None = None) -> MCTSPlayer:

@@ -11,14 +11,17 @@ network's seconds per ``values`` call measured alone on the same positions.
 With ``--judge``: also the share of the positions that are decisions where the network alone
 and ``alphabeta:D:network`` keep the value, each position judged exactly by the search solver
 (``judging.sampled.judge_positions``, as ``qarena eval --positions`` judges), beside the
-seconds a move of the same answers, and the plies of the positions missed. ``--players``
-judges other player specs too (``alphabeta:0.1s:network``).
+seconds a move of the same answers, and the plies of the positions missed: the alpha-beta
+alone (``solve=False``) at ``--depths``, and as the spec makes it (the search solver asked
+first, for at most ``SOLVE_SECONDS``; its table kept from position to position, which come in
+the order of their games) at ``--solved``. ``--players`` judges other player specs too
+(``alphabeta:0.1s:network``).
 
 Run: .venv/bin/python benchmarks/c4_alphabeta.py [--positions N] [--depths 1,2,3,4]
      [--low L] [--high H] [--seed S] [--set FILE] [--judge] [--players SPEC,...]
 Measured in BENCHMARKS.md: --depths 1,2,3,4,5 (timing, 20 positions of 2-16 plies, seed 0);
 --judge --positions 500 --low 8 --high 24 --seed 2 --depths 1,2,3,4,5; the issue's set:
---set /tmp/c4_varied.txt --judge --depths 1,2,3,4,5,6.
+--set /tmp/c4_varied.txt --judge --depths 1,2,3,4,5,6 --solved 1,2,3.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ def main() -> int:
     parser.add_argument("--set", type=Path, default=None)
     parser.add_argument("--judge", action="store_true")
     parser.add_argument("--players", default="")
+    parser.add_argument("--solved", default="", help="depths to judge with the solver first")
     args = parser.parse_args()
     game = parse_spec("connect4")
     net = player("network", game)
@@ -101,7 +105,15 @@ def main() -> int:
         net.values(found[0])  # compiled once, not timed
         judged: list[tuple[str, Player]] = [("network", net)]
         judged += [
-            (f"alphabeta:{d}:network", make_alphabeta(game, d, None, net, seed=0)) for d in depths
+            (
+                f"alphabeta:{d}:network, alpha-beta alone",
+                make_alphabeta(game, d, None, net, 0, False),
+            )
+            for d in depths
+        ]
+        judged += [
+            (f"alphabeta:{d}:network (solver first)", make_alphabeta(game, d, None, net, 0))
+            for d in (int(d) for d in args.solved.split(",") if d)
         ]
         judged += [(spec, player(spec, game, 0)) for spec in args.players.split(",") if spec]
         print("| player | kept the value | median s a move | worst | mean | plies missed |")
@@ -118,7 +130,7 @@ def main() -> int:
     for depth in depths:
         times, nodes = [], []
         for position in found:
-            who = make_alphabeta(game, depth, None, net, seed=0)
+            who = make_alphabeta(game, depth, None, net, 0, solve=False)
             assert isinstance(who, AlphaBeta)
             start = time.perf_counter()
             who.act(position)

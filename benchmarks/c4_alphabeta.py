@@ -86,6 +86,7 @@ def main() -> int:
     parser.add_argument("--judge", action="store_true")
     parser.add_argument("--players", default="")
     parser.add_argument("--solved", default="", help="depths to judge with the solver first")
+    parser.add_argument("--solve-seconds", type=float, default=None, help="the solver's time")
     args = parser.parse_args()
     game = parse_spec("connect4")
     net = player("network", game)
@@ -111,10 +112,12 @@ def main() -> int:
             )
             for d in depths
         ]
-        judged += [
-            (f"alphabeta:{d}:network (solver first)", make_alphabeta(game, d, None, net, 0))
-            for d in (int(d) for d in args.solved.split(",") if d)
-        ]
+        for d in (int(d) for d in args.solved.split(",") if d):
+            who = make_alphabeta(game, d, None, net, 0)
+            assert isinstance(who, AlphaBeta)
+            if args.solve_seconds is not None:
+                who.solve_seconds = args.solve_seconds
+            judged.append((f"alphabeta:{d}:network (solver {who.solve_seconds:g} s first)", who))
         judged += [(spec, player(spec, game, 0)) for spec in args.players.split(",") if spec]
         print("| player | kept the value | median s a move | worst | mean | plies missed |")
         print("|---|---:|---:|---:|---:|---|")

@@ -29,10 +29,11 @@ line is perfect play.
 
 On a board the search solver solves and that is too big to enumerate (classic Connect Four),
 each move first asks the solver (:mod:`qarena.exact.search`, a weak search: win, draw or loss)
-for every move's value, for at most :data:`SOLVE_SECONDS` (half the time given, when that is
-less); when it answers, the player keeps the value for certain and picks among the moves that
-keep it the evaluator's preferred. When it does not (the middle of the opening, where a proof
-takes seconds), the alpha-beta above answers. The solver's table (:data:`SOLVE_ENTRIES`) is the
+for every move's value, for at most :data:`SOLVE_SECONDS` with a depth, half the move's time
+with seconds (its limit is noticed within a few tenths of a second); when it answers, the
+player keeps the value for certain and picks among the moves that keep it the evaluator's
+preferred. When it does not (the middle of the opening, where a proof takes seconds), the
+alpha-beta above answers. The solver's table (:data:`SOLVE_ENTRIES`) is the
 player's own and kept between its moves, so along a game it proves more and sooner.
 
 With seconds instead of a depth it deepens one ply at a time (iterative deepening) until its
@@ -80,10 +81,11 @@ INF = math.inf
 #: solver solves that are too big to enumerate), in seconds. Measured on the issue's set of
 #: decisions after varied openings (benchmarks/c4_positions.py, 316 positions, a fresh table
 #: each): every position of 4 stones or fewer is in the opening book (instant), of 13 or more
-#: stones solved within 0.75 s at worst (16 or more: 0.28 s), of 5 to 10 stones mostly not
-#: within 3 s. The solver notices the limit within a few tenths of a second (its threads are
-#: checked every 0.2 s), so 0.3 s keeps a move under a second with a shallow search after it.
-SOLVE_SECONDS = 0.3
+#: stones solved within 0.75 s at worst (16 or more: 0.28 s), of 5 to 8 mostly not within 3 s.
+#: The solver notices the limit within a few tenths of a second (its threads are checked every
+#: 0.2 s): 0.3 s gave 0.5-0.64 s a move at worst, 0.6 s 0.89 s, so 0.5 s keeps a move under a
+#: second with a shallow search after it.
+SOLVE_SECONDS = 0.5
 #: Entries of the player's own solver table (8 bytes each: 32 MiB), kept between its moves.
 SOLVE_ENTRIES = 1 << 22
 
@@ -516,7 +518,7 @@ def make_alphabeta(
         )
     solve_seconds = None
     if solve:
-        solve_seconds = SOLVE_SECONDS if seconds is None else min(SOLVE_SECONDS, seconds / 2)
+        solve_seconds = SOLVE_SECONDS if seconds is None else seconds / 2
     return AlphaBeta(
         game,
         evaluator,

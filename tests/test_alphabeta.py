@@ -286,6 +286,7 @@ def test_the_solver_answers_first_on_classic_connect_four() -> None:
     truth = oracle(game)
     found = make_alphabeta(game, 1, None, player("network", game), seed=0)
     assert isinstance(found, AlphaBeta)
+    found.solve_seconds = 60.0  # milliseconds each, unless the machine is busy: not timed here
     for seed in range(6):
         position = _random_game(game, 22, seed)
         values = found.values(position)
@@ -315,7 +316,10 @@ def test_the_solver_mends_a_miss_of_the_network() -> None:
     best = max(signs.values())
     assert signs[net.act(position)] < best
     assert signs[make_alphabeta(game, 1, None, net, 0, solve=False).act(position)] < best
-    assert signs[make_alphabeta(game, 1, None, net, 0).act(position)] == best
+    found = make_alphabeta(game, 1, None, net, 0)
+    assert isinstance(found, AlphaBeta)
+    found.solve_seconds = 60.0  # not timed here
+    assert signs[found.act(position)] == best and found.solved
 
 
 def test_without_time_for_the_solver_the_search_answers() -> None:
@@ -351,3 +355,14 @@ def test_a_callers_limit_stops_the_solver() -> None:
     with threads.limit(seconds=0.05), pytest.raises(threads.Stopped):
         found.act(_replay("connect4", [3, 3, 3, 3, 2, 2]))  # past the book: seconds to prove
     assert time.monotonic() - start < 30
+
+
+def test_the_solvers_share_of_a_move() -> None:
+    """With a depth the solver gets SOLVE_SECONDS a move; with seconds, half of them."""
+    from qarena.agents.alphabeta import SOLVE_SECONDS
+
+    game = parse_spec("connect4")
+    net = player("network", game)
+    assert getattr(make_alphabeta(game, 3, None, net), "solve_seconds", None) == SOLVE_SECONDS
+    assert getattr(make_alphabeta(game, None, 2.0, net), "solve_seconds", None) == 1.0
+    assert getattr(make_alphabeta(game, 3, None, net, solve=False), "solve_seconds", 0) is None

@@ -366,3 +366,17 @@ def test_the_solvers_share_of_a_move() -> None:
     assert getattr(make_alphabeta(game, 3, None, net), "solve_seconds", None) == SOLVE_SECONDS
     assert getattr(make_alphabeta(game, None, 2.0, net), "solve_seconds", None) == 1.0
     assert getattr(make_alphabeta(game, 3, None, net, solve=False), "solve_seconds", 0) is None
+
+
+def test_a_solver_table_over_the_memory_budget_leaves_the_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import qarena.agents.alphabeta as ab
+
+    monkeypatch.setattr(ab, "SOLVE_ENTRIES", 2**40)  # 8 TiB: refused before allocating
+    game = parse_spec("connect4")
+    found = make_alphabeta(game, 1, None, player("network", game), seed=0)
+    assert isinstance(found, AlphaBeta)
+    position = _random_game(game, 30, 0)
+    assert found.act(position) in game.legal_moves(position)
+    assert not found.solved and found.solve_seconds is None and found.reached == 1

@@ -33,8 +33,8 @@ for every move's value, for at most :data:`SOLVE_SECONDS` with a depth, half the
 with seconds (its limit is noticed within a few tenths of a second); when it answers, the
 player keeps the value for certain and picks among the moves that keep it the evaluator's
 preferred. When it does not (the middle of the opening, where a proof takes seconds), the
-alpha-beta above answers. The solver's table (:data:`SOLVE_ENTRIES`) is the
-player's own and kept between its moves, so along a game it proves more and sooner.
+alpha-beta above answers. The solver's table (:data:`SOLVE_ENTRIES`) is the player's own and
+kept between its moves, so along a game it proves more and sooner.
 
 With seconds instead of a depth it deepens one ply at a time (iterative deepening) until its
 time is spent and answers from the last depth completed (with none, the evaluator's best
@@ -375,9 +375,13 @@ class AlphaBeta(Picks):
             if family_of(self.game) != SEARCHED:
                 self.solve_seconds = None  # enumerated: a small board, the search is its own
                 return None
-            self._searcher = Searcher(
-                self.game, entries=SOLVE_ENTRIES, book=shipped_book(self.game)
-            )
+            try:
+                self._searcher = Searcher(
+                    self.game, entries=SOLVE_ENTRIES, book=shipped_book(self.game)
+                )
+            except QarenaError:  # its table is over this machine's memory budget: search alone
+                self.solve_seconds = None
+                return None
         return self._searcher
 
     def _proved(self, position: Position) -> dict[Move, float] | None:

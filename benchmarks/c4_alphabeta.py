@@ -1,53 +1,78 @@
 """Seconds a move of ``alphabeta:D:network`` on classic Connect Four, D = 1 to 4 (or as told),
 and the cost of the evaluator (the shipped n-tuple network's ``values``) per call.
 
-Positions: random games of ``--low`` to ``--high`` plies in which nobody has won (the generator
-of ``benchmarks/c4_search.py``, seeded). Each position is answered once per depth (``act``);
-reported: the median and worst seconds a move, the mean positions visited (nodes), the depth
-reached, and the network's seconds per ``values`` call measured alone on the same positions.
+Positions: random games of ``--low`` to ``--high`` plies in which nobody has won
+(``c4_positions.random_games``, seeded), or the positions of a file (``--set FILE``, as
+``qarena eval --positions`` reads it: the issue's set of decisions from varied openings is
+written by ``benchmarks/c4_positions.py``). Each position is answered once per depth (``act``);
+reported: the median and worst seconds a move, the mean positions visited (nodes), and the
+network's seconds per ``values`` call measured alone on the same positions.
 
-With ``--judge``: instead of timing, the share of the positions that are decisions where the
-network alone and ``alphabeta:D:network`` keep the value, each position judged exactly by the
-search solver (``judging.player.judge_player`` on given positions, as ``qarena eval
---positions`` judges).
+With ``--judge``: also the share of the positions that are decisions where the network alone
+and ``alphabeta:D:network`` keep the value, each position judged exactly by the search solver
+(``judging.sampled.judge_positions``, as ``qarena eval --positions`` judges), beside the
+seconds a move of the same answers, and the plies of the positions missed: the alpha-beta
+alone (``solve=False``) at ``--depths``, and as the spec makes it (the search solver asked
+first, for at most ``SOLVE_SECONDS``; its table kept from position to position, which come in
+the order of their games) at ``--solved``. ``--players`` judges other player specs too
+(``alphabeta:0.1s:network``).
 
 Run: .venv/bin/python benchmarks/c4_alphabeta.py [--positions N] [--depths 1,2,3,4]
-     [--low L] [--high H] [--seed S] [--judge]
+     [--low L] [--high H] [--seed S] [--set FILE] [--judge] [--players SPEC,...]
 Measured in BENCHMARKS.md: --depths 1,2,3,4,5 (timing, 20 positions of 2-16 plies, seed 0);
---judge --positions 500 --low 8 --high 24 --seed 2 --depths 1,2,3,4,5.
+--judge --positions 500 --low 8 --high 24 --seed 2 --depths 1,2,3,4,5; the issue's set:
+--set /tmp/c4_varied.txt --judge --depths 1,2,3,4,5,6 --solved 1,2,3.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from qarena.agents.alphabeta import AlphaBeta, make_alphabeta
+from qarena.agents.base import Player
 from qarena.agents.players import player
 from qarena.games import parse_spec
 from qarena.games.base import Game, Position
 
+sys.path.insert(0, str(Path(__file__).parent))
+from c4_positions import random_positions, read_positions
+
 
 def positions(game: Game, count: int, low: int, high: int, seed: int) -> list[Position]:
     """Random games of ``low`` to ``high`` plies, no move ending them (c4_search.py's)."""
-    rng = random.Random(seed)
-    found: list[Position] = []
-    while len(found) < count:
-        position = game.start()
-        for _ in range(rng.randrange(low, high + 1)):
-            safe = [
-                m
-                for m in game.legal_moves(position)
-                if not game.is_terminal(game.apply(position, m))
-            ]
-            if not safe:
-                break
-            position = game.apply(position, rng.choice(safe))
+    return random_positions(game, count, low, high, seed)
+
+
+def judge(game: Game, name: str, who: Player, found: list[Position]) -> str:
+    """One row of the judged table: kept / decisions, seconds a move, plies of the misses."""
+    from qarena.exact import oracle
+
+    solution = oracle(game)
+    kept = decisions = 0
+    times: list[float] = []
+    missed: list[int] = []
+    for position in found:
+        values = solution.move_values(position)
+        best = max(values.values())
+        if min(values.values()) == best:
+            continue
+        start = time.perf_counter()
+        move = who.act(position)
+        times.append(time.perf_counter() - start)
+        decisions += 1
+        if values[move] == best:
+            kept += 1
         else:
-            found.append(position)
-    return found
+            missed.append(sum(1 for v in position if v))
+    return (
+        f"| {name} | {kept} of {decisions} ({kept / decisions:.2%}) | "
+        f"{statistics.median(times):.4f} | {max(times):.3f} | {statistics.mean(times):.4f} | "
+        f"{','.join(map(str, sorted(missed)))} |"
+    )
 
 
 def main() -> int:
@@ -57,22 +82,47 @@ def main() -> int:
     parser.add_argument("--low", type=int, default=2)
     parser.add_argument("--high", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--set", type=Path, default=None)
     parser.add_argument("--judge", action="store_true")
+    parser.add_argument("--players", default="")
+    parser.add_argument("--solved", default="", help="depths to judge with the solver first")
+    parser.add_argument("--solve-seconds", type=float, default=None, help="the solver's time")
     args = parser.parse_args()
     game = parse_spec("connect4")
     net = player("network", game)
-    found = positions(game, args.positions, args.low, args.high, args.seed)
+    if args.set is not None:
+        found = read_positions(game, args.set)
+    else:
+        found = positions(game, args.positions, args.low, args.high, args.seed)
+    depths = [int(d) for d in args.depths.split(",") if d]
     if args.judge:
-        from qarena.judging.player import judge_player
+        from qarena.exact import oracle
 
-        judged = [("network", net)] + [
-            (f"alphabeta:{d}:network", make_alphabeta(game, int(d), None, net, seed=0))
-            for d in args.depths.split(",")
+        solution = oracle(game)
+        start = time.perf_counter()
+        for position in found:  # solved once, before any player is timed
+            solution.move_values(position)
+        print(f"{len(found)} positions solved in {time.perf_counter() - start:.0f} s")
+        net.values(found[0])  # compiled once, not timed
+        judged: list[tuple[str, Player]] = [("network", net)]
+        judged += [
+            (
+                f"alphabeta:{d}:network, alpha-beta alone",
+                make_alphabeta(game, d, None, net, 0, False),
+            )
+            for d in depths
         ]
+        for d in (int(d) for d in args.solved.split(",") if d):
+            who = make_alphabeta(game, d, None, net, 0)
+            assert isinstance(who, AlphaBeta)
+            if args.solve_seconds is not None:
+                who.solve_seconds = args.solve_seconds
+            judged.append((f"alphabeta:{d}:network (solver {who.solve_seconds:g} s first)", who))
+        judged += [(spec, player(spec, game, 0)) for spec in args.players.split(",") if spec]
+        print("| player | kept the value | median s a move | worst | mean | plies missed |")
+        print("|---|---:|---:|---:|---:|---|")
         for name, who in judged:
-            start = time.perf_counter()
-            share = judge_player(who, games=0, positions=found).optimality
-            print(f"{name}: {share} ({time.perf_counter() - start:.0f} s)")
+            print(judge(game, name, who, found), flush=True)
         return 0
     net.values(found[0])  # compiled once, not timed
     start = time.perf_counter()
@@ -80,10 +130,10 @@ def main() -> int:
         net.values(position)
     per_call = (time.perf_counter() - start) / len(found)
     print(f"network values: {per_call * 1e3:.2f} ms a call ({len(found)} positions)")
-    for depth in (int(d) for d in args.depths.split(",")):
+    for depth in depths:
         times, nodes = [], []
         for position in found:
-            who = make_alphabeta(game, depth, None, net, seed=0)
+            who = make_alphabeta(game, depth, None, net, 0, solve=False)
             assert isinstance(who, AlphaBeta)
             start = time.perf_counter()
             who.act(position)

@@ -23,13 +23,18 @@ import argparse
 import random
 import resource
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import bitbully
 
 from qarena.exact.search import Searcher
 from qarena.games import parse_spec
 from qarena.games.connect4 import ConnectFour
+
+sys.path.insert(0, str(Path(__file__).parent))
+from c4_positions import random_games as positions
 
 
 def along_perfect_play(
@@ -54,26 +59,6 @@ def along_perfect_play(
             game.is_terminal(game.apply(position, m)) and game.result(game.apply(position, m))
             for m in game.legal_moves(position)
         ):
-            found.append(moves)
-    return found
-
-
-def positions(game: ConnectFour, count: int, low: int, high: int, seed: int) -> list[list[int]]:
-    rng = random.Random(seed)
-    found: list[list[int]] = []
-    while len(found) < count:
-        position, moves = game.start(), []
-        for _ in range(rng.randrange(low, high + 1)):
-            safe = [
-                m
-                for m in game.legal_moves(position)
-                if not game.is_terminal(game.apply(position, m))
-            ]
-            if not safe:
-                break
-            moves.append(rng.choice(safe))
-            position = game.apply(position, moves[-1])
-        else:
             found.append(moves)
     return found
 

@@ -27,6 +27,15 @@ opponent wins is never searched while another move exists (all of them: lost, ex
 of these keeps the value of the position, so a search deep enough to reach the end of every
 line is perfect play.
 
+On a board the search solver solves and that is too big to enumerate (classic Connect Four),
+each move first asks the solver (:mod:`qarena.exact.search`, a weak search: win, draw or loss)
+for every move's value, for at most :data:`SOLVE_SECONDS` with a depth, half the move's time
+with seconds (its limit is noticed within a few tenths of a second); when it answers, the
+player keeps the value for certain and picks among the moves that keep it the evaluator's
+preferred. When it does not (the middle of the opening, where a proof takes seconds), the
+alpha-beta above answers. The solver's table (:data:`SOLVE_ENTRIES`) is the player's own and
+kept between its moves, so along a game it proves more and sooner.
+
 With seconds instead of a depth it deepens one ply at a time (iterative deepening) until its
 time is spent and answers from the last depth completed (with none, the evaluator's best
 move). A caller's :func:`qarena.threads.limit` (a web move's time limit, a stop) ends any
@@ -39,6 +48,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,6 +58,9 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.games.picking import Picks
 from qarena.i18n import _
+
+if TYPE_CHECKING:
+    from qarena.exact.search import Searcher
 
 #: Deepest search a depth may ask for: beyond every game qarena's budgets allow to be searched
 #: this way in any time a person waits.
@@ -63,6 +76,18 @@ MATE = 2.0
 #: How much better a value must be to count as better (values are floats).
 EPS = 1e-9
 INF = math.inf
+
+#: Longest a move may spend asking the search solver for the exact values first (boards the
+#: solver solves that are too big to enumerate), in seconds. Measured on the issue's set of
+#: decisions after varied openings (benchmarks/c4_positions.py, 316 positions, a fresh table
+#: each): every position of 4 stones or fewer is in the opening book (instant), of 13 or more
+#: stones solved within 0.75 s at worst (16 or more: 0.28 s), of 5 to 8 mostly not within 3 s.
+#: The solver notices the limit within a few tenths of a second (its threads are checked every
+#: 0.2 s): 0.3 s gave 0.5-0.64 s a move at worst, 0.6 s 0.89 s, so 0.5 s keeps a move under a
+#: second with a shallow search after it.
+SOLVE_SECONDS = 0.5
+#: Entries of the player's own solver table (8 bytes each: 32 MiB), kept between its moves.
+SOLVE_ENTRIES = 1 << 22
 
 # Table entry kinds: the value is exact, a lower bound or an upper bound.
 _EXACT, _LOWER, _UPPER = 0, 1, 2
@@ -318,15 +343,64 @@ class AlphaBeta(Picks):
     seed: int | None = None
     name: str = ""
     rng: np.random.Generator = field(init=False, repr=False)
-    #: What the last search did: the depth it completed and the positions it visited.
+    #: The most seconds a move asks the search solver first (module text); None: never.
+    solve_seconds: float | None = None
+    #: What the last search did: the depth it completed, the positions it visited, and
+    #: whether the solver answered instead.
     reached: int = field(default=0, init=False)
     nodes: int = field(default=0, init=False)
+    solved: bool = field(default=False, init=False)
+    _searcher: Searcher | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
         if not self.name:
             budget = str(self.depth) if self.depth is not None else f"{self.seconds:g}s"
             self.name = f"alphabeta:{budget}:{self.evaluator.name}"
+
+    def _solver(self) -> Searcher | None:
+        """The player's own search solver, made when first asked (None where it does not
+        solve: no time for it, or a board it cannot search or that is enumerated)."""
+        if self.solve_seconds is None:
+            return None
+        if self._searcher is None:
+            from qarena.exact.book import shipped_book
+            from qarena.exact.oracles import SEARCHED, family_of
+            from qarena.exact.search import Searcher, searchable
+
+            grid = self.game.grid
+            if grid is None or not grid.gravity or not searchable(self.game):
+                self.solve_seconds = None
+                return None
+            if family_of(self.game) != SEARCHED:
+                self.solve_seconds = None  # enumerated: a small board, the search is its own
+                return None
+            try:
+                self._searcher = Searcher(
+                    self.game, entries=SOLVE_ENTRIES, book=shipped_book(self.game)
+                )
+            except QarenaError:  # its table is over this machine's memory budget: search alone
+                self.solve_seconds = None
+                return None
+        return self._searcher
+
+    def _proved(self, position: Position) -> dict[Move, float] | None:
+        """Each legal move's value as the search solver proves it within
+        :attr:`solve_seconds` (a win ``2 - n/(P+1)`` with ``n`` the most plies it can take,
+        as the solver's weak search does not say how near it is; a loss mirrored; a draw 0),
+        or None when the solver does not answer in time or does not solve this board."""
+        solver = self._solver()
+        if solver is None or self.solve_seconds is None:
+            return None
+        try:
+            with threads.limit(seconds=self.solve_seconds):
+                signs = solver.move_scores(position, weak=True)
+        except threads.Stopped:
+            threads.check()  # the caller's own limit ended it: that goes up to the caller
+            return None
+        stones = sum(1 for v in position if v)
+        far = MATE - (self.game.max_plies - stones) / (self.game.max_plies + 1)
+        return {m: far * ((s > 0) - (s < 0)) + 0.0 for m, s in signs.items()}
 
     def _search(
         self, position: Position, exact: bool
@@ -342,9 +416,15 @@ class AlphaBeta(Picks):
                 )
             )
         step = 1.0 / (game.max_plies + 1)
-        deadline = None if self.seconds is None else time.monotonic() + self.seconds
+        started = time.monotonic()
+        proved = self._proved(position)
+        deadline = None if self.seconds is None else started + self.seconds
         search = _Search(game, self.evaluator, _Gravity.of(game), deadline, step)
         preferred = search.ordered(position, moves, None)
+        self.solved = proved is not None
+        if proved is not None:
+            self.reached = self.nodes = 0
+            return proved, preferred, search.evaluated(position)
         # Without a completed depth: the evaluator's own values (its best move is played).
         found: dict[Move, float] = dict(search.evaluated(position))
         most = self.depth if self.depth is not None else MAX_DEPTH
@@ -413,11 +493,13 @@ def make_alphabeta(
     seconds: float | None,
     evaluator: Player,
     seed: int | None = None,
+    solve: bool = True,
 ) -> Player:
     """``alphabeta:D:FILE`` (``depth``) or ``alphabeta:Ns:FILE`` (``seconds``, deepening until
     they are spent) for ``game``, its leaves scored by ``evaluator`` (a player of ``game``),
-    seeded by ``seed``; refused in one line when the budget is not one of them in range or the
-    evaluator plays another game."""
+    seeded by ``seed``; with ``solve`` (the default), asking the search solver first where it
+    solves the board (the module's text); refused in one line when the budget is not one of
+    them in range or the evaluator plays another game."""
     if (depth is None) == (seconds is None):
         raise QarenaError(_("alpha-beta takes a depth or seconds, one of them"))
     if depth is not None and (
@@ -438,7 +520,25 @@ def make_alphabeta(
                 player=evaluator.name, spec=evaluator.game.spec, game=game.spec
             )
         )
-    return AlphaBeta(game, evaluator, depth, None if seconds is None else float(seconds), seed)
+    solve_seconds = None
+    if solve:
+        solve_seconds = SOLVE_SECONDS if seconds is None else seconds / 2
+    return AlphaBeta(
+        game,
+        evaluator,
+        depth,
+        None if seconds is None else float(seconds),
+        seed,
+        solve_seconds=solve_seconds,
+    )
 
 
-__all__ = ["MATE", "MAX_DEPTH", "MAX_SECONDS", "AlphaBeta", "make_alphabeta"]
+__all__ = [
+    "MATE",
+    "MAX_DEPTH",
+    "MAX_SECONDS",
+    "SOLVE_ENTRIES",
+    "SOLVE_SECONDS",
+    "AlphaBeta",
+    "make_alphabeta",
+]

@@ -68,6 +68,10 @@ def main() -> int:
     warm = Searcher(small, entries=10_007)
     warm.best_moves(small.start(), weak=True)
     warm.move_scores(small.start(), weak=True)
+    # A process's first search of this board costs about a CPU second more than the same
+    # search later (measured, cause not found; a small table's search takes it away): paid
+    # here, once, as the compiling is.
+    Searcher(game, entries=1_000_003).score(game.parse_position("4444443333"))
     times: list[float] = []
     cpu: list[float] = []  # the process's CPU seconds (all threads): less hurt by a busy machine
     by_ply: dict[int, list[float]] = defaultdict(list)

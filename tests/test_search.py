@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from qarena.agents.strategies import strongest_moves
 from qarena.errors import QarenaError
 from qarena.exact import solve
 from qarena.exact.book import shipped_book
 from qarena.exact.search import Searcher, SearchSolution, bits, plies_to_end, searchable
 from qarena.games import parse_spec
-from qarena.games.base import Position
+from qarena.games.base import Position, grid_of
 from qarena.games.connect4 import ConnectFour
+from qarena.kernels import search as k
 from tests.conftest import RunScript
 
 
@@ -440,3 +442,64 @@ def test_solve_no_book_searches_from_scratch(capsys: pytest.CaptureFixture[str])
     assert run(["solve", "tictactoe", "--no-book", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["method"] == "search" and record["value"] == "draw"
+
+
+def _best_of(scores: dict[int, int]) -> list[int]:
+    top = max(scores.values())
+    return [m for m, s in scores.items() if s == top]
+
+
+def test_the_best_moves_are_those_of_the_best_scores_on_classic_connect_four() -> None:
+    # The players' cheaper way (the position's score, then one null-window test a move) picks
+    # the very moves every move's score picks: the same games, seed for seed. Positions from
+    # just past the book (plies 6 to 9 are the slow ones) and from the middle game.
+    game = _game("connect4:6x7")
+    book = shipped_book(game)
+    scored = Searcher(game, entries=1_000_003, book=book)
+    tested = Searcher(game, entries=1_000_003, book=book)
+    solution = SearchSolution(game, Searcher(game, entries=1_000_003, book=book))
+    positions = _random_positions(game, 20, 14, 30, seed=39)
+    positions += _random_positions(game, 3, 2, 6, seed=40)  # in or at the edge of the book
+    for moves, position in positions:
+        exact = scored.move_scores(position)
+        signs = {m: (s > 0) - (s < 0) for m, s in exact.items()}
+        assert tested.best_moves(position) == _best_of(exact), moves
+        assert tested.best_moves(position, weak=True) == _best_of(signs), moves
+        assert solution.optimal_moves(position) == _best_of(signs), moves
+        assert solution.best_moves(position) == _best_of(exact), moves
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x5", "connect4:5x4"])
+def test_the_best_moves_agree_with_the_enumerating_solver(spec: str) -> None:
+    game = _game(spec)
+    solution = solve(game)
+    searcher = Searcher(game, entries=100_003)
+    cells = game.rows * game.cols
+    for _moves, position in _random_positions(game, 80, 0, cells - 3, seed=11):
+        outcomes = solution.move_outcomes(position)
+        assert searcher.best_moves(position, weak=True) == sorted(solution.optimal_moves(position))
+        assert searcher.best_moves(position) == sorted(strongest_moves(outcomes)), position
+
+
+def test_a_window_s_answer_is_a_true_bound_or_the_score() -> None:
+    # solve_between is fail-soft: at or below the window's low end an upper bound, at or
+    # above its high end a lower bound, between them the score itself.
+    game = _game("connect4:5x4")
+    grid = grid_of(game)
+    searcher = Searcher(game, entries=100_003)
+    other = Searcher(game, entries=100_003)
+    for _moves, position in _random_positions(game, 60, 0, 14, seed=12):
+        mine, mask, stones = bits(grid, position)
+        score = searcher.score(position)
+        for low in range(-4, 4):
+            for high in (low + 1, low + 3):
+                found = k.solve_between(
+                    mine, mask, stones, game.rows, game.cols, other.table, other.counters, 0,
+                    low, high,
+                )  # fmt: skip
+                if found <= low:
+                    assert score <= found, (position, low, high)
+                elif found >= high:
+                    assert score >= found, (position, low, high)
+                else:
+                    assert score == found, (position, low, high)

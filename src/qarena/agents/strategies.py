@@ -13,6 +13,7 @@ from qarena.agents.base import Player
 from qarena.agents.thinking import is_thinking, make_thinking
 from qarena.errors import QarenaError
 from qarena.exact import Exact, Outcome, oracle
+from qarena.exact.search import SearchSolution
 from qarena.exact.solver import Mover
 from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
@@ -129,6 +130,9 @@ class StrongestAgent(PerfectAgent):
 
     def choices(self, position: Position) -> list[Move]:
         """The moves it picks among: the value kept, at the best distance."""
+        if isinstance(self.solution, SearchSolution):
+            # The same moves (those of the best score), without every move's exact score.
+            return self.solution.best_moves(position)
         return strongest_moves(self.solution.move_outcomes(position))
 
 

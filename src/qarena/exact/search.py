@@ -262,6 +262,67 @@ class Searcher:
             self._run([job] * min(self.workers, len(pending)))
         return dict(sorted(results.items()))
 
+    def best_moves(self, position: Position, weak: bool = False) -> list[Move]:
+        """The legal moves of the best score (the fastest win, the slowest loss), in column
+        order; with ``weak``, those that keep the position's value. The same moves as the
+        best of :meth:`move_scores`, found with less search: the position's own score first
+        (from the book, or searched on every thread as :meth:`score` does, which leaves the
+        table holding bounds for its moves), then one null-window test a move, shared among
+        the threads: does the score after it give the mover that score? A lost position's
+        moves all keep its value, so ``weak`` needs no test there."""
+        self._check(position)
+        grid = self.grid
+        rows, cols, cells = grid.rows, grid.cols, grid.cells
+        mine, mask, stones = bits(grid, position)
+        best = self.score(position, weak)
+        if weak:
+            best = (best > 0) - (best < 0)
+        legal = [c for c in range(cols) if not position[c]]
+        if weak and best < 0:
+            return legal
+        wins = k.winning_cells(mine, mask, rows, k.board_cells(rows, cols))
+        free = k.playable(mask, k.bottom_row(rows, cols), k.board_cells(rows, cols))
+        kept: list[int] = []
+        pending: list[tuple[int, np.uint64, np.uint64]] = []
+        for col in reversed(k.centre_order(cols).tolist()):
+            move = free & k.column_bits(col, rows)
+            if not move:
+                continue
+            if wins & move:
+                kept.append(col)  # a win at once: the best score, and a win
+            elif stones + 1 == cells:
+                if best == 0:
+                    kept.append(col)
+            else:
+                after = (mine ^ mask, mask | move)
+                booked = self._booked(*after, stones + 1, weak)
+                if booked is not None:
+                    if -booked == best:
+                        kept.append(col)
+                else:
+                    pending.append((col, *after))
+        lock = threading.Lock()
+
+        def job(counters: np.ndarray) -> None:
+            while not counters[1]:
+                with lock:
+                    if not pending:
+                        return
+                    col, other, after = pending.pop()
+                # The move keeps the score if the score after it is at most -best (it is never
+                # below -best: the position's score is the best of its moves').
+                found = k.solve_between(
+                    other, after, stones + 1, rows, cols, self.table, counters, 0, -best,
+                    1 - best,
+                )  # fmt: skip
+                if not counters[1] and found <= -best:
+                    with lock:
+                        kept.append(col)
+
+        if pending and not (wins & free and not weak):  # else only a win at once is best
+            self._run([job] * min(self.workers, len(pending)))
+        return sorted(kept)
+
 
 @dataclass
 class LineSearcher:
@@ -409,6 +470,10 @@ class SearchSolution:
     _scores: dict[tuple[Position, bool], dict[Move, int]] = field(
         default_factory=dict, init=False, repr=False
     )
+    #: The best moves of positions whose every move was not scored (:meth:`_best`).
+    _best_kept: dict[tuple[Position, bool], list[Move]] = field(
+        default_factory=dict, init=False, repr=False
+    )
     #: One search at a time: callers on other threads (the web app's requests) wait, and
     #: then find the answer kept, rather than searching the same position side by side.
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -488,20 +553,44 @@ class SearchSolution:
         }
 
     def optimal_moves(self, position: Position) -> list[Move]:
-        """The legal moves that keep the position's value; empty at terminal positions."""
-        values = self.move_values(position)
-        if not values:
-            return []
-        best = max(values.values())
-        return [m for m, v in values.items() if v == best]
+        """The legal moves that keep the position's value, in column order; empty at
+        terminal positions."""
+        return self._best(position, weak=True)
 
     def best_moves(self, position: Position) -> list[Move]:
-        """The moves of the best score: the fastest win, the slowest loss."""
-        scores = self.move_scores(position)
-        if not scores:
+        """The moves of the best score, in column order: the fastest win, the slowest loss."""
+        return self._best(position, weak=False)
+
+    def _best(self, position: Position, weak: bool) -> list[Move]:
+        """The best moves from every move's scores when they are known already, else by
+        :meth:`Searcher.best_moves` (a search of the position, then one test a move)."""
+        if self.game.is_terminal(position):
             return []
-        best = max(scores.values())
-        return [m for m, s in scores.items() if s == best]
+        known = self._scores.get((position, False))
+        if known is None and weak:
+            known = self._scores.get((position, True))
+        if known is not None or not isinstance(self.searcher, Searcher):
+            scores = known if known is not None else self.move_scores(position, weak)
+            if weak:
+                scores = {m: _sign(s) for m, s in scores.items()}
+            top = max(scores.values())
+            return [m for m, s in scores.items() if s == top]
+        key = (position, weak)
+        found = self._best_kept.get(key)
+        if found is not None:
+            return found
+        while not self._lock.acquire(timeout=0.1):
+            check()
+        try:
+            found = self._best_kept.get(key)
+            if found is None:
+                if len(self._best_kept) >= MAX_KEPT:
+                    self._best_kept.clear()
+                found = self.searcher.best_moves(position, weak)
+                self._best_kept[key] = found
+        finally:
+            self._lock.release()
+        return found
 
     @property
     def start_value(self) -> int:

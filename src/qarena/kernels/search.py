@@ -571,6 +571,36 @@ def solve_bits(
     ``variant`` above 0 breaks ties between moves in another order: threads that search the
     same position in different orders fill the shared table for each other."""
     cells = rows * cols
+    high = (cells + 1 - stones) // 2
+    board = board_cells(rows, cols)
+    if winning_cells(mine, mask, rows, board) & playable(mask, bottom_row(rows, cols), board):
+        return high  # a win at once (its score even when ``weak``)
+    low = -((cells - stones) // 2)
+    if weak:
+        low, high = -1, 1
+    found = solve_between(mine, mask, stones, rows, cols, table, counters, variant, low, high)
+    return max(low, min(high, found))
+
+
+@njit
+def solve_between(
+    mine: np.uint64,
+    mask: np.uint64,
+    stones: int,
+    rows: int,
+    cols: int,
+    table: np.ndarray,
+    counters: np.ndarray,
+    variant: int,
+    low: int,
+    high: int,
+) -> int:
+    """The score of a position (no four on the board yet) as far as the window from ``low``
+    to ``high`` (``low < high``) tells it: a found value above ``low`` and below ``high`` is
+    the score; one at ``low`` or below is an upper bound of it, one at ``high`` or above a
+    lower bound (fail-soft). ``solve_between(..., s, s + 1)`` is one null-window test: is
+    the score above ``s``? The steps are those of :func:`solve_bits`."""
+    cells = rows * cols
     geo = geometry(rows, cols)
     if winning_cells(mine, mask, rows, geo[GEO_BOARD]) & playable(
         mask, geo[GEO_BOTTOM], geo[GEO_BOARD]
@@ -584,11 +614,8 @@ def solve_bits(
     words = np.zeros((depth, WORDS + cols), dtype=np.uint64)
     numbers = np.zeros((depth, 6), dtype=np.int64)
     picked = np.zeros((depth, 2 * cols), dtype=np.int64)
-    low = -((cells - stones) // 2)
-    high = (cells + 1 - stones) // 2
-    if weak:
-        low, high = -1, 1
     guess = 0
+    found = low
     while low < high:
         mid = max(low, min(high - 1, guess))
         r = negamax(
@@ -597,15 +624,14 @@ def solve_bits(
         )  # fmt: skip
         if counters[1]:
             return 0
+        found = r
         if r <= mid:
             high = r
             guess = r - 1
         else:
             low = r
             guess = r
-    if weak:
-        return max(-1, min(1, low))
-    return low
+    return found
 
 
 #: What :func:`move_score` gives for a full column: below every score.

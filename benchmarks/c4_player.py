@@ -127,6 +127,7 @@ def main() -> int:
             "p95_s": round(p95, 4),
             "max_s": round(max(times), 3),
             "max_cpu_s": round(max(cpu), 3),
+            "total_cpu_s": round(sum(cpu), 1),
             "p95_cpu_s": round(statistics.quantiles(cpu, n=20)[-1] if len(cpu) > 1 else cpu[0], 4),
             "max_ply": slow[0][0],
             "over_10s": sum(t > 10 for t in times),

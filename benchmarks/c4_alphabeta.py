@@ -17,8 +17,13 @@ first, for at most ``SOLVE_SECONDS``; its table kept from position to position, 
 the order of their games) at ``--solved``. ``--players`` judges other player specs too
 (``alphabeta:0.1s:network``).
 
+With ``--solver-times CAP``: instead, the seconds the search solver takes to prove every
+move's value of each position (a weak search, a fresh table of the player's size), at most CAP
+each, by the stones on the board: where the solver first pays.
+
 Run: .venv/bin/python benchmarks/c4_alphabeta.py [--positions N] [--depths 1,2,3,4]
      [--low L] [--high H] [--seed S] [--set FILE] [--judge] [--players SPEC,...]
+     [--solved 1,2,3] [--solve-seconds S] [--solver-times CAP]
 Measured in BENCHMARKS.md: --depths 1,2,3,4,5 (timing, 20 positions of 2-16 plies, seed 0);
 --judge --positions 500 --low 8 --high 24 --seed 2 --depths 1,2,3,4,5; the issue's set:
 --set /tmp/c4_varied.txt --judge --depths 1,2,3,4,5,6 --solved 1,2,3.
@@ -75,6 +80,43 @@ def judge(game: Game, name: str, who: Player, found: list[Position]) -> str:
     )
 
 
+def solver_times(game: Game, found: list[Position], cap: float) -> int:
+    """Seconds the search solver takes to prove every move's value (a weak search, a fresh
+    table of the player's size and the shipped book for each position), at most ``cap``
+    each, by the stones on the board."""
+    from collections import defaultdict
+
+    from qarena import threads
+    from qarena.agents.alphabeta import SOLVE_ENTRIES
+    from qarena.exact.book import shipped_book
+    from qarena.exact.search import Searcher
+
+    book = shipped_book(game)
+    small = parse_spec("connect4:4x4")
+    Searcher(small, entries=10_007).move_scores(small.start())  # compiled first
+    by: dict[int, list[tuple[float, bool]]] = defaultdict(list)
+    for position in found:
+        searcher = Searcher(game, entries=SOLVE_ENTRIES, book=book)
+        start = time.perf_counter()
+        try:
+            with threads.limit(seconds=cap):
+                searcher.move_scores(position, weak=True)
+            proved = True
+        except threads.Stopped:
+            proved = False
+        by[sum(1 for v in position if v)].append((time.perf_counter() - start, proved))
+    print(f"| stones | positions | median s | worst s | not proved in {cap:g} s |")
+    print("|---:|---:|---:|---:|---:|")
+    for stones in sorted(by):
+        times = [t for t, _ in by[stones]]
+        failed = sum(not ok for _, ok in by[stones])
+        print(
+            f"| {stones} | {len(times)} | {statistics.median(times):.3f} | {max(times):.3f} | "
+            f"{failed} |"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=20)
@@ -87,6 +129,9 @@ def main() -> int:
     parser.add_argument("--players", default="")
     parser.add_argument("--solved", default="", help="depths to judge with the solver first")
     parser.add_argument("--solve-seconds", type=float, default=None, help="the solver's time")
+    parser.add_argument(
+        "--solver-times", type=float, default=None, help="seconds: time the solver by stones"
+    )
     args = parser.parse_args()
     game = parse_spec("connect4")
     net = player("network", game)
@@ -95,6 +140,8 @@ def main() -> int:
     else:
         found = positions(game, args.positions, args.low, args.high, args.seed)
     depths = [int(d) for d in args.depths.split(",") if d]
+    if args.solver_times is not None:
+        return solver_times(game, found, args.solver_times)
     if args.judge:
         from qarena.exact import oracle
 

@@ -384,17 +384,30 @@ class AlphaBeta(Picks):
                 return None
         return self._searcher
 
-    def _proved(self, position: Position) -> dict[Move, float] | None:
+    def _proved(self, position: Position, exact: bool = True) -> dict[Move, float] | None:
         """Each legal move's value as the search solver proves it within
         :attr:`solve_seconds` (a win ``2 - n/(P+1)`` with ``n`` the most plies it can take,
         as the solver's weak search does not say how near it is; a loss mirrored; a draw 0),
-        or None when the solver does not answer in time or does not solve this board."""
+        or None when the solver does not answer in time or does not solve this board.
+
+        Without ``exact`` (a move to choose, not values to show) only the moves that keep
+        the position's value are proved (``Searcher.best_moves``: the position's value, then
+        one null-window test a move, about half the search); the others get a value one
+        below theirs, which is all a choice needs."""
         solver = self._solver()
         if solver is None or self.solve_seconds is None:
             return None
         try:
             with threads.limit(seconds=self.solve_seconds):
-                signs = solver.move_scores(position, weak=True)
+                if exact:
+                    signs = solver.move_scores(position, weak=True)
+                else:
+                    kept = solver.best_moves(position, weak=True)
+                    value = solver.score(position, weak=True)  # in its table by now
+                    signs = {
+                        m: value if m in kept else value - 1
+                        for m in self.game.legal_moves(position)
+                    }
         except threads.Stopped:
             threads.check()  # the caller's own limit ended it: that goes up to the caller
             return None
@@ -417,7 +430,7 @@ class AlphaBeta(Picks):
             )
         step = 1.0 / (game.max_plies + 1)
         started = time.monotonic()
-        proved = self._proved(position)
+        proved = self._proved(position, exact)
         deadline = None if self.seconds is None else started + self.seconds
         search = _Search(game, self.evaluator, _Gravity.of(game), deadline, step)
         preferred = search.ordered(position, moves, None)

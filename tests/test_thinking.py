@@ -319,9 +319,10 @@ def test_the_network_scores_leaves_in_the_kernel_as_its_own_values() -> None:
 
     game = parse_spec("connect4")
     p = player("mcts:50:network", game, seed=0)
-    assert isinstance(p, MCTSPlayer) and p._tree.network is p.evaluator  # type: ignore[union-attr]
-    net = p.evaluator
+    net = p.evaluator if isinstance(p, MCTSPlayer) else None
     assert net is not None and game.grid is not None
+    leaf = p._tree.leaf  # type: ignore[union-attr]
+    assert leaf is not None and leaf[0] is net.weights  # type: ignore[attr-defined]
     rng = random.Random(2)
     checked = 0
     while checked < 12:

@@ -342,6 +342,7 @@ class AlphaBeta(Picks):
     seconds: float | None = None
     seed: int | None = None
     name: str = ""
+    thinks = True  # the player protocol's answer, a class attribute (no field)
     rng: np.random.Generator = field(init=False, repr=False)
     #: The most seconds a move asks the search solver first (module text); None: never.
     solve_seconds: float | None = None

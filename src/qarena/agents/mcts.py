@@ -39,7 +39,6 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,9 +49,6 @@ from qarena.games.base import Game, GameArrays, Move, Position
 from qarena.games.picking import Picks
 from qarena.i18n import _
 from qarena.threads import check
-
-if TYPE_CHECKING:
-    from qarena.learn.ntuple import NTupleNetwork
 
 #: OpenSpiel's ``uct_c`` default.
 UCT_C = math.sqrt(2.0)
@@ -239,15 +235,15 @@ class _ArrayTree:
         arrays: GameArrays | None,
         c: float,
         seed: int,
-        network: NTupleNetwork | None = None,
+        leaf: tuple[np.ndarray, ...] | None = None,
     ):
         """``arrays`` None: the game is a Connect Four board of four in a row that fits
-        bitboards (:func:`_bitboard`), searched as such; ``network``: the evaluator at the
-        leaves there (its values and priors computed in the kernel, as the search in Python
-        computes them from the network's ``values``)."""
+        bitboards (:func:`_bitboard`), searched as such; ``leaf``: the evaluator at the
+        leaves there, as its ``compiled_values`` (its values and priors computed in the
+        kernel, as the search in Python computes them from its ``values``)."""
         from qarena.kernels.rng import seed_state
 
-        self.game, self.a, self.c, self.network = game, arrays, c, network
+        self.game, self.a, self.c, self.leaf = game, arrays, c, leaf
         self.num_moves = game.num_moves
         self.rng = seed_state(seed)
         self.path = np.empty(game.max_plies + 2, dtype=np.int64)
@@ -265,7 +261,7 @@ class _ArrayTree:
         self.count = np.zeros(size, dtype=np.int64)
         self.outcome = np.full(size, NO_OUTCOME, dtype=np.int8)
         # Priors only where the leaves are evaluated (PUCT); one unused entry else.
-        self.prior = np.zeros(size if self.network is not None else 1, dtype=np.float64)
+        self.prior = np.zeros(size if self.leaf is not None else 1, dtype=np.float64)
         self.used, self.root = 1, 0
 
     def _grow(self, need: int) -> None:
@@ -274,7 +270,7 @@ class _ArrayTree:
             return
         new = min(NODE_CAP, max(2 * size, need))
         names = ["n", "w", "mv", "first", "count", "outcome"]
-        if self.network is not None:
+        if self.leaf is not None:
             names.append("prior")
         for name in names:
             old = getattr(self, name)
@@ -329,12 +325,12 @@ class _ArrayTree:
             grid = self.game.grid
             assert grid is not None
             mine, mask, _stones = bits(grid, self.root_pos)
-            net = self.network
-            if net is not None:
+            leaf = self.leaf
+            if leaf is not None:
                 self.used = simulate_bits_network(
                     grid.rows, grid.cols, mine, mask, self.root, sims, self.c,
                     self.n, self.w, self.mv, self.first, self.count, self.outcome, self.prior,
-                    self.used, self.rng, self.path, net.weights, net._cells, *net._touches,
+                    self.used, self.rng, self.path, *leaf,
                 )  # fmt: skip
                 return
             self.used = simulate_bits(
@@ -386,6 +382,7 @@ class MCTSPlayer(Picks):
     evaluator: Player | None = None
     seed: int | None = None
     name: str = "mcts"
+    thinks = True  # the player protocol's answer, a class attribute (no field)
     c: float = UCT_C
     compiled: bool = True
     _tree: _PythonTree | _ArrayTree = field(init=False, repr=False)
@@ -402,15 +399,13 @@ class MCTSPlayer(Picks):
                 tree = _ArrayTree(self.game, None, self.c, rng.getrandbits(63))
             elif (arrays := _arrays(self.game)) is not None:
                 tree = _ArrayTree(self.game, arrays, self.c, rng.getrandbits(63))
-        elif self.compiled and _bitboard(self.game):
-            from qarena.learn.ntuple import NTupleNetwork
-
-            # An n-tuple network (the shipped one, or a file of its kind) is evaluated in the
-            # kernel; any other evaluator is asked through its ``values`` in Python.
-            if isinstance(self.evaluator, NTupleNetwork):
-                tree = _ArrayTree(
-                    self.game, None, self.c, rng.getrandbits(63), network=self.evaluator
-                )
+        elif self.compiled and self.evaluator is not None and _bitboard(self.game):
+            # An evaluator the kernel can compute itself (an n-tuple network, the shipped one
+            # or a file of its kind) is evaluated there; any other is asked through its
+            # ``values`` in Python.
+            leaf = self.evaluator.compiled_values()
+            if leaf is not None:
+                tree = _ArrayTree(self.game, None, self.c, rng.getrandbits(63), leaf=leaf)
         self._tree = tree
 
     def seeded(self, seed: int | None, name: str | None = None) -> MCTSPlayer:

@@ -41,6 +41,17 @@ class Shows:
         """Its own value of each legal move; None for a player without values."""
         return None
 
+    #: Whether it searches before each move and keeps what it found between moves (MCTS,
+    #: alpha-beta): a game of its own then needs a player of its own (:meth:`seeded`).
+    thinks: bool = False
+
+    def compiled_values(self) -> tuple[np.ndarray, ...] | None:
+        """The arrays with which a compiled search on Connect Four boards computes this
+        player's move values itself (an n-tuple network's weights, cells and the cells'
+        touches, as ``kernels.mcts`` reads them); None when it is asked through
+        :meth:`values`."""
+        return None
+
     def board_value(self, position: Position) -> float | None:
         """Its own value of a position that is not over, for the first player (+1 a sure win
         for x), when it values positions themselves (an n-tuple network); None when it values

@@ -326,6 +326,11 @@ class NTupleNetwork(Trainable, Picks):
     def _board(self, position: Position) -> np.ndarray:
         return np.asarray(position, dtype=np.int8)
 
+    def compiled_values(self) -> tuple[np.ndarray, ...] | None:
+        """Its weights, the cells of each tuple in each image and the cells' touches: what
+        the compiled MCTS over Connect Four boards computes its values from."""
+        return (self.weights, self._cells, *self._touches)
+
     def board_value(self, position: Position) -> float | None:
         return self.value(position)
 

@@ -26,7 +26,6 @@ from qarena.i18n import _, gettext_noop
 from qarena.match.duel import Duel
 from qarena.match.session import Match, Result, Score
 from qarena.web.exceptions import NotFound
-from qarena.web.thinking import Thinking
 
 #: Games kept in memory at once; a new one pushes out the least recently used.
 MAX_GAMES = 1_000
@@ -128,7 +127,7 @@ class Session(Kept, Match):
     @property
     def thinking(self) -> bool:
         """Whether the AI is a player that thinks (``mcts:1000``), with a search of its own."""
-        return isinstance(self.agent, Thinking)
+        return self.agent.thinks
 
     @property
     def opponent(self) -> str:
@@ -248,9 +247,11 @@ class Games(Sessions["Session"]):
         """A new game; the AI's opening is played when it moves first."""
         if first not in ("human", "ai"):
             raise QarenaError(_("first must be 'human' or 'ai', not {first!r}").format(first=first))
-        if isinstance(agent, Thinking):
+        if agent.thinks:
             # A search keeps state between moves: each game thinks with a player of its own.
-            agent = agent.fresh(seed)
+            fresh = agent.seeded(seed, agent.name)
+            assert isinstance(fresh, Rival)  # the same kind of player, seeded anew
+            agent = fresh
         session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
         session.reply()
         return self.add(session)

@@ -238,6 +238,7 @@ class Thinking(Picks):
     text: str | None = None
     legend: str = ""
     key: int = field(default_factory=lambda: next(_keys))
+    thinks = True  # a class attribute (no field): the player protocol's answer
     _memo: OrderedDict[Position, tuple[list[Move], dict[Move, float]]] = field(
         default_factory=OrderedDict, repr=False
     )

@@ -46,7 +46,7 @@ from qarena.web.play import DELAYS, Session, Watch
 from qarena.web.searches import Busy, bounded
 from qarena.web.service import Web, WebDep
 from qarena.web.templating import page
-from qarena.web.thinking import PRESETS, Thinking
+from qarena.web.thinking import PRESETS
 from qarena.web.upload import UPLOAD_PATH, receive_policy, size_text
 from qarena.web.views import (
     compare_context,
@@ -531,7 +531,7 @@ async def watch_step(
 
     work = functools.partial(_watch_act, request, web, watch_id, step)
     watch = web.watches.get(watch_id)
-    if Oracle.of(watch.game).searched or any(isinstance(p, Thinking) for p in watch.players):
+    if Oracle.of(watch.game).searched or any(p.thinks for p in watch.players):
         return await web.searches.run(request, work)
     return await run_in_threadpool(work)
 

@@ -359,23 +359,33 @@ class AlphaBeta(Picks):
             budget = str(self.depth) if self.depth is not None else f"{self.seconds:g}s"
             self.name = f"alphabeta:{budget}:{self.evaluator.name}"
 
+    def _solves(self) -> bool:
+        """Whether it asks the search solver first: time for it, on a board the search
+        solver answers that is not enumerated (a small board's search is its own)."""
+        if self.solve_seconds is None:
+            return False
+        from qarena.exact.oracles import SEARCHED, family_of
+        from qarena.exact.search import searchable
+
+        grid = self.game.grid
+        if (
+            grid is None
+            or not grid.gravity
+            or not searchable(self.game)
+            or family_of(self.game) != SEARCHED
+        ):
+            self.solve_seconds = None
+        return self.solve_seconds is not None
+
     def _solver(self) -> Searcher | None:
         """The player's own search solver, made when first asked (None where it does not
         solve: no time for it, or a board it cannot search or that is enumerated)."""
-        if self.solve_seconds is None:
+        if not self._solves():
             return None
         if self._searcher is None:
             from qarena.exact.book import shipped_book
-            from qarena.exact.oracles import SEARCHED, family_of
-            from qarena.exact.search import Searcher, searchable
+            from qarena.exact.search import Searcher
 
-            grid = self.game.grid
-            if grid is None or not grid.gravity or not searchable(self.game):
-                self.solve_seconds = None
-                return None
-            if family_of(self.game) != SEARCHED:
-                self.solve_seconds = None  # enumerated: a small board, the search is its own
-                return None
             try:
                 self._searcher = Searcher(
                     self.game, entries=SOLVE_ENTRIES, book=shipped_book(self.game)
@@ -493,12 +503,19 @@ class AlphaBeta(Picks):
 
     def describe(self) -> str | None:
         if self.depth is not None:
-            return _("alpha-beta to depth {depth} over {evaluator}").format(
+            search = _("alpha-beta to depth {depth} over {evaluator}").format(
                 depth=self.depth, evaluator=self.evaluator.name
             )
-        return _("alpha-beta for {seconds:g} s a move over {evaluator}").format(
-            seconds=self.seconds, evaluator=self.evaluator.name
-        )
+        else:
+            search = _("alpha-beta for {seconds:g} s a move over {evaluator}").format(
+                seconds=self.seconds, evaluator=self.evaluator.name
+            )
+        if not self._solves():
+            return search
+        return _(
+            "the search solver first (at most {seconds:g} s a move), where it does not prove "
+            "the moves' values in time, {search}"
+        ).format(seconds=self.solve_seconds, search=search)
 
 
 def make_alphabeta(

@@ -36,6 +36,7 @@ from qarena.experiments.backends import run_plan, set_up_sweep
 from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import NETWORK_AXES, with_preset
 from qarena.games import Game, Position, parse_spec, value_word
+from qarena.games.base import VALUE_WORDS
 from qarena.i18n import _, python_caller
 from qarena.judging.evaluation import Evaluation
 from qarena.judging.player import judge_player
@@ -56,6 +57,7 @@ from qarena.training.run import Progress, check_counts, check_judged_curve, requ
 __all__ = [
     "Board",
     "Competition",
+    "OpeningResult",
     "Playout",
     "Progress",
     "Sweep",
@@ -377,9 +379,49 @@ def judge(
 
 
 @dataclass(frozen=True)
+class OpeningResult:
+    """The games played from one opening, each way round: ``opening`` as it was given (its
+    text, or the game's text form of a position given as components), ``position`` the
+    position, ``to_move`` the side to move there (0 the first player, 1 the second, None in an
+    impartial game), ``value`` its value for the side to move where that is cheap to know
+    (``WIN`` 1, ``DRAW`` 0, ``LOSS`` -1, from :meth:`Oracle.known_value`; else None), and
+    A's records (wins, draws, losses) with A to move there (``a_to_move``) and with B to move
+    (``b_to_move``)."""
+
+    opening: str
+    position: Position
+    to_move: int | None
+    value: int | None
+    a_to_move: Record
+    b_to_move: Record
+
+    @property
+    def total(self) -> Record:
+        return self.a_to_move + self.b_to_move
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        """What ``qarena compete --openings --json`` prints of it: counts, not shares."""
+        return {
+            "opening": self.opening,
+            "position": game.format_position(self.position),
+            "to_move": self.to_move,
+            "seat": game.seat(self.position),
+            "value": None if self.value is None else VALUE_WORDS[self.value],
+            "a_to_move": _counts(self.a_to_move),
+            "b_to_move": _counts(self.b_to_move),
+        }
+
+
+def _counts(record: Record) -> dict[str, int]:
+    return {"win": record.win, "draw": record.draw, "loss": record.loss}
+
+
+@dataclass(frozen=True)
 class Competition:
     """Two players' games against each other, each opening ``games`` of them: the records are
-    A's (wins, draws, losses)."""
+    A's (wins, draws, losses). Played from openings (``compete(..., openings=...)``),
+    ``a_first`` and ``b_first`` are A's records over every opening with A and with B to move
+    there, and ``openings`` holds each opening's own (empty without openings)."""
 
     game: str
     a: str
@@ -389,13 +431,15 @@ class Competition:
     players: tuple[Player, ...] = field(repr=False, compare=False, default=())
     #: What answered the game: its family, the route taken here and why they differ.
     oracle: Oracle | None = field(repr=False, compare=False, default=None)
+    #: Each opening's games, in the order given (empty when the games start at the start).
+    openings: tuple[OpeningResult, ...] = field(repr=False, default=())
 
     @property
     def total(self) -> Record:
         return self.a_first + self.b_first
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        found = {
             "game": self.game,
             "a": self.a,
             "b": self.b,
@@ -404,6 +448,11 @@ class Competition:
             "b_first": self.b_first.shares(),
             **({} if self.oracle is None else {"oracle": self.oracle.record()}),
         }
+        if self.openings:
+            g = game(self.game)
+            found["games_each"] = self.openings[0].a_to_move.games
+            found["openings"] = [o.to_json(g) for o in self.openings]
+        return found
 
     def __repr__(self) -> str:
         t = self.total
@@ -436,17 +485,27 @@ def compete(
     *,
     games: int | None = None,
     seed: int = 0,
+    openings: Sequence[object] | None = None,
 ) -> Competition:
     """``a`` and ``b`` play ``games`` games with each moving first, as ``qarena compete``:
     each picks uniformly among the moves it would play (a trained agent among its ties).
     Players that share values across symmetries meet the others among all positions. Games
     too big to enumerate (classic Connect Four) are played move by move, 10 each way unless
     told (perfect play searches each of its moves); others 1,000, through the compiled kernels,
-    or move by move where they do not fit here (``Competition.oracle`` says why)."""
+    or move by move where they do not fit here (``Competition.oracle`` says why).
+
+    With ``openings`` (positions as texts, such as Connect Four's move digits ``"1"``, or as
+    the game's components), the games start there instead, move by move on any game: from
+    each, ``games`` (1 unless told) with A to move and as many with B to move, as engine
+    testers play opening suites. Every opening is read and checked, and the games counted
+    against the budget, before a game is played; ``Competition.openings`` holds each one's
+    records and, where cheap to know, its value (:class:`OpeningResult`)."""
     check_seed(seed)
     g, pa, pb = players(a, b, spec, seed=seed)
     both = (pa, pb)
     answers = Oracle.of(g)
+    if openings is not None:
+        return _from_openings(g, a, b, pa, pb, answers, openings, 1 if games is None else games)
     if answers.searched:
         count = answers.games if games is None else games
         check_count("games", count, MAX_GAMES)
@@ -460,6 +519,40 @@ def compete(
     a_first = play_series(tables, ma, mb, games, seed, "compete/a-first")
     b_first = play_series(tables, mb, ma, games, seed, "compete/b-first").flipped()
     return Competition(g.spec, _name(a, pa), _name(b, pb), a_first, b_first, both, answers)
+
+
+def _from_openings(
+    g: Game,
+    a: PlayerLike,
+    b: PlayerLike,
+    pa: Player,
+    pb: Player,
+    answers: Oracle,
+    openings: Sequence[object],
+    games: int,
+) -> Competition:
+    """``compete`` from each of ``openings``, ``games`` games each way round, move by move."""
+    check_count("games", games, MAX_GAMES)
+    positions = given_positions(g, openings, "--openings")
+    if games * len(positions) > MAX_GAMES:
+        raise QarenaError(
+            _(
+                "{openings:,} openings of {games:,} games each way are more games than a "
+                "match plays ({most:,} each way)"
+            ).format(openings=len(positions), games=games, most=MAX_GAMES)
+        )
+    found = []
+    for given, position in zip(openings, positions, strict=True):
+        text = given if isinstance(given, str) else g.format_position(position)
+        a_moves = play_games(g, pa, pb, games, position)
+        b_moves = play_games(g, pb, pa, games, position).flipped()
+        value = answers.known_value(position)
+        found.append(OpeningResult(text, position, g.to_move(position), value, a_moves, b_moves))
+    a_first = sum((o.a_to_move for o in found), Record(0, 0, 0))
+    b_first = sum((o.b_to_move for o in found), Record(0, 0, 0))
+    return Competition(
+        g.spec, _name(a, pa), _name(b, pb), a_first, b_first, (pa, pb), answers, tuple(found)
+    )
 
 
 @_python

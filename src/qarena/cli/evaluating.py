@@ -37,7 +37,7 @@ from qarena.errors import QarenaError
 from qarena.evaluate.matches import Lengths, Record, SeatRecords
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
-from qarena.games import Game, Position, parse_spec
+from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.judging.along_play import along_perfect_play
 from qarena.judging.evaluation import (
@@ -430,20 +430,32 @@ def compete_command(
         typer.Option(
             "--games",
             "-n",
-            help="Games each player opens (1,000; 10 on boards solved by search).",
+            help="Games each player opens (1,000; 10 on boards solved by search); with "
+            "--openings, games from each opening with each side to move (1).",
         ),
     ] = None,
     seed: SeedOpt = 0,
+    openings: Annotated[
+        Path | None,
+        typer.Option(
+            "--openings",
+            help="A file of opening positions, one a line (the game's text form, or Connect "
+            "Four's move digits; blank lines and # comments skipped): each is played from both "
+            "sides, A to move there and B to move there.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Two players of the same game play each other, each moving first in turn: trained agents
-    (policy files) or built-in players."""
+    (policy files) or built-in players. With --openings, from each opening of a file instead,
+    as engine testers play opening suites."""
     if games is not None:
         _check_games(games)
     _check_seed(seed)
     if spec is None and all(is_builtin(x) and builtin_game(x) is None for x in (first, second)):
         raise no_game(first, second)
-    result = api.compete(first, second, spec, games=games, seed=seed)
+    lines = None if openings is None else _opening_lines(openings)
+    result = api.compete(first, second, spec, games=games, seed=seed, openings=lines)
     if result.oracle is not None:
         said(result.oracle)
     games = result.a_first.games
@@ -451,22 +463,27 @@ def compete_command(
     players = result.players
     a_first, b_first = result.a_first, result.b_first
     if as_json:
-        _print(
-            {
-                "game": game.spec,
-                "a": first,
-                "b": second,
-                "games": games,
-                "a_first": a_first.shares(),
-                "b_first": b_first.shares(),
-                "oracle": None if result.oracle is None else result.oracle.record(),
-            }
-        )
+        record: dict[str, Any] = {
+            "game": game.spec,
+            "a": first,
+            "b": second,
+            "games": games,
+            "a_first": a_first.shares(),
+            "b_first": b_first.shares(),
+            "oracle": None if result.oracle is None else result.oracle.record(),
+        }
+        if result.openings:
+            found = result.to_json()
+            record.update(games_each=found["games_each"], openings=found["openings"])
+        _print(record)
         return
 
     def who(i: int) -> str:
         return about(players[i])
 
+    if result.openings:
+        _print_openings(result, game, f"A: {first} ({who(0)})", f"B: {second} ({who(1)})")
+        return
     table = Table()
     table.add_column(_("order"), style="bold")
     table.add_column(_("A wins"), justify="right")
@@ -489,6 +506,81 @@ def compete_command(
     )
     out.print(f"A: {first} ({who(0)})")
     out.print(f"B: {second} ({who(1)})")
+    out.print(table)
+
+
+#: Most openings ``qarena compete --openings`` shows a row for; more show only the totals.
+MAX_OPENING_ROWS = 30
+
+
+def _opening_lines(path: Path) -> list[str]:
+    """The positions of an --openings file, as --positions reads them, each without a
+    trailing ``# comment`` (no game's text form holds a ``#``)."""
+    return [line.split("#", 1)[0].strip() for line in _read_positions(path)]
+
+
+def _cells(record: Record) -> str:
+    """A's record in one cell: A wins/draws/B wins."""
+    return "/".join(number(n, ",") for n in (record.win, record.draw, record.loss))
+
+
+def _print_openings(result: api.Competition, game: Game, a: str, b: str) -> None:
+    """The table of a match from openings: a row for each (when there are few enough to read),
+    then the totals, each as A's record with A and with B to move at the openings."""
+    each = result.openings[0].a_to_move.games
+    count = len(result.openings)
+    out.print(
+        styled(
+            "[bold]{game}[/]  [dim]{spec}, {openings}, {games}[/]",
+            game=game.title,
+            spec=game.spec,
+            openings=ngettext("{count:,} opening", "{count:,} openings", count).format(count=count),
+            games=ngettext(
+                "{games:,} game each way",
+                "{games:,} games each way",
+                each,
+            ).format(games=each),
+        )
+    )
+    out.print(a)
+    out.print(b)
+    table = Table()
+    if count <= MAX_OPENING_ROWS:
+        table.add_column(_("opening"), style="bold")
+        table.add_column(_("to move"))
+        table.add_column(_("value"))
+        table.add_column(_("A to move"), justify="right")
+        table.add_column(_("B to move"), justify="right")
+        for o in result.openings:
+            table.add_row(
+                o.opening,
+                game.seat(o.position) or "",
+                "—" if o.value is None else value_word(o.value),
+                _cells(o.a_to_move),
+                _cells(o.b_to_move),
+            )
+        table.add_section()
+        table.add_row(_("all"), "", "", _cells(result.a_first), _cells(result.b_first))
+        out.print(table)
+        out.print(
+            _(
+                "Each cell: A wins/draws/B wins. Value: the opening's for the side to move "
+                "with perfect play (— where only a search would tell)."
+            ),
+            style="dim",
+        )
+        return
+    table.add_column(_("side to move"), style="bold")
+    table.add_column(_("A wins"), justify="right")
+    table.add_column(_("draws"), justify="right")
+    table.add_column(_("B wins"), justify="right")
+    totals = (
+        (_("A to move"), result.a_first),
+        (_("B to move"), result.b_first),
+        (_("both"), result.total),
+    )
+    for name, r in totals:
+        table.add_row(name, *(number(n, ",") for n in (r.win, r.draw, r.loss)))
     out.print(table)
 
 

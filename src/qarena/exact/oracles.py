@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 from qarena.budget import MAX_CODE, footprint, format_bytes, memory_budget
 from qarena.errors import TooLargeError
-from qarena.exact.search import search_solution
+from qarena.exact.book import shipped_book
+from qarena.exact.search import bits, search_solution
 from qarena.exact.solver import Exact, solve
 from qarena.exact.space import check_fits
-from qarena.games.base import Game
+from qarena.games.base import Game, Position
 from qarena.i18n import _
 
 #: The two families.
@@ -41,6 +42,11 @@ REFERENCE_BYTES = 10 * 10**9
 #: moves is a search, so fewer.
 ENUMERATED_GAMES = 1_000
 SEARCHED_GAMES = 10
+
+#: The largest enumeration footprint (bytes) at which a position's value counts as cheap to
+#: know: the tables are built in a few seconds at most (connect4:4x5, 208 MB; tic-tac-toe
+#: 4x4 k=4, 220 MB), once per process.
+CHEAP_BYTES = 256 * 10**6
 
 
 def family_of(game: Game) -> str:
@@ -129,6 +135,24 @@ class Oracle:
         if self.searched:
             return search_solution(self.game)
         return solve(self.game)
+
+    def known_value(self, position: Position) -> int | None:
+        """The value of ``position`` for the player to move (WIN, DRAW or LOSS) where it is
+        cheap to know, else None: never a search. Cheap is a game enumerated here whose tables
+        are small (at most :data:`CHEAP_BYTES`; solved once per process), or a searched board
+        whose shipped opening book holds the position (classic Connect Four up to 5 stones)."""
+        game = self.game
+        if not self.searched:
+            if footprint(game, "solve").total > CHEAP_BYTES:
+                return None
+            solution = solve(game)
+            return solution.value_of(position) if solution.is_reachable(position) else None
+        book, grid = shipped_book(game), game.grid
+        if book is None or grid is None or game.is_terminal(position):
+            return None
+        mine, mask, stones = bits(grid, position)
+        score = book.score(mine, mask, grid.rows, grid.cols) if stones <= book.plies else None
+        return None if score is None else (score > 0) - (score < 0)
 
     def record(self) -> dict[str, str | int]:
         """What a JSON output records of it, the same in every language: the family, the route

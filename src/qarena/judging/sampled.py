@@ -154,10 +154,13 @@ def judge_positions(
     return Sample(tuple(verdicts), "given")
 
 
-def _play(game: Game, first: Player, second: Player) -> tuple[int, list[Position]]:
-    """One game: its result for ``first`` (WIN, DRAW or LOSS) and each position where each
-    side moved, first's at even places."""
-    position = game.start()
+def _play(
+    game: Game, first: Player, second: Player, start: Position | None = None
+) -> tuple[int, list[Position]]:
+    """One game, from ``start`` (the game's start unless given), ``first`` to move there: its
+    result for ``first`` (WIN, DRAW or LOSS) and each position where each side moved, first's
+    at even places."""
+    position = game.start() if start is None else start
     seen: list[Position] = []
     players = (first, second)
     while not game.is_terminal(position):
@@ -176,9 +179,12 @@ def _record(results: list[int]) -> Record:
     return Record(wins, draws, len(results) - wins - draws)
 
 
-def play_games(game: Game, first: Player, second: Player, games: int) -> Record:
-    """``games`` games, ``first`` moving first in each, played move by move: first's record."""
-    return _record([_play(game, first, second)[0] for _game in range(games)])
+def play_games(
+    game: Game, first: Player, second: Player, games: int, start: Position | None = None
+) -> Record:
+    """``games`` games, ``first`` moving first in each (from ``start``, an opening, when
+    given), played move by move: first's record."""
+    return _record([_play(game, first, second, start)[0] for _game in range(games)])
 
 
 def random_openings(

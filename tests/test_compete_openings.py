@@ -212,3 +212,20 @@ def test_the_network_moving_after_a_losing_first_move_against_perfect_play() -> 
     edges = [o.a_to_move for o in found.openings if o.opening in ("1", "7")]
     assert sum(r.win for r in edges) > games  # most of its 2 x 5 games after a and g
     assert found.a_first.loss <= found.a_first.games // 4
+
+
+def test_many_openings_show_only_the_totals(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "openings.txt"
+    path.write_text("x../.../...\n" * 31, encoding="utf-8")
+    code, out, err = _run(
+        capsys, "compete", "random", "random", "--game", "tictactoe", "--openings", str(path)
+    )
+    assert code == 0, err
+    assert "31 openings, 1 game each way" in " ".join(out.split())
+    assert "x../.../..." not in out  # no row for each opening
+    rows = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")]
+    assert rows == ["A to move", "B to move", "both"]
+    totals = [line.split("│")[2:5] for line in out.splitlines() if line.startswith("│")]
+    assert sum(int(n) for n in totals[2]) == 62

@@ -229,3 +229,12 @@ def test_many_openings_show_only_the_totals(
     assert rows == ["A to move", "B to move", "both"]
     totals = [line.split("│")[2:5] for line in out.splitlines() if line.startswith("│")]
     assert sum(int(n) for n in totals[2]) == 62
+
+
+def test_a_notebook_shows_each_opening() -> None:
+    found = qarena.compete("perfect", "perfect", "tictactoe", games=2, openings=["xo./.../..."])
+    shown = found._repr_html_()
+    assert "<td>A to move</td><td>2</td><td>0</td><td>0</td>" in shown
+    assert "<tr><td>xo./.../...</td><td>win</td><td>2/0/0</td><td>0/0/2</td></tr>" in shown
+    plain = qarena.compete("random", "random", "tictactoe", games=2)._repr_html_()
+    assert "<td>A first</td>" in plain and "opening" not in plain

@@ -464,9 +464,11 @@ class Competition:
     def _repr_html_(self) -> str:
         import html
 
-        rows = (("A first", self.a_first), ("B first", self.b_first), ("both", self.total))
+        # From openings, the orders are who is to move there, and each opening has a row too.
+        orders = (_("A to move"), _("B to move")) if self.openings else (_("A first"), _("B first"))
+        rows = ((orders[0], self.a_first), (orders[1], self.b_first), (_("both"), self.total))
         cells = "".join(
-            f"<tr><td>{html.escape(_(name))}</td><td>{r.win}</td><td>{r.draw}</td>"
+            f"<tr><td>{html.escape(name)}</td><td>{r.win}</td><td>{r.draw}</td>"
             f"<td>{r.loss}</td></tr>"
             for name, r in rows
         )
@@ -474,7 +476,21 @@ class Competition:
             f"<th>{html.escape(h)}</th>" for h in (_("order"), _("A wins"), _("draws"), _("B wins"))
         )
         title = html.escape(f"{self.game}: A = {self.a}, B = {self.b}")
-        return f"<p>{title}</p><table><tr>{head}</tr>{cells}</table>"
+        found = f"<p>{title}</p><table><tr>{head}</tr>{cells}</table>"
+        if not self.openings:
+            return found
+        head = "".join(
+            f"<th>{html.escape(h)}</th>"
+            for h in (_("opening"), _("value"), _("A to move"), _("B to move"))
+        )
+        cells = "".join(
+            f"<tr><td>{html.escape(o.opening)}</td>"
+            f"<td>{'—' if o.value is None else html.escape(value_word(o.value))}</td>"
+            + "".join(f"<td>{r.win}/{r.draw}/{r.loss}</td>" for r in (o.a_to_move, o.b_to_move))
+            + "</tr>"
+            for o in self.openings
+        )
+        return f"{found}<table><tr>{head}</tr>{cells}</table>"
 
 
 @_python

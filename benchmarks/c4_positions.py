@@ -4,12 +4,12 @@ BitBully here: ``c4_search.py`` imports it, ``c4_alphabeta.py`` must not need it
 - :func:`random_games`: random games of ``low`` to ``high`` plies in which no move ended the
   game (``c4_search.py``'s and ``c4_alphabeta.py``'s positions).
 - :func:`varied_openings`: the issue's set of decision positions "from varied openings": a
-  random opening of 2 to 10 plies (its length drawn uniformly, no move of it ending the game),
+  random opening of 2 to 12 plies (its length drawn uniformly, no move of it ending the game),
   then perfect play to the end, each side picking at random among the moves that keep the
   value (the solver's ``move_values``, as ``judging.along_play`` plays it); every position of
   that perfect play where the moves differ in value (a decision, as the judge counts them:
-  some move gives the value away) is recorded, both sides', wins and draws alike.
-
+  some move gives the value away) is recorded, both sides', wins and draws alike
+  (``varied_set``: with each position's move values).
 - :func:`main_line`: the decision positions of ``judging.along_play.along_perfect_play``'s
   games of perfect play from the empty board, in its order (a position reached again is kept
   again, as that function judges it again), each with its move values.
@@ -22,7 +22,7 @@ line followed by `` # `` and the value of each column for the player to move (``
 
 Run (the shipped sets, src/qarena/data/connect4-6x7.{main,varied}.txt):
      .venv/bin/python benchmarks/c4_positions.py --main --out connect4-6x7.main.txt
-     .venv/bin/python benchmarks/c4_positions.py --games 130 --seed 40 --values
+     .venv/bin/python benchmarks/c4_positions.py --games 360 --seed 40 --values
      --out connect4-6x7.varied.txt
 """
 
@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from qarena.games.base import Game, Move, Position
+from qarena.judging.sets import values_text
 
 #: A decision position as its moves from the start, with each legal move's value for the mover.
 Decision = tuple[list[Move], dict[Move, int]]
@@ -130,6 +131,7 @@ def main_line(
     for index in range(games):
         position, moves = game.start(), []
         while not game.is_terminal(position):
+            # The same calls in the same order as along_perfect_play: the draws match.
             values = solution.move_values(position)
             best = max(values.values())
             if min(values.values()) < best:
@@ -155,11 +157,6 @@ def moves_text(moves: Sequence[Move]) -> str:
     """Moves as ``eval --positions`` reads them: one column digit (from 1) a move; ``0`` for
     none (the empty board)."""
     return "".join(str(m + 1) for m in moves) or "0"
-
-
-def values_text(game: Game, values: dict[Move, int]) -> str:
-    """A position's move values as a judging set writes them, one character a column."""
-    return "".join(".+=-"[0 if c not in values else 2 - values[c]] for c in range(game.num_moves))
 
 
 def read_positions(game: Game, path: Path) -> list[Position]:

@@ -1,20 +1,21 @@
 """How training settings change what an n-tuple network learns on classic Connect Four
-(issue 23): each variant is trained from scratch through the Python API, on every core, and
-judged every ``--chunk`` games on the same decision positions, those of ``--along`` games of
-perfect play with seed 0 (the positions ``qarena eval FILE --along-perfect N`` judges, each
-side picking at random among the moves that keep the value). The positions and their
-value-keeping moves are found once by the search solver, so judging a snapshot takes seconds.
+(issue 23, issue 40): each variant is trained from scratch through the Python API, on every
+core, and judged every ``--chunk`` games on both shipped judging sets
+(``qarena.judging.sets``): the main line (the 3,323 decision positions ``qarena eval FILE
+--along-perfect 500`` judges) and varied openings (decisions of both sides after random
+openings of 2-12 plies). The sets store every move's value, so judging a snapshot takes
+seconds and no solver runs.
 
-Reported per variant: optimality at each point (optimal of decisions), the mean and range of
-the last ``--last`` points, seconds of training, and the peak RSS of the whole run. The
-threads share the tables, so reruns differ a little; the spread of the last points shows how
-much.
+Reported per variant: at each point the share kept on each set (main / varied), the mean and
+range of the last ``--last`` points on each, seconds of training, and the peak RSS of the
+whole run. The threads share the tables, so reruns differ a little; the spread of the last
+points shows how much.
 
-With ``--network FILE`` (no ``--variant``), trains nothing: judges each network file on the
-same positions and counts its misses by how many moves keep the position's value.
+With ``--network FILE`` (no ``--variant``), trains nothing: judges each network file on both
+sets and counts its misses by how many moves keep the position's value.
 
 Run: .venv/bin/python benchmarks/ntuple_settings.py [--games 2000000] [--chunk 100000]
-     [--last 5] [--along 500] [--tuples 70]
+     [--last 5] [--tuples 70]
      [--variant NAME=JSON ...]   (default: the ε variants in VARIANTS)
      [--network FILE ...]
 """
@@ -31,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from qarena.exact import oracle
 from qarena.games import parse_spec
-from qarena.games.base import Game, Move, Position
+from qarena.games.base import Move, Position
+from qarena.judging.sets import KINDS, shipped_set
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import NetworkConfig
 from qarena.learn.ntuple_file import load_network
@@ -49,22 +50,20 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def decision_positions(game: Game, games: int) -> list[tuple[Position, frozenset[Move]]]:
-    """The decision positions along ``games`` games of perfect play, seeded as
-    ``along_perfect_play`` seeds them, each with the moves that keep its value."""
-    solution = oracle(game)
-    rng = np.random.default_rng([0, 0xA1])
-    found = []
-    for _game in range(games):
-        position = game.start()
-        while not game.is_terminal(position):
-            values = solution.move_values(position)
-            best = max(values.values())
-            keep = [m for m, v in values.items() if v == best]
-            if min(values.values()) < best:
-                found.append((position, frozenset(keep)))
-            position = game.apply(position, keep[int(rng.integers(len(keep)))])
-    return found
+def decision_positions(which: str) -> list[tuple[Position, frozenset[Move]]]:
+    """The positions of the shipped judging set ``which`` (main or varied), each with the
+    moves that keep its value."""
+    jset = shipped_set(parse_spec("connect4"), which)
+    if jset is None:
+        raise SystemExit(f"the {which} judging set is not shipped")
+    return [
+        (p, frozenset(m for m, v in values.items() if v == max(values.values())))
+        for p, values in zip(jset.positions, jset.values, strict=True)
+    ]
+
+
+def kept_on(net: NTupleNetwork, positions: list[tuple[Position, frozenset[Move]]]) -> int:
+    return sum(net.act(p) in best for p, best in positions)
 
 
 def misses_by(
@@ -87,7 +86,6 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2_000_000)
     parser.add_argument("--chunk", type=int, default=100_000)
     parser.add_argument("--last", type=int, default=5)
-    parser.add_argument("--along", type=int, default=500)
     parser.add_argument("--tuples", type=int, default=70)
     parser.add_argument("--variant", action="append", default=[], help="NAME=JSON settings")
     parser.add_argument("--network", action="append", default=[], help="a network file")
@@ -99,35 +97,47 @@ def main() -> None:
     )
     game = parse_spec("connect4")
     began = time.perf_counter()
-    positions = decision_positions(game, args.along)
+    sets = {which: decision_positions(which) for which in KINDS}
     print(
-        f"{len(positions):,} decision positions along {args.along} perfect-play games, found "
-        f"in {time.perf_counter() - began:.0f} s",
+        "judged on "
+        + " and ".join(f"{which} ({len(found):,} positions)" for which, found in sets.items())
+        + f", read in {time.perf_counter() - began:.1f} s",
         flush=True,
     )
     for path in args.network:
-        misses_by(load_network(path, game), path, positions)
+        net = load_network(path, game)
+        for which, found in sets.items():
+            misses_by(net, f"{path} on {which}", found)
     for name, settings in variants.items():
         config = NetworkConfig(tuples=args.tuples, **settings)
         net = NTupleNetwork.from_config(game, config)
         net.warm_up()
-        points: list[tuple[int, int]] = []
-        seconds = 0.0
+        points: list[tuple[int, dict[str, float]]] = []
+        seconds = judging = 0.0
         while net.games < args.games:
             began = time.perf_counter()
             net.train(min(args.chunk, args.games - net.games), args.games, workers=WORKERS)
             seconds += time.perf_counter() - began
-            kept = sum(net.act(p) in best for p, best in positions)
-            points.append((net.games, kept))
-        last = [kept / len(positions) for _games, kept in points[-args.last :]]
-        about = f"{json.dumps(settings)}, {args.tuples} tuples, {seconds:.0f} s of training"
-        print(f"\n{name}: {about}")
-        print("  " + ", ".join(f"{g:,}: {k:,}" for g, k in points))
-        print(
-            f"  last {len(last)} points: mean {np.mean(last):.4f}, "
-            f"from {min(last):.4f} to {max(last):.4f} (of {len(positions):,})",
-            flush=True,
+            began = time.perf_counter()
+            points.append(
+                (net.games, {w: kept_on(net, found) / len(found) for w, found in sets.items()})
+            )
+            judging += time.perf_counter() - began
+        about = (
+            f"{json.dumps(settings)}, {args.tuples} tuples, {seconds:.0f} s of training, "
+            f"{judging:.0f} s of judging"
         )
+        print(f"\n{name}: {about}")
+        print("  games: " + " / ".join(KINDS))
+        for games, shares in points:
+            print(f"  {games:,}: " + " / ".join(f"{shares[w]:.4f}" for w in KINDS))
+        for which, found in sets.items():
+            last = [shares[which] for _games, shares in points[-args.last :]]
+            print(
+                f"  {which}, last {len(last)} points: mean {np.mean(last):.4f}, "
+                f"from {min(last):.4f} to {max(last):.4f} (of {len(found):,})",
+                flush=True,
+            )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS {peak:,.0f} MB")
 

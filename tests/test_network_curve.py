@@ -13,7 +13,7 @@ from qarena import threads
 from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
-from qarena.learn.curve import JUDGED_COLUMNS, Curve
+from qarena.learn.curve import JUDGED_COLUMNS, VARIED_COLUMNS, Curve
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import NetworkConfig
 from qarena.training import run as training
@@ -63,7 +63,7 @@ def test_a_stop_during_judging_ends_the_run_stopped_with_its_games(
     threads.check, as from any search), the point is dropped, the games are kept."""
     stop = [False]
 
-    def judging(net: NTupleNetwork, games: int, seed: int) -> None:
+    def judging(net: NTupleNetwork, games: int, seed: int, varied: bool = False) -> None:
         stop[0] = True  # Ctrl-C, or a DELETE, while the point is judged
         threads.check()
         raise AssertionError("judging went on after the stop")
@@ -79,7 +79,7 @@ def test_a_stop_during_judging_ends_the_run_stopped_with_its_games(
 def test_a_limit_not_the_runs_own_still_fails_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the run's own stop ends it as stopped; an outer deadline is its caller's to say."""
 
-    def judging(net: NTupleNetwork, games: int, seed: int) -> None:
+    def judging(net: NTupleNetwork, games: int, seed: int, varied: bool = False) -> None:
         time.sleep(0.05)
         threads.check()
         raise AssertionError("the deadline had passed")
@@ -121,3 +121,70 @@ def test_a_stop_ends_a_long_run_at_once_with_the_games_played() -> None:
     result = train_run(net, 10**9, should_stop=lambda: time.monotonic() - t0 > 0.5)
     assert result.stopped and 0 < result.episodes == net.games < 10_000_000
     assert time.monotonic() - t0 < 5
+
+
+# --- the second yardstick: optimality from varied openings ----------------------------------
+
+PLAIN_CURVE_DATA = {
+    "every": 1000,
+    "early": True,
+    "games": 50,
+    "columns": list(JUDGED_COLUMNS),
+    "points": [[1000, 1.5, 0.75, 1.0, 0.0, 0.0]],
+}
+VARIED_CURVE = {
+    "every": 1000,
+    "early": True,
+    "games": 50,
+    "columns": list(VARIED_COLUMNS),
+    "points": [[1000, 1.5, 0.75, 0.5, 1.0, 0.0, 0.0], [2000, 3.0, 0.8, 0.625, 0.5, 0.25, 0.25]],
+}
+
+
+def test_a_classic_connect_four_curve_records_the_varied_openings_and_others_do_not() -> None:
+    c4 = NTupleNetwork.from_config(parse_spec("connect4"), NetworkConfig(tuples=2))
+    small = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=2))
+    assert training._columns(c4, None) == VARIED_COLUMNS
+    assert training._columns(small, None) == JUDGED_COLUMNS
+    # A resumed curve keeps its columns: its earlier points have no varied share.
+    old = Curve.from_json(PLAIN_CURVE_DATA)
+    assert training._columns(c4, old) == JUDGED_COLUMNS
+
+
+def test_a_varied_curve_reads_back_and_is_read_where_a_judged_one_is() -> None:
+    curve = Curve.from_json(VARIED_CURVE, JUDGED_COLUMNS)
+    assert curve.to_json() == VARIED_CURVE and curve.judged
+    assert [p.varied for p in curve.points] == [0.5, 0.625]
+    assert [p.optimality for p in curve.points] == [0.75, 0.8]
+    assert curve.points[1].record == (0.5, 0.25, 0.25)
+    # An older judged curve reads with no varied share.
+    plain = Curve.from_json(PLAIN_CURVE_DATA, VARIED_COLUMNS)
+    assert plain.points[0].varied is None
+    bad = {**VARIED_CURVE, "points": [[1000, 1.5, 0.75, 1.5, 1.0, 0.0, 0.0]]}
+    with pytest.raises(QarenaError, match="outside"):
+        Curve.from_json(bad)
+
+
+def test_the_varied_line_is_drawn_in_the_web_and_the_plot_only_when_recorded() -> None:
+    from qarena.evaluate.curve_svg import curve_svg
+    from qarena.evaluate.figures import render_judged_curve
+
+    varied = Curve.from_json(VARIED_CURVE)
+    plain = Curve.from_json(PLAIN_CURVE_DATA)
+    assert 'class="s-varied"' in curve_svg(varied.points, 2000, judged=True)
+    assert "s-varied" not in curve_svg(plain.points, 2000, judged=True)
+    net = NTupleNetwork.from_config(parse_spec("connect4"), NetworkConfig(tuples=2))
+    net.curve = varied
+    assert b'id="varied-games"' in render_judged_curve("n", net, "svg")
+    net.curve = plain
+    assert b"varied-games" not in render_judged_curve("n", net, "svg")
+
+
+def test_a_network_file_keeps_its_varied_curve(tmp_path: Path) -> None:
+    net = NTupleNetwork.from_config(parse_spec("connect4"), NetworkConfig(tuples=2))
+    net.games = 2000
+    net.curve = Curve.from_json(VARIED_CURVE)
+    path = tmp_path / "n.npz"
+    net.save(path)
+    back = qarena.load(path)
+    assert back.curve is not None and back.curve.to_json() == VARIED_CURVE

@@ -162,6 +162,40 @@ def test_a_positions_file_may_start_with_a_byte_order_mark(
     assert [p["position"] for p in judged] == ["...../...../...../..x.."] * 2
 
 
+def test_a_positions_line_may_end_in_a_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A judging set's line (the moves, then # and each column's value) is a position for
+    # --positions too: the comment is dropped, the position judged.
+    listed = tmp_path / "positions.txt"
+    listed.write_text("# a set\n3 # =+=-.\n...../...../...../..x..   #note\n", encoding="utf-8")
+    code = run(["eval", "perfect", "--game", "connect4:4x5", "--positions", str(listed),
+                "--games", "1", "--json"])  # fmt: skip
+    assert code == 0
+    judged = json.loads(capsys.readouterr().out)["sample"]["positions"]
+    assert [p["position"] for p in judged] == ["...../...../...../..x.."] * 2
+
+
+def test_no_position_text_has_a_hash() -> None:
+    # --positions drops what follows a '#' on a line: no game's text form may hold one.
+    from qarena.games import parse_spec
+
+    for spec in (
+        "connect4:4x5",
+        "connect4",
+        "tictactoe",
+        "nim:1,2,3",
+        "subtraction",
+        "tictactoe:4x4:3",
+    ):
+        game = parse_spec(spec)
+        position = game.start()
+        while not game.is_terminal(position):
+            assert "#" not in game.format_position(position)
+            position = game.apply(position, game.legal_moves(position)[-1])
+        assert "#" not in game.format_position(position)
+
+
 # VmHWM, not ru_maxrss: the latter keeps the peak of the forked pytest process from before exec.
 _PEAK = """
 import re, sys

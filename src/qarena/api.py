@@ -196,6 +196,7 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     epsilon: float | None = None,
     epsilon_end: float | None = None,
     lam: float | None = None,
+    opening: int | None = None,
     seed: int | None = None,
     **more: Any,
 ) -> Trainable:
@@ -224,7 +225,8 @@ def train_network(  # noqa: PLR0913 - qarena.train_network's settings, by keywor
     return train(
         g, NTUPLE, games, curve=curve, every=every, resume=resume, callback=callback,
         workers=workers, tuples=tuples, tuple_length=tuple_length, alpha=alpha,
-        alpha_end=alpha_end, epsilon=epsilon, epsilon_end=epsilon_end, lam=lam, seed=seed,
+        alpha_end=alpha_end, epsilon=epsilon, epsilon_end=epsilon_end, lam=lam,
+        opening=opening, seed=seed,
     )  # fmt: skip
 
 
@@ -269,6 +271,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     tuple_length: int | None = None,
     alpha_end: float | None = None,
     lam: float | None = None,
+    opening: int | None = None,
     workers: int | None = None,
     **more: Any,
 ) -> Trainable:
@@ -276,8 +279,8 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
 
     ``learner`` is one of ``q`` (the default), ``afterstate``, ``matchbox``, ``seat-q``,
     ``naive-q``, ``elimination``, ``game-backup``, or ``ntuple`` (an n-tuple network: its own
-    settings ``tuples``, ``tuple_length``, ``alpha_end``, ``lam``; self-play on ``workers``
-    threads, default every core), or any kind registered in
+    settings ``tuples``, ``tuple_length``, ``alpha_end``, ``lam``, ``opening``; self-play on
+    ``workers`` threads, default every core), or any kind registered in
     :data:`qarena.learn.learners.LEARNERS`; the settings after ``callback`` are the
     training settings (their one declaration: :mod:`qarena.learn.settings`), None taking the
     learner's default. ``preset`` names a write-up's method (:mod:`qarena.learn.presets`:
@@ -780,14 +783,15 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     tuple_length: Values = None,
     alpha_end: Values = None,
     lam: Values = None,
+    opening: Values = None,
     **more: Any,
 ) -> Sweep:
     """Train a run for every combination of the values given (a value or a list of values per
     setting), as ``qarena sweep`` does, into the folder ``out`` (made if new, resumed if not:
     finished runs are kept). Opponents are names or policy files; ``learner`` may name
     ``"ntuple"``, an n-tuple network, whose own settings are ``tuples``, ``tuple_length``,
-    ``alpha_end`` and ``lam``. ``games`` in each seat against random and perfect play: the
-    game's oracle's (1,000, or 10 on a searched board; never the free memory). ``preset``
+    ``alpha_end``, ``lam`` and ``opening``. ``games`` in each seat against random and perfect
+    play: the game's oracle's (1,000, or 10 on a searched board; never the free memory). ``preset``
     names a write-up's method (:mod:`qarena.learn.presets`) whose values fill the axes not
     given; each row records it and what the run overrode. Returns the rows."""
     g = game(spec)

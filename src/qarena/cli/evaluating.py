@@ -177,7 +177,8 @@ def eval_command(  # noqa: PLR0913 - the command's options
         typer.Option(
             "--positions",
             help="Judge the moves on the positions in this file, one a line (the text form, "
-            "or Connect Four's moves, like ddec or 4453).",
+            "or Connect Four's moves, like ddec or 4453); '#' starts a comment, so a judging "
+            "set's lines (4453 # ==+=-=-) are read too.",
         ),
     ] = None,
     along_perfect: Annotated[
@@ -403,7 +404,8 @@ def _read_positions(path: Path) -> list[str]:
 
 
 def _keep(path: Path, raw: bytes, lines: list[str]) -> None:
-    """One line of a --positions file, added to ``lines`` unless blank or a comment."""
+    """One line of a --positions file, added to ``lines`` unless blank or a comment; a
+    trailing ``# comment`` is dropped."""
     if len(raw) > MAX_LINE_BYTES:
         raise QarenaError(_("{file} has a line longer than any position").format(file=path))
     try:
@@ -412,7 +414,10 @@ def _keep(path: Path, raw: bytes, lines: list[str]) -> None:
         raise QarenaError(
             _("cannot read positions from {file}: {reason}").format(file=path, reason=e)
         ) from e
-    if line and not line.startswith("#"):
+    # A trailing " # comment" (a judging set's move values) is not part of the position: no
+    # game's text form has a '#'.
+    line = line.split("#", 1)[0].strip()
+    if line:
         lines.append(line)
         if len(lines) > MAX_SAMPLE:
             raise QarenaError(

@@ -315,6 +315,10 @@ def _with_progress(
             shown["optimality"] = _("optimality {share:.4f}").format(share=p.optimality.share)
         if p.point is not None:
             shown["optimality"] = _("optimality {share:.4f}").format(share=p.point.optimality)
+            if p.point.varied is not None:
+                shown["optimality"] = _(
+                    "optimality {share:.4f} along perfect play, {varied:.4f} from varied openings"
+                ).format(share=p.point.optimality, varied=p.point.varied)
         rate = ""
         if p.seconds > 0:
             per = p.episodes / p.seconds
@@ -332,6 +336,11 @@ def _with_progress(
 
 def _point_text(p: CurvePoint) -> str:
     win, draw, loss = p.record
+    if p.varied is not None:
+        return _(
+            "optimality {share:.4f} along perfect play, {varied:.4f} from varied openings; "
+            "moving first against perfect play: {win:.0%} won, {draw:.0%} drawn, {loss:.0%} lost"
+        ).format(share=p.optimality, varied=p.varied, win=win, draw=draw, loss=loss)
     return _(
         "optimality {share:.4f} along perfect play; moving first against perfect play: "
         "{win:.0%} won, {draw:.0%} drawn, {loss:.0%} lost"
@@ -466,6 +475,8 @@ def _judged_record(result: RunResult, plan: RunPlan, game: Game) -> dict[str, An
     if result.point is not None:
         win, draw, loss = result.point.record
         record["optimality"] = result.point.optimality
+        if result.point.varied is not None:
+            record["varied_optimality"] = result.point.varied
         record["perfect_first"] = {"win": win, "draw": draw, "loss": loss}
         record["curve_points"] = len(net.curve.points) if net.curve is not None else 0
     if result.stopped:

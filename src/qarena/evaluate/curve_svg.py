@@ -41,6 +41,14 @@ JUDGED_SERIES: list[tuple[str, str, Any]] = [
 ]
 
 
+#: The line a curve judged from varied openings adds (classic Connect Four's network).
+VARIED_SERIES: tuple[str, str, Any] = (
+    gettext_noop("optimality from varied openings"),
+    "s-varied",
+    lambda p: p.varied,
+)
+
+
 def _curve_label(points: int) -> str:
     return ngettext(
         "learning curve, {count} point", "learning curve, {count} points", points
@@ -113,6 +121,8 @@ def curve_svg(
     of a run, which a linear axis squeezes against the left edge. ``judged``: an n-tuple
     network's points (:data:`JUDGED_SERIES`, at each count of games)."""
     series = JUDGED_SERIES if judged else SERIES
+    if judged and points and all(p.varied is not None for p in points):
+        series = [series[0], VARIED_SERIES, *series[1:]]
     xs = [p.episodes for p in points]
     # The legend's entries side by side, wrapped onto more lines where a language's words are
     # long (widths estimated from the text: the SVG is drawn on the server).

@@ -406,11 +406,14 @@ def render_judged_curve(name: str, learner: Trainable, fmt: str) -> bytes:
     points = curve.points
     game = learner.game
     learned = _("games of self-play") if learner.unit == "games" else _("episodes")
-    lines = (
+    lines: list[tuple[str, str, list[float]]] = [
         ("optimality", _("optimality, along perfect play"), [p.optimality for p in points]),
         ("wins", _("won, first against perfect"), [p.record[0] for p in points]),
         ("losses", _("lost, first against perfect"), [p.record[2] for p in points]),
-    )
+    ]
+    if all(p.varied is not None for p in points):
+        off_line = [p.varied or 0.0 for p in points]
+        lines.insert(1, ("varied", _("optimality, from varied openings"), off_line))
     marker = "o" if len(points) < MARKER_POINTS else ""
     # Points from the first thousand games to millions (the early ones): a log axis.
     wide = points[-1].games >= 50 * points[0].games
@@ -454,5 +457,5 @@ def render_judged_curve(name: str, learner: Trainable, fmt: str) -> bytes:
             color="0.3",
         )
         handles, labels = left.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=9)
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(lines), fontsize=9)
         return encode(fig, fmt)

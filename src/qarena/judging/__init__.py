@@ -10,5 +10,7 @@
 - ``along_play.py``: judging along perfect-play games (a network's curve points);
 - ``player.py``: ``judge_player``, the one choice between complete and sampled judging, as the
   game's ``exact.Oracle`` says (``qarena eval``, ``qarena.judge``, a sweep's runs);
+- ``sets.py``: judging sets, positions stored with every move's value (read from a file or
+  shipped for classic Connect Four: the main line and varied openings), judged in seconds;
 - ``policy.py``: a policy from outside (a function or a table) asked at every decision position.
 """

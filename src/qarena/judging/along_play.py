@@ -14,6 +14,7 @@ from qarena.budget import check_count
 from qarena.evaluate.matches import Record
 from qarena.exact import Exact, oracle
 from qarena.judging.sampled import MAX_SAMPLE, play_games
+from qarena.judging.sets import judge_set, shipped_set
 from qarena.judging.tables import Optimality
 from qarena.learn.curve import CurvePoint
 from qarena.learn.family import Trainable
@@ -47,16 +48,23 @@ def along_perfect_play(
     return Optimality(decisions, optimal), record
 
 
-def judge_along_play(learner: Trainable, games: int, seed: int) -> CurvePoint:
+def judge_along_play(learner: Trainable, games: int, seed: int, varied: bool = False) -> CurvePoint:
     """The learner judged now along play: its optimality along ``games`` games of perfect
-    play and its record moving first in ``games`` games against perfect play."""
+    play and its record moving first in ``games`` games against perfect play; with
+    ``varied``, its optimality on the game's shipped judging set of varied openings too."""
     optimality, record = along_perfect_play(learner, oracle(learner.game), games, seed)  # type: ignore[arg-type]
     shares = record.shares()
+    off_line = None
+    if varied:
+        jset = shipped_set(learner.game, "varied")
+        if jset is not None:
+            off_line = judge_set(learner, jset).total.share  # type: ignore[arg-type]
     return CurvePoint(
         learner.episodes,
         optimality.share,
         {"perfect": (shares["win"], shares["draw"], shares["loss"])},
         learner.seconds,
+        off_line,
     )
 
 

@@ -12,7 +12,9 @@ to move. Values are the first player's: +1 a win for x, -1 a win for o.
 Learning is TD(λ) over the boards of a self-play game: after each move the board before it is
 moved towards the board after it (towards the result at the end), and the boards before that
 too, by λ per move back. A move made to explore teaches nothing and cuts the chain. A move that
-wins at once is always made.
+wins at once is always made, but in a game's random opening: its first few moves (0 to a most,
+the count drawn uniformly) are random moves that do not end the game, so self-play starts
+across the board and not only where the network's own play leads.
 """
 
 from __future__ import annotations
@@ -176,8 +178,10 @@ def play_games(
     start: np.ndarray,
     where: np.ndarray,
     power: np.ndarray,
+    opening: int = 0,
 ) -> None:
-    """``games`` games of self-play, learning as they go (see the module's text). α decays
+    """``games`` games of self-play, learning as they go (see the module's text); each
+    opens with 0 to ``opening`` random moves (uniformly many) that teach nothing. α decays
     exponentially from ``alpha0`` to ``alpha1`` and ε linearly from ``epsilon0`` to
     ``epsilon1`` over ``total_games``, of which ``done_before`` were played before these.
     Threads may share ``weights`` (lost updates are rare and harmless); each plays with its
@@ -197,6 +201,7 @@ def play_games(
     shift = np.zeros(per_board, dtype=np.int64)
     touched = np.zeros(per_board, dtype=np.int64)
     candidates = np.zeros(moves_n, dtype=np.int64)
+    safe = np.zeros(moves_n, dtype=np.int64)
     for g in range(games):
         if counters[2]:
             return
@@ -211,24 +216,35 @@ def play_games(
         hist_side[0] = 0
         hist_grad[0] = 1.0 - v_now * v_now
         ply = 0
+        opened = below(rng, opening + 1) if opening > 0 else 0
         while True:
             mark = side + 1
             # The legal moves; one that wins at once is made at once.
             n = 0
+            n_safe = 0
             winning = -1
+            opening_move = ply < opened
             for m in range(moves_n):
                 cell = target_cell(board, m, cols, gravity)
                 if cell < 0:
                     continue
                 candidates[n] = m
                 n += 1
-                if winning < 0:
+                if winning < 0 or opening_move:
                     board[cell] = mark
-                    if wins(board, lines, mark):
-                        winning = m
+                    won = wins(board, lines, mark)
                     board[cell] = 0
+                    if won and winning < 0:
+                        winning = m
+                    # An opening move may not end the game: neither a win nor the last cell.
+                    if not won and ply + 1 < n_cells:
+                        safe[n_safe] = m
+                        n_safe += 1
             explored = False
-            if winning >= 0:
+            if opening_move and n_safe > 0:
+                move = safe[below(rng, n_safe)]
+                explored = True
+            elif winning >= 0:
                 move = winning
             elif uniform(rng) < epsilon:
                 move = candidates[below(rng, n)]

@@ -34,23 +34,29 @@ EARLY_FROM = 1_000
 #: learned, seconds of training, optimality along perfect-play games, and the win, draw and
 #: loss shares moving first against perfect play.
 JUDGED_COLUMNS = ("games", "seconds", "optimality", "perfect_win", "perfect_draw", "perfect_loss")
+#: The same with optimality from varied openings too (``varied``: the shipped judging set of
+#: positions after random openings, ``qarena.judging.sets``), where the game has that set
+#: (classic Connect Four): a network is judged off its main line as well as on it.
+VARIED_COLUMNS = (*JUDGED_COLUMNS[:3], "varied", *JUDGED_COLUMNS[3:])
 #: The kinds of curve by their columns: a table learner's (optimality over every position,
-#: matches in both seats against each of CURVE_OPPONENTS) and one judged along perfect play.
-#: Each learner kind says which it records (``curve_columns``); files of both are read.
-KNOWN_COLUMNS = (COLUMNS, JUDGED_COLUMNS)
+#: matches in both seats against each of CURVE_OPPONENTS) and those judged along perfect play.
+#: Each learner kind says which it records (``curve_columns``); files of all are read.
+KNOWN_COLUMNS = (COLUMNS, JUDGED_COLUMNS, VARIED_COLUMNS)
 
 
 @dataclass(frozen=True)
 class CurvePoint:
     """Where the agent stood after ``episodes`` episodes (games) in all: its ``optimality``
     (a share of positions where its move keeps the value), ``matches[name]`` its (win, draw,
-    loss) shares against that opponent, and ``seconds`` of training so far where its curve
-    records them (None where not)."""
+    loss) shares against that opponent, ``seconds`` of training so far where its curve
+    records them (None where not), and ``varied``, its optimality on positions after varied
+    openings where its curve records that (None where not)."""
 
     episodes: int
     optimality: float
     matches: dict[str, tuple[float, float, float]]
     seconds: float | None = None
+    varied: float | None = None
 
     @property
     def games(self) -> int:
@@ -72,6 +78,8 @@ class CurvePoint:
                 out.append(round(self.seconds or 0.0, 3))
             elif column == "optimality":
                 out.append(self.optimality)
+            elif column == "varied":
+                out.append(self.varied if self.varied is not None else 0.0)
             else:
                 name, outcome = column.rsplit("_", 1)
                 out.append(self.matches[name][OUTCOMES.index(outcome)])
@@ -117,7 +125,7 @@ class Curve:
     @property
     def judged(self) -> bool:
         """Is it judged along perfect-play games (rather than over every position)?"""
-        return self.columns == JUDGED_COLUMNS
+        return self.columns in (JUDGED_COLUMNS, VARIED_COLUMNS)
 
     def _early(self) -> list[int]:
         if not self.early:
@@ -156,7 +164,9 @@ class Curve:
         """A curve read back from metadata, of either kind (or of ``columns`` only, a learner
         kind's own); anything malformed is refused with one line."""
         found = _columns(data)
-        if columns is not None and found != columns:
+        # A curve judged along play is read with or without its varied column.
+        judged = (JUDGED_COLUMNS, VARIED_COLUMNS)
+        if columns is not None and found != columns and not (found in judged and columns in judged):
             raise QarenaError(_("its learning curve is not in a form this qarena reads"))
         columns = found
         every, games, early, rows = _header(data)
@@ -198,7 +208,8 @@ def _point(row: object, columns: tuple[str, ...]) -> CurvePoint:
         if column.count("_") and column.rsplit("_", 1)[1] in OUTCOMES:
             name = column.rsplit("_", 1)[0]
             matches[name] = tuple(float(shares[f"{name}_{o}"]) for o in OUTCOMES)  # type: ignore[assignment]
-    return CurvePoint(int(row[0]), float(shares["optimality"]), matches, seconds)
+    varied = float(shares["varied"]) if "varied" in shares else None
+    return CurvePoint(int(row[0]), float(shares["optimality"]), matches, seconds, varied)
 
 
 def _count(x: object) -> bool:

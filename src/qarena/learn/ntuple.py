@@ -90,7 +90,8 @@ class NTupleNetwork(Trainable, Picks):
     title: ClassVar[Text] = Text(gettext_noop("n-tuple network"))
     #: Its settings, in the order of :class:`NetworkConfig`'s fields.
     hyperparameters: ClassVar[tuple[str, ...]] = (
-        "tuples", "tuple_length", "alpha", "alpha_end", "epsilon", "epsilon_end", "lam", "seed",
+        "tuples", "tuple_length", "alpha", "alpha_end", "epsilon", "epsilon_end", "lam", "opening",
+        "seed",
     )  # fmt: skip
     judging: ClassVar[Judging] = "along_play"
     curve_games: ClassVar[int] = JUDGED_GAMES
@@ -275,6 +276,7 @@ class NTupleNetwork(Trainable, Picks):
             alpha=(c.alpha, c.alpha_end),
             epsilon=(c.epsilon, c.epsilon_end),
             lam=c.lam,
+            opening=c.opening,
             seed=c.seed,
             workers=workers,
             total=total,
@@ -390,13 +392,14 @@ class NTupleNetwork(Trainable, Picks):
 
     # --- learning -----------------------------------------------------------------------
 
-    def learn(
+    def learn(  # noqa: PLR0913 - its settings, by keyword
         self,
         games: int,
         *,
         alpha: tuple[float, float] | None = None,
         epsilon: tuple[float, float] | None = None,
         lam: float | None = None,
+        opening: int | None = None,
         seed: int = 0,
         workers: int = 1,
         total: int | None = None,
@@ -413,6 +416,7 @@ class NTupleNetwork(Trainable, Picks):
         alpha = (own.alpha, own.alpha_end) if alpha is None else alpha
         epsilon = (own.epsilon, own.epsilon_end) if epsilon is None else epsilon
         lam = own.lam if lam is None else lam
+        opening = own.opening if opening is None else opening
         check_count("games", games, 10**10)
         check_count("workers", workers, len(os.sched_getaffinity(0)) * 4)
         self.check_room(games)
@@ -428,7 +432,7 @@ class NTupleNetwork(Trainable, Picks):
             k.play_games(
                 self.weights, self._cells, self._lines, game.rows, game.cols, self._gravity,
                 shares[i], a0, a1, epsilon[0], epsilon[1], lam, self.games - self.run_start,
-                total, rngs[i], counters[i], *self._touches,
+                total, rngs[i], counters[i], *self._touches, opening,
             )  # fmt: skip
 
         if workers == 1 and should_stop is None:

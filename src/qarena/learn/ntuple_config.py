@@ -43,7 +43,8 @@ class NetworkConfig:
     """How a network is shaped and learns: ``tuples`` random walks of ``tuple_length`` cells
     (seeded by ``seed``, as is its self-play); α decays exponentially from ``alpha`` to
     ``alpha_end`` over a run, a step on the sum of the tables' entries shared among them; ε
-    falls linearly from ``epsilon`` to ``epsilon_end``; ``lam`` is TD(λ)'s λ."""
+    falls linearly from ``epsilon`` to ``epsilon_end``; ``lam`` is TD(λ)'s λ; each game of
+    self-play opens with 0 to ``opening`` random moves (uniformly many) it does not learn from."""
 
     tuples: int = 70
     tuple_length: int = 8
@@ -52,6 +53,7 @@ class NetworkConfig:
     epsilon: float = 0.2
     epsilon_end: float = 0.2
     lam: float = 0.8
+    opening: int = 0
     seed: int = 0
 
     def __post_init__(self) -> None:

@@ -267,6 +267,17 @@ NETWORK_SETTINGS: tuple[TrainingSetting, ...] = (
         low=0,
         high=1,
     ),
+    TrainingSetting(
+        "opening",
+        "int",
+        gettext_noop(
+            "n-tuple network: each game of self-play opens with 0 to this many random moves "
+            "(uniformly many) it does not learn from, so it learns across the board."
+        ),
+        gettext_noop("random opening: most moves"),
+        low=0,
+        high=100,
+    ),
 )
 
 #: Every setting of every learner kind: the table learners' and those only a network has.

@@ -26,11 +26,14 @@ from qarena.games.base import Game
 from qarena.i18n import _, option
 from qarena.judging.along_play import judge_along_play
 from qarena.judging.evaluation import record_against, strategy_masks
+from qarena.judging.sets import shipped_set
 from qarena.judging.tables import Optimality, learner_optimality
 from qarena.learn.base import SEATS, Learner, Opponent, default_episodes
 from qarena.learn.curve import (
     CURVE_OPPONENTS,
+    JUDGED_COLUMNS,
     MAX_POINTS,
+    VARIED_COLUMNS,
     Curve,
     CurvePoint,
 )
@@ -187,7 +190,7 @@ def new_curve(
     games = old.games if old is not None else learner.curve_games
     if most_games is not None:
         games = min(games, most_games)
-    curve = Curve(step, games, list(before), early, learner.curve_columns())
+    curve = Curve(step, games, list(before), early, _columns(learner, old))
     start, end = learner.episodes, learner.episodes + total
     extra = sum(start < e <= end for e in curve._early())
     points = len(before) + end // step - start // step + extra + 1
@@ -390,13 +393,29 @@ class _AlongPlay:
         ):
             return None
         try:
-            point = judge_along_play(learner, curve.games, learner.config.seed + learner.episodes)
+            point = judge_along_play(
+                learner,
+                curve.games,
+                learner.config.seed + learner.episodes,
+                varied=curve.columns == VARIED_COLUMNS,
+            )
         except threads.Stopped:
             if self.should_stop is None or not self.should_stop():
                 raise  # an outer limit's: its caller says what it means
             raise _Halted from None
         curve.points.append(point)
         return point
+
+
+def _columns(learner: Trainable, old: Curve | None) -> tuple[str, ...]:
+    """The columns of the learner's curve: its kind's, and for a curve judged along play the
+    varied openings' too where the game has that judging set (a resumed curve keeps its own)."""
+    columns = learner.curve_columns()
+    if old is not None and old.points:
+        return old.columns
+    if columns == JUDGED_COLUMNS and shipped_set(learner.game, "varied") is not None:
+        return VARIED_COLUMNS
+    return columns
 
 
 def _judge(

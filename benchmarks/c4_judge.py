@@ -75,8 +75,9 @@ def main() -> int:
     chosen = [load(w) for w in (args.sets or list(KINDS))]
     out = []
     for spec in args.players:
-        who = make_player(spec, game, seed=args.seed)
         for jset in chosen:
+            # A fresh player for each set: a random one's draws do not depend on the order.
+            who = make_player(spec, game, seed=args.seed)
             start = time.perf_counter()
             report = judge_set(who, jset)
             seconds = time.perf_counter() - start

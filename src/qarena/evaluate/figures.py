@@ -455,7 +455,15 @@ def render_judged_curve(name: str, learner: Trainable, fmt: str) -> bytes:
             "; ".join([*(text for _label, text in learner.summary()), judged]),
             fontsize=10,
             color="0.3",
+            loc="left",  # longer than one panel: centred, it ran off the figure's left edge
         )
         handles, labels = left.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=len(lines), fontsize=9)
+        # Four lines (with the varied openings') take two rows: one would not fit the width.
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncols=3 if len(lines) < 4 else 2,
+            fontsize=9,
+        )
         return encode(fig, fmt)

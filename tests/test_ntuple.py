@@ -355,3 +355,21 @@ def test_classic_connect_four_gets_more_tuples_unless_told(
         assert run([*args, *given, "--out", str(out), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["tuples"] == tuples
         assert load_network(out).config.tuples == tuples
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_openings_teach_the_positions_self_play_does_not_reach(seed: int) -> None:
+    """--opening: games that open with a few random moves reach boards the network's own play
+    does not, so the same games teach it more of the game: its optimality over every position
+    of tic-tac-toe, judged by the solver, is higher than without (0.89 → 0.97, 0.93 → 0.98
+    measured for these seeds)."""
+    from qarena.learn.ntuple_config import NetworkConfig
+
+    game = parse_spec("tictactoe")
+    shares = []
+    for opening in (0, 4):
+        config = NetworkConfig(tuples=10, opening=opening, seed=seed)
+        net = NTupleNetwork.from_config(game, config)
+        net.learn(3_000, seed=seed)
+        shares.append(qarena.judge(net).optimality.share)
+    assert shares[1] > shares[0] + 0.02, shares

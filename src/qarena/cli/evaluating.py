@@ -459,7 +459,8 @@ def compete_command(
     _check_seed(seed)
     if spec is None and all(is_builtin(x) and builtin_game(x) is None for x in (first, second)):
         raise no_game(first, second)
-    lines = None if openings is None else _opening_lines(openings)
+    # The reader drops a trailing "# comment" as it does for --positions.
+    lines = None if openings is None else _read_positions(openings)
     result = api.compete(first, second, spec, games=games, seed=seed, openings=lines)
     if result.oracle is not None:
         said(result.oracle)
@@ -516,12 +517,6 @@ def compete_command(
 
 #: Most openings ``qarena compete --openings`` shows a row for; more show only the totals.
 MAX_OPENING_ROWS = 30
-
-
-def _opening_lines(path: Path) -> list[str]:
-    """The positions of an --openings file, as --positions reads them, each without a
-    trailing ``# comment`` (no game's text form holds a ``#``)."""
-    return [line.split("#", 1)[0].strip() for line in _read_positions(path)]
 
 
 def _cells(record: Record) -> str:

@@ -337,6 +337,16 @@ def test_a_move_shows_at_once_and_the_ai_thinks_until_it_answers(page: Any) -> N
         expect(page.locator("#undo")).to_be_disabled()
         expect(page.locator(".turn")).to_be_hidden()
 
+    def sent() -> Any:
+        # The page marks the move before Playwright hands the held request to ``hold``: the
+        # handler runs only while Playwright processes events, so wait for it here.
+        for _ in range(250):
+            if held:
+                break
+            page.wait_for_timeout(20)
+        assert len(held) == 1, f"one move request held, not {len(held)}"
+        return held.pop()
+
     def ended() -> None:
         expect(panel).not_to_have_attribute("aria-busy", "true")
         expect(page.locator("#position .pending")).to_have_count(0)
@@ -345,12 +355,13 @@ def test_a_move_shows_at_once_and_the_ai_thinks_until_it_answers(page: Any) -> N
     # An answer: the AI's reply replaces the wait.
     click_move(page, "b2")
     waiting("b2")
-    assert len(held) == 1
+    first = sent()
     # A second click meanwhile is not sent: the board takes no clicks until the answer.
     page.locator("#position [data-move='a1']").click(force=True)
     page.keyboard.press("7")
-    assert len(held) == 1
-    held.pop().continue_()
+    page.wait_for_timeout(200)
+    assert not held, "a click while the AI thinks must not send a second move"
+    first.continue_()
     ended()
     expect(thinking).to_be_hidden()
     expect(page.locator("#position [data-move='b2']")).to_have_class(re.compile(r"\bx\b"))
@@ -368,7 +379,7 @@ def test_a_move_shows_at_once_and_the_ai_thinks_until_it_answers(page: Any) -> N
         1,
     )
     assert refused != before
-    held.pop().fulfill(status=503, headers={"Retry-After": "5"}, body=refused)
+    sent().fulfill(status=503, headers={"Retry-After": "5"}, body=refused)
     ended()
     expect(page.locator("#error")).to_have_text("Busy: try again.")
     expect(page.locator(f"#position [data-move='{free[0]}']")).to_have_class(re.compile("empty"))
@@ -377,7 +388,7 @@ def test_a_move_shows_at_once_and_the_ai_thinks_until_it_answers(page: Any) -> N
     # No answer at all: the piece goes, and the page says so.
     click_move(page, free[0])
     waiting(free[0])
-    held.pop().abort()
+    sent().abort()
     ended()
     expect(thinking).to_contain_text("The server did not answer")
     expect(page.locator("#history li")).to_have_count(2)

@@ -217,33 +217,43 @@ class Searcher:
         self._run([search(v) for v in range(self.workers)], first_stops=True)
         return answers[0]
 
-    def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
-        """Each legal move's score for the player making it (with ``weak``, its sign), the
-        moves shared out among ``workers`` threads that share the table (the scores do not
-        depend on who searched what: every entry is a true bound)."""
+    def _children(
+        self, position: Position, weak: bool
+    ) -> tuple[dict[int, int], list[tuple[int, np.uint64, np.uint64]], int]:
+        """Each legal move's score where it needs no search (a win at once, the last cell,
+        the book), the other moves with the bits of the position after them (centre last,
+        so the threads pop the centre first), and the stones on the board."""
         self._check(position)
         grid = self.grid
         rows, cols, cells = grid.rows, grid.cols, grid.cells
         mine, mask, stones = bits(grid, position)
         wins = k.winning_cells(mine, mask, rows, k.board_cells(rows, cols))
         free = k.playable(mask, k.bottom_row(rows, cols), k.board_cells(rows, cols))
-        results: dict[int, int] = {}
+        known: dict[int, int] = {}
         pending: list[tuple[int, np.uint64, np.uint64]] = []
         for col in reversed(k.centre_order(cols).tolist()):
             move = free & k.column_bits(col, rows)
             if not move:
                 continue
             if wins & move:
-                results[col] = 1 if weak else (cells + 1 - stones) // 2
+                known[col] = 1 if weak else (cells + 1 - stones) // 2
             elif stones + 1 == cells:
-                results[col] = 0
+                known[col] = 0
             else:
                 after = (mine ^ mask, mask | move)
                 booked = self._booked(*after, stones + 1, weak)
                 if booked is not None:
-                    results[col] = -booked
+                    known[col] = -booked
                 else:
                     pending.append((col, *after))
+        return known, pending, stones
+
+    def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
+        """Each legal move's score for the player making it (with ``weak``, its sign), the
+        moves shared out among ``workers`` threads that share the table (the scores do not
+        depend on who searched what: every entry is a true bound)."""
+        rows, cols = self.grid.rows, self.grid.cols
+        results, pending, stones = self._children(position, weak)
         lock = threading.Lock()
 
         def job(counters: np.ndarray) -> None:
@@ -270,37 +280,16 @@ class Searcher:
         table holding bounds for its moves), then one null-window test a move, shared among
         the threads: does the score after it give the mover that score? A lost position's
         moves all keep its value, so ``weak`` needs no test there."""
-        self._check(position)
-        grid = self.grid
-        rows, cols, cells = grid.rows, grid.cols, grid.cells
-        mine, mask, stones = bits(grid, position)
+        rows, cols = self.grid.rows, self.grid.cols
         best = self.score(position, weak)
         if weak:
             best = (best > 0) - (best < 0)
-        legal = [c for c in range(cols) if not position[c]]
         if weak and best < 0:
-            return legal
-        wins = k.winning_cells(mine, mask, rows, k.board_cells(rows, cols))
-        free = k.playable(mask, k.bottom_row(rows, cols), k.board_cells(rows, cols))
-        kept: list[int] = []
-        pending: list[tuple[int, np.uint64, np.uint64]] = []
-        for col in reversed(k.centre_order(cols).tolist()):
-            move = free & k.column_bits(col, rows)
-            if not move:
-                continue
-            if wins & move:
-                kept.append(col)  # a win at once: the best score, and a win
-            elif stones + 1 == cells:
-                if best == 0:
-                    kept.append(col)
-            else:
-                after = (mine ^ mask, mask | move)
-                booked = self._booked(*after, stones + 1, weak)
-                if booked is not None:
-                    if -booked == best:
-                        kept.append(col)
-                else:
-                    pending.append((col, *after))
+            return [c for c in range(cols) if not position[c]]
+        known, pending, stones = self._children(position, weak)
+        # A move needing no search keeps the score when its score is the position's (a win at
+        # once always is: no score beats it).
+        kept = [col for col, found in known.items() if found == best]
         lock = threading.Lock()
 
         def job(counters: np.ndarray) -> None:
@@ -319,7 +308,8 @@ class Searcher:
                     with lock:
                         kept.append(col)
 
-        if pending and not (wins & free and not weak):  # else only a win at once is best
+        won_at_once = not weak and best == (self.grid.cells + 1 - stones) // 2
+        if pending and not won_at_once:  # else only a win at once is best
             self._run([job] * min(self.workers, len(pending)))
         return sorted(kept)
 

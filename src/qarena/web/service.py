@@ -166,6 +166,15 @@ class Web:
             "a-f), and it plays here"
         ).format(spec=game.spec, size=size, file=self.store.folder / "NAME.npz")
 
+    def _out_of_reach(self, game: Game) -> str | None:
+        """Whether this server answers perfect play of ``game``: on a board solved by search,
+        only one it offers (``check_offered`` refuses the others); else None when its
+        enumeration is within the budget, or how far over it, in words."""
+        if Oracle.of(game).searched:
+            check_offered(game)
+            return None
+        return self._over_budget(game)
+
     def _over_budget(self, game: Game) -> str | None:
         """How ``game`` is over the web app's budget, in words; None when it is within."""
         positions, moves = estimate_positions(game), game.num_moves
@@ -309,17 +318,14 @@ class Web:
         a game perfect play is offered on here (the page can then show the solver's verdicts),
         a budget within the web's time (``web.thinking.check``), a file the server holds, of
         this game. Each game then thinks with a search player of its own (``Games.new``)."""
-        if Oracle.of(game).searched:
-            check_offered(game)
-        else:
-            size = self._over_budget(game)
-            if size is not None:
-                raise QarenaError(
-                    _(
-                        "the web app plays {spec} only within its budget ({size}); play it on "
-                        "the command line: qarena play {spec} --opponent {player}"
-                    ).format(spec=game.spec, size=size, player=spec)
-                )
+        size = self._out_of_reach(game)
+        if size is not None:
+            raise QarenaError(
+                _(
+                    "the web app plays {spec} only within its budget ({size}); play it on "
+                    "the command line: qarena play {spec} --opponent {player}"
+                ).format(spec=game.spec, size=size, player=spec)
+            )
         check_thinking(spec, game, is_policy_id)
 
         def evaluator_of(name: str) -> Player:
@@ -356,17 +362,14 @@ class Web:
             if agent is not None:
                 self._perfect.move_to_end((game.spec, strongest))
                 return agent
-        if Oracle.of(game).searched:
-            check_offered(game)
-        else:
-            size = self._over_budget(game)
-            if size is not None:
-                raise QarenaError(
-                    _(
-                        "perfect play of {spec} needs its every position solved ({size}); "
-                        "play it with qarena play {spec} --opponent perfect on the command line"
-                    ).format(spec=game.spec, size=size)
-                )
+        size = self._out_of_reach(game)
+        if size is not None:
+            raise QarenaError(
+                _(
+                    "perfect play of {spec} needs its every position solved ({size}); "
+                    "play it with qarena play {spec} --opponent perfect on the command line"
+                ).format(spec=game.spec, size=size)
+            )
         # The one resolution of a player, answering from the kept solutions.
         found = player(
             "strongest" if strongest else "perfect", game, solution=KeptSolution(game, self.kept)

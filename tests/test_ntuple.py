@@ -342,19 +342,36 @@ def test_classic_connect_four_gets_more_tuples_unless_told(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from qarena.cli import run
-    from qarena.learn.ntuple_config import BIG_TUPLES, NetworkConfig, default_config
+    from qarena.learn.ntuple_config import (
+        BIG_GAMES,
+        BIG_OPENING,
+        BIG_TUPLES,
+        NetworkConfig,
+        default_config,
+        default_games,
+    )
 
     # The defaults the command uses: 70 tuples on small boards, more on the 42 cells of
-    # classic Connect Four, where 70 keep fewer decisions (BENCHMARKS.md); ε is the same.
+    # classic Connect Four, where 70 keep fewer decisions (BENCHMARKS.md), and random openings
+    # there, where self-play alone stays near its main line; ε is the same.
     assert default_config(parse_spec("tictactoe")) == NetworkConfig()
-    assert default_config(parse_spec("connect4")) == NetworkConfig(tuples=BIG_TUPLES)
-    for spec, tuples, given in (("connect4", BIG_TUPLES, []), ("connect4", 30, ["--tuples", "30"]),
-                                ("connect4:5x5", 70, [])):  # fmt: skip
+    big = NetworkConfig(tuples=BIG_TUPLES, opening=BIG_OPENING)
+    assert default_config(parse_spec("connect4")) == big
+    # ... and more games there, where the varied openings' figure still rises past 4 million.
+    assert default_games(parse_spec("connect4")) == BIG_GAMES > 4_000_000
+    assert default_games(parse_spec("connect4:5x5")) == 4_000_000
+    assert default_games(parse_spec("tictactoe")) == 45_000
+    for spec, tuples, opening, given in (
+        ("connect4", BIG_TUPLES, BIG_OPENING, []),
+        ("connect4", 30, 0, ["--tuples", "30", "--opening", "0"]),
+        ("connect4:5x5", 70, 0, []),
+    ):
         out = tmp_path / f"{spec}-{tuples}.npz"
         args = ["train", spec, "--learner", "ntuple", "--episodes", "2", "--workers", "1"]
         assert run([*args, *given, "--out", str(out), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["tuples"] == tuples
-        assert load_network(out).config.tuples == tuples
+        config = load_network(out).config
+        assert (config.tuples, config.opening) == (tuples, opening)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -143,7 +143,7 @@ def _items(learner: Trainable) -> dict[str, str]:
 def _shown(learner: Trainable, items: dict[str, str]) -> list[str]:
     """The items worth a title: the learning rates always, the rest when not the default."""
     cls = type(learner)
-    default = cls.default_config().to_dict()
+    default = cls.default_config(learner.game).to_dict()
     defaults = _hyper_items({k: default[k] for k in cls.hyperparameters})
     return [t for k, t in items.items() if k in ALWAYS_SHOWN or defaults.get(k) != t]
 

@@ -154,16 +154,27 @@ def check_fits(tuples: int, length: int) -> None:
 #: tuples unless told: there 70 keep fewer decisions along perfect play (BENCHMARKS.md).
 BIG_BOARD = 42
 BIG_TUPLES = 200
+#: ... and games of self-play opening with up to this many random moves: self-play alone
+#: rarely reaches the boards after a person's odd opening (BENCHMARKS.md, issue 40).
+BIG_OPENING = 12
+#: ... and this many games: with random openings the varied openings' figure still rises past
+#: four million (about 40 minutes on two cores; BENCHMARKS.md, issue 40).
+BIG_GAMES = 8_000_000
 
 
 def default_config(game: Game) -> NetworkConfig:
     """The settings a network for ``game`` learns with unless told: :class:`NetworkConfig`'s,
-    with 200 tuples on boards of 42 cells or more."""
-    return NetworkConfig(tuples=BIG_TUPLES) if len(game.start()) >= BIG_BOARD else NetworkConfig()
+    with 200 tuples and random openings of up to 12 moves on boards of 42 cells or more."""
+    if len(game.start()) >= BIG_BOARD:
+        return NetworkConfig(tuples=BIG_TUPLES, opening=BIG_OPENING)
+    return NetworkConfig()
 
 
 def default_games(game: Game) -> int:
     """Games of self-play a network learns by default: 2,000 · 2^(cells/2), at most four
-    million (classic Connect Four's 42 cells; 45,000 for tic-tac-toe's 9)."""
+    million (45,000 for tic-tac-toe's 9 cells), and :data:`BIG_GAMES` on boards of 42 cells or
+    more (classic Connect Four)."""
     cells = len(game.start())
+    if cells >= BIG_BOARD:
+        return BIG_GAMES
     return int(min(4_000_000, round(2_000 * 2 ** (cells / 2), -3)))

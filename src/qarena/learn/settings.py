@@ -391,11 +391,12 @@ def defaults_text(name: str) -> str:
 
 def network_defaults_text(name: str) -> str:
     """An n-tuple network's default of setting ``name``, for README's table."""
-    from qarena.learn.ntuple_config import BIG_BOARD, BIG_TUPLES, NetworkConfig
+    from qarena.learn.ntuple_config import BIG_BOARD, BIG_OPENING, BIG_TUPLES, NetworkConfig
 
     text = _shown(NetworkConfig().to_dict()[name])
-    if name == "tuples":
-        text += f" ({BIG_TUPLES} on boards of {BIG_BOARD} cells or more: classic Connect Four)"
+    big = {"tuples": BIG_TUPLES, "opening": BIG_OPENING}
+    if name in big:
+        text += f" ({big[name]} on boards of {BIG_BOARD} cells or more: classic Connect Four)"
     return text
 
 

@@ -331,6 +331,16 @@ class _Search:
         return out
 
 
+def _solver_answers(game: Game) -> bool:
+    """Whether the search solver answers for ``game``: a board with gravity it searches that
+    is not enumerated (a small board's search is its own)."""
+    from qarena.exact.oracles import SEARCHED, family_of
+    from qarena.exact.search import searchable
+
+    grid = game.grid
+    return grid is not None and grid.gravity and searchable(game) and family_of(game) == SEARCHED
+
+
 @dataclass
 class AlphaBeta(Picks):
     """Depth-limited alpha-beta over ``evaluator``'s values (the module's text): ``depth``
@@ -358,23 +368,11 @@ class AlphaBeta(Picks):
         if not self.name:
             budget = str(self.depth) if self.depth is not None else f"{self.seconds:g}s"
             self.name = f"alphabeta:{budget}:{self.evaluator.name}"
+        if self.solve_seconds is not None and not _solver_answers(self.game):
+            self.solve_seconds = None  # decided once: the board does not change
 
     def _solves(self) -> bool:
-        """Whether it asks the search solver first: time for it, on a board the search
-        solver answers that is not enumerated (a small board's search is its own)."""
-        if self.solve_seconds is None:
-            return False
-        from qarena.exact.oracles import SEARCHED, family_of
-        from qarena.exact.search import searchable
-
-        grid = self.game.grid
-        if (
-            grid is None
-            or not grid.gravity
-            or not searchable(self.game)
-            or family_of(self.game) != SEARCHED
-        ):
-            self.solve_seconds = None
+        """Whether it asks the search solver first (``solve_seconds``: see the field)."""
         return self.solve_seconds is not None
 
     def _solver(self) -> Searcher | None:
@@ -413,8 +411,7 @@ class AlphaBeta(Picks):
                 if exact:
                     signs = solver.move_scores(position, weak=True)
                 else:
-                    kept = solver.best_moves(position, weak=True)
-                    value = solver.score(position, weak=True)  # in its table by now
+                    value, kept = solver.scored_best_moves(position, weak=True)
                     signs = {
                         m: value if m in kept else value - 1
                         for m in self.game.legal_moves(position)

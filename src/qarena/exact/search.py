@@ -280,12 +280,17 @@ class Searcher:
         table holding bounds for its moves), then one null-window test a move, shared among
         the threads: does the score after it give the mover that score? A lost position's
         moves all keep its value, so ``weak`` needs no test there."""
+        return self.scored_best_moves(position, weak)[1]
+
+    def scored_best_moves(self, position: Position, weak: bool = False) -> tuple[int, list[Move]]:
+        """The position's score (with ``weak``, its sign) and :meth:`best_moves`, from one
+        search: a caller wanting both need not ask :meth:`score` again."""
         rows, cols = self.grid.rows, self.grid.cols
         best = self.score(position, weak)
         if weak:
             best = (best > 0) - (best < 0)
         if weak and best < 0:
-            return [c for c in range(cols) if not position[c]]
+            return best, [c for c in range(cols) if not position[c]]
         known, pending, stones = self._children(position, weak)
         # A move needing no search keeps the score when its score is the position's (a win at
         # once always is: no score beats it).
@@ -311,7 +316,7 @@ class Searcher:
         won_at_once = not weak and best == (self.grid.cells + 1 - stones) // 2
         if pending and not won_at_once:  # else only a win at once is best
             self._run([job] * min(self.workers, len(pending)))
-        return sorted(kept)
+        return best, sorted(kept)
 
 
 @dataclass

@@ -162,10 +162,15 @@ BIG_OPENING = 12
 BIG_GAMES = 8_000_000
 
 
+def _big(game: Game) -> bool:
+    """Whether ``game``'s board is big enough for the big boards' defaults (BIG_*)."""
+    return len(game.start()) >= BIG_BOARD
+
+
 def default_config(game: Game) -> NetworkConfig:
     """The settings a network for ``game`` learns with unless told: :class:`NetworkConfig`'s,
     with 200 tuples and random openings of up to 12 moves on boards of 42 cells or more."""
-    if len(game.start()) >= BIG_BOARD:
+    if _big(game):
         return NetworkConfig(tuples=BIG_TUPLES, opening=BIG_OPENING)
     return NetworkConfig()
 
@@ -174,7 +179,6 @@ def default_games(game: Game) -> int:
     """Games of self-play a network learns by default: 2,000 · 2^(cells/2), at most four
     million (45,000 for tic-tac-toe's 9 cells), and :data:`BIG_GAMES` on boards of 42 cells or
     more (classic Connect Four)."""
-    cells = len(game.start())
-    if cells >= BIG_BOARD:
+    if _big(game):
         return BIG_GAMES
-    return int(min(4_000_000, round(2_000 * 2 ** (cells / 2), -3)))
+    return int(min(4_000_000, round(2_000 * 2 ** (len(game.start()) / 2), -3)))

@@ -479,6 +479,9 @@ def test_the_best_moves_agree_with_the_enumerating_solver(spec: str) -> None:
         outcomes = solution.move_outcomes(position)
         assert searcher.best_moves(position, weak=True) == sorted(solution.optimal_moves(position))
         assert searcher.best_moves(position) == sorted(strongest_moves(outcomes)), position
+        # The score handed back with them is the position's value for its mover.
+        sign, _kept = searcher.scored_best_moves(position, weak=True)
+        assert sign == solution.value_of(position), position
 
 
 def test_a_window_s_answer_is_a_true_bound_or_the_score() -> None:

@@ -23,7 +23,7 @@ $(VENV)/.installed: $(VENV)/.package
 dev: $(VENV)/.dev-installed
 
 $(VENV)/.dev-installed: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev,ray,env,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray,env,docs,deep]'
 	touch $@
 
 # The first page does not wait for the kernels: on a fresh install they compile in the

@@ -1,0 +1,138 @@
+"""AlphaZero networks' files: qarena's one array file (``policyfile``: JSON metadata and
+arrays in an ``.npz`` under a SHA-256, never pickled), the network's shape and every size
+checked before any array is read, and before PyTorch is imported."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from qarena.budget import format_bytes, memory_budget
+from qarena.errors import QarenaError, TooLargeError
+from qarena.games.base import Game
+from qarena.i18n import _
+from qarena.learn.az_net import PolicyValueNet, check_shape, param_count
+from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
+
+#: What an AlphaZero network's file says it is, and its learner's name.
+KIND = "alphazero"
+#: What loading a network takes besides its flat weights: the PyTorch module holds a second
+#: copy, and its gradients and Adam's two moments three more while it learns.
+COPIES = 5
+#: Longest part of a file's own text repeated in an error.
+_ECHO = 80
+
+
+@dataclass
+class LoadedNet:
+    """A network's file read back: its game, the network, and the rest of its metadata."""
+
+    game: Game
+    net: PolicyValueNet
+    meta: dict[str, Any]
+
+
+def _contents(
+    game: Game, net: PolicyValueNet, extra: Mapping[str, Any] | None
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    meta = {
+        **(extra or {}),
+        "kind": KIND,
+        "game": game.spec,
+        "channels": net.channels,
+        "blocks": net.blocks,
+        "weights": int(net.weights.size),
+    }
+    return {"weights": net.weights}, meta
+
+
+def save_net(
+    path: str | os.PathLike[str],
+    game: Game,
+    net: PolicyValueNet,
+    extra: Mapping[str, Any] | None = None,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> None:
+    """The network in qarena's array file (the one safe writer; ``inputs``, files the command
+    read, are never overwritten), ``extra`` added to its metadata."""
+    arrays, meta = _contents(game, net, extra)
+    save_policy(os.fspath(path), arrays, meta, inputs)
+
+
+def net_bytes(game: Game, net: PolicyValueNet, extra: Mapping[str, Any] | None = None) -> bytes:
+    """The network's file as bytes."""
+    arrays, meta = _contents(game, net, extra)
+    return encode_policy(arrays, meta)
+
+
+def load_bytes(weights: int) -> int:
+    """Bytes a network of ``weights`` numbers takes loaded and learning."""
+    return COPIES * 4 * weights
+
+
+def load_net(
+    path: str | os.PathLike[str], game: Game | None = None, budget: int | None = None
+) -> LoadedNet:
+    """An AlphaZero network's file (of ``game``, when given); anything else is refused in one
+    line naming the file. Its game, its shape and what it takes in memory (against ``budget``,
+    default the machine's; TooLargeError over it) are checked from its metadata alone, before
+    any array is read."""
+    from qarena.games import parse_spec
+
+    p = os.fspath(path)
+    found_game: list[Game] = []
+
+    def damaged(what: str) -> QarenaError:
+        return QarenaError(_("{file} is damaged: {what}").format(file=p, what=what[:200]))
+
+    def expect(meta: dict[str, Any]) -> dict[str, ArraySpec]:
+        if meta.get("kind") != KIND:
+            raise QarenaError(_("{file} is not an AlphaZero network").format(file=p))
+        spec = meta.get("game")
+        if game is not None and spec != game.spec:
+            raise QarenaError(
+                _("{file} plays {other}, not {spec}").format(
+                    file=p, other=str(spec)[:_ECHO], spec=game.spec
+                )
+            )
+        try:
+            played = game if game is not None else parse_spec(str(spec))
+        except QarenaError as e:
+            raise damaged(_("its game is not readable ({problem})").format(problem=e)) from None
+        if played.grid is None:
+            raise damaged(_("its game is not a board"))
+        try:
+            channels, blocks = check_shape(meta.get("channels"), meta.get("blocks"))
+        except QarenaError as e:
+            raise damaged(str(e)) from None
+        weights = param_count(played.grid, channels, blocks)
+        if meta.get("weights") != weights:
+            raise damaged(_("its count of weights does not match its shape"))
+        most = memory_budget() if budget is None else budget
+        need = load_bytes(weights)
+        if need > most:
+            raise TooLargeError(
+                _(
+                    "{file} is a network of {weights:,} weights: loading it needs {need}, more "
+                    "than the {budget} it may take here"
+                ).format(
+                    file=p, weights=weights, need=format_bytes(need), budget=format_bytes(most)
+                )
+            )
+        found_game.append(played)
+        return {"weights": ((weights,), np.dtype(np.float32))}
+
+    data = load_policy(p, expect)
+    played = found_game[0]
+    assert played.grid is not None  # expect refused a game without a board
+    meta = data.meta
+    net = PolicyValueNet(played.grid, int(meta["channels"]), int(meta["blocks"]),
+                         data.arrays["weights"])  # fmt: skip
+    return LoadedNet(played, net, meta)
+
+
+__all__ = ["KIND", "LoadedNet", "load_bytes", "load_net", "net_bytes", "save_net"]

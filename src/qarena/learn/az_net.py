@@ -1,0 +1,358 @@
+"""The policy-value network of the AlphaZero learner: a small residual network that reads a
+board's planes from the view of the player to move and gives a prior over the moves and a
+value for that player.
+
+Its layout (every tensor's name and shape, :func:`layout`) is computed here without PyTorch,
+so a file's size is checked before anything is imported or read; the module itself is built
+in PyTorch, imported when first needed (the ``qarena[deep]`` extra). Its weights travel as one
+flat float32 array in :func:`layout`'s order (files, and later self-play workers), never
+pickled."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from qarena.errors import QarenaError
+from qarena.games.base import BoardGrid
+from qarena.i18n import _
+from qarena.optional import need
+
+#: What pip takes to install what the network needs.
+INSTALL = "'qarena[deep]'"
+#: The widest and deepest network a file or a setting may ask for.
+MAX_CHANNELS = 256
+MAX_BLOCKS = 20
+#: Units of the value head's hidden layer (OpenSpiel's and AlphaGo Zero's heads have one).
+VALUE_HIDDEN = 64
+#: The policy head's 1×1 convolution's channels (AlphaGo Zero's two).
+POLICY_CHANNELS = 2
+#: What a batch-norm layer keeps, in PyTorch's order (its step count is left out: the
+#: layers use a fixed momentum, so it is never read).
+_NORM = ("weight", "bias", "running_mean", "running_var")
+
+
+def plane_count(grid: BoardGrid) -> int:
+    """Planes a board is read as: the mover's stones, the other's, a plane of ones (so the
+    convolutions see the board's edge) and, where pieces drop, the cells a move can fill."""
+    return 4 if grid.gravity else 3
+
+
+def move_count(grid: BoardGrid) -> int:
+    """Moves the policy head scores: a column each where pieces drop, else a cell each."""
+    return grid.cols if grid.gravity else grid.cells
+
+
+def layout(grid: BoardGrid, channels: int, blocks: int) -> list[tuple[str, tuple[int, ...]]]:
+    """Every tensor of the network, name and shape, in the order the flat weights hold them:
+    the stem, ``blocks`` residual blocks of ``channels``, the policy head, the value head."""
+    cells = grid.cells
+    out: list[tuple[str, tuple[int, ...]]] = []
+
+    def conv(name: str, c_in: int, c_out: int, size: int) -> None:
+        out.append((f"{name}.weight", (c_out, c_in, size, size)))
+
+    def norm(name: str, c: int) -> None:
+        out.extend((f"{name}.{part}", (c,)) for part in _NORM)
+
+    def dense(name: str, n_in: int, n_out: int) -> None:
+        out.extend(((f"{name}.weight", (n_out, n_in)), (f"{name}.bias", (n_out,))))
+
+    conv("stem", plane_count(grid), channels, 3)
+    norm("stem_norm", channels)
+    for b in range(blocks):
+        conv(f"blocks.{b}.conv1", channels, channels, 3)
+        norm(f"blocks.{b}.norm1", channels)
+        conv(f"blocks.{b}.conv2", channels, channels, 3)
+        norm(f"blocks.{b}.norm2", channels)
+    conv("policy_conv", channels, POLICY_CHANNELS, 1)
+    norm("policy_norm", POLICY_CHANNELS)
+    dense("policy", POLICY_CHANNELS * cells, move_count(grid))
+    conv("value_conv", channels, 1, 1)
+    norm("value_norm", 1)
+    dense("value_hidden", cells, VALUE_HIDDEN)
+    dense("value", VALUE_HIDDEN, 1)
+    return out
+
+
+def param_count(grid: BoardGrid, channels: int, blocks: int) -> int:
+    """The numbers the flat weights hold (batch norms' running statistics included)."""
+    return sum(math.prod(shape) for _name, shape in layout(grid, channels, blocks))
+
+
+def check_shape(channels: object, blocks: object) -> tuple[int, int]:
+    """``channels`` and ``blocks`` as a network may have them, or a one-line refusal."""
+    for name, value, most, least in (
+        ("channels", channels, MAX_CHANNELS, 1),
+        ("blocks", blocks, MAX_BLOCKS, 0),
+    ):
+        if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most:
+            raise QarenaError(
+                _("{name} must be a whole number from {low} to {high}, not {value}").format(
+                    name=name, low=least, high=most, value=str(value)[:40]
+                )
+            )
+    assert isinstance(channels, int) and isinstance(blocks, int)
+    return channels, blocks
+
+
+@functools.cache
+def torch_module() -> Any:
+    """PyTorch, imported once (or one line saying how to install it), on one thread: the
+    networks are small, and on two cores a second intra-op thread only fights self-play
+    (BENCHMARKS.md, "AlphaZero: which library")."""
+    torch = need("torch", INSTALL)
+    torch.set_num_threads(1)
+    # Already set, or parallel work already ran: keep what it is.
+    with contextlib.suppress(RuntimeError):
+        torch.set_num_interop_threads(1)
+    return torch
+
+
+@functools.cache
+def _network_class() -> Any:
+    torch = torch_module()
+    nn = torch.nn
+    functional = torch.nn.functional
+
+    def norm(c: int) -> Any:
+        return nn.BatchNorm2d(c, momentum=0.1)
+
+    class Block(nn.Module):  # type: ignore[misc,name-defined]
+        def __init__(self, channels: int) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+            self.norm1 = norm(channels)
+            self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+            self.norm2 = norm(channels)
+
+        def forward(self, x: Any) -> Any:
+            y = functional.relu(self.norm1(self.conv1(x)))
+            return functional.relu(x + self.norm2(self.conv2(y)))
+
+    class Network(nn.Module):  # type: ignore[misc,name-defined]
+        def __init__(self, grid: BoardGrid, channels: int, blocks: int) -> None:
+            super().__init__()
+            cells = grid.cells
+            self.stem = nn.Conv2d(plane_count(grid), channels, 3, padding=1, bias=False)
+            self.stem_norm = norm(channels)
+            self.blocks = nn.ModuleList(Block(channels) for _ in range(blocks))
+            self.policy_conv = nn.Conv2d(channels, POLICY_CHANNELS, 1, bias=False)
+            self.policy_norm = norm(POLICY_CHANNELS)
+            self.policy = nn.Linear(POLICY_CHANNELS * cells, move_count(grid))
+            self.value_conv = nn.Conv2d(channels, 1, 1, bias=False)
+            self.value_norm = norm(1)
+            self.value_hidden = nn.Linear(cells, VALUE_HIDDEN)
+            self.value = nn.Linear(VALUE_HIDDEN, 1)
+
+        def forward(self, x: Any) -> tuple[Any, Any]:
+            x = functional.relu(self.stem_norm(self.stem(x)))
+            for block in self.blocks:
+                x = block(x)
+            p = functional.relu(self.policy_norm(self.policy_conv(x)))
+            logits = self.policy(p.flatten(1))
+            v = functional.relu(self.value_norm(self.value_conv(x)))
+            value = torch.tanh(self.value(functional.relu(self.value_hidden(v.flatten(1)))))
+            return logits, value.squeeze(1)
+
+    return Network
+
+
+def planes(grid: BoardGrid, boards: np.ndarray, movers: np.ndarray) -> np.ndarray:
+    """Boards (``(N, cells)``: 0 empty, 1 the first player's, 2 the second's) as the
+    network's input, ``(N, planes, rows, cols)`` float32, each from the view of its player to
+    move (``movers``: 0 the first, 1 the second)."""
+    boards = np.asarray(boards, dtype=np.int8).reshape(-1, grid.cells)
+    own = (np.asarray(movers, dtype=np.int8) + 1).reshape(-1, 1)
+    n = boards.shape[0]
+    out = np.zeros((n, plane_count(grid), grid.cells), dtype=np.float32)
+    out[:, 0] = boards == own
+    out[:, 1] = (boards != 0) & (boards != own)
+    out[:, 2] = 1.0
+    if grid.gravity:
+        empty = boards == 0
+        below = np.ones_like(empty)  # the bottom row stands on the floor
+        below[:, : -grid.cols] = ~empty[:, grid.cols :]
+        out[:, 3] = empty & below
+    return out.reshape(n, -1, grid.rows, grid.cols)
+
+
+def legal_mask(grid: BoardGrid, boards: np.ndarray) -> np.ndarray:
+    """``(N, moves)`` bool: the moves open on each board (a column whose top cell is empty
+    where pieces drop, else an empty cell)."""
+    boards = np.asarray(boards, dtype=np.int8).reshape(-1, grid.cells)
+    open_cells: np.ndarray = boards[:, : grid.cols] == 0 if grid.gravity else boards == 0
+    return open_cells
+
+
+@dataclass
+class PolicyValueNet:
+    """A policy-value network for ``grid``: its shape and its weights as one flat float32
+    array in :func:`layout`'s order. The PyTorch module is built from them when first asked
+    (:meth:`module`), so a network is read, checked and kept without PyTorch."""
+
+    grid: BoardGrid
+    channels: int
+    blocks: int
+    weights: np.ndarray
+    _module: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_shape(self.channels, self.blocks)
+        want = param_count(self.grid, self.channels, self.blocks)
+        if self.weights.dtype != np.float32 or self.weights.shape != (want,):
+            raise QarenaError(
+                _("a network of this shape has {want:,} weights, not {got}").format(
+                    want=want, got=self.weights.shape
+                )
+            )
+
+    @classmethod
+    def new(cls, grid: BoardGrid, channels: int, blocks: int, seed: int = 0) -> PolicyValueNet:
+        """A network as PyTorch initialises it, from ``seed`` (the same seed, the same
+        weights)."""
+        check_shape(channels, blocks)
+        torch = torch_module()
+        generator_state = torch.random.get_rng_state()
+        try:
+            torch.manual_seed(seed)
+            module = _network_class()(grid, channels, blocks)
+        finally:
+            torch.random.set_rng_state(generator_state)
+        net = cls(grid, channels, blocks, _flatten(module, grid, channels, blocks))
+        net._module = module
+        module.eval()
+        return net
+
+    def module(self) -> Any:
+        """The PyTorch module with these weights (built once; :meth:`sync` after the flat
+        weights change)."""
+        if self._module is None:
+            self._module = _network_class()(self.grid, self.channels, self.blocks)
+            self.sync()
+            self._module.eval()
+        return self._module
+
+    def sync(self) -> None:
+        """Copy the flat weights into the module."""
+        torch = torch_module()
+        module = self.module() if self._module is None else self._module
+        state = module.state_dict()
+        at = 0
+        with torch.no_grad():
+            for name, shape in layout(self.grid, self.channels, self.blocks):
+                size = math.prod(shape)
+                part = self.weights[at : at + size].reshape(shape)
+                state[name].copy_(torch.from_numpy(part.copy()))
+                at += size
+
+    def refresh(self) -> None:
+        """Copy the module's weights (after learning) into the flat array."""
+        self.weights = _flatten(self.module(), self.grid, self.channels, self.blocks)
+
+    def evaluate(self, boards: np.ndarray, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's prior over the moves (``(N, moves)``, 0 on a move not open, the rest
+        summing to 1) and its value for the player to move (``(N,)``, −1 to +1)."""
+        torch = torch_module()
+        module = self.module()
+        x = torch.from_numpy(planes(self.grid, boards, movers))
+        with torch.inference_mode():
+            logits, value = module(x)
+        raw = logits.numpy().astype(np.float64)
+        legal = legal_mask(self.grid, boards)
+        raw = np.where(legal, raw, -np.inf)
+        top = raw.max(axis=1, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        e = np.exp(raw - top)
+        total = e.sum(axis=1, keepdims=True)
+        priors = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return priors, value.numpy().astype(np.float64)
+
+
+def move_images(grid: BoardGrid) -> np.ndarray:
+    """``(symmetries, moves)``: where each of the board's symmetries takes each move (a
+    column goes where its top cell goes; a cell where it goes)."""
+    images = np.array(grid.symmetries, dtype=np.int64)
+    return images[:, : grid.cols] % grid.cols if grid.gravity else images
+
+
+class Trainer:
+    """Learning for a network: Adam with step size ``alpha`` and L2 ``weight_decay`` on the
+    loss AlphaZero learns by, the value's squared error plus the cross-entropy between the
+    search's visit shares and the policy, each batch seen under a random symmetry of the
+    board. Its moments live as long as it does (a learner keeps one)."""
+
+    def __init__(self, net: PolicyValueNet, alpha: float, weight_decay: float) -> None:
+        torch = torch_module()
+        self.net = net
+        self.optimizer = torch.optim.Adam(
+            net.module().parameters(), lr=alpha, weight_decay=weight_decay
+        )
+        self._cells = np.array(net.grid.symmetries, dtype=np.int64)
+        self._moves = move_images(net.grid)
+
+    def step(
+        self,
+        boards: np.ndarray,
+        movers: np.ndarray,
+        policy: np.ndarray,
+        value: np.ndarray,
+        rng: np.random.Generator,
+    ) -> tuple[float, float]:
+        """One step on a batch; returns its value loss and policy loss."""
+        torch = torch_module()
+        grid = self.net.grid
+        s = int(rng.integers(self._cells.shape[0]))
+        seen = np.empty_like(boards)
+        seen[:, self._cells[s]] = boards
+        target = np.empty_like(policy)
+        target[:, self._moves[s]] = policy
+        module = self.net.module()
+        module.train()
+        x = torch.from_numpy(planes(grid, seen, movers))
+        logits, v = module(x)
+        legal = torch.from_numpy(legal_mask(grid, seen))
+        logits = logits.masked_fill(~legal, -1e9)
+        pi = torch.from_numpy(target)
+        policy_loss = -(pi * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+        value_loss = torch.mean((v - torch.from_numpy(value.astype(np.float32))) ** 2)
+        loss = value_loss + policy_loss
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        module.eval()
+        return float(value_loss.detach()), float(policy_loss.detach())
+
+    def done(self) -> None:
+        """Bring the flat weights up to date after the steps."""
+        self.net.refresh()
+
+
+def _flatten(module: Any, grid: BoardGrid, channels: int, blocks: int) -> np.ndarray:
+    state = module.state_dict()
+    parts = [
+        state[name].detach().reshape(-1).to(dtype=torch_module().float32).numpy()
+        for name, _shape in layout(grid, channels, blocks)
+    ]
+    return np.concatenate(parts).astype(np.float32, copy=False)
+
+
+__all__ = [
+    "INSTALL",
+    "MAX_BLOCKS",
+    "MAX_CHANNELS",
+    "PolicyValueNet",
+    "check_shape",
+    "layout",
+    "legal_mask",
+    "move_count",
+    "param_count",
+    "plane_count",
+    "planes",
+    "torch_module",
+]

@@ -14,8 +14,9 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.games import parse_spec
 from qarena.judging.policy import judge_asked
 from qarena.learn import az_net
+from qarena.learn.alphazero import LearningSettings, SelfPlayLearning
 from qarena.learn.az_file import load_net, net_bytes, save_net
-from qarena.learn.az_search import Evaluate, SearchSettings, self_play
+from qarena.learn.az_search import Evaluate, SearchSettings
 
 SPECS = ("tictactoe", "connect4:4x5", "connect4", "tictactoe:4x4:4")
 
@@ -210,7 +211,8 @@ def test_search_alone_finds_what_the_solver_knows() -> None:
 
 def test_self_play_learns_toward_perfect_play() -> None:
     """A few hundred games of self-play on tic-tac-toe: the network's greedy policy, judged
-    exactly over every decision position, keeps the value far more often than before."""
+    exactly over every decision position (each asked on its own), keeps the value far more
+    often than before; every position learned from is one its games passed through."""
     game = parse_spec("tictactoe")
     grid = game.grid
     assert grid is not None
@@ -223,22 +225,52 @@ def test_self_play_learns_toward_perfect_play() -> None:
         return {m: float(priors[0, m]) for m in game.legal_moves(position)}
 
     before = judge_asked(game, ask).share
-    rng = np.random.default_rng(0)
-    trainer = az_net.Trainer(net, 1e-3, 1e-4)
-    settings = SearchSettings(simulations=32, temperature_moves=3)
-    kept: list[tuple[np.ndarray, ...]] = []
+    run = SelfPlayLearning(game, net, SearchSettings(simulations=32, temperature_moves=3))
     for _chunk in range(10):
-        samples, results = self_play(game, net.evaluate, 32, settings, rng, 9)
-        assert len(results) == 32 and set(results) <= {-1.0, 0.0, 1.0}
-        # Every position learned from is one the game passed through: a target per board.
-        assert samples.policy.shape == (len(samples), 9)
-        assert np.allclose(samples.policy.sum(axis=1), 1.0)
-        assert (samples.policy[samples.boards != 0] == 0).all()
-        kept.append((samples.boards, samples.movers, samples.policy, samples.value))
-        arrays = [np.concatenate(parts) for parts in zip(*kept, strict=True)]
-        for _step in range(max(1, 4 * len(samples) // 128)):
-            pick = rng.integers(0, arrays[3].shape[0], 128)
-            trainer.step(*(a[pick] for a in arrays), rng=rng)  # type: ignore[misc]
-        trainer.done()
+        done = run.play_and_learn(32)
+        assert done.games == 32 and len(done.results) == 32
+        assert set(done.results) <= {-1.0, 0.0, 1.0}
+    filled = run._filled
+    assert filled > 320 * 5  # every game adds its positions (tic-tac-toe lasts 5 to 9)
+    policy, boards = run._policy[:filled], run._boards[:filled]
+    assert np.allclose(policy.sum(axis=1), 1.0)
+    assert (policy[boards != 0] == 0).all()  # visits only to open cells
+    assert run.games == 320
     after = judge_asked(game, ask).share
     assert after >= before + 0.2, (before, after)
+
+
+def test_a_seed_learns_the_same_network() -> None:
+    game = parse_spec("tictactoe")
+    grid = game.grid
+    assert grid is not None
+    found = []
+    for _ in range(2):
+        net = az_net.PolicyValueNet.new(grid, 8, 1, seed=2)
+        run = SelfPlayLearning(game, net, SearchSettings(simulations=8), LearningSettings(seed=5))
+        run.play_and_learn(8)
+        run.play_and_learn(8)
+        found.append(net.weights.copy())
+    assert np.array_equal(found[0], found[1])
+
+
+def test_priors_over_tables_are_the_positions_own() -> None:
+    """A small board's positions judged in batches from their codes: the same priors as the
+    network gives each position asked on its own."""
+    from qarena.exact.space import game_tables
+
+    for spec in ("tictactoe", "connect4:4x4"):
+        game = parse_spec(spec)
+        grid = game.grid
+        assert grid is not None
+        net = az_net.PolicyValueNet.new(grid, 8, 1, seed=0)
+        tables = game_tables(game)
+        rows = np.flatnonzero(tables.live)[:: max(1, int(tables.live.sum()) // 300)]
+        movers = np.maximum(tables.mover[rows], 0).astype(np.int8)
+        batched = az_net.table_priors(net, tables.codes[rows], movers, game.radix)
+        for i, row in enumerate(rows.tolist()):
+            position = tables.position(row)
+            own, _v = net.evaluate(
+                np.asarray(position, dtype=np.int8)[None], np.array([game.to_move(position)])
+            )
+            assert np.allclose(batched[i], own[0], atol=1e-6), game.format_position(position)

@@ -1,0 +1,116 @@
+"""The AlphaZero learner's loop: a policy-value network learning from its own games, played
+through its search (``az_search``), in the synchronous rhythm AlphaZero.jl uses on one
+machine — a chunk of games of self-play, then learning from a replay buffer of the latest
+positions — so that a seed learns the same network however it is watched, and the two phases
+never compete for the cores.
+
+Not yet a learner kind (``--learner alphazero``): this is what that kind will train with, and
+what ``benchmarks/az_small.py`` measures."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from qarena.errors import QarenaError
+from qarena.games.base import Game, grid_of
+from qarena.i18n import _
+from qarena.learn.az_net import PolicyValueNet, Trainer, move_count
+from qarena.learn.az_search import SearchSettings, self_play
+
+
+@dataclass(frozen=True)
+class LearningSettings:
+    """How the network learns: Adam's step size ``alpha`` and L2 ``weight_decay``; batches
+    of ``batch`` positions drawn from the latest ``buffer`` positions; after each chunk of
+    games, ``reuse`` times as many positions drawn as the chunk added (OpenSpiel's ``reuse``
+    the other way round: how often a position is learned from on average); ``seed``."""
+
+    alpha: float = 1e-3
+    weight_decay: float = 1e-4
+    batch: int = 128
+    reuse: float = 4.0
+    buffer: int = 50_000
+    seed: int = 0
+
+
+@dataclass
+class ChunkReport:
+    """What a chunk did: its games and their results for the first player, the positions it
+    added, the learning steps taken and the last step's losses."""
+
+    games: int
+    results: list[float]
+    positions: int
+    steps: int
+    value_loss: float
+    policy_loss: float
+
+
+@dataclass
+class SelfPlayLearning:
+    """A network of ``game`` learning by self-play through its search. The buffer keeps the
+    latest positions (boards, movers, visit shares, results) in arrays of fixed size."""
+
+    game: Game
+    net: PolicyValueNet
+    search: SearchSettings = field(default_factory=SearchSettings)
+    learning: LearningSettings = field(default_factory=LearningSettings)
+    games: int = 0
+    _trainer: Trainer | None = field(default=None, repr=False)
+    _filled: int = 0
+    _next: int = 0
+
+    def __post_init__(self) -> None:
+        grid = grid_of(self.game)
+        if grid != self.net.grid:
+            raise QarenaError(_("the network was made for another board"))
+        size, moves = self.learning.buffer, move_count(grid)
+        self._boards = np.zeros((size, grid.cells), dtype=np.int8)
+        self._movers = np.zeros(size, dtype=np.int8)
+        self._policy = np.zeros((size, moves), dtype=np.float32)
+        self._value = np.zeros(size, dtype=np.float32)
+
+    @property
+    def trainer(self) -> Trainer:
+        if self._trainer is None:
+            c = self.learning
+            self._trainer = Trainer(self.net, c.alpha, c.weight_decay)
+        return self._trainer
+
+    def play_and_learn(self, games: int) -> ChunkReport:
+        """``games`` games of self-play in lockstep, their positions added to the buffer, then
+        ``reuse`` × their positions / ``batch`` learning steps on batches from the buffer."""
+        c = self.learning
+        # A chunk's randomness comes from the seed and the games before it, nothing else.
+        rng = np.random.default_rng([c.seed, self.games])
+        samples, results = self_play(
+            self.game, self.net.evaluate, games, self.search, rng, move_count(self.net.grid)
+        )
+        self._add(samples.boards, samples.movers, samples.policy, samples.value)
+        steps = max(1, math.ceil(c.reuse * len(samples) / c.batch))
+        value_loss = policy_loss = math.nan
+        for _step in range(steps):
+            pick = rng.integers(0, self._filled, min(c.batch, self._filled))
+            value_loss, policy_loss = self.trainer.step(
+                self._boards[pick], self._movers[pick], self._policy[pick], self._value[pick], rng
+            )
+        self.trainer.done()
+        self.games += games
+        return ChunkReport(games, results, len(samples), steps, value_loss, policy_loss)
+
+    def _add(
+        self, boards: np.ndarray, movers: np.ndarray, policy: np.ndarray, value: np.ndarray
+    ) -> None:
+        size = self._value.shape[0]
+        for i in range(value.shape[0]):
+            at = self._next
+            self._boards[at], self._movers[at] = boards[i], movers[i]
+            self._policy[at], self._value[at] = policy[i], value[i]
+            self._next = (at + 1) % size
+            self._filled = min(size, self._filled + 1)
+
+
+__all__ = ["ChunkReport", "LearningSettings", "SelfPlayLearning"]

@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
             )
 
     t = time.perf_counter()
-    report(0.0, 0, time.perf_counter() - t, greedy_optimality(net, tables))
+    found = greedy_optimality(net, tables)
+    report(0.0, 0, time.perf_counter() - t, found)
     budget = args.minutes * 60
     trained = 0.0
     positions = 0

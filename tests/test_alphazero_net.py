@@ -91,6 +91,20 @@ def test_planes_and_moves_follow_the_rules() -> None:
                 assert list(np.flatnonzero(x[3])) == landing
 
 
+def test_weights_of_another_shape_or_board_are_refused_in_one_line() -> None:
+    game = parse_spec("tictactoe")
+    grid = game.grid
+    assert grid is not None
+    with pytest.raises(QarenaError, match="a network of this shape has 2,376 weights"):
+        az_net.PolicyValueNet(grid, 8, 1, np.zeros(10, dtype=np.float32))
+    other = parse_spec("connect4:4x5").grid
+    assert other is not None
+    with pytest.raises(QarenaError, match="the network was made for another board"):
+        SelfPlayLearning(game, az_net.PolicyValueNet.new(other, 8, 0, seed=0))
+    with pytest.raises(QarenaError, match="blocks must be at most 20"):
+        az_net.PolicyValueNet.new(grid, 8, 21)
+
+
 def test_priors_cover_the_open_moves_only() -> None:
     game = parse_spec("tictactoe")
     grid = game.grid
@@ -163,7 +177,7 @@ def test_sizes_are_refused_before_reading_or_importing_torch(
             load_net(path, budget=1000)
         wide = tmp_path / "wide.npz"  # type: ignore[operator]
         _rewrite_meta(path, wide, channels=100_000)
-        with pytest.raises(QarenaError, match="channels must be a whole number from 1 to 256"):
+        with pytest.raises(QarenaError, match="channels must be at most 256, not 100,000"):
             load_net(wide)
         lying = tmp_path / "lying.npz"  # type: ignore[operator]
         _rewrite_meta(path, lying, weights=10)

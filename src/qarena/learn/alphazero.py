@@ -104,13 +104,17 @@ class SelfPlayLearning:
     def _add(
         self, boards: np.ndarray, movers: np.ndarray, policy: np.ndarray, value: np.ndarray
     ) -> None:
+        # The ring's next places, oldest overwritten first.
         size = self._value.shape[0]
-        for i in range(value.shape[0]):
-            at = self._next
-            self._boards[at], self._movers[at] = boards[i], movers[i]
-            self._policy[at], self._value[at] = policy[i], value[i]
-            self._next = (at + 1) % size
-            self._filled = min(size, self._filled + 1)
+        at = (self._next + np.arange(value.shape[0])) % size
+        self._boards[at], self._movers[at], self._policy[at], self._value[at] = (
+            boards,
+            movers,
+            policy,
+            value,
+        )
+        self._next = int((self._next + value.shape[0]) % size)
+        self._filled = min(size, self._filled + value.shape[0])
 
 
 __all__ = ["ChunkReport", "LearningSettings", "SelfPlayLearning"]

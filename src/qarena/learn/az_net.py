@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from qarena.budget import check_count
 from qarena.errors import QarenaError
-from qarena.games.base import BoardGrid
+from qarena.games.base import BoardGrid, mixed_radix_arrays
 from qarena.i18n import _
 from qarena.optional import need
 
@@ -87,16 +88,8 @@ def param_count(grid: BoardGrid, channels: int, blocks: int) -> int:
 
 def check_shape(channels: object, blocks: object) -> tuple[int, int]:
     """``channels`` and ``blocks`` as a network may have them, or a one-line refusal."""
-    for name, value, most, least in (
-        ("channels", channels, MAX_CHANNELS, 1),
-        ("blocks", blocks, MAX_BLOCKS, 0),
-    ):
-        if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most:
-            raise QarenaError(
-                _("{name} must be a whole number from {low} to {high}, not {value}").format(
-                    name=name, low=least, high=most, value=str(value)[:40]
-                )
-            )
+    check_count("channels", channels, MAX_CHANNELS)  # type: ignore[arg-type]
+    check_count("blocks", blocks, MAX_BLOCKS, 0)  # type: ignore[arg-type]
     assert isinstance(channels, int) and isinstance(blocks, int)
     return channels, blocks
 
@@ -241,8 +234,7 @@ class PolicyValueNet:
     def sync(self) -> None:
         """Copy the flat weights into the module."""
         torch = torch_module()
-        module = self.module() if self._module is None else self._module
-        state = module.state_dict()
+        state = self.module().state_dict()
         at = 0
         with torch.no_grad():
             for name, shape in layout(self.grid, self.channels, self.blocks):
@@ -280,7 +272,7 @@ def table_priors(
     """The network's priors ``(N, moves)`` float32 for positions given as their codes
     (mixed radix over ``radix``, as a game's tables hold them) and their movers, in batches
     of :data:`BATCH`: every position of a small board judged in minutes, not hours."""
-    base, weight = _radix_arrays(radix)
+    base, weight = mixed_radix_arrays(radix)
     out = np.zeros((codes.shape[0], move_count(net.grid)), dtype=np.float32)
     for first in range(0, codes.shape[0], BATCH):
         part = codes[first : first + BATCH].astype(np.int64)
@@ -292,14 +284,6 @@ def table_priors(
 
 #: Positions a network evaluates at once when it judges many.
 BATCH = 4096
-
-
-def _radix_arrays(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    base = np.asarray(radix, dtype=np.int64)
-    weight = np.ones_like(base)
-    for i in range(1, base.size):
-        weight[i] = weight[i - 1] * base[i - 1]
-    return base, weight
 
 
 def move_images(grid: BoardGrid) -> np.ndarray:

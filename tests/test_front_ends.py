@@ -131,7 +131,7 @@ def test_a_request_is_one_set_up_for_every_front_end() -> None:
     refused = {
         "--tuples applies to --learner ntuple only": dict(kind="q", given={"tuples": 3}),
         "--workers applies to --learner ntuple only": dict(kind="q", given={}, workers=2),
-        "--opponent does not apply to an n-tuple network": dict(
+        "--opponent does not apply to the ntuple learner": dict(
             kind="ntuple", given={}, opponent="random"
         ),
         "--seat applies only against an --opponent": dict(kind="q", given={}, seat="first"),

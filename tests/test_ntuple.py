@@ -239,7 +239,7 @@ def test_train_learner_ntuple_with_a_curve_and_resume(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--opponent", "random"], "--opponent does not apply to an n-tuple network"),
+        (["--opponent", "random"], "--opponent does not apply to the ntuple learner"),
         (["--gamma", "0.5"], "--gamma does not apply to the ntuple learner"),
         (["--lambda", "2"], "lambda must be in [0, 1], not 2"),
         (["--tuples", "0"], "--tuples must be at least 1, not 0"),

@@ -487,9 +487,9 @@ def test_a_network_run_is_qarena_train_and_its_row_is_qarena_eval(
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--opponent", "random"], "--opponent does not apply to an n-tuple network"),
-        (["--until-perfect"], "--until-perfect does not apply to an n-tuple network"),
-        (["--no-canonical"], "--no-canonical does not apply to an n-tuple network"),
+        (["--opponent", "random"], "--opponent does not apply to the ntuple learner"),
+        (["--until-perfect"], "--until-perfect does not apply to the ntuple learner"),
+        (["--no-canonical"], "--no-canonical does not apply to the ntuple learner"),
         (["--tuples", "0"], "--tuples must be at least 1"),
         (["--lambda", "1.5"], "lambda must be in [0, 1]"),
         (["--tuple-length", "10", "--tuples", "2,16"], "more than this machine can spare"),
@@ -592,7 +592,7 @@ def test_the_python_sweep_trains_networks_as_the_command_does(
     assert _without_time([r.cells() for r in runs.rows]) == _without_time(record["rows"])
     assert [r.settings["tuples"] for r in runs.rows] == ["2", "3"]
     assert all(r.canonical is None and r.seat is None for r in runs.rows)
-    with pytest.raises(QarenaError, match="until_perfect=True does not apply to an n-tuple"):
+    with pytest.raises(QarenaError, match="until_perfect=True does not apply to the ntuple"):
         qarena.sweep("tictactoe", tmp_path / "x", "ntuple", until_perfect=True)
     assert not (tmp_path / "x").exists()
 

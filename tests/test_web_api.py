@@ -1205,7 +1205,7 @@ def test_the_train_page_trains_a_network_as_the_command_line_does(
 
     for body, says in (
         ({"learner": "ntuple", "gamma": 0.5}, "--gamma does not apply to the ntuple learner"),
-        ({"learner": "ntuple", "opponent": "random"}, "--opponent does not apply to an n-tuple"),
+        ({"learner": "ntuple", "opponent": "random"}, "--opponent does not apply to the ntuple"),
         ({"learner": "q", "tuples": 5}, "--tuples applies to --learner ntuple only"),
         ({"learner": "ntuple", "tuples": 0}, "tuples"),
     ):

@@ -272,18 +272,23 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     alpha_end: float | None = None,
     lam: float | None = None,
     opening: int | None = None,
+    channels: int | None = None,
+    blocks: int | None = None,
+    simulations: int | None = None,
     workers: int | None = None,
     **more: Any,
 ) -> Trainable:
     """Train a learner of any kind as ``qarena train`` does and return it.
 
     ``learner`` is one of ``q`` (the default), ``afterstate``, ``matchbox``, ``seat-q``,
-    ``naive-q``, ``elimination``, ``game-backup``, or ``ntuple`` (an n-tuple network: its own
+    ``naive-q``, ``elimination``, ``game-backup``, ``ntuple`` (an n-tuple network: its own
     settings ``tuples``, ``tuple_length``, ``alpha_end``, ``lam``, ``opening``; self-play on
-    ``workers`` threads, default every core), or any kind registered in
-    :data:`qarena.learn.learners.LEARNERS`; the settings after ``callback`` are the
-    training settings (their one declaration: :mod:`qarena.learn.settings`), None taking the
-    learner's default. ``preset`` names a write-up's method (:mod:`qarena.learn.presets`:
+    ``workers`` threads, default every core), ``alphazero`` (a policy-value network learning
+    by self-play through its search, from the ``qarena[deep]`` extra: its own settings
+    ``channels``, ``blocks``, ``simulations``, with ``alpha``, ``opening``, ``seed``), or any
+    kind registered in :data:`qarena.learn.learners.LEARNERS`; the settings after ``callback``
+    are the training settings (their one declaration: :mod:`qarena.learn.settings`), None
+    taking the learner's default. ``preset`` names a write-up's method (:mod:`qarena.learn.presets`:
     learner, settings, opponent, seat, episodes); what is given as well overrides it, and
     ``learner.preset`` records the preset and what was overridden.
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
@@ -784,13 +789,17 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     alpha_end: Values = None,
     lam: Values = None,
     opening: Values = None,
+    channels: Values = None,
+    blocks: Values = None,
+    simulations: Values = None,
     **more: Any,
 ) -> Sweep:
     """Train a run for every combination of the values given (a value or a list of values per
     setting), as ``qarena sweep`` does, into the folder ``out`` (made if new, resumed if not:
     finished runs are kept). Opponents are names or policy files; ``learner`` may name
     ``"ntuple"``, an n-tuple network, whose own settings are ``tuples``, ``tuple_length``,
-    ``alpha_end``, ``lam`` and ``opening``. ``games`` in each seat against random and perfect
+    ``alpha_end``, ``lam`` and ``opening``, or ``"alphazero"``, whose own are ``channels``,
+    ``blocks`` and ``simulations``. ``games`` in each seat against random and perfect
     play: the game's oracle's (1,000, or 10 on a searched board; never the free memory). ``preset``
     names a write-up's method (:mod:`qarena.learn.presets`) whose values fill the axes not
     given; each row records it and what the run overrode. Returns the rows."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from qarena.exact import Exact
     from qarena.exact.solver import Mover
+    from qarena.exact.space import GameTables
     from qarena.learn.family import Trainable
 
 
@@ -59,6 +60,10 @@ class Player(OwnPlayer, Protocol):
     def thinks(self) -> bool: ...
 
     def compiled_values(self) -> tuple[np.ndarray, ...] | None: ...
+
+    def priors_value(self, position: Position) -> tuple[dict[Move, float], float] | None: ...
+
+    def table_choices(self, tables: GameTables) -> np.ndarray | None: ...
 
     def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str: ...
 

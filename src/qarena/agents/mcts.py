@@ -14,7 +14,9 @@ With an evaluator (``mcts:N:FILE``) a leaf is not rolled out: its value is the l
 the evaluator's move values there (``values(position)``: the mover's value of each move,
 clipped to -1..1, a missing or NaN value read as 0), and a node's children get priors, the
 softmax of those move values (temperature 1), used by PUCT as in OpenSpiel's ``puct_value``:
-``mean + c · prior · sqrt(N) / (n + 1)`` (an unvisited child's mean read as 0).
+``mean + c · prior · sqrt(N) / (n + 1)`` (an unvisited child's mean read as 0). An evaluator
+with a policy and a value of its own (``priors_value``: an AlphaZero network) gives both
+itself: its value head's value at the leaf, its policy head's priors for the children.
 
 The compiled search (:mod:`qarena.kernels.mcts`) serves every game in GameArrays form and
 Connect Four on bitboards with random rollouts, and Connect Four with an n-tuple network (the
@@ -96,6 +98,9 @@ class _PythonTree:
 
     def __init__(self, game: Game, evaluator: Player | None, c: float, rng: random.Random):
         self.game, self.evaluator, self.c, self.rng = game, evaluator, c, rng
+        #: Whether the evaluator gives priors and a value itself (``priors_value``: an
+        #: AlphaZero network), known at its first answer.
+        self.guided: bool | None = None
         self.root = Node(-1)
         self.root_pos: Position | None = None
         #: The move played at the root (``act``): the subtree kept for the next move.
@@ -132,23 +137,48 @@ class _PythonTree:
         else:
             raw = node.evals if node.evals is not None else self._evals(position, moves)
             node.evals = None
-            top = max(raw)
-            exps = [math.exp(v - top) for v in raw]
-            total = sum(exps)
-            kids = [Node(m, e / total) for m, e in zip(moves, exps, strict=True)]
+            if self.guided:
+                kids = [Node(m, p) for m, p in zip(moves, raw, strict=True)]
+            else:
+                top = max(raw)
+                exps = [math.exp(v - top) for v in raw]
+                total = sum(exps)
+                kids = [Node(m, e / total) for m, e in zip(moves, exps, strict=True)]
         self.rng.shuffle(kids)
         node.children = kids
 
-    def _evals(self, position: Position, moves: list[Move]) -> list[float]:
+    def _guide(self, position: Position, moves: list[Move]) -> tuple[list[float], float] | None:
+        """The evaluator's priors of ``moves`` and its value of ``position``, when it gives
+        them itself (None: it is asked through its move values)."""
         assert self.evaluator is not None
+        if self.guided is False:
+            return None
+        found = self.evaluator.priors_value(position)
+        self.guided = found is not None
+        if found is None:
+            return None
+        priors, value = found
+        return [priors.get(m, 0.0) for m in moves], _clip(value)
+
+    def _evals(self, position: Position, moves: list[Move]) -> list[float]:
+        """The evaluator's priors of ``moves`` where it gives them, else its move values."""
+        assert self.evaluator is not None
+        guide = self._guide(position, moves)
+        if guide is not None:
+            return guide[0]
         values = self.evaluator.values(position) or {}
         return [_clip(values.get(m, 0.0)) for m in moves]
 
     def _leaf(self, node: Node, position: Position, moves: list[Move]) -> float:
         """The value of a position where play goes on, for its mover: a random rollout, or
-        the evaluator's best move value."""
+        the evaluator's value (its value head's, or its best move value)."""
         if self.evaluator is not None:
-            node.evals = self._evals(position, moves)
+            guide = self._guide(position, moves)
+            if guide is not None:
+                node.evals, value = guide
+                return value
+            values = self.evaluator.values(position) or {}
+            node.evals = [_clip(values.get(m, 0.0)) for m in moves]
             return max(node.evals)
         game = self.game
         legal, apply = game.legal_moves, game._apply_unchecked

@@ -46,6 +46,9 @@ def move_mask(tables: GameTables, who: Player) -> np.ndarray:
             return who.mask()
         if own.canonical and not tables.canonical:
             return own.lift(who.mask(), tables)
+    batched = who.table_choices(tables)
+    if batched is not None:
+        return batched
     choices = getattr(who, "choices", None)
     mask = np.zeros_like(legal)
     for row in np.flatnonzero(tables.live):

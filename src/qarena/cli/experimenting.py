@@ -54,7 +54,7 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
-from qarena.learn.settings import NAMES, NETWORK_SETTINGS
+from qarena.learn.settings import KIND_SETTINGS, NAMES
 
 #: Most worker processes a sweep starts.
 MAX_WORKERS = 1_024
@@ -89,7 +89,7 @@ def _grid(  # noqa: PLR0913 - the sweep's lists
         text = lists[axis]
         if text is not None:
             values[axis] = parse_floats(flag(axis), text)
-    for s in NETWORK_SETTINGS:
+    for s in KIND_SETTINGS:
         text = lists[s.name]
         if s.kind == "int" and text is not None:
             values[s.name] = parse_ints(s.option, text, int(s.high or 0))
@@ -181,8 +181,8 @@ def sweep_command(  # noqa: PLR0913 - the command's options
         typer.Option(
             "--learner",
             "-l",
-            help="Learners, comma-separated, of {learners}, ntuple (an n-tuple network). "
-            "Default: q.",
+            help="Learners, comma-separated, of {learners}, ntuple (an n-tuple network), "
+            "alphazero (a policy-value network). Default: q.",
             show_default=False,
         ),
     ] = None,

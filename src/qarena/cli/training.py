@@ -109,7 +109,8 @@ def train_command(  # noqa: PLR0913 - the command's options
             "--learner",
             "-l",
             help="The learner: {learner_titles}; or ntuple (an n-tuple network, for boards of "
-            "any size). Default: q.",
+            "any size), or alphazero (a policy-value network learning through its search; "
+            "pip install 'qarena[deep]'). Default: q.",
             show_default=False,
         ),
     ] = None,
@@ -502,9 +503,11 @@ def _judged_table(result: RunResult, plan: RunPlan, game: Game, out_file: Path) 
     rate = result.episodes / result.seconds if result.seconds > 0 else 0.0
     table.add_row(
         _("training"),
-        _("{seconds:,.1f} s on {threads} threads, {rate:,.0f} games/s").format(
-            seconds=result.seconds, threads=threads, rate=rate
-        ),
+        ngettext(
+            "{seconds:,.1f} s on {threads} thread, {rate:,.0f} games/s",
+            "{seconds:,.1f} s on {threads} threads, {rate:,.0f} games/s",
+            threads,
+        ).format(seconds=result.seconds, threads=threads, rate=rate),
     )
     if result.point is not None:
         table.add_row(_("judged"), _point_text(result.point))

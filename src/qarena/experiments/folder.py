@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from qarena.errors import QarenaError
 from qarena.experiments.grid import (
+    ALPHAZERO_AXES,
     AXES,
     FIXED,
     HYPER_AXES,
@@ -380,8 +381,10 @@ def read_results(path: Path) -> list[RunRow]:
     header = tuple(reader.fieldnames or ())
     # A table written before some settings existed lacks their columns: they were not set.
     known = {
-        tuple(c for c in COLUMNS if c not in left_out)
-        for left_out in ((), NETWORK_AXES, PRESET_COLUMNS, (*NETWORK_AXES, *PRESET_COLUMNS))
+        tuple(c for c in COLUMNS if c not in {*network, *az, *preset})
+        for network in ((), NETWORK_AXES)
+        for az in ((), ALPHAZERO_AXES)
+        for preset in ((), PRESET_COLUMNS)
     }
     if header not in known:
         raise QarenaError(_("{file} is not a qarena sweep's results table").format(file=where))

@@ -25,7 +25,7 @@ from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, read_rewards
 from qarena.learn.family import refuse_options as refuse_table_options
 from qarena.learn.learners import learner_class
 from qarena.learn.presets import preset as preset_named
-from qarena.learn.settings import ALL_SETTINGS, NETWORK_SETTINGS
+from qarena.learn.settings import ALL_SETTINGS, ALPHAZERO_SETTINGS, KIND_SETTINGS
 
 #: Most runs one sweep may hold (each is a policy file and a row).
 MAX_RUNS = 10_000
@@ -40,9 +40,12 @@ SWEEP_GAMES = 1_000
 HYPER_AXES = tuple(n for n in ALL_HYPERPARAMETERS if n not in ("canonical", "seed"))
 
 
-#: The axes only an n-tuple network has (``--learner ntuple``); it reads alpha, epsilon and
-#: epsilon_end of the axes above too.
-NETWORK_AXES = tuple(s.name for s in NETWORK_SETTINGS)
+#: The axes only the kinds beside the table learners have: an n-tuple network's
+#: (``--learner ntuple``; it reads alpha, epsilon and epsilon_end of the axes above too) and
+#: AlphaZero's (:data:`ALPHAZERO_AXES`).
+NETWORK_AXES = tuple(s.name for s in KIND_SETTINGS)
+#: The axes only the AlphaZero learner has (it reads alpha and opening too).
+ALPHAZERO_AXES = tuple(s.name for s in ALPHAZERO_SETTINGS)
 
 
 #: Every axis of settings, in column order.
@@ -309,10 +312,15 @@ class Grid:
     def check_fixed(self, fixed: Fixed) -> None:
         """Refuse what a network cannot share with the table learners' runs, in one line."""
         kinds = [learner_class(k) for k in self.learners]
-        if any(cls.self_play_only for cls in kinds):
-            refuse_table_options(
-                (("--no-canonical", not fixed.canonical), ("--until-perfect", fixed.until_perfect))
-            )
+        for cls in kinds:
+            if cls.self_play_only:
+                refuse_table_options(
+                    (
+                        ("--no-canonical", not fixed.canonical),
+                        ("--until-perfect", fixed.until_perfect),
+                    ),
+                    cls.kind,
+                )
         if fixed.curve and any(cls.judging == "along_play" for cls in kinds):
             from qarena.training.run import check_judged_curve
 
@@ -369,7 +377,7 @@ class Grid:
         for cls in (learner_class(k) for k in self.learners):
             cls.check_game(game)
             if cls.self_play_only:
-                refuse_table_options((("--opponent", not self_play),))
+                refuse_table_options((("--opponent", not self_play),), cls.kind)
         if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
             axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
             raise QarenaError(

@@ -17,6 +17,7 @@ from qarena.i18n import _
 if TYPE_CHECKING:
     from qarena.exact import Exact
     from qarena.exact.solver import Mover
+    from qarena.exact.space import GameTables
     from qarena.games.base import Game, Move, Position
 
 
@@ -50,6 +51,18 @@ class Shows:
         player's move values itself (an n-tuple network's weights, cells and the cells'
         touches, as ``kernels.mcts`` reads them); None when it is asked through
         :meth:`values`."""
+        return None
+
+    def priors_value(self, position: Position) -> tuple[dict[Move, float], float] | None:
+        """A prior over the legal moves and its value of the position for the player to move
+        (−1 to +1), when it has a policy and a value (an AlphaZero network): a search guided
+        by it (``mcts:N:FILE``) takes these as they are. None: asked through :meth:`values`."""
+        return None
+
+    def table_choices(self, tables: GameTables) -> np.ndarray | None:
+        """``mask[row, move]``: the moves it picks among in every row of ``tables``, when it
+        can answer them all at once faster than row by row (a network evaluating boards in
+        batches); None: asked row by row."""
         return None
 
     def board_value(self, position: Position) -> float | None:

@@ -1,24 +1,43 @@
-"""The AlphaZero learner's loop: a policy-value network learning from its own games, played
-through its search (``az_search``), in the synchronous rhythm AlphaZero.jl uses on one
-machine — a chunk of games of self-play, then learning from a replay buffer of the latest
-positions — so that a seed learns the same network however it is watched, and the two phases
-never compete for the cores.
+"""The AlphaZero learner (``--learner alphazero``): a policy-value network (``az_net``)
+learning from its own games, played through its search (``az_search``), in the synchronous
+rhythm AlphaZero.jl uses on one machine — a chunk of games of self-play, then learning from a
+replay buffer of the latest positions — so that a seed learns the same network however it is
+watched, and the two phases never compete for the cores.
 
-Not yet a learner kind (``--learner alphazero``): this is what that kind will train with, and
-what ``benchmarks/az_small.py`` measures."""
+:class:`SelfPlayLearning` is the loop; :class:`AlphaZeroLearner` the learner kind and the
+player it plays as (greedily from its policy head; ``mcts:N:FILE`` searches with it)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
-from qarena.errors import QarenaError
-from qarena.games.base import Game, grid_of
-from qarena.i18n import _
-from qarena.learn.az_net import PolicyValueNet, Trainer, move_count
+from qarena.budget import check_count, format_bytes, memory_budget
+from qarena.errors import QarenaError, TooLargeError
+from qarena.games.base import BoardGrid, Game, Move, Position, grid_of
+from qarena.games.picking import Picks
+from qarena.i18n import _, gettext_noop, ngettext, number, option
+from qarena.learn.az_file import KIND
+from qarena.learn.az_net import (
+    PolicyValueNet,
+    Trainer,
+    move_count,
+    param_count,
+    table_priors,
+    torch_module,
+)
 from qarena.learn.az_search import SearchSettings, self_play
+from qarena.learn.curve import Curve
+from qarena.learn.family import Judging, Text, Trainable
+
+if TYPE_CHECKING:
+    from qarena.exact.space import GameTables
+    from qarena.learn.base import Opponent
 
 
 @dataclass(frozen=True)
@@ -116,5 +135,448 @@ class SelfPlayLearning:
         self._next = int((self._next + value.shape[0]) % size)
         self._filled = min(size, self._filled + value.shape[0])
 
+    def buffer_arrays(self) -> dict[str, np.ndarray]:
+        """The buffer's positions, oldest first (:data:`az_file.BUFFER_ARRAYS`), as its file
+        keeps them."""
+        size = self._value.shape[0]
+        start = (self._next - self._filled) % size
+        at = (start + np.arange(self._filled)) % size
+        return {
+            "boards": self._boards[at],
+            "movers": self._movers[at],
+            "policy": self._policy[at],
+            "value": self._value[at],
+        }
 
-__all__ = ["ChunkReport", "LearningSettings", "SelfPlayLearning"]
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Fill the buffer with a file's positions (the latest of them, where more were kept
+        than it holds)."""
+        if arrays:
+            self._filled = self._next = 0
+            keep = slice(-self._value.shape[0], None)
+            self._add(*(arrays[name][keep] for name in ("boards", "movers", "policy", "value")))
+
+
+# --- the learner kind ----------------------------------------------------------------------
+
+#: Games of self-play in one chunk: played in lockstep (one batched evaluation a simulation
+#: step for all of them), then learned from. Fixed, so a seed learns the same network however
+#: the run is watched.
+CHUNK = 32
+#: Games behind each point of its curve (of perfect play, and as many against it).
+JUDGED_GAMES = 20
+#: Games a run learns unless told, by the board's cells: about half an hour of the defaults on
+#: Connect Four 4×5 on two cores (BENCHMARKS.md), at most :data:`MOST_DEFAULT_GAMES`.
+GAMES_PER_CELL = 500
+MOST_DEFAULT_GAMES = 10_000
+#: The most games a network counts as learned.
+MOST_GAMES = 2**62 - 1
+#: What PyTorch's runtime takes once imported (about 240 MB of peak RSS measured with qarena
+#: loaded, on one thread), counted in a run's memory.
+TORCH_BYTES = 256 * 2**20
+
+
+@dataclass(frozen=True)
+class AlphaZeroConfig:
+    """How the learner is shaped and learns: a residual network of ``blocks`` blocks of
+    ``channels`` channels (its first weights drawn from ``seed``, as is its self-play);
+    ``simulations`` of PUCT search a move of self-play; Adam's step size ``alpha``; each game
+    of self-play opening with 0 to ``opening`` random moves it does not learn from. The rest
+    (exploration, noise, temperature, the buffer and batches) are :class:`SearchSettings`'
+    and :class:`LearningSettings`' defaults."""
+
+    channels: int = 32
+    blocks: int = 3
+    simulations: int = 32
+    alpha: float = 1e-3
+    opening: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from qarena.learn.settings import check_config  # the declaration imports this module
+
+        for name in ("channels", "blocks", "simulations", "opening", "seed"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise QarenaError(_("training settings are malformed ({problem})").format(
+                    problem=name))  # fmt: skip
+        check_config(self, tuple(f.name for f in fields(self)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def search(self) -> SearchSettings:
+        return SearchSettings(simulations=self.simulations, opening=self.opening)
+
+    @property
+    def learning(self) -> LearningSettings:
+        return LearningSettings(alpha=self.alpha, seed=self.seed)
+
+    @classmethod
+    def build(
+        cls, given: Mapping[str, Any], base: AlphaZeroConfig | None = None
+    ) -> AlphaZeroConfig:
+        """``base`` (default: the defaults) with the settings given (None: not given); a
+        setting it does not use is refused in the command line's words."""
+        names = {f.name for f in fields(cls)}
+        for name, value in given.items():
+            if value is not None and name not in names:
+                flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
+                raise QarenaError(
+                    _("{flag} does not apply to the {learner} learner").format(
+                        flag=option(flag, name), learner=KIND
+                    )
+                )
+        chosen = {k: v for k, v in given.items() if v is not None}
+        try:
+            return replace(base or cls(), **chosen)
+        except TypeError as e:
+            raise QarenaError(
+                _("training settings are malformed ({problem})").format(problem=e)
+            ) from None
+
+
+def _board_of(game: Game) -> BoardGrid:
+    grid = game.grid
+    if grid is None:
+        raise QarenaError(
+            _("the AlphaZero learner plays board games (tic-tac-toe, Connect Four), not {spec}")
+            .format(spec=game.spec)
+        )  # fmt: skip
+    return grid
+
+
+@dataclass
+class AlphaZeroLearner(Trainable, Picks):
+    """A policy-value network for one board learning by self-play through its search: a
+    learner kind (``--learner alphazero``) and the player it plays as, the move its policy
+    head ranks highest."""
+
+    kind: ClassVar[str] = KIND
+    title: ClassVar[Text] = Text(gettext_noop("AlphaZero"))
+    hyperparameters: ClassVar[tuple[str, ...]] = (
+        "channels", "blocks", "simulations", "alpha", "opening", "seed",
+    )  # fmt: skip
+    judging: ClassVar[Judging] = "along_play"
+    curve_games: ClassVar[int] = JUDGED_GAMES
+    curve_points: ClassVar[int] = 10
+    chunk: ClassVar[int | None] = CHUNK
+    unit: ClassVar[Literal["episodes", "games"]] = "games"
+    self_play_only: ClassVar[bool] = True
+    value_label: ClassVar[Text] = Text(gettext_noop("prior"))
+
+    game: Game
+    net: PolicyValueNet
+    config: AlphaZeroConfig = field(default_factory=AlphaZeroConfig)
+    name: str = "alphazero"
+    games: int = 0
+    seconds: float = 0.0
+    curve: Curve | None = None
+    run_start: int = 0
+    preset: dict[str, Any] | None = None
+    #: The replay buffer's positions read from its file, until the loop takes them.
+    kept: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _loop: SelfPlayLearning | None = field(default=None, repr=False)
+
+    # --- as a learner kind (learn/family.py) --------------------------------------------
+
+    @property
+    def episodes(self) -> int:
+        """Games learned so far: a game of self-play is its episode."""
+        return self.games
+
+    @episodes.setter
+    def episodes(self, value: int) -> None:
+        self.games = value
+
+    @classmethod
+    def default_config(cls, game: Game | None = None, **overrides: Any) -> AlphaZeroConfig:
+        return replace(AlphaZeroConfig(), **overrides) if overrides else AlphaZeroConfig()
+
+    @classmethod
+    def build_config(cls, given: Mapping[str, Any], base: Any = None) -> AlphaZeroConfig:
+        return AlphaZeroConfig.build(given, base)
+
+    @classmethod
+    def check_game(cls, game: Game) -> None:
+        _board_of(game)
+
+    @classmethod
+    def model_bytes(cls, config: Any, game: Game | None = None) -> int:
+        from qarena.learn.az_file import buffer_bytes, load_bytes
+
+        if game is None or game.grid is None:
+            return TORCH_BYTES
+        weights = param_count(game.grid, config.channels, config.blocks)
+        return TORCH_BYTES + load_bytes(weights) + buffer_bytes(game.grid, LearningSettings.buffer)
+
+    @classmethod
+    def check_fits(cls, config: Any, game: Game | None = None) -> None:
+        need, most = cls.model_bytes(config, game), memory_budget()
+        if need > most:
+            raise TooLargeError(
+                _(
+                    "a network of {blocks} blocks of {channels} channels needs {need} to learn, "
+                    "more than this machine can spare ({budget})"
+                ).format(
+                    blocks=config.blocks,
+                    channels=config.channels,
+                    need=format_bytes(need),
+                    budget=format_bytes(most),
+                )
+            )
+
+    @classmethod
+    def default_length(cls, game: Game) -> int | None:
+        return min(MOST_DEFAULT_GAMES, GAMES_PER_CELL * len(game.start()))
+
+    @classmethod
+    def fixed_settings(cls) -> tuple[str, ...]:
+        return ("channels", "blocks", "seed")
+
+    @classmethod
+    def create(cls, game: Game, config: Any) -> AlphaZeroLearner:
+        grid = _board_of(game)
+        cls.check_fits(config, game)
+        net = PolicyValueNet.new(grid, config.channels, config.blocks, config.seed)
+        return cls(game, net, config)
+
+    @classmethod
+    def read(
+        cls,
+        path: str | os.PathLike[str],
+        meta: Mapping[str, Any],
+        game: Game | None = None,
+        budget: int | None = None,
+    ) -> AlphaZeroLearner:
+        from qarena.learn.az_file import load_net
+
+        p = os.fspath(path)
+        loaded = load_net(p, game, budget)
+        found = loaded.meta
+
+        def damaged(what: str) -> QarenaError:
+            return QarenaError(_("{file} is damaged: {what}").format(file=p, what=what[:200]))
+
+        settings = found.get("settings", {})
+        if not isinstance(settings, dict):
+            raise damaged(_("its settings are malformed"))
+        try:
+            config = AlphaZeroConfig.build(settings)
+        except QarenaError as e:
+            raise damaged(str(e)) from None
+        if (config.channels, config.blocks) != (loaded.net.channels, loaded.net.blocks):
+            raise damaged(_("its settings do not match its network"))
+        games, seconds = found.get("games", 0), found.get("seconds", 0.0)
+        if not isinstance(games, int) or isinstance(games, bool) or not 0 <= games <= MOST_GAMES:
+            raise damaged(_("its count of games is not a count"))
+        real = isinstance(seconds, int | float) and not isinstance(seconds, bool)
+        if not real or not math.isfinite(seconds) or seconds < 0:
+            raise damaged(_("its training time is not a number of seconds"))
+        learner = cls(loaded.game, loaded.net, config, games=games, run_start=games)
+        learner.seconds = float(seconds)
+        learner.kept = loaded.buffer
+        if "curve" in found:
+            try:
+                learner.curve = Curve.from_json(found["curve"], cls.curve_columns())
+            except QarenaError as e:
+                raise damaged(str(e)) from None
+        return learner
+
+    def _meta(self, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {
+            **(extra or {}),
+            "games": self.games,
+            "settings": self.config.to_dict(),
+            "seconds": round(self.seconds, 3),
+            **({"curve": self.curve.to_json()} if self.curve is not None else {}),
+            **({"preset": self.preset} if self.preset is not None else {}),
+        }
+
+    def _buffer(self) -> dict[str, np.ndarray]:
+        return self._loop.buffer_arrays() if self._loop is not None else self.kept
+
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        inputs: Iterable[str | os.PathLike[str]] = (),
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        from qarena.learn.az_file import save_net
+
+        save_net(path, self.game, self.net, self._meta(extra), inputs, self._buffer())
+
+    def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
+        from qarena.learn.az_file import net_bytes
+
+        return net_bytes(self.game, self.net, self._meta(extra), self._buffer())
+
+    def default_episodes(self, self_play: bool = True) -> int:
+        found = self.default_length(self.game)
+        assert found is not None
+        return found
+
+    def check_room(self, games: int, name: str | None = None) -> None:
+        if self.games + games > MOST_GAMES:
+            raise QarenaError(
+                _(
+                    "{network} has learned {games:,} games; {more:,} more would pass the most a "
+                    "network counts ({most:,})"
+                ).format(
+                    network=name or _("the network"), games=self.games, more=games, most=MOST_GAMES
+                )
+            )
+
+    def shape(self) -> dict[str, Any]:
+        return {"channels": self.net.channels, "blocks": self.net.blocks,
+                "weights": int(self.net.weights.size)}  # fmt: skip
+
+    def summary(self) -> list[tuple[str, str]]:
+        return [
+            (
+                _("network"),
+                ngettext(
+                    "{blocks} residual block of {channels} channels, {weights:,} weights; "
+                    "{simulations} simulations a move of self-play",
+                    "{blocks} residual blocks of {channels} channels, {weights:,} weights; "
+                    "{simulations} simulations a move of self-play",
+                    self.net.blocks,
+                ).format(
+                    blocks=self.net.blocks,
+                    channels=self.net.channels,
+                    weights=int(self.net.weights.size),
+                    simulations=self.config.simulations,
+                ),
+            )
+        ]
+
+    def loaded_text(self, file: str, share: float | None = None) -> str:
+        return _(
+            "Loaded an AlphaZero network for {spec} from {file} ({count:,} games of self-play)."
+        ).format(spec=self.game.spec, file=file, count=self.games)
+
+    def opponent_text(self) -> str:
+        return ngettext(
+            "Opponent: an AlphaZero network that learned the game by self-play through its "
+            "search, in {count:,} game.",
+            "Opponent: an AlphaZero network that learned the game by self-play through its "
+            "search, in {count:,} games.",
+            self.games,
+        ).format(count=self.games)
+
+    def train_chunk(
+        self,
+        episodes: int,
+        total: int,
+        *,
+        opponent: Opponent | None = None,
+        seat: str = "both",
+        workers: int = 1,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> int:
+        """``episodes`` more games of self-play, learned from in chunks of :data:`CHUNK`;
+        returns the moves made (the positions searched)."""
+        check_count("games", episodes, 10**10)
+        self.check_room(episodes)
+        loop = self.loop()
+        moves = 0
+        while episodes > 0:
+            n = min(CHUNK, episodes)
+            report = loop.play_and_learn(n)
+            self.games = loop.games
+            moves += report.positions
+            episodes -= n
+            if should_stop is not None and should_stop():
+                break
+        return moves
+
+    def loop(self) -> SelfPlayLearning:
+        """The self-play loop it learns with (made when it first learns; a resumed file's
+        buffer refilled)."""
+        c = self.config
+        if self._loop is None or self._loop.search != c.search or self._loop.learning != c.learning:
+            old = self._buffer()
+            self._loop = SelfPlayLearning(self.game, self.net, c.search, c.learning, self.games)
+            self._loop.restore(old)
+            self.kept = {}
+        return self._loop
+
+    def warm_up(self) -> None:
+        """Import PyTorch, so timing excludes it."""
+        torch_module()
+
+    def __repr__(self) -> str:
+        return (
+            f"AlphaZeroLearner({self.game.spec}, {self.net.blocks} blocks of "
+            f"{self.net.channels} channels, games={self.games:,}, seed={self.config.seed})"
+        )
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes its weights take, flat and in the module, and its replay buffer."""
+        found = 2 * int(self.net.weights.nbytes)
+        return found + sum(int(a.nbytes) for a in self._buffer().values())
+
+    # --- as a player --------------------------------------------------------------------
+
+    def priors_value(self, position: Position) -> tuple[dict[Move, float], float]:
+        """Its policy head's prior of each legal move and its value head's value of the
+        position, for the player to move (−1 to +1): what a search guided by it reads."""
+        game, grid = self.game, self.net.grid
+        mover = game.to_move(position)
+        board = np.asarray(position, dtype=np.int8).reshape(1, grid.cells)
+        priors, values = self.net.evaluate(board, np.array([mover or 0], dtype=np.int8))
+        return {m: float(priors[0, m]) for m in game.legal_moves(position)}, float(values[0])
+
+    def values(self, position: Position) -> dict[Move, float]:
+        """Each legal move's prior: the policy head's share for it."""
+        if self.game.is_terminal(position):
+            return {}
+        return self.priors_value(position)[0]
+
+    def act(self, position: Position) -> Move:
+        """The move of the highest prior (the first of them in a tie)."""
+        return self.choices(position)[0]
+
+    def choices(self, position: Position) -> list[Move]:
+        """The moves of the highest prior, in the game's order."""
+        values = self.values(position)
+        if not values:
+            raise QarenaError(
+                _("{position} is finished; there is no move to make").format(
+                    position=self.game.format_position(position)
+                )
+            )
+        best = max(values.values())
+        return [m for m, v in values.items() if v == best]
+
+    def table_choices(self, tables: GameTables) -> np.ndarray:
+        """``mask[row, move]``: the moves of the highest prior in every row of ``tables``,
+        the rows' boards evaluated in batches (every position of a small board in minutes)."""
+        live = np.flatnonzero(tables.live)
+        mask = np.zeros_like(tables.legal)
+        movers = np.maximum(tables.mover[live], 0).astype(np.int8)
+        priors = table_priors(self.net, tables.codes[live], movers, tables.game.radix)
+        # Illegal moves have prior 0; a legal move's is above 0 unless its logit underflows.
+        priors = np.where(tables.legal[live], priors, -1.0)
+        mask[live] = priors == priors.max(axis=1, keepdims=True)
+        return mask
+
+    def format_value(self, value: float, compact: bool = False) -> str:
+        return number(value, ".0%" if compact else ".1%")
+
+    def value_legend(self) -> str:
+        return _(
+            "The network's priors: its policy head's share for each move, summing to 100%. It "
+            "plays the highest; as mcts:N:FILE its search starts from them."
+        )
+
+
+__all__ = [
+    "AlphaZeroConfig",
+    "AlphaZeroLearner",
+    "ChunkReport",
+    "LearningSettings",
+    "SelfPlayLearning",
+]

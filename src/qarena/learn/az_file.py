@@ -4,6 +4,7 @@ checked before any array is read, and before PyTorch is imported."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -13,9 +14,9 @@ import numpy as np
 
 from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
-from qarena.games.base import Game
+from qarena.games.base import BoardGrid, Game
 from qarena.i18n import _
-from qarena.learn.az_net import PolicyValueNet, check_shape, param_count
+from qarena.learn.az_net import PolicyValueNet, check_shape, move_count, param_count
 from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
 
 #: What an AlphaZero network's file says it is, and its learner's name.
@@ -27,17 +28,29 @@ COPIES = 5
 _ECHO = 80
 
 
+#: The most positions a file's replay buffer may hold.
+MOST_BUFFER = 1_000_000
+#: The replay buffer's arrays, in a file beside the weights: its boards, movers, the
+#: search's visit shares and the results, the latest positions last.
+BUFFER_ARRAYS = ("boards", "movers", "policy", "value")
+
+
 @dataclass
 class LoadedNet:
-    """A network's file read back: its game, the network, and the rest of its metadata."""
+    """A network's file read back: its game, the network, its replay buffer's arrays (empty
+    when the file keeps none) and the rest of its metadata."""
 
     game: Game
     net: PolicyValueNet
     meta: dict[str, Any]
+    buffer: dict[str, np.ndarray]
 
 
 def _contents(
-    game: Game, net: PolicyValueNet, extra: Mapping[str, Any] | None
+    game: Game,
+    net: PolicyValueNet,
+    extra: Mapping[str, Any] | None,
+    buffer: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     meta = {
         **(extra or {}),
@@ -46,8 +59,30 @@ def _contents(
         "channels": net.channels,
         "blocks": net.blocks,
         "weights": int(net.weights.size),
+        "buffer": 0 if not buffer else int(buffer["value"].shape[0]),
     }
-    return {"weights": net.weights}, meta
+    arrays = {"weights": net.weights}
+    for name in BUFFER_ARRAYS if buffer else ():
+        arrays["buffer_" + name] = buffer[name]  # type: ignore[index]
+    return arrays, meta
+
+
+def _buffer_specs(grid: BoardGrid, size: int) -> dict[str, ArraySpec]:
+    """The replay buffer's arrays of ``size`` positions, as a file holds them."""
+    moves = move_count(grid)
+    return {
+        "buffer_boards": ((size, grid.cells), np.dtype(np.int8)),
+        "buffer_movers": ((size,), np.dtype(np.int8)),
+        "buffer_policy": ((size, moves), np.dtype(np.float32)),
+        "buffer_value": ((size,), np.dtype(np.float32)),
+    }
+
+
+def buffer_bytes(grid: BoardGrid, size: int) -> int:
+    """Bytes a replay buffer of ``size`` positions takes."""
+    return sum(
+        math.prod(shape) * dtype.itemsize for shape, dtype in _buffer_specs(grid, size).values()
+    )
 
 
 def save_net(
@@ -56,16 +91,23 @@ def save_net(
     net: PolicyValueNet,
     extra: Mapping[str, Any] | None = None,
     inputs: Iterable[str | os.PathLike[str]] = (),
+    buffer: Mapping[str, np.ndarray] | None = None,
 ) -> None:
     """The network in qarena's array file (the one safe writer; ``inputs``, files the command
-    read, are never overwritten), ``extra`` added to its metadata."""
-    arrays, meta = _contents(game, net, extra)
+    read, are never overwritten), ``extra`` added to its metadata, with its replay
+    ``buffer``'s arrays (:data:`BUFFER_ARRAYS`) when given."""
+    arrays, meta = _contents(game, net, extra, buffer)
     save_policy(os.fspath(path), arrays, meta, inputs)
 
 
-def net_bytes(game: Game, net: PolicyValueNet, extra: Mapping[str, Any] | None = None) -> bytes:
+def net_bytes(
+    game: Game,
+    net: PolicyValueNet,
+    extra: Mapping[str, Any] | None = None,
+    buffer: Mapping[str, np.ndarray] | None = None,
+) -> bytes:
     """The network's file as bytes."""
-    arrays, meta = _contents(game, net, extra)
+    arrays, meta = _contents(game, net, extra, buffer)
     return encode_policy(arrays, meta)
 
 
@@ -112,8 +154,11 @@ def load_net(
         weights = param_count(played.grid, channels, blocks)
         if meta.get("weights") != weights:
             raise damaged(_("its count of weights does not match its shape"))
+        kept = meta.get("buffer", 0)
+        if not isinstance(kept, int) or isinstance(kept, bool) or not 0 <= kept <= MOST_BUFFER:
+            raise damaged(_("its replay buffer's size is not a count of positions"))
         most = memory_budget() if budget is None else budget
-        need = load_bytes(weights)
+        need = load_bytes(weights) + buffer_bytes(played.grid, kept)
         if need > most:
             raise TooLargeError(
                 _(
@@ -124,7 +169,10 @@ def load_net(
                 )
             )
         found_game.append(played)
-        return {"weights": ((weights,), np.dtype(np.float32))}
+        specs: dict[str, ArraySpec] = {"weights": ((weights,), np.dtype(np.float32))}
+        if kept:
+            specs.update(_buffer_specs(played.grid, kept))
+        return specs
 
     data = load_policy(p, expect)
     played = found_game[0]
@@ -132,7 +180,22 @@ def load_net(
     meta = data.meta
     net = PolicyValueNet(played.grid, int(meta["channels"]), int(meta["blocks"]),
                          data.arrays["weights"])  # fmt: skip
-    return LoadedNet(played, net, meta)
+    buffer = {
+        name: data.arrays["buffer_" + name]
+        for name in BUFFER_ARRAYS
+        if "buffer_" + name in data.arrays
+    }
+    return LoadedNet(played, net, meta, buffer)
 
 
-__all__ = ["KIND", "LoadedNet", "load_bytes", "load_net", "net_bytes", "save_net"]
+__all__ = [
+    "BUFFER_ARRAYS",
+    "KIND",
+    "MOST_BUFFER",
+    "LoadedNet",
+    "buffer_bytes",
+    "load_bytes",
+    "load_net",
+    "net_bytes",
+    "save_net",
+]

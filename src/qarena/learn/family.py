@@ -8,7 +8,9 @@ from there (``training.run.plan_run`` sets a run up, ``train_run`` runs it in ch
 - the table learners (``learn/base.py``'s :class:`~qarena.learn.base.Learner`): a value for
   every position of an enumerated game, judged over every position (``judging = "exact"``);
 - n-tuple networks (``learn/ntuple.py``): values from small tables over a board, judged along
-  perfect-play games (``judging = "along_play"``), for boards too big for a table.
+  perfect-play games (``judging = "along_play"``), for boards too big for a table;
+- the AlphaZero learner (``learn/alphazero.py``): a policy-value network learning by self-play
+  through its search, judged along perfect-play games too.
 """
 
 from __future__ import annotations
@@ -103,17 +105,18 @@ class Trainable(ABC):
         each checked against its declaration; a setting it does not read is refused."""
 
     @classmethod  # noqa: B027 - a hook; tables are checked when built
-    def check_fits(cls, config: Any) -> None:
-        """Refuse, before anything is allocated, settings whose model passes the memory
-        budget (a network's tables)."""
+    def check_fits(cls, config: Any, game: Game | None = None) -> None:
+        """Refuse, before anything is allocated, settings whose model (for ``game``, where
+        its size depends on the board) passes the memory budget (a network's tables)."""
 
     @classmethod  # noqa: B027 - a hook: most kinds learn any game
     def check_game(cls, game: Game) -> None:
         """Refuse, in one line, a game this kind cannot learn (a network: not a board)."""
 
     @classmethod
-    def model_bytes(cls, config: Any) -> int:
-        """Bytes of the model ``config`` shapes, besides the game's tables (a network's)."""
+    def model_bytes(cls, config: Any, game: Game | None = None) -> int:
+        """Bytes of the model ``config`` shapes (for ``game``, where its size depends on the
+        board), besides the game's tables (a network's)."""
         return 0
 
     @classmethod
@@ -259,18 +262,18 @@ class Trainable(ABC):
         return sum(int(a.nbytes) for a in arrays.values())
 
 
-def refuse_options(options: Iterable[tuple[str, bool]]) -> None:
+def refuse_options(options: Iterable[tuple[str, bool]], learner: str = "") -> None:
     """Refuse, in one line, the first of the options given (``(flag, used)`` pairs) that a
-    learner which learns only by self-play has no use for."""
+    learner which learns only by self-play (``learner``, its title) has no use for."""
     from qarena.i18n import _, option
 
     for flag, used in options:
         if used:
             raise QarenaError(
                 _(
-                    "{flag} does not apply to an n-tuple network, which learns by self-play and "
-                    "is judged along perfect-play games ({curve})"
-                ).format(flag=option(flag), curve=option("--curve"))
+                    "{flag} does not apply to the {learner} learner, which learns by self-play "
+                    "and is judged along perfect-play games ({curve})"
+                ).format(flag=option(flag), learner=learner, curve=option("--curve"))
             )
 
 

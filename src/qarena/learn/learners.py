@@ -12,6 +12,7 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.i18n import _
 from qarena.learn.afterstate import AfterstateLearner
+from qarena.learn.alphazero import AlphaZeroLearner
 from qarena.learn.base import LearnConfig, Learner
 from qarena.learn.family import Trainable
 from qarena.learn.gamebackup import GameBackupLearner
@@ -36,7 +37,11 @@ TABLE_LEARNERS: dict[str, type[Learner]] = {
 }
 #: Every learner kind by name: a new one is a module meeting ``family.Trainable`` and a line
 #: here (or :func:`register`, as a test's toy learner does).
-LEARNERS: dict[str, type[Trainable]] = {**TABLE_LEARNERS, NTupleNetwork.kind: NTupleNetwork}
+LEARNERS: dict[str, type[Trainable]] = {
+    **TABLE_LEARNERS,
+    NTupleNetwork.kind: NTupleNetwork,
+    AlphaZeroLearner.kind: AlphaZeroLearner,
+}
 
 
 def register(cls: type[Trainable]) -> type[Trainable]:

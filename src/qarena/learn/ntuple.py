@@ -143,11 +143,11 @@ class NTupleNetwork(Trainable, Picks):
         check_board(game)
 
     @classmethod
-    def check_fits(cls, config: Any) -> None:
+    def check_fits(cls, config: Any, game: Game | None = None) -> None:
         check_fits(config.tuples, config.tuple_length)
 
     @classmethod
-    def model_bytes(cls, config: Any) -> int:
+    def model_bytes(cls, config: Any, game: Game | None = None) -> int:
         return table_bytes(config)
 
     @classmethod

@@ -271,8 +271,8 @@ NETWORK_SETTINGS: tuple[TrainingSetting, ...] = (
         "opening",
         "int",
         gettext_noop(
-            "n-tuple network: each game of self-play opens with 0 to this many random moves "
-            "(uniformly many) it does not learn from, so it learns across the board."
+            "n-tuple network and AlphaZero: each game of self-play opens with 0 to this many "
+            "random moves (uniformly many) it does not learn from, so it learns across the board."
         ),
         gettext_noop("random opening: most moves"),
         low=0,
@@ -280,8 +280,41 @@ NETWORK_SETTINGS: tuple[TrainingSetting, ...] = (
     ),
 )
 
+#: The settings only the AlphaZero learner has (``--learner alphazero``; ``AlphaZeroConfig``'s
+#: fields besides those above). It also reads ``alpha`` (Adam's step size), ``opening`` and
+#: ``seed``.
+ALPHAZERO_SETTINGS: tuple[TrainingSetting, ...] = (
+    TrainingSetting(
+        "channels",
+        "int",
+        gettext_noop("AlphaZero: channels of each convolution of its residual network."),
+        gettext_noop("channels"),
+        low=1,
+        high=256,
+    ),
+    TrainingSetting(
+        "blocks",
+        "int",
+        gettext_noop("AlphaZero: residual blocks of its network."),
+        gettext_noop("residual blocks"),
+        low=0,
+        high=20,
+    ),
+    TrainingSetting(
+        "simulations",
+        "int",
+        gettext_noop("AlphaZero: search simulations for each move of self-play."),
+        gettext_noop("simulations a move"),
+        low=1,
+        high=10_000,
+    ),
+)
+
+#: The settings only a kind beside the table learners has: the n-tuple network's and
+#: AlphaZero's.
+KIND_SETTINGS: tuple[TrainingSetting, ...] = (*NETWORK_SETTINGS, *ALPHAZERO_SETTINGS)
 #: Every setting of every learner kind: the table learners' and those only a network has.
-ALL_SETTINGS: tuple[TrainingSetting, ...] = (*SETTINGS, *NETWORK_SETTINGS)
+ALL_SETTINGS: tuple[TrainingSetting, ...] = (*SETTINGS, *KIND_SETTINGS)
 #: The settings by name.
 BY_NAME = {s.name: s for s in SETTINGS}
 _ALL_BY_NAME = {s.name: s for s in ALL_SETTINGS}
@@ -293,6 +326,8 @@ NAMES = tuple(BY_NAME)
 KEYWORDS = {s.keyword: s.name for s in ALL_SETTINGS if s.keyword != s.name}
 #: The settings an n-tuple network reads: its own, and these of the table learners'.
 NETWORK_NAMES = ("alpha", "epsilon", "epsilon_end", "seed", *(s.name for s in NETWORK_SETTINGS))
+#: The settings the AlphaZero learner reads: its own, and these of the others'.
+ALPHAZERO_NAMES = ("alpha", "opening", "seed", *(s.name for s in ALPHAZERO_SETTINGS))
 
 # The declaration covers LearnConfig exactly, but ``canonical`` (a flag of its own,
 # --no-canonical, that also decides the game's tables).
@@ -400,6 +435,13 @@ def network_defaults_text(name: str) -> str:
     return text
 
 
+def alphazero_defaults_text(name: str) -> str:
+    """The AlphaZero learner's default of setting ``name``, for README's table."""
+    from qarena.learn.alphazero import AlphaZeroConfig
+
+    return _shown(AlphaZeroConfig().to_dict()[name])
+
+
 def markdown_table() -> str:
     """README's table of the training settings, derived from :data:`SETTINGS` and the
     learners' defaults (``tools/settings_table.py`` writes it; a test holds README to it)."""
@@ -418,18 +460,28 @@ def markdown_table() -> str:
         default = defaults_text(s.name)
         if s.name in NETWORK_NAMES:
             default += f"; ntuple {network_defaults_text(s.name)}"
+        if s.name in ALPHAZERO_NAMES:
+            default += f"; alphazero {alphazero_defaults_text(s.name)}"
         lines.append(f"| `{s.option}` | {span} | {default} | {help_text} |")
-    for s in NETWORK_SETTINGS:
+    for s in KIND_SETTINGS:
         help_text = s.help.replace("|", "\\|")
-        default = f"ntuple {network_defaults_text(s.name)}; not used by the table learners"
+        kinds = []
+        if s.name in NETWORK_NAMES:
+            kinds.append(f"ntuple {network_defaults_text(s.name)}")
+        if s.name in ALPHAZERO_NAMES:
+            kinds.append(f"alphazero {alphazero_defaults_text(s.name)}")
+        default = "; ".join(kinds) + "; not used by the table learners"
         lines.append(f"| `{s.option}` | {s.bounds} | {default} | {help_text} |")
     return "\n".join(lines) + "\n"
 
 
 __all__ = [
     "ALL_SETTINGS",
+    "ALPHAZERO_NAMES",
+    "ALPHAZERO_SETTINGS",
     "BY_NAME",
     "KEYWORDS",
+    "KIND_SETTINGS",
     "NAMES",
     "NETWORK_NAMES",
     "NETWORK_SETTINGS",

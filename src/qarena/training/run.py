@@ -3,6 +3,7 @@ clean stop between chunks. Shared by the command line and the web app."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
@@ -42,7 +43,7 @@ from qarena.learn.learners import learner_class, table_class
 from qarena.learn.ntuple import CHUNK as NETWORK_CHUNK
 from qarena.learn.ntuple import JUDGED_GAMES
 from qarena.learn.presets import resolve as resolve_preset
-from qarena.learn.settings import NETWORK_SETTINGS
+from qarena.learn.settings import KIND_SETTINGS
 
 __all__ = [
     "CHUNK_SECONDS",
@@ -561,7 +562,8 @@ def _check_kind(  # noqa: PLR0913 - what a kind refuses, by the run's options
                 ("--no-canonical", not canonical),
                 ("--until-perfect", until_perfect),
                 ("--check-every", check_every is not None),
-            )
+            ),
+            cls.kind,
         )
     check_versus(self_play, seat, given)
     if curve and cls.judging == "along_play":
@@ -639,7 +641,7 @@ class RunRequest:
             else cls.default_config(self.game, canonical=False)
         )
         config = cls.build_config(self.given, base)
-        cls.check_fits(config)
+        cls.check_fits(config, self.game)
         return config
 
     def curve_refused(self) -> str | None:
@@ -659,7 +661,7 @@ class RunRequest:
             kind = table_class(self.kind)  # judged over its tables: a table learner
             need = footprint(self.game, "learn", kind, opponents, canonical=config.canonical)
             return need.total, 0
-        return cls.model_bytes(config), judging_bytes(self.game) if curve else 0
+        return cls.model_bytes(config, self.game), judging_bytes(self.game) if curve else 0
 
     def total(self, config: Any) -> int:
         """The episodes the run trains: those asked for, else the kind's default for the game
@@ -709,6 +711,19 @@ class RunRequest:
         )
 
 
+def _reads(name: str, cls: type[Trainable]) -> bool:
+    return name in cls.hyperparameters
+
+
+def _learners_of(reads: Callable[[type[Trainable]], bool]) -> str:
+    """The learner kinds for which ``reads`` holds, as the command line names them:
+    ``--learner ntuple or alphazero``."""
+    from qarena.learn.learners import LEARNERS
+
+    kinds = [kind for kind, cls in LEARNERS.items() if reads(cls)]
+    return "--learner " + _(" or ").join(kinds)
+
+
 def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     game: Game,
     kind: str | None,
@@ -739,14 +754,19 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
         given,
     )
     cls = learner_class(run["learner"])
-    for s in NETWORK_SETTINGS:
+    for s in KIND_SETTINGS:
         if settings.get(s.name) is not None and s.name not in cls.hyperparameters:
+            readers = _learners_of(functools.partial(_reads, s.name))
             raise QarenaError(
-                _("{flag} applies to --learner ntuple only").format(flag=option(s.option))
+                _("{flag} applies to {learners} only").format(
+                    flag=option(s.option), learners=readers
+                )
             )
     if workers is not None and not cls.threaded:
         raise QarenaError(
-            _("{flag} applies to --learner ntuple only").format(flag=option("--workers"))
+            _("{flag} applies to {learners} only").format(
+                flag=option("--workers"), learners=_learners_of(lambda k: k.threaded)
+            )
         )
     if settings.get("seed") is not None:
         check_seed(settings["seed"])

@@ -68,9 +68,10 @@ class _TrainBase(BaseModel):
         default="q",
         max_length=32,
         description="The learner: q, afterstate, matchbox, seat-q, naive-q, elimination, "
-        "game-backup or "
-        "ntuple (an n-tuple network, which learns by self-play: no opponent, seat, "
-        "until_perfect or canonical false)",
+        "game-backup, "
+        "ntuple (an n-tuple network) or alphazero (a policy-value network learning through its "
+        "search); the last two learn by self-play: no opponent, seat, until_perfect or "
+        "canonical false",
         json_schema_extra={"enum": [*LEARNERS]},
     )
     episodes: int | None = Field(

@@ -20,7 +20,7 @@ from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class, table_class
 from qarena.learn.presets import PRESETS
-from qarena.learn.settings import NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALPHAZERO_SETTINGS, NETWORK_SETTINGS, SETTINGS
 from qarena.web.describe import (
     LABELS,
     capitalized,
@@ -53,6 +53,9 @@ _FIELD_WORDS = [
     (r"--alpha-end|alpha-end|^alpha_end\b", "alpha_end"),
     (r"--tuple-length|tuple length|^tuple_length\b", "tuple_length"),
     (r"--tuples\b|^tuples\b|tuples of", "tuples"),
+    (r"--channels\b|^channels\b|blocks of [0-9]+ channels", "channels"),
+    (r"--blocks\b|^blocks\b", "blocks"),
+    (r"--simulations\b|^simulations\b", "simulations"),
     (r"--lambda\b|^lambda\b", "lam"),
     (r"--epsilon\b|^epsilon\b", "epsilon"),
     (r"--alpha|^alpha\b", "alpha"),
@@ -128,6 +131,7 @@ def train_context(
         "labels": labels(),
         "settings": SETTINGS,
         "network_settings": NETWORK_SETTINGS,
+        "alphazero_settings": ALPHAZERO_SETTINGS,
         "presets": PRESETS,
         "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
     }

@@ -1,0 +1,214 @@
+"""The AlphaZero learner as a learner kind (``--learner alphazero``): trained, saved, resumed,
+played and judged through the command line, the Python API and the web, its greedy policy and
+``mcts:N:FILE`` judged against the solver (tic-tac-toe, every position known)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import qarena
+from qarena.cli import run
+from qarena.errors import QarenaError, TooLargeError
+from qarena.exact import oracle
+from qarena.games import parse_spec
+from qarena.learn import learners
+from qarena.learn.alphazero import AlphaZeroLearner
+from qarena.learn.az_file import load_net
+
+SMALL = {"channels": 8, "blocks": 1, "simulations": 8}
+
+
+def _exact_share(player: object, spec: str = "tictactoe") -> float:
+    """The share of every decision position of ``spec`` where ``player`` keeps the value:
+    the solver's tables, every position judged (as ``qarena eval FILE``)."""
+    found = qarena.judge(player, spec, games=2)  # type: ignore[arg-type]
+    return float(found.optimality.share)
+
+
+def test_it_trains_saves_and_resumes_with_its_buffer(tmp_path: Path) -> None:
+    net = qarena.train("tictactoe", "alphazero", 64, seed=3, **SMALL)
+    assert isinstance(net, AlphaZeroLearner)
+    assert net.episodes == 64 and net.seconds > 0
+    path = tmp_path / "az.npz"
+    net.save(path)
+    back = learners.load_learner(path)
+    assert isinstance(back, AlphaZeroLearner)
+    assert np.array_equal(back.net.weights, net.net.weights)
+    assert back.config == net.config and back.episodes == 64
+    # The replay buffer travels with it: each game of tic-tac-toe leaves 5 to 9 positions.
+    kept = back.kept["value"].shape[0]
+    assert 64 * 5 <= kept <= 64 * 9
+    # Resumed, it learns on from its weights and its buffer, 32 games more.
+    more = qarena.train("tictactoe", "alphazero", 32, resume=back)
+    assert more.episodes == 96
+    assert isinstance(more, AlphaZeroLearner) and more.loop()._filled > kept
+    # A resumed network keeps its shape and seed.
+    with pytest.raises(QarenaError, match="a resumed network keeps its own"):
+        qarena.train("tictactoe", "alphazero", 32, resume=more, channels=16)
+
+
+@pytest.fixture(scope="module")
+def trained() -> AlphaZeroLearner:
+    """A network after a short run: 320 games of self-play on tic-tac-toe (about 10 s)."""
+    net = qarena.train("tictactoe", "alphazero", 320, seed=0, channels=32, blocks=2)
+    assert isinstance(net, AlphaZeroLearner)
+    return net
+
+
+def test_a_short_run_improves_on_random_play_exactly(trained: AlphaZeroLearner) -> None:
+    """A few hundred games of self-play through its search: its greedy policy keeps the
+    value in more of tic-tac-toe's decision positions than random play does (both judged by
+    the solver over every position)."""
+    net = trained
+    random_share = _exact_share("random")
+    share = _exact_share(net)
+    assert share >= random_share + 0.15, (random_share, share)
+
+
+def test_its_search_converges_to_perfect_play_as_simulations_grow(
+    trained: AlphaZeroLearner, tmp_path: Path
+) -> None:
+    """``mcts:N:FILE`` searches with the network's priors and values: on the same sampled
+    positions, each judged exactly, more simulations keep the value more often, and 400
+    nearly always."""
+    net = trained
+    path = tmp_path / "az.npz"
+    net.save(path)
+    shares = []
+    for n in (1, 400):
+        found = qarena.judge(f"mcts:{n}:{path}", "tictactoe", sample=150, seed=0, games=2)
+        shares.append(float(found.optimality.share))
+    assert shares[1] >= 0.95 and shares[1] > shares[0] + 0.2, shares
+
+
+def test_its_priors_guide_the_search() -> None:
+    """With ``priors_value``, the search reads the network's own priors and value head: on
+    a position where the mover wins at once, 200 simulations find the win."""
+    net = qarena.train("tictactoe", "alphazero", 32, seed=2, **SMALL)
+    game = parse_spec("tictactoe")
+    position = game.parse_position("xx./oo./...")
+    priors, value = net.priors_value(position)
+    assert set(priors) == set(game.legal_moves(position))
+    assert abs(sum(priors.values()) - 1) < 1e-5 and -1 <= value <= 1
+    from qarena.agents.mcts import MCTSPlayer
+    from qarena.agents.thinking import Budget
+
+    searcher = MCTSPlayer(game, Budget(count=200), net, seed=0)
+    move = searcher.act(position)
+    assert oracle(game).value_of(game.apply(position, move)) == -1  # x has won
+
+
+def test_the_command_line_trains_plays_and_judges_it(tmp_path: Path) -> None:
+    out = tmp_path / "az.npz"
+    argv = ["train", "tictactoe", "--learner", "alphazero", "--episodes", "32"]
+    assert run([*argv, "--channels", "8", "--blocks", "1", "--simulations", "8",
+                "--out", str(out)]) == 0  # fmt: skip
+    assert run(["train", "tictactoe", "--learner", "alphazero", "--resume", str(out),
+                "--episodes", "32",
+                "--out", str(tmp_path / "more.npz")]) == 0  # fmt: skip
+    assert learners.load_learner(tmp_path / "more.npz").episodes == 64
+    assert run(["eval", str(out)]) == 0
+    assert run(["compete", str(out), "random", "--games", "4"]) == 0
+    assert run(["eval", f"mcts:20:{out}", "--game", "tictactoe", "--sample", "20"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--learner", "alphazero", "--tuples", "4"], "--tuples applies to --learner ntuple only"),
+        (["--learner", "ntuple", "--channels", "4"],
+         "--channels applies to --learner alphazero only"),
+        (["--learner", "alphazero", "--channels", "300"], "--channels must be at most 256"),
+        (["--learner", "alphazero", "--opponent", "random"],
+         "--opponent does not apply to the alphazero learner"),
+        (["--learner", "alphazero", "--workers", "2"], "--workers applies to --learner ntuple"),
+        (["--learner", "alphazero", "--epsilon", "0.1"],
+         "--epsilon does not apply to the alphazero learner"),
+    ],
+)  # fmt: skip
+def test_what_it_has_no_use_for_is_refused_in_one_line(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["train", "tictactoe", *argv, "--episodes", "8"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_game_without_a_board_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["train", "nim:3,5", "--learner", "alphazero"]) == 2
+    assert "plays board games" in capsys.readouterr().err
+
+
+def test_a_network_too_large_for_the_machine_is_refused_before_it_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import qarena.learn.alphazero as az
+
+    monkeypatch.setattr(az, "memory_budget", lambda: 10 * 2**20)
+    with pytest.raises(TooLargeError, match=r"needs .* to learn, more than this machine"):
+        qarena.train("tictactoe", "alphazero", 8, channels=256, blocks=20)
+
+
+def test_a_file_claiming_a_huge_buffer_is_refused_before_reading(tmp_path: Path) -> None:
+    from qarena.policyfile import read_meta, save_policy
+
+    net = qarena.train("tictactoe", "alphazero", 8, seed=0, **SMALL)
+    assert isinstance(net, AlphaZeroLearner)
+    path = tmp_path / "az.npz"
+    net.save(path)
+    meta = {k: v for k, v in read_meta(path).items() if k != "sha256"}
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files if name != "meta"}
+    save_policy(str(tmp_path / "huge.npz"), arrays, {**meta, "buffer": 10**9})
+    with pytest.raises(QarenaError, match="replay buffer's size"):
+        load_net(tmp_path / "huge.npz")
+    save_policy(str(tmp_path / "short.npz"), arrays, {**meta, "buffer": 3})
+    with pytest.raises(QarenaError, match=r"short\.npz"):
+        load_net(tmp_path / "short.npz")
+
+
+def test_the_web_trains_stores_and_plays_it(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from qarena.web.app import create_app
+
+    with TestClient(create_app(tmp_path)) as client:
+        r = client.post(
+            "/api/train",
+            json={"game": "tictactoe", "learner": "alphazero", "episodes": 32, "seed": 2,
+                  **SMALL},
+        )  # fmt: skip
+        assert r.status_code == 202, r.text
+        t0 = time.monotonic()
+        while (snap := client.get(f"/api/train/{r.json()['job']}").json())["state"] in (
+            "queued",
+            "running",
+        ):
+            assert time.monotonic() - t0 < 60
+            time.sleep(0.1)
+        assert snap["state"] == "done" and snap["episodes"] == 32, snap
+        row = client.get(f"/api/policies/{snap['policy']}").json()
+        assert (row["learner"], row["episodes"]) == ("alphazero", 32)
+        r = client.post("/api/games", json={"policy": snap["policy"], "first": "ai", "seed": 1})
+        assert r.status_code == 200, r.text
+        state = r.json()
+        while state["result"] is None:
+            r = client.post(
+                f"/api/games/{state['id']}/moves", json={"move": state["legal_moves"][0]}
+            )
+            assert r.status_code == 200, r.text
+            state = r.json()
+        page = client.get(f"/policies/{snap['policy']}/inspect")
+        assert page.status_code == 200 and "AlphaZero" in page.text
+        played = client.get(f"/policies/{snap['policy']}/play")
+        assert played.status_code == 200, played.text
+        form = client.get("/train").text
+        assert 'name="channels"' in form and 'name="simulations"' in form
+        bad = client.post(
+            "/api/train", json={"game": "tictactoe", "learner": "alphazero", "channels": 0}
+        )
+        assert bad.status_code in (400, 422) and "channels" in bad.text

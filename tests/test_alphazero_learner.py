@@ -125,7 +125,8 @@ def test_the_command_line_trains_plays_and_judges_it(tmp_path: Path) -> None:
         (["--learner", "alphazero", "--channels", "300"], "--channels must be at most 256"),
         (["--learner", "alphazero", "--opponent", "random"],
          "--opponent does not apply to the alphazero learner"),
-        (["--learner", "alphazero", "--workers", "2"], "--workers applies to --learner ntuple"),
+        (["--learner", "q", "--workers", "2"],
+         "--workers applies to --learner ntuple or alphazero only"),
         (["--learner", "alphazero", "--epsilon", "0.1"],
          "--epsilon does not apply to the alphazero learner"),
     ],
@@ -212,3 +213,18 @@ def test_the_web_trains_stores_and_plays_it(tmp_path: Path) -> None:
             "/api/train", json={"game": "tictactoe", "learner": "alphazero", "channels": 0}
         )
         assert bad.status_code in (400, 422) and "channels" in bad.text
+
+
+def test_two_workers_play_its_games_and_a_seed_learns_the_same_network() -> None:
+    """On two worker processes (each playing half of a chunk's games with the latest
+    weights), the same seed learns the same network, and the workers end with the run."""
+    found = []
+    for _ in range(2):
+        net = qarena.train("tictactoe", "alphazero", 64, seed=4, workers=2, **SMALL)
+        assert isinstance(net, AlphaZeroLearner) and net.episodes == 64
+        assert net._pool is None  # the run is over: its workers ended with it
+        found.append(net.net.weights)
+    assert np.array_equal(found[0], found[1])
+    alone = qarena.train("tictactoe", "alphazero", 64, seed=4, workers=1, **SMALL)
+    assert isinstance(alone, AlphaZeroLearner)
+    assert not np.array_equal(alone.net.weights, found[0])  # other shares, other games

@@ -130,7 +130,9 @@ def test_a_request_is_one_set_up_for_every_front_end() -> None:
     assert plan.total == 100 and plan.opponent.self_play
     refused = {
         "--tuples applies to --learner ntuple only": dict(kind="q", given={"tuples": 3}),
-        "--workers applies to --learner ntuple only": dict(kind="q", given={}, workers=2),
+        "--workers applies to --learner ntuple or alphazero only": dict(
+            kind="q", given={}, workers=2
+        ),
         "--opponent does not apply to the ntuple learner": dict(
             kind="ntuple", given={}, opponent="random"
         ),
@@ -151,7 +153,7 @@ def test_python_refuses_what_the_command_line_refuses() -> None:
     import qarena
     from qarena.errors import QarenaError
 
-    with pytest.raises(QarenaError, match=r"^workers applies to --learner ntuple only"):
+    with pytest.raises(QarenaError, match=r"^workers applies to --learner ntuple or alphazero"):
         qarena.train("nim:1,2", episodes=10, workers=2)
     agent = qarena.train("nim:1,2", episodes=100)
     with pytest.raises(QarenaError, match="learned canonical positions"):

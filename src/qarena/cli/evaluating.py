@@ -282,10 +282,11 @@ def _subject(policy: str, spec: str | None) -> tuple[str | Trainable, Game, Text
         net = loaded
         heading = styled(
             ngettext(
-                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
-                "[bold]n-tuple network[/] on {game}  [dim]{spec}, {count:,} games[/]",
+                "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} game[/]",
+                "[bold]{learner}[/] on {game}  [dim]{spec}, {count:,} games[/]",
                 net.episodes,
             ),
+            learner=net.title,
             game=net.game.title,
             spec=net.game.spec,
             count=net.episodes,

@@ -5,13 +5,9 @@ which alone writes into the sweep's folder, so the folder never depends on a sha
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
-import signal
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +24,7 @@ from qarena.games.base import Game
 from qarena.i18n import _, language, ngettext, option
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, origin
+from qarena.processes import spawn_pool
 
 BACKENDS = ("local", "ray")
 #: results.csv is rewritten at most this often while runs finish (and always at the end).
@@ -44,12 +41,6 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def _quiet_worker() -> None:
-    # Ctrl-C reaches the whole process group: the sweep's own process decides what stops
-    # (it ends the pool), so a worker never dies half-way through handing back a run.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def run_local(tasks: Sequence[Task], workers: int, on_done: OnDone) -> None:
     """Train ``tasks`` on ``workers`` processes (one: in this process). Ctrl-C raises
     KeyboardInterrupt here after ending the workers; the runs handed over so far are kept."""
@@ -58,43 +49,16 @@ def run_local(tasks: Sequence[Task], workers: int, on_done: OnDone) -> None:
             on_done(run_task(task))
         return
     # Fresh interpreters, not forks: numba's thread pools do not survive a fork.
-    context = multiprocessing.get_context("spawn")
-    with _main_not_rerun():
-        pool = context.Pool(min(workers, len(tasks)), initializer=_quiet_worker)
-        try:
-            for output in pool.imap_unordered(run_task, tasks, chunksize=1):
-                on_done(output)
-            pool.close()
-        except BaseException:
-            pool.terminate()
-            raise
-        finally:
-            pool.join()
-
-
-@contextmanager
-def _main_not_rerun() -> Iterator[None]:
-    """While the pool lives, its spawned workers do not re-run the user's script.
-
-    A spawned worker runs the parent's ``__main__`` again (by its file, or by its module name
-    under ``python -m``) unless the script guards with ``if __name__ == "__main__":``; a
-    script calling ``qarena.sweep`` at its top level would start the sweep again in every
-    worker, forever. The workers need nothing from it (a task is qarena's code and plain
-    data), so they start as from a notebook, whose ``__main__`` has no file."""
-    main = sys.modules.get("__main__")
-    if main is None:
-        yield
-        return
-    saved: dict[str, Any] = {
-        k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__
-    }
-    main.__dict__.pop("__file__", None)
-    main.__dict__["__spec__"] = None
+    pool = spawn_pool(min(workers, len(tasks)))
     try:
-        yield
+        for output in pool.imap_unordered(run_task, tasks, chunksize=1):
+            on_done(output)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
     finally:
-        main.__dict__.pop("__spec__", None)
-        main.__dict__.update(saved)
+        pool.join()
 
 
 def run_ray(

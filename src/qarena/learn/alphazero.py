@@ -32,6 +32,7 @@ from qarena.learn.az_net import (
     torch_module,
 )
 from qarena.learn.az_search import SearchSettings, self_play
+from qarena.learn.az_workers import SelfPlayPool
 from qarena.learn.curve import Curve
 from qarena.learn.family import Judging, Text, Trainable
 
@@ -99,15 +100,21 @@ class SelfPlayLearning:
             self._trainer = Trainer(self.net, c.alpha, c.weight_decay)
         return self._trainer
 
-    def play_and_learn(self, games: int) -> ChunkReport:
-        """``games`` games of self-play in lockstep, their positions added to the buffer, then
-        ``reuse`` × their positions / ``batch`` learning steps on batches from the buffer."""
+    def play_and_learn(self, games: int, pool: SelfPlayPool | None = None) -> ChunkReport:
+        """``games`` games of self-play in lockstep (shared among the ``pool``'s workers when
+        given), their positions added to the buffer, then ``reuse`` × their positions /
+        ``batch`` learning steps on batches from the buffer."""
         c = self.learning
         # A chunk's randomness comes from the seed and the games before it, nothing else.
         rng = np.random.default_rng([c.seed, self.games])
-        samples, results = self_play(
-            self.game, self.net.evaluate, games, self.search, rng, move_count(self.net.grid)
-        )
+        if pool is None:
+            samples, results = self_play(
+                self.game, self.net.evaluate, games, self.search, rng, move_count(self.net.grid)
+            )
+        else:
+            samples, results = pool.play(
+                self.game.spec, self.net, games, self.search, c.seed, self.games
+            )
         self._add(samples.boards, samples.movers, samples.policy, samples.value)
         steps = max(1, math.ceil(c.reuse * len(samples) / c.batch))
         value_loss = policy_loss = math.nan
@@ -264,6 +271,9 @@ class AlphaZeroLearner(Trainable, Picks):
     chunk: ClassVar[int | None] = CHUNK
     unit: ClassVar[Literal["episodes", "games"]] = "games"
     self_play_only: ClassVar[bool] = True
+    #: Plays its games on several cores (--workers: processes, each playing a share of a
+    #: chunk's games with the latest weights; the learning stays in this process).
+    threaded: ClassVar[bool] = True
     value_label: ClassVar[Text] = Text(gettext_noop("prior"))
 
     game: Game
@@ -278,6 +288,7 @@ class AlphaZeroLearner(Trainable, Picks):
     #: The replay buffer's positions read from its file, until the loop takes them.
     kept: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _loop: SelfPlayLearning | None = field(default=None, repr=False)
+    _pool: SelfPlayPool | None = field(default=None, repr=False)
 
     # --- as a learner kind (learn/family.py) --------------------------------------------
 
@@ -309,7 +320,11 @@ class AlphaZeroLearner(Trainable, Picks):
         if game is None or game.grid is None:
             return TORCH_BYTES
         weights = param_count(game.grid, config.channels, config.blocks)
-        return TORCH_BYTES + load_bytes(weights) + buffer_bytes(game.grid, LearningSettings.buffer)
+        buffer = buffer_bytes(game.grid, LearningSettings.buffer)
+        learner = TORCH_BYTES + load_bytes(weights) + buffer
+        # Each worker process (one per core unless told) holds PyTorch and the weights twice.
+        workers = len(os.sched_getaffinity(0))
+        return learner + workers * (TORCH_BYTES + 2 * 4 * weights)
 
     @classmethod
     def check_fits(cls, config: Any, game: Game | None = None) -> None:
@@ -475,21 +490,44 @@ class AlphaZeroLearner(Trainable, Picks):
         workers: int = 1,
         should_stop: Callable[[], bool] | None = None,
     ) -> int:
-        """``episodes`` more games of self-play, learned from in chunks of :data:`CHUNK`;
-        returns the moves made (the positions searched)."""
+        """``episodes`` more games of self-play, learned from in chunks of :data:`CHUNK`,
+        played on ``workers`` processes (one: in this process); returns the moves made (the
+        positions searched)."""
         check_count("games", episodes, 10**10)
         self.check_room(episodes)
         loop = self.loop()
+        pool = self.pool(workers)
         moves = 0
+        stopped = False
         while episodes > 0:
             n = min(CHUNK, episodes)
-            report = loop.play_and_learn(n)
+            report = loop.play_and_learn(n, pool)
             self.games = loop.games
             moves += report.positions
             episodes -= n
             if should_stop is not None and should_stop():
+                stopped = True
                 break
+        if stopped or self.games - self.run_start >= total:
+            self.close()  # the run is over: its workers end with it
         return moves
+
+    def pool(self, workers: int) -> SelfPlayPool | None:
+        """The worker processes its games are played on (None: one worker, in this
+        process), started on first use and kept for the run."""
+        if workers <= 1:
+            self.close()
+            return None
+        if self._pool is None or self._pool.workers != workers:
+            self.close()
+            self._pool = SelfPlayPool(workers)
+        return self._pool
+
+    def close(self) -> None:
+        """End its worker processes, if it has any (a run's end does)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def loop(self) -> SelfPlayLearning:
         """The self-play loop it learns with (made when it first learns; a resumed file's

@@ -1,0 +1,54 @@
+"""Pools of fresh worker processes (spawned, not forked: numba's and PyTorch's thread pools do
+not survive a fork), for a sweep's runs and for a learner's games of self-play: Ctrl-C is left
+to the process that owns the pool, and the workers never run the user's script again."""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from multiprocessing.pool import Pool
+from typing import Any
+
+
+def quiet_worker() -> None:
+    """A worker's start: Ctrl-C reaches the whole process group, and the pool's owner decides
+    what stops (it ends the pool), so a worker never dies half-way through handing back."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def main_not_rerun() -> Iterator[None]:
+    """While the pool starts, its spawned workers do not re-run the user's script.
+
+    A spawned worker runs the parent's ``__main__`` again (by its file, or by its module name
+    under ``python -m``) unless the script guards with ``if __name__ == "__main__":``; a
+    script calling ``qarena.sweep`` at its top level would start the sweep again in every
+    worker, forever. The workers need nothing from it (a task is qarena's code and plain
+    data), so they start as from a notebook, whose ``__main__`` has no file."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved: dict[str, Any] = {
+        k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__
+    }
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
+def spawn_pool(workers: int, initializer: Callable[[], None] = quiet_worker) -> Pool:
+    """A pool of ``workers`` fresh processes, each started by ``initializer``."""
+    context = multiprocessing.get_context("spawn")
+    with main_not_rerun():
+        return context.Pool(workers, initializer=initializer)
+
+
+__all__ = ["main_not_rerun", "quiet_worker", "spawn_pool"]

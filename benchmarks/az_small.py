@@ -6,9 +6,15 @@ highest prior) is judged over *every* decision position against the solver's tab
 Prints one line per checkpoint (games, seconds of training, games/s, positions learned from,
 exact optimality) and the peak RSS; ``--json`` prints them as JSON lines.
 
+The learner's own settings (``--learner alphazero``: channels, blocks, simulations, alpha,
+opening, seed, workers) and the loop's fixed ones (chunk, temperature moves, reuse, buffer)
+can be set, to measure what the defaults should be; ``--out FILE`` saves the network as the
+learner's file, for ``qarena eval FILE`` and ``mcts:N:FILE``.
+
 Run: .venv/bin/python benchmarks/az_small.py [--game connect4:4x5] [--minutes 10]
      [--checkpoints 5] [--channels 32] [--blocks 3] [--simulations 32] [--chunk 32]
-     [--temperature-moves 5] [--seed 0] [--json]
+     [--temperature-moves 4] [--reuse 4] [--buffer 50000] [--alpha 0.001] [--opening 0]
+     [--workers 1] [--seed 0] [--out FILE] [--json]
 """
 
 from __future__ import annotations
@@ -24,9 +30,15 @@ import numpy as np
 from qarena.exact.space import GameTables, game_tables
 from qarena.games import parse_spec
 from qarena.judging.tables import Optimality, optimality_of_values
-from qarena.learn.alphazero import LearningSettings, SelfPlayLearning
+from qarena.learn.alphazero import (
+    AlphaZeroConfig,
+    AlphaZeroLearner,
+    LearningSettings,
+    SelfPlayLearning,
+)
 from qarena.learn.az_net import PolicyValueNet, table_priors
 from qarena.learn.az_search import SearchSettings
+from qarena.learn.az_workers import SelfPlayPool
 
 
 def greedy_optimality(net: PolicyValueNet, tables: GameTables) -> Optimality:
@@ -47,8 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=3)
     parser.add_argument("--simulations", type=int, default=32)
     parser.add_argument("--chunk", type=int, default=32)
-    parser.add_argument("--temperature-moves", type=int, default=5)
+    parser.add_argument("--temperature-moves", type=int, default=4)
+    parser.add_argument("--reuse", type=float, default=4.0)
+    parser.add_argument("--buffer", type=int, default=50_000)
+    parser.add_argument("--alpha", type=float, default=1e-3)
+    parser.add_argument("--opening", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     game = parse_spec(args.game)
@@ -59,9 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     run = SelfPlayLearning(
         game,
         net,
-        SearchSettings(simulations=args.simulations, temperature_moves=args.temperature_moves),
-        LearningSettings(seed=args.seed),
+        SearchSettings(
+            simulations=args.simulations,
+            temperature_moves=args.temperature_moves,
+            opening=args.opening,
+        ),
+        LearningSettings(alpha=args.alpha, reuse=args.reuse, buffer=args.buffer, seed=args.seed),
     )
+    pool = SelfPlayPool(args.workers) if args.workers > 1 else None
 
     def report(trained: float, positions: int, judge_s: float, found: Optimality) -> None:
         row = {
@@ -90,12 +113,21 @@ def main(argv: list[str] | None = None) -> int:
         until = budget * point / args.checkpoints
         while trained < until:
             t = time.perf_counter()
-            done = run.play_and_learn(args.chunk)
+            done = run.play_and_learn(args.chunk, pool)
             trained += time.perf_counter() - t
             positions += done.positions
         t = time.perf_counter()
         found = greedy_optimality(net, tables)
         report(trained, positions, time.perf_counter() - t, found)
+    if pool is not None:
+        pool.close()
+    if args.out:
+        config = AlphaZeroConfig(
+            channels=args.channels, blocks=args.blocks, simulations=args.simulations,
+            alpha=args.alpha, opening=args.opening, seed=args.seed,
+        )  # fmt: skip
+        learner = AlphaZeroLearner(game, net, config, games=run.games, seconds=trained)
+        learner.save(args.out)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"peak_rss_mb": round(peak)}) if args.json else f"peak RSS {peak:,.0f} MB")
     return 0

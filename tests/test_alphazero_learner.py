@@ -228,3 +228,36 @@ def test_two_workers_play_its_games_and_a_seed_learns_the_same_network() -> None
     alone = qarena.train("tictactoe", "alphazero", 64, seed=4, workers=1, **SMALL)
     assert isinstance(alone, AlphaZeroLearner)
     assert not np.array_equal(alone.net.weights, found[0])  # other shares, other games
+
+
+@pytest.mark.slow  # a local Ray instance: 10 to 50 s to start
+def test_on_ray_actors_it_learns_the_network_it_learns_on_local_workers(tmp_path: Path) -> None:
+    """``--backend ray``: the chunk's shares played by two Ray actors on a local Ray instance
+    give the same network, from the same seed, as two local worker processes."""
+    common = ["train", "tictactoe", "--learner", "alphazero", "--episodes", "64",
+              "--seed", "4", "--channels", "8", "--blocks", "1", "--simulations", "8",
+              "--workers", "2"]  # fmt: skip
+    assert run([*common, "--backend", "ray", "--out", str(tmp_path / "ray.npz")]) == 0
+    assert run([*common, "--out", str(tmp_path / "local.npz")]) == 0
+    on_ray = learners.load_learner(tmp_path / "ray.npz")
+    local = learners.load_learner(tmp_path / "local.npz")
+    assert isinstance(on_ray, AlphaZeroLearner) and isinstance(local, AlphaZeroLearner)
+    assert on_ray.episodes == local.episodes == 64
+    assert np.array_equal(on_ray.net.weights, local.net.weights)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--learner", "q", "--backend", "ray"], "--backend ray applies to --learner alphazero"),
+        (["--learner", "alphazero", "--backend", "spark"], "unknown backend 'spark'"),
+        (["--learner", "alphazero", "--ray-address", "x:1"],
+         "--ray-address applies to --backend ray"),
+    ],
+)  # fmt: skip
+def test_a_backend_it_cannot_use_is_refused_in_one_line(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["train", "tictactoe", *argv, "--episodes", "8"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1

@@ -276,6 +276,8 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     blocks: int | None = None,
     simulations: int | None = None,
     workers: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
     **more: Any,
 ) -> Trainable:
     """Train a learner of any kind as ``qarena train`` does and return it.
@@ -290,7 +292,8 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     are the training settings (their one declaration: :mod:`qarena.learn.settings`), None
     taking the learner's default. ``preset`` names a write-up's method (:mod:`qarena.learn.presets`:
     learner, settings, opponent, seat, episodes); what is given as well overrides it, and
-    ``learner.preset`` records the preset and what was overridden.
+    ``learner.preset`` records the preset and what was overridden. ``backend`` ``"ray"`` plays
+    an AlphaZero learner's games on Ray actors (at ``ray_address``, or a local Ray instance).
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
     a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
     ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar in a
@@ -321,6 +324,8 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
         curve=curve,
         every=every,
         workers=workers,
+        backend=backend,
+        ray_address=ray_address,
     )
     plan = request.plan(resume=resume)
     agent, total, start = plan.learner, plan.total, plan.learner.episodes

@@ -167,9 +167,18 @@ def train_command(  # noqa: PLR0913 - the command's options
     workers: Annotated[
         int | None,
         typer.Option(
-            help="n-tuple network: threads of self-play sharing its tables (default: every core).",
+            help="n-tuple network: threads of self-play sharing its tables; AlphaZero: "
+            "processes (or Ray actors) playing its games (default: every core).",
             show_default=False,
         ),
+    ] = None,
+    backend: Annotated[
+        str,
+        typer.Option(help="AlphaZero: where its games are played, local (processes here) or ray."),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     **settings: Any,
@@ -195,6 +204,8 @@ def train_command(  # noqa: PLR0913 - the command's options
         curve=curve,
         every=every,
         workers=workers,
+        backend=backend,
+        ray_address=ray_address,
     )
     chosen = out_file is None
     if out_file is None:

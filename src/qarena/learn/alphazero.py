@@ -32,7 +32,7 @@ from qarena.learn.az_net import (
     torch_module,
 )
 from qarena.learn.az_search import SearchSettings, self_play
-from qarena.learn.az_workers import SelfPlayPool
+from qarena.learn.az_workers import RaySelfPlay, SelfPlayPool, Workers
 from qarena.learn.curve import Curve
 from qarena.learn.family import Judging, Text, Trainable
 
@@ -100,7 +100,7 @@ class SelfPlayLearning:
             self._trainer = Trainer(self.net, c.alpha, c.weight_decay)
         return self._trainer
 
-    def play_and_learn(self, games: int, pool: SelfPlayPool | None = None) -> ChunkReport:
+    def play_and_learn(self, games: int, pool: Workers | None = None) -> ChunkReport:
         """``games`` games of self-play in lockstep (shared among the ``pool``'s workers when
         given), their positions added to the buffer, then ``reuse`` × their positions /
         ``batch`` learning steps on batches from the buffer."""
@@ -274,6 +274,7 @@ class AlphaZeroLearner(Trainable, Picks):
     #: Plays its games on several cores (--workers: processes, each playing a share of a
     #: chunk's games with the latest weights; the learning stays in this process).
     threaded: ClassVar[bool] = True
+    backends: ClassVar[tuple[str, ...]] = ("local", "ray")
     value_label: ClassVar[Text] = Text(gettext_noop("prior"))
 
     game: Game
@@ -288,7 +289,10 @@ class AlphaZeroLearner(Trainable, Picks):
     #: The replay buffer's positions read from its file, until the loop takes them.
     kept: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _loop: SelfPlayLearning | None = field(default=None, repr=False)
-    _pool: SelfPlayPool | None = field(default=None, repr=False)
+    _pool: Workers | None = field(default=None, repr=False)
+    #: Where its games are played (``use_backend``): "local", or "ray" at ``ray_address``.
+    backend: str = field(default="local", repr=False)
+    ray_address: str | None = field(default=None, repr=False)
 
     # --- as a learner kind (learn/family.py) --------------------------------------------
 
@@ -512,15 +516,23 @@ class AlphaZeroLearner(Trainable, Picks):
             self.close()  # the run is over: its workers end with it
         return moves
 
-    def pool(self, workers: int) -> SelfPlayPool | None:
-        """The worker processes its games are played on (None: one worker, in this
-        process), started on first use and kept for the run."""
-        if workers <= 1:
+    def use_backend(self, backend: str, address: str | None = None) -> None:
+        if (backend, address) != (self.backend, self.ray_address):
+            self.close()
+        self.backend, self.ray_address = backend, address
+
+    def pool(self, workers: int) -> Workers | None:
+        """The workers its games are played on (None: one worker, in this process), started
+        on first use and kept for the run: processes here, or Ray actors."""
+        if workers <= 1 and self.backend == "local":
             self.close()
             return None
         if self._pool is None or self._pool.workers != workers:
             self.close()
-            self._pool = SelfPlayPool(workers)
+            if self.backend == "ray":
+                self._pool = RaySelfPlay(workers, self.ray_address)
+            else:
+                self._pool = SelfPlayPool(workers)
         return self._pool
 
     def close(self) -> None:

@@ -1,18 +1,23 @@
-"""The AlphaZero learner's games of self-play on several cores: worker processes (spawned,
-each with PyTorch on one thread) play shares of a chunk's games with the network's latest
-weights and hand back what the games leave to learn from; the learner learns in its own
-process between chunks (the synchronous rhythm of ``alphazero.py``). A share's randomness
-comes from the seed, the games before the chunk and the share's place, so a seed learns the
-same network on the same number of workers."""
+"""The AlphaZero learner's games of self-play on several cores: workers (spawned processes
+here, each with PyTorch on one thread, or Ray actors on a cluster) play shares of a chunk's
+games with the network's latest weights and hand back what the games leave to learn from;
+the learner learns in its own process between chunks (the synchronous rhythm of
+``alphazero.py``). A share's randomness comes from the seed, the games before the chunk and
+the share's place, so a seed learns the same network on the same number of workers, here or
+on Ray."""
 
 from __future__ import annotations
 
+import logging
 import weakref
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
+from qarena.errors import QarenaError
 from qarena.games import parse_spec
+from qarena.i18n import _
 from qarena.learn.az_net import PolicyValueNet, move_count, torch_module
 from qarena.learn.az_search import Samples, SearchSettings, self_play
 from qarena.processes import quiet_worker, spawn_pool
@@ -63,6 +68,54 @@ def shares(games: int, workers: int) -> list[int]:
     return [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
 
 
+def _chunk(
+    spec: str,
+    net: PolicyValueNet,
+    games: int,
+    workers: int,
+    search: SearchSettings,
+    seed: int,
+    before: int,
+) -> list[Share]:
+    """A chunk of ``games`` games as the workers' shares."""
+    return [
+        Share(spec, net.channels, net.blocks, net.weights, search, seed, before, i, n)
+        for i, n in enumerate(shares(games, workers))
+        if n > 0
+    ]
+
+
+def _joined(found: list[tuple[Samples, list[float]]]) -> tuple[Samples, list[float]]:
+    """The shares' positions, in the shares' order, and their results."""
+    parts = [samples for samples, _results in found]
+    results = [r for _samples, part in found for r in part]
+    joined = Samples(
+        np.concatenate([p.boards for p in parts]),
+        np.concatenate([p.movers for p in parts]),
+        np.concatenate([p.policy for p in parts]),
+        np.concatenate([p.value for p in parts]),
+    )
+    return joined, results
+
+
+class Workers(Protocol):
+    """Where a chunk's games are played: :class:`SelfPlayPool` or :class:`RaySelfPlay`."""
+
+    workers: int
+
+    def play(
+        self,
+        spec: str,
+        net: PolicyValueNet,
+        games: int,
+        search: SearchSettings,
+        seed: int,
+        before: int,
+    ) -> tuple[Samples, list[float]]: ...
+
+    def close(self) -> None: ...
+
+
 class SelfPlayPool:
     """``workers`` processes playing a chunk's games between them."""
 
@@ -83,25 +136,78 @@ class SelfPlayPool:
     ) -> tuple[Samples, list[float]]:
         """A chunk of ``games`` games, each worker playing its share: their positions in the
         shares' order, and their results."""
-        work = [
-            Share(spec, net.channels, net.blocks, net.weights, search, seed, before, i, n)
-            for i, n in enumerate(shares(games, self.workers))
-            if n > 0
-        ]
-        found = self._pool.map(play_share, work, chunksize=1)
-        parts = [samples for samples, _results in found]
-        results = [r for _samples, part in found for r in part]
-        joined = Samples(
-            np.concatenate([p.boards for p in parts]),
-            np.concatenate([p.movers for p in parts]),
-            np.concatenate([p.policy for p in parts]),
-            np.concatenate([p.value for p in parts]),
-        )
-        return joined, results
+        work = _chunk(spec, net, games, self.workers, search, seed, before)
+        return _joined(self._pool.map(play_share, work, chunksize=1))
 
     def close(self) -> None:
         """End the workers now."""
         self._end()
 
 
-__all__ = ["SelfPlayPool", "Share", "play_share", "shares"]
+class _Actor:
+    """A Ray actor playing shares (its network kept between chunks, as a worker's is)."""
+
+    def __init__(self) -> None:
+        torch_module()
+
+    def play(self, share: Share) -> tuple[Samples, list[float]]:
+        return play_share(share)
+
+
+class RaySelfPlay:
+    """``workers`` Ray actors of one CPU each playing a chunk's games between them: on the
+    cluster at ``address``, or on a local Ray instance of ``workers`` CPUs. Every node needs
+    qarena and PyTorch installed."""
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        try:
+            import ray
+            from ray.exceptions import RayError
+        except ImportError:
+            raise QarenaError(
+                _("--backend ray needs Ray; install it with: pip install 'qarena[ray]'")
+            ) from None
+        self.workers = workers
+        self._ray: Any = ray
+        try:
+            ray.init(
+                address=address or None,
+                num_cpus=None if address else workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+            )
+        except (ConnectionError, RayError, ValueError, RuntimeError) as e:
+            problem = str(e).splitlines()[0][:200]
+            if address:
+                text = _("cannot start the Ray cluster at {address}: {problem}")
+            else:
+                text = _("cannot start a local Ray instance: {problem}")
+            raise QarenaError(text.format(address=address, problem=problem)) from None
+        actor = ray.remote(num_cpus=1, max_restarts=0)(_Actor)
+        self._actors: list[Any] = [actor.remote() for _ in range(workers)]
+
+    def play(
+        self,
+        spec: str,
+        net: PolicyValueNet,
+        games: int,
+        search: SearchSettings,
+        seed: int,
+        before: int,
+    ) -> tuple[Samples, list[float]]:
+        """A chunk of ``games`` games, each actor playing its share (the weights sent once,
+        to every actor)."""
+        work = _chunk(spec, net, games, self.workers, search, seed, before)
+        refs = [a.play.remote(share) for a, share in zip(self._actors, work, strict=False)]
+        found: list[tuple[Samples, list[float]]] = self._ray.get(refs)
+        return _joined(found)
+
+    def close(self) -> None:
+        """End the actors and the Ray instance this process joined."""
+        if self._actors:
+            self._actors = []
+            self._ray.shutdown()
+
+
+__all__ = ["RaySelfPlay", "SelfPlayPool", "Share", "Workers", "play_share", "shares"]

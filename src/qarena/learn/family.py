@@ -70,6 +70,8 @@ class Trainable(ABC):
     self_play_only: ClassVar[bool] = False
     #: Runs on several threads sharing what it learns (--workers).
     threaded: ClassVar[bool] = False
+    #: Where it can play its games (``--backend``): here, and for some kinds a Ray cluster.
+    backends: ClassVar[tuple[str, ...]] = ("local",)
     #: Keeps a value for every position, in a table (``qarena table --top`` and ``--csv``
     #: read it whole); any learner shows its values of one position's moves.
     keeps_table: ClassVar[bool] = False
@@ -187,6 +189,10 @@ class Trainable(ABC):
         """``episodes`` more of a run of ``total`` (schedules go over the run); returns the
         moves made. A learner that looks at ``should_stop`` within a chunk counts only the
         episodes it played (:attr:`episodes`)."""
+
+    def use_backend(self, backend: str, address: str | None = None) -> None:  # noqa: B027 - a hook
+        """Play its games on ``backend`` (one of :attr:`backends`; "ray": the cluster at
+        ``address``, or a local one) from now on."""
 
     def check_room(self, episodes: int, name: str | None = None) -> None:  # noqa: B027 - a hook
         """Refuse, in one line, a run whose count would pass the most a file holds."""

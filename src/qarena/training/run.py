@@ -482,6 +482,8 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     preset: dict[str, Any] | None = None,
     most_games: int | None = None,
     most_points: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> RunPlan:
     """Set up a run of any learner as ``qarena train`` does: the settings ``given`` (None: the
     learner's default, or with ``resume`` that learner's own) checked against whom it plays,
@@ -489,7 +491,8 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     the opponent (any player, or ``"self"``), the run's length (``episodes``, else scaled to
     the game), its curve (a live view's lighter one with ``most_games``/``most_points``,
     :func:`new_curve`), its threads (``workers``; default: every core, for a learner that
-    runs on threads), and the ``preset`` record it keeps."""
+    runs on threads), where its games are played (``backend``, ``ray_address``) and the
+    ``preset`` record it keeps."""
     import os
 
     cls = type(resume) if resume is not None else learner_class(kind)
@@ -537,6 +540,7 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     threads_ = (workers or cores) if cls.threaded else 1
     if preset is not None:
         learner.preset = preset
+    learner.use_backend(backend, ray_address)
     return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve, threads_)
 
 
@@ -612,6 +616,9 @@ class RunRequest:
     curve: bool = False
     every: int | None = None
     workers: int | None = None
+    #: Where its games are played (``--backend``): "local", or "ray" at ``ray_address``.
+    backend: str = "local"
+    ray_address: str | None = None
 
     @property
     def learner(self) -> type[Trainable]:
@@ -708,7 +715,37 @@ class RunRequest:
             preset=self.preset,
             most_games=most_games,
             most_points=most_points,
+            backend=self.backend,
+            ray_address=self.ray_address,
         )
+
+
+#: Where a learner's games may be played: here, or on a Ray cluster.
+BACKENDS = ("local", "ray")
+
+
+def check_backend(cls: type[Trainable], backend: str, ray_address: str | None) -> None:
+    """Refuse, in one line, a backend that is not one, one the learner kind ``cls`` cannot
+    play on, an address without Ray, or Ray not installed."""
+    import importlib.util
+
+    if backend not in BACKENDS:
+        raise QarenaError(
+            _("unknown backend {backend!r}; expected {backends}").format(
+                backend=str(backend)[:40], backends=", ".join(BACKENDS)
+            )
+        )
+    if ray_address is not None and backend != "ray":
+        raise QarenaError(_("--ray-address applies to --backend ray"))
+    if backend not in cls.backends:
+        raise QarenaError(
+            _("{flag} applies to {learners} only").format(
+                flag=option("--backend " + backend),
+                learners=_learners_of(lambda k: backend in k.backends),
+            )
+        )
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise QarenaError(_("--backend ray needs Ray; install it with: pip install 'qarena[ray]'"))
 
 
 def _reads(name: str, cls: type[Trainable]) -> bool:
@@ -739,6 +776,8 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     curve: bool = False,
     every: int | None = None,
     workers: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> RunRequest:
     """A front end's request (the learner ``kind``, the settings ``given``, a ``preset``'s
     name, the opponent, seat and episodes; None: not given) made a checked
@@ -768,11 +807,12 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
                 flag=option("--workers"), learners=_learners_of(lambda k: k.threaded)
             )
         )
+    check_backend(cls, backend, ray_address)
     if settings.get("seed") is not None:
         check_seed(settings["seed"])
     request = RunRequest(
         game, cls.kind, settings, run["opponent"], run["seat"], run["episodes"], record,
-        canonical, until_perfect, check_every, curve, every, workers,
+        canonical, until_perfect, check_every, curve, every, workers, backend, ray_address,
     )  # fmt: skip
     _check_kind(
         cls, game, settings, request.self_play, request.seat, canonical, until_perfect,

@@ -32,13 +32,13 @@ with what it requires, NumPy left out) is summed from the packages' file lists.
 
 Run (PyTorch alone, the project's venv; the JAX part is skipped with one line):
     .venv/bin/python benchmarks/az_library.py [--channels 32] [--blocks 3] [--seconds 2]
-        [--threads 1,2] [--pin] [--json]
+        [--threads 1,2] [--libraries torch,jax] [--pin] [--json]
 Run (both libraries: a separate venv with jax, jaxlib, mctx, torch==2.13.0 and qarena):
     python3 -m venv /work/jaxvenv
     /work/jaxvenv/bin/pip install jax jaxlib mctx numpy torch==2.13.0 && \
         /work/jaxvenv/bin/pip install -e .
     PYTHONPATH=src /work/jaxvenv/bin/python benchmarks/az_library.py [--channels 32]
-        [--blocks 3] [--seconds 2] [--threads 1,2] [--pin] [--json]
+        [--blocks 3] [--seconds 2] [--threads 1,2] [--libraries torch,jax] [--pin] [--json]
 """
 
 from __future__ import annotations
@@ -687,6 +687,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
+    parser.add_argument("--libraries", default="torch,jax", help="comma-separated")
     parser.add_argument(
         "--pin",
         action="store_true",
@@ -729,12 +730,13 @@ def main(argv: list[str] | None = None) -> int:
         runs.insert(1, (1, True))
     results = [
         result
-        for library in ("torch", "jax")
-        if have[library]
+        for library in args.libraries.split(",")
+        if have.get(library)
         for n, pin in runs
         if (result := run_worker(library, n, args, pin)) is not None
     ]
-    check = run_worker("check", 1, args) if all(have.values()) else None
+    both = all(have.values()) and {"torch", "jax"} <= set(args.libraries.split(","))
+    check = run_worker("check", 1, args) if both else None
     sizes = {name: installed_mib(roots) for name, roots in LIBRARIES.items()}
     if args.json:
         for result in results:

@@ -19,7 +19,7 @@ from qarena.learn import learners
 from qarena.learn.alphazero import AlphaZeroLearner
 from qarena.learn.az_file import load_net
 
-SMALL = {"channels": 8, "blocks": 1, "simulations": 8}
+SMALL = {"channels": 8, "blocks": 1, "simulations": 8, "opening": 0}
 
 
 def _exact_share(player: object, spec: str = "tictactoe") -> float:

@@ -267,9 +267,12 @@ def test_table_learners_refuse_the_network_s_settings(
 ) -> None:
     from qarena.cli import run
 
-    for args in (["--lambda", "0.5"], ["--workers", "2"]):
+    for args, readers in (
+        (["--lambda", "0.5"], "--learner ntuple only"),
+        (["--workers", "2"], "--learner ntuple or alphazero only"),
+    ):
         assert run(["train", "nim:1,2", "--out", str(tmp_path / "q.npz"), *args]) == 2
-        assert "applies to --learner ntuple only" in capsys.readouterr().err
+        assert "applies to " + readers in capsys.readouterr().err
     assert not (tmp_path / "q.npz").exists()
 
 

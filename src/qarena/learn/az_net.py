@@ -98,7 +98,7 @@ def check_shape(channels: object, blocks: object) -> tuple[int, int]:
 def torch_module() -> Any:
     """PyTorch, imported once (or one line saying how to install it), on one thread: the
     networks are small, and on two cores a second intra-op thread only fights self-play
-    (BENCHMARKS.md, "AlphaZero: which library")."""
+    (BENCHMARKS.md, "Which library: PyTorch or JAX")."""
     torch = need("torch", INSTALL)
     torch.set_num_threads(1)
     # Already set, or parallel work already ran: keep what it is.

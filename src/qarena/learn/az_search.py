@@ -107,7 +107,8 @@ def _descend(game: Game, root: _Node, c_puct: float) -> tuple[list[tuple[_Node, 
         move = node.moves[i]
         child = node.children.get(move)
         if child is None:
-            child = node.children[move] = _node(game, game.apply(node.position, move))
+            # A move of the node's own legal moves: applied without checking it again.
+            child = node.children[move] = _node(game, game._apply_unchecked(node.position, move))
         node = child
     return path, node
 

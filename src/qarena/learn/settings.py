@@ -439,6 +439,8 @@ def alphazero_defaults_text(name: str) -> str:
     """The AlphaZero learner's default of setting ``name``, for README's table."""
     from qarena.learn.alphazero import AlphaZeroConfig
 
+    if name == "opening":
+        return "the board's cells (at most 100)"
     return _shown(AlphaZeroConfig().to_dict()[name])
 
 

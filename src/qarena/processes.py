@@ -1,6 +1,7 @@
 """Pools of fresh worker processes (spawned, not forked: numba's and PyTorch's thread pools do
 not survive a fork), for a sweep's runs and for a learner's games of self-play: Ctrl-C is left
-to the process that owns the pool, and the workers never run the user's script again."""
+to the process that owns the pool, and the workers never run the user's script again. And Ray,
+joined or started, for the same work on a cluster (:func:`start_ray`)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,42 @@ def main_not_rerun() -> Iterator[None]:
         main.__dict__.update(saved)
 
 
+def start_ray(address: str | None, workers: int, flag: str) -> Any:
+    """Ray, joined to the cluster at ``address`` or started here with ``workers`` CPUs; one
+    line saying how to install it, or why it did not start (``flag``: the option that asked
+    for it, as the refusal names it)."""
+    import logging
+
+    from qarena.errors import QarenaError
+    from qarena.i18n import _
+
+    try:
+        import ray
+        from ray.exceptions import RayError
+    except ImportError:
+        raise QarenaError(
+            _("{backend} needs Ray; install it with: pip install 'qarena[ray]'").format(
+                backend=flag
+            )
+        ) from None
+    try:
+        ray.init(
+            address=address or None,
+            num_cpus=None if address else workers,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
+    except (ConnectionError, RayError, ValueError, RuntimeError) as e:
+        problem = str(e).splitlines()[0][:200]
+        if address:
+            text = _("cannot start the Ray cluster at {address}: {problem}")
+        else:
+            text = _("cannot start a local Ray instance: {problem}")
+        raise QarenaError(text.format(address=address, problem=problem)) from None
+    return ray
+
+
 def spawn_pool(workers: int, initializer: Callable[[], None] = quiet_worker) -> Pool:
     """A pool of ``workers`` fresh processes, each started by ``initializer``."""
     context = multiprocessing.get_context("spawn")
@@ -51,4 +88,4 @@ def spawn_pool(workers: int, initializer: Callable[[], None] = quiet_worker) -> 
         return context.Pool(workers, initializer=initializer)
 
 
-__all__ = ["main_not_rerun", "quiet_worker", "spawn_pool"]
+__all__ = ["main_not_rerun", "quiet_worker", "spawn_pool", "start_ray"]

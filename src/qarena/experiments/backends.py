@@ -4,7 +4,6 @@ which alone writes into the sweep's folder, so the folder never depends on a sha
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -21,10 +20,10 @@ from qarena.experiments.sweep import Task, opponent_file, run_task
 from qarena.fileio import check_target
 from qarena.games import parse_spec
 from qarena.games.base import Game
-from qarena.i18n import _, language, ngettext, option
+from qarena.i18n import language, ngettext, option
 from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, origin
-from qarena.processes import spawn_pool
+from qarena.processes import spawn_pool, start_ray
 
 BACKENDS = ("local", "ray")
 #: results.csv is rewritten at most this often while runs finish (and always at the end).
@@ -71,30 +70,9 @@ def run_ray(
     """Run ``work`` on each task (by default, train a sweep's run) as Ray tasks of one CPU
     each: on the cluster at ``address``, or on a local Ray instance limited to ``workers``
     CPUs; ``on_done`` gets each output as it comes. Every node needs qarena installed."""
-    try:
-        import ray
-        from ray.exceptions import RayError, RayTaskError
-    except ImportError:
-        raise QarenaError(
-            _("{backend} needs Ray; install it with: pip install 'qarena[ray]'").format(
-                backend=option("--backend ray")
-            )
-        ) from None
-    try:
-        ray.init(
-            address=address or None,
-            num_cpus=None if address else workers,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level=logging.ERROR,
-        )
-    except (ConnectionError, RayError, ValueError, RuntimeError) as e:
-        problem = str(e).splitlines()[0][:200]
-        if address:
-            text = _("cannot start the Ray cluster at {address}: {problem}")
-        else:
-            text = _("cannot start a local Ray instance: {problem}")
-        raise QarenaError(text.format(address=address, problem=problem)) from None
+    ray = start_ray(address, workers, option("--backend ray"))
+    from ray.exceptions import RayTaskError
+
     remote = ray.remote(num_cpus=1, max_retries=0)(work)
     pending = [remote.remote(task) for task in tasks]
     try:

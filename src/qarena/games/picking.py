@@ -132,4 +132,20 @@ class Picks(Shows):
         return move in self.choices(position)
 
 
-__all__ = ["Picks", "Shows"]
+def highest(game: Game, position: Position, values: dict[Move, float]) -> list[Move]:
+    """The moves of the highest value among ``values`` (a player's values of ``position``'s
+    legal moves), in their order; a finished position, which has none, is refused in one
+    line."""
+    from qarena.errors import QarenaError
+
+    if not values:
+        raise QarenaError(
+            _("{position} is finished; there is no move to make").format(
+                position=game.format_position(position)
+            )
+        )
+    best = max(values.values())
+    return [m for m, v in values.items() if v == best]
+
+
+__all__ = ["Picks", "Shows", "highest"]

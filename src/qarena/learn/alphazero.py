@@ -20,8 +20,8 @@ import numpy as np
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import BoardGrid, Game, Move, Position, grid_of
-from qarena.games.picking import Picks
-from qarena.i18n import _, gettext_noop, ngettext, number, option
+from qarena.games.picking import Picks, highest
+from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.az_file import KIND
 from qarena.learn.az_net import (
     PolicyValueNet,
@@ -227,22 +227,9 @@ class AlphaZeroConfig:
     ) -> AlphaZeroConfig:
         """``base`` (default: the defaults) with the settings given (None: not given); a
         setting it does not use is refused in the command line's words."""
-        names = {f.name for f in fields(cls)}
-        for name, value in given.items():
-            if value is not None and name not in names:
-                flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
-                raise QarenaError(
-                    _("{flag} does not apply to the {learner} learner").format(
-                        flag=option(flag, name), learner=KIND
-                    )
-                )
-        chosen = {k: v for k, v in given.items() if v is not None}
-        try:
-            return replace(base or cls(), **chosen)
-        except TypeError as e:
-            raise QarenaError(
-                _("training settings are malformed ({problem})").format(problem=e)
-            ) from None
+        from qarena.learn.settings import build_config  # the declaration imports this module
+
+        return build_config(cls, given, base, KIND)
 
 
 #: The most random opening moves a game of self-play opens with unless told (the setting's
@@ -609,15 +596,7 @@ class AlphaZeroLearner(Trainable, Picks):
 
     def choices(self, position: Position) -> list[Move]:
         """The moves of the highest prior, in the game's order."""
-        values = self.values(position)
-        if not values:
-            raise QarenaError(
-                _("{position} is finished; there is no move to make").format(
-                    position=self.game.format_position(position)
-                )
-            )
-        best = max(values.values())
-        return [m for m, v in values.items() if v == best]
+        return highest(self.game, position, self.values(position))
 
     def table_choices(self, tables: GameTables) -> np.ndarray:
         """``mask[row, move]``: the moves of the highest prior in every row of ``tables``,

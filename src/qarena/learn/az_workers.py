@@ -8,19 +8,16 @@ on Ray."""
 
 from __future__ import annotations
 
-import logging
 import weakref
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from qarena.errors import QarenaError
 from qarena.games import parse_spec
-from qarena.i18n import _
 from qarena.learn.az_net import PolicyValueNet, move_count, torch_module
 from qarena.learn.az_search import Samples, SearchSettings, self_play
-from qarena.processes import quiet_worker, spawn_pool
+from qarena.processes import quiet_worker, spawn_pool, start_ray
 
 #: The networks a worker keeps, by (game, channels, blocks): built once, weights refreshed.
 _NETS: dict[tuple[str, int, int], PolicyValueNet] = {}
@@ -116,14 +113,13 @@ class Workers(Protocol):
     def close(self) -> None: ...
 
 
-class SelfPlayPool:
-    """``workers`` processes playing a chunk's games between them."""
+class _Shares:
+    """What both kinds of workers share: a chunk split into shares, played, and joined."""
 
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self._pool = spawn_pool(workers, _start)
-        # Ended when the learner lets it go, or at exit, whichever comes first.
-        self._end = weakref.finalize(self, self._pool.terminate)
+    workers: int
+
+    def _played(self, work: list[Share]) -> list[tuple[Samples, list[float]]]:
+        raise NotImplementedError
 
     def play(
         self,
@@ -136,8 +132,20 @@ class SelfPlayPool:
     ) -> tuple[Samples, list[float]]:
         """A chunk of ``games`` games, each worker playing its share: their positions in the
         shares' order, and their results."""
-        work = _chunk(spec, net, games, self.workers, search, seed, before)
-        return _joined(self._pool.map(play_share, work, chunksize=1))
+        return _joined(self._played(_chunk(spec, net, games, self.workers, search, seed, before)))
+
+
+class SelfPlayPool(_Shares):
+    """``workers`` processes playing a chunk's games between them."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool = spawn_pool(workers, _start)
+        # Ended when the learner lets it go, or at exit, whichever comes first.
+        self._end = weakref.finalize(self, self._pool.terminate)
+
+    def _played(self, work: list[Share]) -> list[tuple[Samples, list[float]]]:
+        return self._pool.map(play_share, work, chunksize=1)
 
     def close(self) -> None:
         """End the workers now."""
@@ -154,54 +162,22 @@ class _Actor:
         return play_share(share)
 
 
-class RaySelfPlay:
+class RaySelfPlay(_Shares):
     """``workers`` Ray actors of one CPU each playing a chunk's games between them: on the
     cluster at ``address``, or on a local Ray instance of ``workers`` CPUs. Every node needs
     qarena and PyTorch installed."""
 
     def __init__(self, workers: int, address: str | None = None) -> None:
-        try:
-            import ray
-            from ray.exceptions import RayError
-        except ImportError:
-            raise QarenaError(
-                _("--backend ray needs Ray; install it with: pip install 'qarena[ray]'")
-            ) from None
         self.workers = workers
-        self._ray: Any = ray
-        try:
-            ray.init(
-                address=address or None,
-                num_cpus=None if address else workers,
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.ERROR,
-            )
-        except (ConnectionError, RayError, ValueError, RuntimeError) as e:
-            problem = str(e).splitlines()[0][:200]
-            if address:
-                text = _("cannot start the Ray cluster at {address}: {problem}")
-            else:
-                text = _("cannot start a local Ray instance: {problem}")
-            raise QarenaError(text.format(address=address, problem=problem)) from None
-        actor = ray.remote(num_cpus=1, max_restarts=0)(_Actor)
+        self._ray: Any = start_ray(address, workers, "--backend ray")
+        actor = self._ray.remote(num_cpus=1, max_restarts=0)(_Actor)
         self._actors: list[Any] = [actor.remote() for _ in range(workers)]
 
-    def play(
-        self,
-        spec: str,
-        net: PolicyValueNet,
-        games: int,
-        search: SearchSettings,
-        seed: int,
-        before: int,
-    ) -> tuple[Samples, list[float]]:
-        """A chunk of ``games`` games, each actor playing its share (the weights sent once,
-        to every actor)."""
-        work = _chunk(spec, net, games, self.workers, search, seed, before)
+    def _played(self, work: list[Share]) -> list[tuple[Samples, list[float]]]:
+        # The weights go to every actor once, in its share.
         refs = [a.play.remote(share) for a, share in zip(self._actors, work, strict=False)]
         found: list[tuple[Samples, list[float]]] = self._ray.get(refs)
-        return _joined(found)
+        return found
 
     def close(self) -> None:
         """End the actors and the Ray instance this process joined."""

@@ -20,7 +20,7 @@ import numpy as np
 from qarena.budget import check_count
 from qarena.errors import QarenaError
 from qarena.games.base import BoardGrid, Game, Move, Position
-from qarena.games.picking import Picks
+from qarena.games.picking import Picks, highest
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
@@ -366,15 +366,7 @@ class NTupleNetwork(Trainable, Picks):
 
     def choices(self, position: Position) -> list[Move]:
         """The moves of the highest value, in the game's order."""
-        values = self.values(position)
-        if not values:
-            raise QarenaError(
-                _("{position} is finished; there is no move to make").format(
-                    position=self.game.format_position(position)
-                )
-            )
-        best = max(values.values())
-        return [m for m, v in values.items() if v == best]
+        return highest(self.game, position, self.values(position))
 
     # What a person playing against it sees, as for a table learner's agent: its pick, best
     # moves and values as text come from ``Picks``, from its choices and values.

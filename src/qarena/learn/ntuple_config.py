@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import BoardGrid, Game
-from qarena.i18n import _, option
+from qarena.i18n import _
 from qarena.kernels import ntuple as k
 
 #: What an n-tuple network's file says it is, and its learner's name.
@@ -74,22 +74,9 @@ class NetworkConfig:
     def build(cls, given: Mapping[str, Any], base: NetworkConfig | None = None) -> NetworkConfig:
         """``base`` (default: the defaults) with the settings given (None: not given); a
         setting a network does not use is refused in the command line's words."""
-        names = {f.name for f in fields(cls)}
-        for name, value in given.items():
-            if value is not None and name not in names:
-                flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
-                raise QarenaError(
-                    _("{flag} does not apply to the {learner} learner").format(
-                        flag=option(flag, name), learner=KIND
-                    )
-                )
-        chosen = {k: v for k, v in given.items() if v is not None}
-        try:
-            return replace(base or cls(), **chosen)
-        except TypeError as e:
-            raise QarenaError(
-                _("training settings are malformed ({problem})").format(problem=e)
-            ) from None
+        from qarena.learn.settings import build_config  # the declaration imports this module
+
+        return build_config(cls, given, base, KIND)
 
 
 def _real(x: object) -> bool:

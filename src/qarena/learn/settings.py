@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, fields
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
 from qarena.budget import check_count, whole
 from qarena.errors import QarenaError, echo_value
-from qarena.i18n import _, gettext_noop
+from qarena.i18n import _, gettext_noop, option
 from qarena.learn.base import SCHEDULES, START_ORDERS, LearnConfig
 
 Kind = Literal["float", "int", "choice", "rewards"]
+_C = TypeVar("_C")
 
 
 @dataclass(frozen=True)
@@ -385,6 +387,28 @@ def check_config(config: object, names: tuple[str, ...]) -> None:
             declared.check(value)
 
 
+def build_config(cls: type[_C], given: Mapping[str, Any], base: _C | None, kind: str) -> _C:
+    """``base`` (default: ``cls()``, the defaults) of a kind's config dataclass ``cls`` with
+    the settings ``given`` (None: not given); a setting the learner ``kind`` does not use is
+    refused in the command line's words. The new config checks its bounds as it is made."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    for name, value in given.items():
+        if value is not None and name not in names:
+            flag = "--epsilon-schedule" if name == "schedule" else "--" + name.replace("_", "-")
+            raise QarenaError(
+                _("{flag} does not apply to the {learner} learner").format(
+                    flag=option(flag, name), learner=kind
+                )
+            )
+    chosen = {k: v for k, v in given.items() if v is not None}
+    try:
+        return replace(base or cls(), **chosen)  # type: ignore[type-var]
+    except TypeError as e:
+        raise QarenaError(
+            _("training settings are malformed ({problem})").format(problem=e)
+        ) from None
+
+
 def _whole(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -490,6 +514,7 @@ __all__ = [
     "SETTINGS",
     "Kind",
     "TrainingSetting",
+    "build_config",
     "check_config",
     "defaults_text",
     "markdown_table",

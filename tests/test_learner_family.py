@@ -397,7 +397,11 @@ def test_a_toy_learner_trains_through_the_web_and_is_stored(toy: type[Toy], tmp_
         page = client.get(f"/policies/{snap['policy']}/inspect")
         assert page.status_code == 200, page.text
         assert "Toy learner for" in page.text and "30 episodes" in page.text
-        assert "Learning curve" in page.text and "Its learning curve beside others" not in page.text
+        # Judged along play, and on this enumerated game over a uniform sample of all
+        # positions too: its curve has a place beside the table learners'.
+        assert "Learning curve" in page.text and "Its learning curve beside others" in page.text
+        compared = client.get("/compare", params={"id": snap["policy"]}).text
+        assert compared.count('<polyline class="series"') == 1
         watched = client.get("/watch", params={"a": snap["policy"], "b": "perfect"})
         assert watched.status_code == 200, watched.text
         # Its game page in the browser, as a person meets it.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import qarena
@@ -13,7 +14,7 @@ from qarena import threads
 from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
-from qarena.learn.curve import JUDGED_COLUMNS, VARIED_COLUMNS, Curve
+from qarena.learn.curve import JUDGED_COLUMNS, UNIFORM_COLUMNS, VARIED_COLUMNS, Curve
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import NetworkConfig
 from qarena.training import run as training
@@ -63,7 +64,7 @@ def test_a_stop_during_judging_ends_the_run_stopped_with_its_games(
     threads.check, as from any search), the point is dropped, the games are kept."""
     stop = [False]
 
-    def judging(net: NTupleNetwork, games: int, seed: int, varied: bool = False) -> None:
+    def judging(net: NTupleNetwork, games: int, seed: int, **_given: object) -> None:
         stop[0] = True  # Ctrl-C, or a DELETE, while the point is judged
         threads.check()
         raise AssertionError("judging went on after the stop")
@@ -79,7 +80,7 @@ def test_a_stop_during_judging_ends_the_run_stopped_with_its_games(
 def test_a_limit_not_the_runs_own_still_fails_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the run's own stop ends it as stopped; an outer deadline is its caller's to say."""
 
-    def judging(net: NTupleNetwork, games: int, seed: int, varied: bool = False) -> None:
+    def judging(net: NTupleNetwork, games: int, seed: int, **_given: object) -> None:
         time.sleep(0.05)
         threads.check()
         raise AssertionError("the deadline had passed")
@@ -144,8 +145,11 @@ VARIED_CURVE = {
 def test_a_classic_connect_four_curve_records_the_varied_openings_and_others_do_not() -> None:
     c4 = NTupleNetwork.from_config(parse_spec("connect4"), NetworkConfig(tuples=2))
     small = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=2))
+    searched = NTupleNetwork.from_config(parse_spec("tictactoe:5x5:4"), NetworkConfig(tuples=2))
     assert training._columns(c4, None) == VARIED_COLUMNS
-    assert training._columns(small, None) == JUDGED_COLUMNS
+    # Enumerated here: judged over a uniform sample of all positions too; searched: along play.
+    assert training._columns(small, None) == UNIFORM_COLUMNS
+    assert training._columns(searched, None) == JUDGED_COLUMNS
     # A resumed curve keeps its columns: its earlier points have no varied share.
     old = Curve.from_json(PLAIN_CURVE_DATA)
     assert training._columns(c4, old) == JUDGED_COLUMNS
@@ -188,3 +192,65 @@ def test_a_network_file_keeps_its_varied_curve(tmp_path: Path) -> None:
     net.save(path)
     back = qarena.load(path)
     assert back.curve is not None and back.curve.to_json() == VARIED_CURVE
+
+
+def test_a_uniform_sample_estimates_the_exact_share_over_every_position() -> None:
+    """The sample draws each decision position alike (a canonical row as often as the
+    positions of its class): a half-trained Q-learner's share over 200,000 draws lies within
+    the 99.9% interval of its exact share, counted over every decision position."""
+    from qarena.judging.sampled import wilson
+    from qarena.judging.tables import learner_optimality, optimality_at, uniform_decisions
+
+    learner = qarena.train("tictactoe", episodes=1_500, seed=3)
+    exact = learner_optimality(learner)
+    assert 0.2 < exact.share < 0.9  # neither end: a wrong weighting would show
+    tables = learner.tables
+    rows = uniform_decisions(tables, 200_000, seed=1)
+    mv = tables.legal[rows]
+    # Its greedy moves, ties and all, as its exact share counts them.
+    v = np.where(mv, learner.values()[rows], -np.inf)
+    found = optimality_at(tables, rows, v == v.max(axis=1, keepdims=True))
+    low, high = wilson(found.optimal, found.decisions, z=3.29)
+    assert low <= exact.share <= high
+    # Every draw is a decision position: its moves do not all have one value.
+    values = -tables.value[tables.nxt[rows]].astype(float)
+    values[~mv] = np.nan
+    assert (np.nanmax(values, axis=1) > np.nanmin(values, axis=1)).all()
+
+
+def test_a_network_curve_on_a_small_board_agrees_with_judging_it_everywhere() -> None:
+    """A network's last curve point over its uniform sample of all positions, against the
+    same network judged over every decision position (``qarena.judge``)."""
+    from qarena.judging.sampled import wilson
+    from qarena.judging.tables import UNIFORM_SAMPLE
+
+    net = qarena.train("connect4:4x4", learner="ntuple", episodes=10_000, curve=True, seed=2)
+    assert net.curve is not None and net.curve.columns == UNIFORM_COLUMNS
+    last = net.curve.points[-1]
+    assert last.uniform is not None
+    exact = qarena.judge(net).optimality.share
+    low, high = wilson(round(last.uniform * UNIFORM_SAMPLE), UNIFORM_SAMPLE, z=3.29)
+    assert low <= exact <= high
+
+
+def test_the_api_draws_a_table_learner_and_a_network_side_by_side() -> None:
+    """``qarena.curves``: one chart, a line per learner, by optimality over all positions (the
+    Q-learner's exact share at its end, the network's over its sample); refused in one line
+    for a learner without a curve or with names that do not match."""
+    q = qarena.train("tictactoe", curve=True, seed=1)
+    net = qarena.train_network("tictactoe", 2_000, tuples=4, curve=True, workers=1)
+    both = qarena.curves(q, net, names=["q", "net"])
+    html = both._repr_html_()
+    assert html.count('<polyline class="series"') == 2
+    table = both.to_pandas()
+    assert set(table["name"]) == {"q", "net"}
+    from qarena.judging.tables import learner_optimality
+
+    q_last = table[table["name"] == "q"]["optimality"].iloc[-1]
+    assert q_last == learner_optimality(q).share  # a table learner's: exact
+    net_last = table[table["name"] == "net"]["optimality"].iloc[-1]
+    assert net.curve is not None and net_last == net.curve.points[-1].uniform
+    with pytest.raises(QarenaError, match="curve=True"):
+        qarena.curves(qarena.train("tictactoe", episodes=100))
+    with pytest.raises(QarenaError, match="one name per learner"):
+        qarena.curves(q, net, names=["q"])

@@ -46,6 +46,8 @@ def test_the_notebook_runs_and_shows_every_object(tmp_path: Path) -> None:
     # Boards are drawn (the web app's SVG), the curve is a chart, the sweep a table.
     assert "<svg" in html["game"] and "<svg" in html["agent"]
     assert "<svg" in html["agent.curve"] and "<table" in html["runs"]
+    # A table, an n-tuple network and AlphaZero on one chart, a line each.
+    assert html["qarena.curves(table, ntuple, alphazero)"].count('class="series"') == 3
     # The agent trained until perfect: the solver judged it so (optimality 1.0, 164 decision
     # positions of misère 3-5-7).
     text = {source.splitlines()[-1]: data["text/plain"] for source, data in shown}

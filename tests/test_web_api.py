@@ -1139,8 +1139,9 @@ def test_a_stored_network_is_listed_inspected_played_and_watched(tmp_path: Path)
             "/api/train", json={"game": "tictactoe", "opponent": pid, "episodes": 100}
         )
         assert refused.status_code == 422 and "n-tuple network" in refused.text
+        # Trained without a curve: named among the policies that have none.
         compare = client.get("/compare", params={"id": pid}).text
-        assert "is an n-tuple network" in compare
+        assert 'id="no-curve"' in compare and "compare-chart" not in compare
 
 
 def test_an_index_from_before_networks_keeps_its_rows(tmp_path: Path) -> None:
@@ -1216,3 +1217,30 @@ def test_the_train_page_trains_a_network_as_the_command_line_does(
     # The refusal is shown at the λ field, inside the opened "More options".
     assert re.search(r'name="lam"[^>]*aria-invalid="true"', page)
     assert '<details id="more-options" open>' in page
+
+
+def test_a_networks_curve_is_compared_beside_a_table_learners_by_optimality(
+    tmp_path: Path,
+) -> None:
+    """A network trained with a curve on an enumerated board has a line on the Compare page
+    beside a Q-learner's: its optimality over a uniform sample of all positions. Another
+    measure, or a curve judged along play only, is refused in words."""
+    from qarena.cli import run
+
+    net_file, q_file = tmp_path / "net.npz", tmp_path / "q.npz"
+    args = ["train", "tictactoe", "--learner", "ntuple", "--tuples", "4", "--episodes", "2000"]
+    assert run([*args, "--workers", "1", "--curve", "--out", str(net_file)]) == 0
+    assert run(["train", "tictactoe", "--curve", "--out", str(q_file)]) == 0
+    with TestClient(create_app(tmp_path / "data")) as client:
+        ids = []
+        for path in (net_file, q_file):
+            r = upload(client, path.name, path.read_bytes())
+            assert r.status_code == 303, r.text
+            ids.append(r.headers["location"].split("added=")[1])
+        inspect = client.get(f"/policies/{ids[0]}/inspect").text
+        assert f'href="/compare?id={ids[0]}"' in inspect and "s-uniform" in inspect
+        page = client.get("/compare", params={"id": ids}).text
+        assert page.count('<polyline class="series"') == 2
+        assert f'data-series="{ids[0]}"' in page and f'data-series="{ids[1]}"' in page
+        r = client.get("/compare", params={"id": ids, "metric": "random"})
+        assert r.status_code == 422 and "by optimality" in r.text

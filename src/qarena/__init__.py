@@ -2,9 +2,10 @@
 
 The calls a notebook needs are here at the top (:mod:`qarena.api`): ``qarena.game``,
 ``board``, ``solve``, ``train``, ``load``, ``save``, ``player``, ``judge``, ``compete``,
-``play``, ``sweep`` and ``train_network`` (an n-tuple network, for boards of any size): the
-command line's verbs (``qarena eval``'s is ``judge``; ``solution`` is ``solve``'s older name).
-They are imported when first used, so ``import qarena`` stays quick.
+``play``, ``sweep``, ``curves`` (learning curves side by side) and ``train_network`` (an
+n-tuple network, for boards of any size): the command line's verbs (``qarena eval``'s is
+``judge``; ``solution`` is ``solve``'s older name). They are imported when first used, so
+``import qarena`` stays quick.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ if _TYPE_CHECKING:
     from qarena.api import (
         Board,
         Competition,
+        Curves,
         Playout,
         Sweep,
         board,
         compete,
+        curves,
         game,
         judge,
         load,
@@ -43,10 +46,12 @@ except _PackageNotFoundError:  # running from a source tree that was never insta
 _API = (
     "Board",
     "Competition",
+    "Curves",
     "Playout",
     "Sweep",
     "board",
     "compete",
+    "curves",
     "judge",
     "game",
     "load",
@@ -78,11 +83,13 @@ def __dir__() -> list[str]:
 __all__ = [
     "Board",
     "Competition",
+    "Curves",
     "Playout",
     "Sweep",
     "__version__",
     "board",
     "compete",
+    "curves",
     "game",
     "judge",
     "load",

@@ -37,7 +37,7 @@ from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import NETWORK_AXES, with_preset
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.games.base import VALUE_WORDS
-from qarena.i18n import _, python_caller
+from qarena.i18n import _, option, python_caller
 from qarena.judging.evaluation import Evaluation
 from qarena.judging.player import judge_player
 from qarena.judging.sampled import (
@@ -46,6 +46,7 @@ from qarena.judging.sampled import (
     play_games,
 )
 from qarena.learn.base import Learner
+from qarena.learn.curve import CurvePoint
 from qarena.learn.family import Trainable
 from qarena.learn.learners import save_learner
 from qarena.learn.ntuple_config import KIND as NTUPLE
@@ -57,12 +58,14 @@ from qarena.training.run import Progress, check_counts, check_judged_curve, requ
 __all__ = [
     "Board",
     "Competition",
+    "Curves",
     "OpeningResult",
     "Playout",
     "Progress",
     "Sweep",
     "board",
     "compete",
+    "curves",
     "game",
     "judge",
     "load",
@@ -698,6 +701,80 @@ def play(
 
 
 Values = float | Sequence[float] | None
+
+
+@dataclass(frozen=True)
+class Curves:
+    """Learners' learning curves side by side, by the measure they share: optimality over all
+    decision positions (a table learner's counted over every one, a network's over its curve's
+    uniform sample of them) after each count of episodes (a network's games of self-play).
+    A notebook draws them on one chart; :meth:`to_pandas` gives the points."""
+
+    names: tuple[str, ...]
+    learners: tuple[Trainable, ...]
+
+    def _points(self) -> list[list[CurvePoint]]:
+        return [list(le.curve.points) if le.curve is not None else [] for le in self.learners]
+
+    def __repr__(self) -> str:
+        lines = [
+            f"{name}: {len(points)} points to {points[-1].episodes:,}, optimality "
+            f"{points[-1].everywhere:.4f}"
+            for name, le, points in zip(self.names, self.learners, self._points(), strict=True)
+        ]
+        return "\n".join(lines)
+
+    def to_pandas(self) -> Any:
+        """A row per point: the run's name, its learner kind, its episodes (games), and its
+        optimality over all positions; pandas must be installed."""
+        pd = need("pandas", "pandas")
+        rows = [
+            (name, le.kind, p.episodes, p.everywhere)
+            for name, le, points in zip(self.names, self.learners, self._points(), strict=True)
+            for p in points
+        ]
+        return pd.DataFrame(rows, columns=["name", "learner", "episodes", "optimality"])
+
+    def _repr_html_(self) -> str:
+        return display.curves_html(list(zip(self.names, self._points(), strict=True)))
+
+
+@_python
+def curves(*learners: Trainable, names: Sequence[str] | None = None) -> Curves:
+    """The learning curves of ``learners`` (each trained with ``curve=True``), to be drawn
+    side by side: table learners and networks alike, by optimality over all decision
+    positions. A network's curve shows it where its board is enumerated (its points judge a
+    uniform sample of all positions there). ``names`` label them (default: each learner's
+    kind, numbered)."""
+    if not learners:
+        raise QarenaError(_("no runs to plot"))
+    labels = (
+        tuple(names)
+        if names is not None
+        else tuple(f"{i + 1}: {le.title}" for i, le in enumerate(learners))
+    )
+    if len(labels) != len(learners):
+        raise QarenaError(
+            _("give one name per learner (names: {names}, learners: {learners})").format(
+                names=len(labels), learners=len(learners)
+            )
+        )
+    for label, le in zip(labels, learners, strict=True):
+        if le.curve is None or not le.curve.points:
+            raise QarenaError(
+                _("{name} has no learning curve; train it with {curve}").format(
+                    name=label, curve=option("--curve")
+                )
+            )
+        if le.curve.judged and not all(p.uniform is not None for p in le.curve.points):
+            raise QarenaError(
+                _(
+                    "{file} is judged along perfect-play games only (its board is solved "
+                    "by search here, or it was trained before curves judged all positions): "
+                    "its curve is drawn alone"
+                ).format(file=label)
+            )
+    return Curves(labels, tuple(learners))
 
 
 def _axis(value: Any) -> tuple[Any, ...] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from qarena import threads
 from qarena.agents.base import Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.players import PlayerLike, is_policy_path, player
@@ -25,37 +26,45 @@ from qarena.learn.base import Opponent
 OPPONENTS = ("self", *STRATEGIES)
 
 
-def move_mask(tables: GameTables, who: Player) -> np.ndarray:
+def move_mask(tables: GameTables, who: Player, rows: np.ndarray | None = None) -> np.ndarray:
     """``mask[row, move]``: the moves ``who`` picks among in each row of ``tables`` (in the
     row's own frame): all its ties where it tells them (``choices``), else the one move it
     makes. A trained agent's own tables are used as they are, or lifted to a game's tables
-    without symmetry."""
+    without symmetry. With ``rows``, only those rows, in their order (a sample judged)."""
     legal = tables.legal
+    whole: np.ndarray | None = None
     if isinstance(who, RandomAgent):
-        return legal.copy()
-    if isinstance(who, StrongestAgent):
-        return strongest_mask(tables)
-    if isinstance(who, PerfectAgent):
+        whole = legal
+    elif isinstance(who, StrongestAgent):
+        whole = strongest_mask(tables)
+    elif isinstance(who, PerfectAgent):
         # Each move's value for the mover, -2 where illegal (int8: a byte per entry).
         mv = np.where(legal, -tables.value[np.maximum(tables.nxt, 0)], np.int8(-2))
-        best: np.ndarray = legal & (mv == mv.max(axis=1, keepdims=True))
-        return best
-    if isinstance(who, GreedyAgent):
+        whole = legal & (mv == mv.max(axis=1, keepdims=True))
+    elif isinstance(who, GreedyAgent):
         own = who.learner.tables
         if own is tables or (own.canonical == tables.canonical and own.rows == tables.rows):
-            return who.mask()
-        if own.canonical and not tables.canonical:
-            return own.lift(who.mask(), tables)
-    batched = who.table_choices(tables)
+            whole = who.mask()
+        elif own.canonical and not tables.canonical:
+            whole = own.lift(who.mask(), tables)
+    if whole is not None:
+        if rows is not None:
+            picked: np.ndarray = whole[rows]
+            return picked
+        return legal.copy() if whole is legal else whole  # never the tables' own array
+    batched = who.table_choices(tables, rows)
     if batched is not None:
         return batched
     choices = getattr(who, "choices", None)
-    mask = np.zeros_like(legal)
-    for row in np.flatnonzero(tables.live):
+    asked = np.flatnonzero(tables.live) if rows is None else rows
+    mask = np.zeros_like(legal) if rows is None else np.zeros((rows.size, legal.shape[1]), bool)
+    for i, row in enumerate(asked):
+        if i % 1024 == 0:
+            threads.check()  # a run's stop reaches a sample being judged too
         # A row's position is its class's representative, whose moves are the row's own.
         position = tables.position(int(row))
         moves = choices(position) if callable(choices) else [who.act(position)]
-        mask[row, moves] = True
+        mask[row if rows is None else i, moves] = True
     return mask
 
 

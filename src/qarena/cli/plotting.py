@@ -100,18 +100,21 @@ def plot_command(
             raise QarenaError(
                 _("{name} has no learning curve; train it with --curve").format(name=path)
             )
-        # A curve judged along perfect play holds other measures than one judged over
-        # every position: it is drawn alone, as its own figure.
+        # A curve judged along perfect play is drawn as its own figure; beside others only
+        # its optimality over all positions (its uniform sample), where it records that.
         if learner.judging == "along_play":
-            if len(files) > 1:
+            if len(files) == 1:
+                write_atomic(target, render_judged_curve(path.stem, learner, fmt), files)
+                err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
+                return
+            if not all(p.uniform is not None for p in learner.curve.points):
                 raise QarenaError(
-                    _("{file} is judged along perfect-play games: its curve is drawn alone").format(
-                        file=path
-                    )
+                    _(
+                        "{file} is judged along perfect-play games only (its board is solved "
+                        "by search here, or it was trained before curves judged all positions): "
+                        "its curve is drawn alone"
+                    ).format(file=path)
                 )
-            write_atomic(target, render_judged_curve(path.stem, learner, fmt), files)
-            err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
-            return
         runs.append(PlotRun(path.stem, learner))
     write_atomic(target, render_curves(runs, fmt), files)
     err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)

@@ -110,7 +110,8 @@ def train_command(  # noqa: PLR0913 - the command's options
             "-l",
             help="The learner: {learner_titles}; or ntuple (an n-tuple network, for boards of "
             "any size), or alphazero (a policy-value network learning through its search; "
-            "pip install 'qarena[deep]'). Default: q.",
+            # The backslash keeps rich from reading "[deep]" as a style tag in --help.
+            "pip install 'qarena\\[deep]'). Default: q.",
             show_default=False,
         ),
     ] = None,
@@ -331,6 +332,11 @@ def _with_progress(
                 shown["optimality"] = _(
                     "optimality {share:.4f} along perfect play, {varied:.4f} from varied openings"
                 ).format(share=p.point.optimality, varied=p.point.varied)
+            if p.point.uniform is not None:
+                shown["optimality"] = _(
+                    "optimality {share:.4f} along perfect play, {uniform:.4f} over all positions "
+                    "(a sample)"
+                ).format(share=p.point.optimality, uniform=p.point.uniform)
         rate = ""
         if p.seconds > 0:
             per = p.episodes / p.seconds
@@ -353,6 +359,12 @@ def _point_text(p: CurvePoint) -> str:
             "optimality {share:.4f} along perfect play, {varied:.4f} from varied openings; "
             "moving first against perfect play: {win:.0%} won, {draw:.0%} drawn, {loss:.0%} lost"
         ).format(share=p.optimality, varied=p.varied, win=win, draw=draw, loss=loss)
+    if p.uniform is not None:
+        return _(
+            "optimality {share:.4f} along perfect play, {uniform:.4f} over a uniform sample of "
+            "all positions; moving first against perfect play: {win:.0%} won, {draw:.0%} drawn, "
+            "{loss:.0%} lost"
+        ).format(share=p.optimality, uniform=p.uniform, win=win, draw=draw, loss=loss)
     return _(
         "optimality {share:.4f} along perfect play; moving first against perfect play: "
         "{win:.0%} won, {draw:.0%} drawn, {loss:.0%} lost"
@@ -489,6 +501,8 @@ def _judged_record(result: RunResult, plan: RunPlan, game: Game) -> dict[str, An
         record["optimality"] = result.point.optimality
         if result.point.varied is not None:
             record["varied_optimality"] = result.point.varied
+        if result.point.uniform is not None:
+            record["uniform_optimality"] = result.point.uniform
         record["perfect_first"] = {"win": win, "draw": draw, "loss": loss}
         record["curve_points"] = len(net.curve.points) if net.curve is not None else 0
     if result.stopped:

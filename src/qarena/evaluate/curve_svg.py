@@ -18,7 +18,8 @@ from qarena.learn.curve import CurvePoint
 
 #: (label, css class, share of a point); the labels are translated where they are shown.
 SERIES: list[tuple[str, str, Any]] = [
-    (gettext_noop("optimality"), "s-opt", lambda p: p.optimality),
+    # Over all positions: a network's uniform sample where compared beside a table learner.
+    (gettext_noop("optimality"), "s-opt", lambda p: p.everywhere),
     (gettext_noop("wins vs random"), "s-random", lambda p: p.matches["random"][0]),
     (
         gettext_noop("wins + draws vs perfect"),
@@ -46,6 +47,15 @@ VARIED_SERIES: tuple[str, str, Any] = (
     gettext_noop("optimality from varied openings"),
     "s-varied",
     lambda p: p.varied,
+)
+
+
+#: The line a curve judged over a uniform sample of all positions adds (a network on a board
+#: enumerated here).
+UNIFORM_SERIES: tuple[str, str, Any] = (
+    gettext_noop("optimality over all positions (a sample)"),
+    "s-uniform",
+    lambda p: p.uniform,
 )
 
 
@@ -123,6 +133,8 @@ def curve_svg(
     series = JUDGED_SERIES if judged else SERIES
     if judged and points and all(p.varied is not None for p in points):
         series = [series[0], VARIED_SERIES, *series[1:]]
+    if judged and points and all(p.uniform is not None for p in points):
+        series = [series[0], UNIFORM_SERIES, *series[1:]]
     xs = [p.episodes for p in points]
     # The legend's entries side by side, wrapped onto more lines where a language's words are
     # long (widths estimated from the text: the SVG is drawn on the server).

@@ -14,20 +14,20 @@ import html
 import secrets
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.evaluate.curve_svg import curve_svg
+from qarena.evaluate.curve_svg import PALETTE, curve_svg, curves_svg
 from qarena.evaluate.svg import inspect_svg, position_svg
 from qarena.evaluate.text import draw
 from qarena.exact.solver import Solution
 from qarena.games import Game, Move, Position, value_word
 from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
-from qarena.learn.curve import Curve
+from qarena.learn.curve import Curve, CurvePoint
 
 #: The drawing's look (the web app's stylesheet, its colours written out), for pictures shown
 #: outside the web app. Each rule is scoped to one picture's box.
@@ -48,6 +48,8 @@ _RULES = (
     "svg.curve .s-opt { stroke: #b4541c; }",
     "svg.curve .s-random { stroke: #1f6fb2; }",
     "svg.curve .s-perfect { stroke: #2c7a3f; }",
+    "svg.curve .s-varied, svg.curve .s-uniform { stroke: #a63d8c; stroke-dasharray: 6 3; }",
+    "svg.compare polyline.series { fill: none; stroke-width: 2.5; stroke-linejoin: round; }",
     "svg.curve .tick { font-size: 11px; }",
     "table.qarena td, table.qarena th { text-align: left; padding: 0 1em 0 0; }",
 )
@@ -155,9 +157,35 @@ def agent_html(agent: GreedyAgent) -> str:
 
 
 def curve_html(curve: Curve) -> str:
-    """A learning curve as the web app draws it: optimality and wins on a log axis."""
+    """A learning curve as the web app draws it: optimality and wins on a log axis (a
+    network's as judged along perfect play)."""
     total = curve.points[-1].episodes if curve.points else 1
-    return _boxed(lambda key: curve_svg(curve.points, total, key + "-curve"))
+    return _boxed(lambda key: curve_svg(curve.points, total, key + "-curve", judged=curve.judged))
+
+
+def curves_html(series: Sequence[tuple[str, Sequence[CurvePoint]]]) -> str:
+    """Several learning curves' optimality over all positions on one chart, as the web's
+    Compare page draws them, each ``(label, points)`` named in a legend below."""
+    keyed = [(f"s{i}", label, list(points)) for i, (label, points) in enumerate(series)]
+
+    def body(key: str) -> str:
+        chart = curves_svg(keyed, "optimality", key + "-curves")
+        items = "".join(
+            f'<li><span style="display: inline-block; width: 1.6em; height: 4px; '
+            f"background: {PALETTE[i % len(PALETTE)]}; vertical-align: middle; "
+            f'margin-right: .5em"></span>{html.escape(label)}</li>'
+            for i, (_key, label, _points) in enumerate(keyed)
+        )
+        font = "font: 14px system-ui, sans-serif; color: #1d2430"
+        heading = html.escape(
+            _("Optimality over all decision positions (a network's: a uniform sample of them)")
+        )
+        return (
+            f'<p style="{font}; margin: 0 0 .3em">{heading}</p>{chart}'
+            f'<ul style="list-style: none; padding: 0; {font}">{items}</ul>'
+        )
+
+    return _boxed(body)
 
 
 def _counted(unit: str, done: int, total: int) -> str:
@@ -285,6 +313,7 @@ __all__ = [
     "ProgressLine",
     "agent_html",
     "curve_html",
+    "curves_html",
     "game_html",
     "progress",
     "register",

@@ -52,7 +52,9 @@ class Metric:
 
 
 METRICS = (
-    Metric("optimality", gettext_noop("optimality"), "-", lambda p: p.optimality),
+    # Over all decision positions: exact for a table learner, a uniform sample's share for a
+    # network (so that both can be drawn on one chart).
+    Metric("optimality", gettext_noop("optimality"), "-", lambda p: p.everywhere),
     Metric(
         "random-win", gettext_noop("win share vs random"), "--", lambda p: p.matches["random"][0]
     ),
@@ -100,7 +102,11 @@ class Texts:
 
 
 def metrics_of(curve: Curve) -> list[Metric]:
-    """The lines a curve gets: "not lost" only when draws against perfect occur at all."""
+    """The lines a curve gets: "not lost" only when draws against perfect occur at all; a
+    network's curve (judged along play, with its uniform sample of all positions) only its
+    optimality, the one measure both kinds of curve share."""
+    if curve.judged:
+        return [METRICS[0]]
     draws = any(p.matches["perfect"][1] > 0 for p in curve.points)
     return [m for m in METRICS if m.key != "perfect-not-lost" or draws]
 
@@ -366,8 +372,9 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
         ax.set_title(plain(texts.subtitle), fontsize=10, color="0.3")
 
         # Legends below the axes, from proxies with explicit labels, so a file name starting
-        # with "_" is still shown and each entry appears once. Several runs: their colours on
-        # the left, the line styles on the right (two legends at one place would overlap).
+        # with "_" is still shown and each entry appears once. Several runs: their colours
+        # below, the line styles to the right (side by side below, long labels of runs ran
+        # into them).
         keys = {m.key for ms in drawn for m in ms}
         shown = [m for m in METRICS if m.key in keys]
         style_handles = [
@@ -381,8 +388,8 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
         else:
             run_handles = [Line2D([], [], color=colours(i, 0)) for i in range(len(runs))]
             labels = [plain(t) for t in texts.labels]
-            fig.legend(run_handles, labels, loc="outside lower left", **legend)
-            fig.legend(style_handles, style_labels, loc="outside lower right", **legend)
+            fig.legend(run_handles, labels, loc="outside lower center", **legend)
+            fig.legend(style_handles, style_labels, loc="outside right upper", **legend)
 
         return encode(fig, fmt)
 
@@ -414,6 +421,9 @@ def render_judged_curve(name: str, learner: Trainable, fmt: str) -> bytes:
     if all(p.varied is not None for p in points):
         off_line = [p.varied or 0.0 for p in points]
         lines.insert(1, ("varied", _("optimality, from varied openings"), off_line))
+    if all(p.uniform is not None for p in points):
+        everywhere = [p.everywhere for p in points]
+        lines.insert(1, ("uniform", _("optimality, all positions (a sample)"), everywhere))
     marker = "o" if len(points) < MARKER_POINTS else ""
     # Points from the first thousand games to millions (the early ones): a log axis.
     wide = points[-1].games >= 50 * points[0].games

@@ -59,10 +59,12 @@ class Shows:
         by it (``mcts:N:FILE``) takes these as they are. None: asked through :meth:`values`."""
         return None
 
-    def table_choices(self, tables: GameTables) -> np.ndarray | None:
-        """``mask[row, move]``: the moves it picks among in every row of ``tables``, when it
-        can answer them all at once faster than row by row (a network evaluating boards in
-        batches); None: asked row by row."""
+    def table_choices(
+        self, tables: GameTables, rows: np.ndarray | None = None
+    ) -> np.ndarray | None:
+        """``mask[row, move]``: the moves it picks among in every row of ``tables`` (or in
+        ``rows``, in their order), when it can answer them all at once faster than row by
+        row (a network evaluating boards in batches); None: asked row by row."""
         return None
 
     def board_value(self, position: Position) -> float | None:

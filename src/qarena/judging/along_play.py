@@ -9,13 +9,17 @@ import numpy as np
 
 from qarena import threads
 from qarena.agents.base import Player
+from qarena.agents.opponents import move_mask
 from qarena.agents.players import player as make_player
+from qarena.agents.players import plays_as
 from qarena.budget import check_count
 from qarena.evaluate.matches import Record
 from qarena.exact import Exact, oracle
+from qarena.exact.solver import Solution
+from qarena.games.base import Game
 from qarena.judging.sampled import MAX_SAMPLE, play_games
 from qarena.judging.sets import judge_set, shipped_set
-from qarena.judging.tables import Optimality
+from qarena.judging.tables import UNIFORM_SAMPLE, Optimality, optimality_at, uniform_decisions
 from qarena.learn.curve import CurvePoint
 from qarena.learn.family import Trainable
 
@@ -48,11 +52,42 @@ def along_perfect_play(
     return Optimality(decisions, optimal), record
 
 
-def judge_along_play(learner: Trainable, games: int, seed: int, varied: bool = False) -> CurvePoint:
+def uniform_rows(game: Game) -> np.ndarray | None:
+    """The decision positions a network's curve on ``game`` judges at every point besides
+    its games (:data:`~qarena.judging.tables.UNIFORM_SAMPLE` rows of the game's tables,
+    drawn uniformly from all decision positions, the same for every point and run), where
+    the game is enumerated here; None where it is solved by search."""
+    solution = oracle(game)
+    if not isinstance(solution, Solution):
+        return None
+    return uniform_decisions(solution.tables, UNIFORM_SAMPLE, seed=0)
+
+
+def uniform_optimality(who: Player, rows: np.ndarray) -> Optimality:
+    """``who``'s optimality over ``rows`` of its game's tables (:func:`uniform_rows`)."""
+    solution = oracle(who.game)
+    assert isinstance(solution, Solution)
+    tables = solution.tables
+    # A small board's rows are drawn many times each: each is asked once, counted as drawn.
+    unique, counts = np.unique(rows, return_counts=True)
+    return optimality_at(tables, unique, move_mask(tables, who, unique), counts)
+
+
+def judge_along_play(
+    learner: Trainable,
+    games: int,
+    seed: int,
+    varied: bool = False,
+    uniform: np.ndarray | None = None,
+) -> CurvePoint:
     """The learner judged now along play: its optimality along ``games`` games of perfect
     play and its record moving first in ``games`` games against perfect play; with
-    ``varied``, its optimality on the game's shipped judging set of varied openings too."""
+    ``varied``, its optimality on the game's shipped judging set of varied openings too; with
+    ``uniform`` (rows of the game's tables), its optimality over them as well."""
     optimality, record = along_perfect_play(learner, oracle(learner.game), games, seed)  # type: ignore[arg-type]
+    everywhere = None
+    if uniform is not None:
+        everywhere = uniform_optimality(plays_as(learner), uniform).share
     shares = record.shares()
     off_line = None
     if varied:
@@ -65,7 +100,8 @@ def judge_along_play(learner: Trainable, games: int, seed: int, varied: bool = F
         {"perfect": (shares["win"], shares["draw"], shares["loss"])},
         learner.seconds,
         off_line,
+        everywhere,
     )
 
 
-__all__ = ["along_perfect_play", "judge_along_play"]
+__all__ = ["along_perfect_play", "judge_along_play", "uniform_optimality", "uniform_rows"]

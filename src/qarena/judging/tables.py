@@ -65,6 +65,44 @@ def optimality_of_values(tables: GameTables, values: np.ndarray) -> Optimality:
     return Optimality(decisions, optimal)
 
 
+#: Decision positions a network's learning curve judges at each point on a board whose tables
+#: fit: drawn uniformly from all of them, so that its share estimates the exact one (every
+#: decision position, as a table learner's curve counts them) to within about ±0.3%.
+UNIFORM_SAMPLE = 20_000
+
+
+def uniform_decisions(tables: GameTables, count: int, seed: int) -> np.ndarray:
+    """``count`` rows of ``tables`` drawn with replacement so that every decision position
+    of the game is as likely as any other (a row weighs as many positions as its class
+    holds), sorted; the same ``seed`` draws the same rows."""
+    live = np.flatnonzero(tables.live)
+    step = max(1, JUDGE_CHUNK // tables.game.num_moves)
+    found: list[np.ndarray] = []
+    for first in range(0, live.size, step):
+        rows = live[first : first + step]
+        mv = move_values(tables, rows)
+        found.append(rows[np.nanmax(mv, axis=1) != np.nanmin(mv, axis=1)])
+    rows = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    if rows.size == 0:
+        return rows
+    weight = np.cumsum(tables.orbit[rows].astype(np.int64))
+    draws = np.random.default_rng([seed, 0x5A]).integers(int(weight[-1]), size=count)
+    return np.sort(rows[np.searchsorted(weight, draws, side="right")])
+
+
+def optimality_at(
+    tables: GameTables, rows: np.ndarray, chosen: np.ndarray, counts: np.ndarray | None = None
+) -> Optimality:
+    """Optimality over the decision rows ``rows`` (each counted once, or ``counts[i]``
+    times: as often as it was drawn), where the player picks among ``chosen[i]``'s moves in
+    ``rows[i]``: optimal only if all of them keep the value."""
+    mv = move_values(tables, rows)
+    best = np.nanmax(mv, axis=1) if rows.size else np.zeros(0)
+    ok = np.all(~chosen | (mv == best[:, None]), axis=1)
+    weight = np.ones(rows.size, dtype=np.int64) if counts is None else counts
+    return Optimality(int(weight.sum()), int(weight[ok].sum()))
+
+
 def learner_optimality(learner: Learner) -> Optimality:
     """A table learner's optimality: its greedy play over its own values, at every decision
     position (what ``qarena eval`` reports for it, and a table learner's curve points)."""
@@ -84,9 +122,12 @@ def exact_share(learner: Trainable) -> float | None:
 
 __all__ = [
     "JUDGE_CHUNK",
+    "UNIFORM_SAMPLE",
     "Optimality",
     "exact_share",
     "learner_optimality",
     "move_values",
+    "optimality_at",
     "optimality_of_values",
+    "uniform_decisions",
 ]

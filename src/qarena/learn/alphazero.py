@@ -598,16 +598,20 @@ class AlphaZeroLearner(Trainable, Picks):
         """The moves of the highest prior, in the game's order."""
         return highest(self.game, position, self.values(position))
 
-    def table_choices(self, tables: GameTables) -> np.ndarray:
-        """``mask[row, move]``: the moves of the highest prior in every row of ``tables``,
-        the rows' boards evaluated in batches (every position of a small board in minutes)."""
-        live = np.flatnonzero(tables.live)
-        mask = np.zeros_like(tables.legal)
+    def table_choices(self, tables: GameTables, rows: np.ndarray | None = None) -> np.ndarray:
+        """``mask[row, move]``: the moves of the highest prior in every row of ``tables`` (or
+        in ``rows``, in their order), the rows' boards evaluated in batches (every position
+        of a small board in minutes)."""
+        live = np.flatnonzero(tables.live) if rows is None else rows
         movers = np.maximum(tables.mover[live], 0).astype(np.int8)
         priors = table_priors(self.net, tables.codes[live], movers, tables.game.radix)
         # Illegal moves have prior 0; a legal move's is above 0 unless its logit underflows.
         priors = np.where(tables.legal[live], priors, -1.0)
-        mask[live] = priors == priors.max(axis=1, keepdims=True)
+        chosen: np.ndarray = priors == priors.max(axis=1, keepdims=True)
+        if rows is not None:
+            return chosen
+        mask = np.zeros_like(tables.legal)
+        mask[live] = chosen
         return mask
 
     @property

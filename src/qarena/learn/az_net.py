@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from qarena import threads
 from qarena.budget import check_count
 from qarena.errors import QarenaError
 from qarena.games.base import BoardGrid, mixed_radix_arrays
@@ -275,6 +276,7 @@ def table_priors(
     base, weight = mixed_radix_arrays(radix)
     out = np.zeros((codes.shape[0], move_count(net.grid)), dtype=np.float32)
     for first in range(0, codes.shape[0], BATCH):
+        threads.check()  # a run's stop reaches a curve point being judged
         part = codes[first : first + BATCH].astype(np.int64)
         boards = ((part[:, None] // weight[None, :]) % base[None, :]).astype(np.int8)
         priors, _values = net.evaluate(boards, movers[first : first + BATCH])

@@ -38,10 +38,17 @@ JUDGED_COLUMNS = ("games", "seconds", "optimality", "perfect_win", "perfect_draw
 #: positions after random openings, ``qarena.judging.sets``), where the game has that set
 #: (classic Connect Four): a network is judged off its main line as well as on it.
 VARIED_COLUMNS = (*JUDGED_COLUMNS[:3], "varied", *JUDGED_COLUMNS[3:])
+#: The same with optimality over all decision positions too (``uniform``: a sample drawn
+#: uniformly from all of them, each judged exactly), where the game's tables fit (small
+#: boards): the measure a table learner's curve records, so that the two can be drawn side
+#: by side.
+UNIFORM_COLUMNS = (*JUDGED_COLUMNS[:3], "uniform", *JUDGED_COLUMNS[3:])
+#: The curves judged along perfect play, with or without one of the extra columns.
+JUDGED_KINDS = (JUDGED_COLUMNS, VARIED_COLUMNS, UNIFORM_COLUMNS)
 #: The kinds of curve by their columns: a table learner's (optimality over every position,
 #: matches in both seats against each of CURVE_OPPONENTS) and those judged along perfect play.
 #: Each learner kind says which it records (``curve_columns``); files of all are read.
-KNOWN_COLUMNS = (COLUMNS, JUDGED_COLUMNS, VARIED_COLUMNS)
+KNOWN_COLUMNS = (COLUMNS, *JUDGED_KINDS)
 
 
 @dataclass(frozen=True)
@@ -49,14 +56,22 @@ class CurvePoint:
     """Where the agent stood after ``episodes`` episodes (games) in all: its ``optimality``
     (a share of positions where its move keeps the value), ``matches[name]`` its (win, draw,
     loss) shares against that opponent, ``seconds`` of training so far where its curve
-    records them (None where not), and ``varied``, its optimality on positions after varied
-    openings where its curve records that (None where not)."""
+    records them (None where not), ``varied``, its optimality on positions after varied
+    openings, and ``uniform``, on a uniform sample of all decision positions, where its curve
+    records them (None where not)."""
 
     episodes: int
     optimality: float
     matches: dict[str, tuple[float, float, float]]
     seconds: float | None = None
     varied: float | None = None
+    uniform: float | None = None
+
+    @property
+    def everywhere(self) -> float:
+        """Its optimality over all decision positions: exact for a table learner's point,
+        estimated from a uniform sample for a network's where recorded (else along play)."""
+        return self.uniform if self.uniform is not None else self.optimality
 
     @property
     def games(self) -> int:
@@ -80,6 +95,8 @@ class CurvePoint:
                 out.append(self.optimality)
             elif column == "varied":
                 out.append(self.varied if self.varied is not None else 0.0)
+            elif column == "uniform":
+                out.append(self.uniform if self.uniform is not None else 0.0)
             else:
                 name, outcome = column.rsplit("_", 1)
                 out.append(self.matches[name][OUTCOMES.index(outcome)])
@@ -125,7 +142,7 @@ class Curve:
     @property
     def judged(self) -> bool:
         """Is it judged along perfect-play games (rather than over every position)?"""
-        return self.columns in (JUDGED_COLUMNS, VARIED_COLUMNS)
+        return self.columns in JUDGED_KINDS
 
     def _early(self) -> list[int]:
         if not self.early:
@@ -164,8 +181,8 @@ class Curve:
         """A curve read back from metadata, of either kind (or of ``columns`` only, a learner
         kind's own); anything malformed is refused with one line."""
         found = _columns(data)
-        # A curve judged along play is read with or without its varied column.
-        judged = (JUDGED_COLUMNS, VARIED_COLUMNS)
+        # A curve judged along play is read with or without an extra column.
+        judged = JUDGED_KINDS
         if columns is not None and found != columns and not (found in judged and columns in judged):
             raise QarenaError(_("its learning curve is not in a form this qarena reads"))
         columns = found
@@ -209,7 +226,8 @@ def _point(row: object, columns: tuple[str, ...]) -> CurvePoint:
             name = column.rsplit("_", 1)[0]
             matches[name] = tuple(float(shares[f"{name}_{o}"]) for o in OUTCOMES)  # type: ignore[assignment]
     varied = float(shares["varied"]) if "varied" in shares else None
-    return CurvePoint(int(row[0]), float(shares["optimality"]), matches, seconds, varied)
+    uniform = float(shares["uniform"]) if "uniform" in shares else None
+    return CurvePoint(int(row[0]), float(shares["optimality"]), matches, seconds, varied, uniform)
 
 
 def _count(x: object) -> bool:

@@ -10,6 +10,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from qarena import threads
 from qarena.agents.opponents import opponent as opponent_of
 from qarena.agents.players import PlayerLike
@@ -25,7 +27,7 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.evaluate.matches import SeatRecords
 from qarena.games.base import Game
 from qarena.i18n import _, option
-from qarena.judging.along_play import judge_along_play
+from qarena.judging.along_play import judge_along_play, uniform_rows
 from qarena.judging.evaluation import record_against, strategy_masks
 from qarena.judging.sets import shipped_set
 from qarena.judging.tables import Optimality, learner_optimality
@@ -34,6 +36,7 @@ from qarena.learn.curve import (
     CURVE_OPPONENTS,
     JUDGED_COLUMNS,
     MAX_POINTS,
+    UNIFORM_COLUMNS,
     VARIED_COLUMNS,
     Curve,
     CurvePoint,
@@ -381,6 +384,13 @@ class _AlongPlay:
         self, learner: Trainable, curve: Curve, should_stop: Callable[[], bool] | None
     ) -> None:
         self.learner, self.curve, self.should_stop = learner, curve, should_stop
+        self._uniform: np.ndarray | None = None
+
+    def uniform(self) -> np.ndarray | None:
+        """The rows judged over all positions at each point, drawn once (None: not judged)."""
+        if self.curve.columns == UNIFORM_COLUMNS and self._uniform is None:
+            self._uniform = uniform_rows(self.learner.game)
+        return self._uniform
 
     def due(self) -> bool:
         return self.curve.due(self.learner.episodes)
@@ -399,6 +409,7 @@ class _AlongPlay:
                 curve.games,
                 learner.config.seed + learner.episodes,
                 varied=curve.columns == VARIED_COLUMNS,
+                uniform=self.uniform(),
             )
         except threads.Stopped:
             if self.should_stop is None or not self.should_stop():
@@ -410,12 +421,18 @@ class _AlongPlay:
 
 def _columns(learner: Trainable, old: Curve | None) -> tuple[str, ...]:
     """The columns of the learner's curve: its kind's, and for a curve judged along play the
-    varied openings' too where the game has that judging set (a resumed curve keeps its own)."""
+    varied openings' too where the game has that judging set (classic Connect Four), or
+    optimality over a uniform sample of all positions where the game is enumerated here (a
+    resumed curve keeps its own)."""
+    from qarena.exact import Oracle
+
     columns = learner.curve_columns()
     if old is not None and old.points:
         return old.columns
     if columns == JUDGED_COLUMNS and shipped_set(learner.game, "varied") is not None:
         return VARIED_COLUMNS
+    if columns == JUDGED_COLUMNS and not Oracle.of(learner.game).searched:
+        return UNIFORM_COLUMNS
     return columns
 
 

@@ -298,7 +298,9 @@ def inspect_context(
             if curve is not None and curve.points
             else None
         ),
-        "judged_along_play": along_play,
+        # Beside others: a table learner's curve, or a network's judged over all positions.
+        "comparable": not along_play
+        or (curve is not None and all(p.uniform is not None for p in curve.points)),
     }
 
 
@@ -330,12 +332,32 @@ def _label(row: PolicyRow) -> str:
     return policy_label(learner_title(row.learner), row.game, row.episodes, row.id)
 
 
+def _check_comparable(policy_id: str, curve: Curve, metric: str) -> None:
+    """Refuse a network's curve that has nothing to show beside a table learner's: one judged
+    along perfect-play games only, or a measure other than optimality."""
+    if not all(p.uniform is not None for p in curve.points):
+        raise QarenaError(
+            _(
+                "policy {id} is a network judged along perfect-play games only: qarena plot "
+                "FILE draws its curve"
+            ).format(id=policy_id)
+        )
+    if metric != "optimality":
+        raise QarenaError(
+            _(
+                "policy {id} is a network: its curve is compared by optimality (over a uniform "
+                "sample of all positions) only"
+            ).format(id=policy_id)
+        )
+
+
 def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[str, Any]:
     """The Compare page: the store's policies (of ``game`` when given) to choose from, and
     the chosen ones' learning curves on one chart, naming those that have none."""
     web.store.refresh()
-    # A curve judged along perfect-play games (a network's) is not one over every position.
-    everything = [r for r in web.store.list() if r.tables]
+    # A network's curve is judged along perfect-play games; where its board is enumerated it
+    # records optimality over a uniform sample of all positions too, drawn beside the others.
+    everything = web.store.list()
     games = sorted({r.game for r in everything})
     rows = [r for r in everything if r.game == game] if game else everything
     chosen = list(dict.fromkeys(ids))  # in order, once each
@@ -354,15 +376,10 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     for policy_id in chosen:
         try:
             row = web.store.get(policy_id)
-            if not row.tables:
-                raise QarenaError(
-                    _(
-                        "policy {id} is an n-tuple network, judged along perfect-play games: "
-                        "qarena plot FILE draws its curve"
-                    ).format(id=policy_id)
-                )
             raw = web.store.meta(policy_id).get("curve")
             curve = Curve.from_json(raw) if raw is not None else None
+            if curve is not None and curve.judged:
+                _check_comparable(policy_id, curve, metric)
         except QarenaError as e:
             text = str(e)
             problems.append(

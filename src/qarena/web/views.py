@@ -20,7 +20,7 @@ from qarena.i18n import _
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class, table_class
 from qarena.learn.presets import PRESETS
-from qarena.learn.settings import ALPHAZERO_SETTINGS, NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import ALPHAZERO_NAMES, ALPHAZERO_SETTINGS, NETWORK_SETTINGS, SETTINGS
 from qarena.web.describe import (
     LABELS,
     capitalized,
@@ -130,8 +130,10 @@ def train_context(
         "more_open": more,
         "labels": labels(),
         "settings": SETTINGS,
-        "network_settings": NETWORK_SETTINGS,
+        # Each kind's own settings, and those both networks read (the random opening).
+        "network_settings": [s for s in NETWORK_SETTINGS if s.name not in ALPHAZERO_NAMES],
         "alphazero_settings": ALPHAZERO_SETTINGS,
+        "both_networks_settings": [s for s in NETWORK_SETTINGS if s.name in ALPHAZERO_NAMES],
         "presets": PRESETS,
         "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
     }

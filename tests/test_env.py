@@ -542,3 +542,30 @@ def test_position_of_reads_the_mover_s_view_back() -> None:
             position = game.apply(position, moves[int(rng.integers(len(moves)))])
     with pytest.raises(QarenaError, match="read with its game"):
         position_of(np.array([1, 0, 0, 0, 0, 0, 0, 0, 0, 1]), view="mover")
+
+
+def test_gym_env_against_an_alphazero_network_and_its_search_passes_check_env(
+    check_env: Any, tmp_path: Path
+) -> None:
+    """An AlphaZero file is an opponent as any policy file is: greedily from its policy head,
+    and as ``mcts:N:FILE`` searching with it (each move searched afresh from the environment's
+    generator: MCTS alone failed the determinism check before); the checker passes and
+    the opponent's moves are the player's own."""
+    pytest.importorskip("torch")
+    import qarena
+
+    net = qarena.train("connect4:4x4", "alphazero", 32, seed=0, channels=8, blocks=1, workers=1)
+    path = tmp_path / "az.npz"
+    qarena.save(net, path)
+    for opponent in (str(path), f"mcts:8:{path}", "mcts:16"):
+        env = gym_env("connect4:4x4", opponent=opponent, seat="second")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(env.unwrapped)
+        assert [str(w.message) for w in caught] == []
+    # Moving second, the first move the environment shows is the network's own greedy one.
+    game = parse_spec("connect4:4x4")
+    env = gym_env("connect4:4x4", opponent=str(path), seat="second")
+    obs, _info = env.reset(seed=0)
+    moved = position_of(obs, game, view="mover")
+    assert moved == game.apply(game.start(), net.act(game.start()))

@@ -51,6 +51,28 @@ def test_it_trains_saves_and_resumes_with_its_buffer(tmp_path: Path) -> None:
         qarena.train("tictactoe", "alphazero", 32, resume=more, channels=16)
 
 
+def test_a_run_resumed_from_its_file_learns_what_one_run_learns(tmp_path: Path) -> None:
+    """Weights, the replay buffer and Adam's moments and steps all travel in the file: 64
+    games, saved, read back and resumed for 64 more, end with the network 128 games in one
+    run learn (the same seed, one worker). Without Adam's state they did not."""
+    once = qarena.train("tictactoe", "alphazero", 128, seed=5, workers=1, **SMALL)
+    half = qarena.train("tictactoe", "alphazero", 64, seed=5, workers=1, **SMALL)
+    path = tmp_path / "half.npz"
+    half.save(path)
+    back = learners.load_learner(path)
+    assert isinstance(back, AlphaZeroLearner) and back.moments_kept is not None
+    assert back.moments_kept.steps > 0
+    resumed = qarena.train("tictactoe", "alphazero", 64, resume=back, workers=1)
+    assert isinstance(once, AlphaZeroLearner) and isinstance(resumed, AlphaZeroLearner)
+    np.testing.assert_allclose(resumed.net.weights, once.net.weights, rtol=0, atol=1e-5)
+    # A file from before Adam's state was kept still reads, its moments starting afresh.
+    from qarena.learn.az_file import load_net, save_net
+
+    old = tmp_path / "old.npz"
+    save_net(old, half.game, half.net, {"settings": half.config.to_dict(), "games": 64})
+    assert load_net(old).moments is None
+
+
 @pytest.fixture(scope="module")
 def trained() -> AlphaZeroLearner:
     """A network after a short run: 320 games of self-play on tic-tac-toe (about 10 s)."""
@@ -261,3 +283,32 @@ def test_a_backend_it_cannot_use_is_refused_in_one_line(
     assert run(["train", "tictactoe", *argv, "--episodes", "8"]) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_file_with_a_broken_optimizer_state_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Adam's state is checked as the rest of the file is: its count of steps from the
+    metadata before any array is read, its second moments not negative."""
+    from qarena.learn.az_file import load_net
+    from qarena.learn.az_net import Moments
+    from qarena.policyfile import save_policy
+
+    net = qarena.train("tictactoe", "alphazero", 32, seed=1, workers=1, **SMALL)
+    assert isinstance(net, AlphaZeroLearner)
+    good = tmp_path / "good.npz"
+    net.save(good)
+    loaded = load_net(good)
+    assert loaded.moments is not None and loaded.moments.steps > 0
+    size = net.net.weights.size
+    for name, steps, second in (
+        ("steps.npz", -1, np.zeros(size, np.float32)),
+        ("negative.npz", 3, np.full(size, -1.0, np.float32)),
+    ):
+        path = tmp_path / name
+        meta = {**loaded.meta, "adam_steps": steps, "buffer": 0}
+        arrays = {"weights": net.net.weights}
+        if steps > 0:
+            arrays.update(adam_first=np.zeros(size, np.float32), adam_second=second)
+        save_policy(str(path), arrays, meta)
+        with pytest.raises(QarenaError, match="optimizer"):
+            load_net(path)
+    assert Moments  # the type a loaded file's state comes back as

@@ -24,6 +24,7 @@ from qarena.games.picking import Picks, highest
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.learn.az_file import KIND
 from qarena.learn.az_net import (
+    Moments,
     PolicyValueNet,
     Trainer,
     move_count,
@@ -80,6 +81,8 @@ class SelfPlayLearning:
     learning: LearningSettings = field(default_factory=LearningSettings)
     games: int = 0
     _trainer: Trainer | None = field(default=None, repr=False)
+    #: Adam's state read from a file, for the trainer when it is made.
+    moments_kept: Moments | None = field(default=None, repr=False)
     _filled: int = 0
     _next: int = 0
 
@@ -97,8 +100,13 @@ class SelfPlayLearning:
     def trainer(self) -> Trainer:
         if self._trainer is None:
             c = self.learning
-            self._trainer = Trainer(self.net, c.alpha, c.weight_decay)
+            self._trainer = Trainer(self.net, c.alpha, c.weight_decay, self.moments_kept)
+            self.moments_kept = None
         return self._trainer
+
+    def moments(self) -> Moments | None:
+        """Adam's state, as its file keeps it (None before it has learned)."""
+        return self._trainer.moments() if self._trainer is not None else self.moments_kept
 
     def play_and_learn(self, games: int, pool: Workers | None = None) -> ChunkReport:
         """``games`` games of self-play in lockstep (shared among the ``pool``'s workers when
@@ -286,8 +294,10 @@ class AlphaZeroLearner(Trainable, Picks):
     curve: Curve | None = None
     run_start: int = 0
     preset: dict[str, Any] | None = None
-    #: The replay buffer's positions read from its file, until the loop takes them.
+    #: The replay buffer's positions and Adam's state read from its file, until the loop
+    #: takes them.
     kept: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    moments_kept: Moments | None = field(default=None, repr=False)
     _loop: SelfPlayLearning | None = field(default=None, repr=False)
     _pool: Workers | None = field(default=None, repr=False)
     #: Where its games are played (``use_backend``): "local", or "ray" at ``ray_address``.
@@ -400,7 +410,7 @@ class AlphaZeroLearner(Trainable, Picks):
             raise damaged(_("its training time is not a number of seconds"))
         learner = cls(loaded.game, loaded.net, config, games=games, run_start=games)
         learner.seconds = float(seconds)
-        learner.kept = loaded.buffer
+        learner.kept, learner.moments_kept = loaded.buffer, loaded.moments
         if "curve" in found:
             try:
                 learner.curve = Curve.from_json(found["curve"], cls.curve_columns())
@@ -421,6 +431,9 @@ class AlphaZeroLearner(Trainable, Picks):
     def _buffer(self) -> dict[str, np.ndarray]:
         return self._loop.buffer_arrays() if self._loop is not None else self.kept
 
+    def _moments(self) -> Moments | None:
+        return self._loop.moments() if self._loop is not None else self.moments_kept
+
     def save(
         self,
         path: str | os.PathLike[str],
@@ -429,12 +442,14 @@ class AlphaZeroLearner(Trainable, Picks):
     ) -> None:
         from qarena.learn.az_file import save_net
 
-        save_net(path, self.game, self.net, self._meta(extra), inputs, self._buffer())
+        save_net(
+            path, self.game, self.net, self._meta(extra), inputs, self._buffer(), self._moments()
+        )
 
     def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
         from qarena.learn.az_file import net_bytes
 
-        return net_bytes(self.game, self.net, self._meta(extra), self._buffer())
+        return net_bytes(self.game, self.net, self._meta(extra), self._buffer(), self._moments())
 
     def default_episodes(self, self_play: bool = True) -> int:
         found = self.default_length(self.game)
@@ -551,10 +566,11 @@ class AlphaZeroLearner(Trainable, Picks):
         buffer refilled)."""
         c = self.config
         if self._loop is None or self._loop.search != c.search or self._loop.learning != c.learning:
-            old = self._buffer()
+            old, moments = self._buffer(), self._moments()
             self._loop = SelfPlayLearning(self.game, self.net, c.search, c.learning, self.games)
             self._loop.restore(old)
-            self.kept = {}
+            self._loop.moments_kept = moments  # Adam goes on where it stopped
+            self.kept, self.moments_kept = {}, None
         return self._loop
 
     def warm_up(self) -> None:

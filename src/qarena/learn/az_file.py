@@ -16,7 +16,7 @@ from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import BoardGrid, Game
 from qarena.i18n import _
-from qarena.learn.az_net import PolicyValueNet, check_shape, move_count, param_count
+from qarena.learn.az_net import Moments, PolicyValueNet, check_shape, move_count, param_count
 from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
 
 #: What an AlphaZero network's file says it is, and its learner's name.
@@ -35,15 +35,21 @@ MOST_BUFFER = 1_000_000
 BUFFER_ARRAYS = ("boards", "movers", "policy", "value")
 
 
+#: The most steps Adam's state in a file may count (a float's exact integers).
+MOST_STEPS = 2**53
+
+
 @dataclass
 class LoadedNet:
     """A network's file read back: its game, the network, its replay buffer's arrays (empty
-    when the file keeps none) and the rest of its metadata."""
+    when the file keeps none), Adam's state where it keeps that, and the rest of its
+    metadata."""
 
     game: Game
     net: PolicyValueNet
     meta: dict[str, Any]
     buffer: dict[str, np.ndarray]
+    moments: Moments | None = None
 
 
 def _contents(
@@ -51,7 +57,9 @@ def _contents(
     net: PolicyValueNet,
     extra: Mapping[str, Any] | None,
     buffer: Mapping[str, np.ndarray] | None = None,
+    moments: Moments | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    learned = moments is not None and moments.steps > 0
     meta = {
         **(extra or {}),
         "kind": KIND,
@@ -60,10 +68,13 @@ def _contents(
         "blocks": net.blocks,
         "weights": int(net.weights.size),
         "buffer": 0 if not buffer else int(buffer["value"].shape[0]),
+        "adam_steps": moments.steps if moments is not None and learned else 0,
     }
     arrays = {"weights": net.weights}
     for name in BUFFER_ARRAYS if buffer else ():
         arrays["buffer_" + name] = buffer[name]  # type: ignore[index]
+    if moments is not None and learned:
+        arrays["adam_first"], arrays["adam_second"] = moments.first, moments.second
     return arrays, meta
 
 
@@ -92,11 +103,12 @@ def save_net(
     extra: Mapping[str, Any] | None = None,
     inputs: Iterable[str | os.PathLike[str]] = (),
     buffer: Mapping[str, np.ndarray] | None = None,
+    moments: Moments | None = None,
 ) -> None:
     """The network in qarena's array file (the one safe writer; ``inputs``, files the command
     read, are never overwritten), ``extra`` added to its metadata, with its replay
-    ``buffer``'s arrays (:data:`BUFFER_ARRAYS`) when given."""
-    arrays, meta = _contents(game, net, extra, buffer)
+    ``buffer``'s arrays (:data:`BUFFER_ARRAYS`) and Adam's ``moments`` when given."""
+    arrays, meta = _contents(game, net, extra, buffer, moments)
     save_policy(os.fspath(path), arrays, meta, inputs)
 
 
@@ -105,9 +117,10 @@ def net_bytes(
     net: PolicyValueNet,
     extra: Mapping[str, Any] | None = None,
     buffer: Mapping[str, np.ndarray] | None = None,
+    moments: Moments | None = None,
 ) -> bytes:
     """The network's file as bytes."""
-    arrays, meta = _contents(game, net, extra, buffer)
+    arrays, meta = _contents(game, net, extra, buffer, moments)
     return encode_policy(arrays, meta)
 
 
@@ -157,8 +170,12 @@ def load_net(
         kept = meta.get("buffer", 0)
         if not isinstance(kept, int) or isinstance(kept, bool) or not 0 <= kept <= MOST_BUFFER:
             raise damaged(_("its replay buffer's size is not a count of positions"))
+        steps = meta.get("adam_steps", 0)  # files from before it was kept have none
+        if not isinstance(steps, int) or isinstance(steps, bool) or not 0 <= steps <= MOST_STEPS:
+            raise damaged(_("its optimizer's count of steps is not a count"))
         most = memory_budget() if budget is None else budget
-        need = load_bytes(weights) + buffer_bytes(played.grid, kept)
+        # Adam's moments, where kept, are read as two arrays of the weights' size besides.
+        need = load_bytes(weights) + buffer_bytes(played.grid, kept) + (8 * weights if steps else 0)
         if need > most:
             raise TooLargeError(
                 _(
@@ -172,6 +189,8 @@ def load_net(
         specs: dict[str, ArraySpec] = {"weights": ((weights,), np.dtype(np.float32))}
         if kept:
             specs.update(_buffer_specs(played.grid, kept))
+        if steps:
+            specs["adam_first"] = specs["adam_second"] = ((weights,), np.dtype(np.float32))
         return specs
 
     data = load_policy(p, expect)
@@ -185,7 +204,14 @@ def load_net(
         for name in BUFFER_ARRAYS
         if "buffer_" + name in data.arrays
     }
-    return LoadedNet(played, net, meta, buffer)
+    moments = None
+    if meta.get("adam_steps", 0):
+        first, second = data.arrays["adam_first"], data.arrays["adam_second"]
+        # The arrays are finite (the file's reader refuses others); Adam takes a root of these.
+        if not (second >= 0).all():
+            raise damaged(_("its optimizer's second moments are negative"))
+        moments = Moments(first, second, int(meta["adam_steps"]))
+    return LoadedNet(played, net, meta, buffer, moments)
 
 
 __all__ = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -295,13 +296,31 @@ def move_images(grid: BoardGrid) -> np.ndarray:
     return images[:, : grid.cols] % grid.cols if grid.gravity else images
 
 
+@dataclass(frozen=True)
+class Moments:
+    """Adam's state for a network: its first and second moments, each as long as the flat
+    weights, and the steps it has taken."""
+
+    first: np.ndarray
+    second: np.ndarray
+    steps: int
+
+
 class Trainer:
     """Learning for a network: Adam with step size ``alpha`` and L2 ``weight_decay`` on the
     loss AlphaZero learns by, the value's squared error plus the cross-entropy between the
     search's visit shares and the policy, each batch seen under a random symmetry of the
-    board. Its moments live as long as it does (a learner keeps one)."""
+    board. Its moments live as long as it does (a learner keeps one), and travel in the
+    network's file (:meth:`moments`, ``moments`` given), so that a resumed run goes on with
+    them."""
 
-    def __init__(self, net: PolicyValueNet, alpha: float, weight_decay: float) -> None:
+    def __init__(
+        self,
+        net: PolicyValueNet,
+        alpha: float,
+        weight_decay: float,
+        moments: Moments | None = None,
+    ) -> None:
         torch = torch_module()
         self.net = net
         self.optimizer = torch.optim.Adam(
@@ -309,6 +328,41 @@ class Trainer:
         )
         self._cells = np.array(net.grid.symmetries, dtype=np.int64)
         self._moves = move_images(net.grid)
+        if moments is not None and moments.steps > 0:
+            self._restore(moments)
+
+    def _parts(self) -> Iterator[tuple[Any, slice, tuple[int, ...]]]:
+        """Each parameter the optimizer learns, with its place in the flat weights."""
+        named = dict(self.net.module().named_parameters())
+        at = 0
+        for name, shape in layout(self.net.grid, self.net.channels, self.net.blocks):
+            size = math.prod(shape)
+            if name in named:
+                yield named[name], slice(at, at + size), shape
+            at += size
+
+    def moments(self) -> Moments:
+        """Adam's state now: its two moments in the flat weights' layout (0 where a number is
+        not learned by it, as a batch norm's running statistics are), and its steps."""
+        size = self.net.weights.size
+        first, second = np.zeros(size, np.float32), np.zeros(size, np.float32)
+        steps = 0
+        for param, place, _shape in self._parts():
+            state = self.optimizer.state.get(param)
+            if state:
+                first[place] = state["exp_avg"].detach().reshape(-1).numpy()
+                second[place] = state["exp_avg_sq"].detach().reshape(-1).numpy()
+                steps = int(state["step"])
+        return Moments(first, second, steps)
+
+    def _restore(self, moments: Moments) -> None:
+        torch = torch_module()
+        for param, place, shape in self._parts():
+            self.optimizer.state[param] = {
+                "step": torch.tensor(float(moments.steps)),
+                "exp_avg": torch.from_numpy(moments.first[place].reshape(shape).copy()),
+                "exp_avg_sq": torch.from_numpy(moments.second[place].reshape(shape).copy()),
+            }
 
     def step(
         self,
@@ -360,6 +414,7 @@ __all__ = [
     "INSTALL",
     "MAX_BLOCKS",
     "MAX_CHANNELS",
+    "Moments",
     "PolicyValueNet",
     "check_shape",
     "layout",

@@ -285,6 +285,44 @@ def test_a_backend_it_cannot_use_is_refused_in_one_line(
     assert says in err and len(err.strip().splitlines()) == 1
 
 
+def test_ray_not_installed_is_said_in_one_line_before_anything_is_trained(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ray" else found(name, *a)
+    )
+    out = tmp_path / "az.npz"
+    argv = ["train", "tictactoe", "--learner", "alphazero", "--backend", "ray"]
+    assert run([*argv, "--episodes", "8", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "needs Ray" in err and "qarena[ray]" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
+def test_a_ray_address_nobody_answers_at_is_said_in_one_line_within_seconds(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Ray retries such an address for minutes, logging all the while; qarena tries it
+    first (processes.CONNECT_SECONDS) and says so in one line, for sweeps too."""
+    pytest.importorskip("ray")
+    out = tmp_path / "az.npz"
+    argv = ["train", "tictactoe", "--learner", "alphazero", "--backend", "ray"]
+    started = time.monotonic()
+    assert run([*argv, "--ray-address", address, "--episodes", "8", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot reach a Ray cluster at {address}" in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+    folder = tmp_path / "sweep"
+    sweep = ["sweep", "nim:1,2", "--alpha", "0.5", "--backend", "ray", "--ray-address", address]
+    assert run([*sweep, "--out", str(folder)]) == 2
+    assert "cannot reach a Ray cluster" in capsys.readouterr().err
+    assert time.monotonic() - started < 60
+
+
 def test_a_file_with_a_broken_optimizer_state_is_refused_in_one_line(tmp_path: Path) -> None:
     """Adam's state is checked as the rest of the file is: its count of steps from the
     metadata before any array is read, its second moments not negative."""

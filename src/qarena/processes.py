@@ -45,6 +45,27 @@ def main_not_rerun() -> Iterator[None]:
         main.__dict__.update(saved)
 
 
+#: Seconds to wait for a Ray cluster's address to answer before ``ray.init`` is asked to join
+#: it: Ray itself retries an address nobody listens at for minutes, logging all the while.
+CONNECT_SECONDS = 5.0
+
+
+def unreachable(address: str) -> str | None:
+    """Why nothing answers at ``address`` (``host:port``, or ``ray://host:port``), in a few
+    words; None when something does, or when it is not an address to try (``auto``: Ray
+    finds the cluster itself)."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS):
+            return None
+    except OSError as e:
+        return e.strerror or type(e).__name__
+
+
 def start_ray(address: str | None, workers: int, flag: str) -> Any:
     """Ray, joined to the cluster at ``address`` or started here with ``workers`` CPUs; one
     line saying how to install it, or why it did not start (``flag``: the option that asked
@@ -63,6 +84,14 @@ def start_ray(address: str | None, workers: int, flag: str) -> Any:
                 backend=flag
             )
         ) from None
+    problem = unreachable(address) if address else None
+    if problem is not None:
+        raise QarenaError(
+            _(
+                "cannot reach a Ray cluster at {address} ({problem}); expected the address "
+                "of one running (ray start --head prints it)"
+            ).format(address=address, problem=problem)
+        )
     try:
         ray.init(
             address=address or None,
@@ -88,4 +117,11 @@ def spawn_pool(workers: int, initializer: Callable[[], None] = quiet_worker) -> 
         return context.Pool(workers, initializer=initializer)
 
 
-__all__ = ["main_not_rerun", "quiet_worker", "spawn_pool", "start_ray"]
+__all__ = [
+    "CONNECT_SECONDS",
+    "main_not_rerun",
+    "quiet_worker",
+    "spawn_pool",
+    "start_ray",
+    "unreachable",
+]

@@ -254,3 +254,29 @@ def test_the_api_draws_a_table_learner_and_a_network_side_by_side() -> None:
         qarena.curves(qarena.train("tictactoe", episodes=100))
     with pytest.raises(QarenaError, match="one name per learner"):
         qarena.curves(q, net, names=["q"])
+
+
+def test_plot_draws_a_network_beside_a_table_learner_only_by_its_uniform_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``qarena plot A B``: a network whose curve judged a uniform sample of all positions is
+    a line beside a Q-learner's; one judged along perfect play only is refused in one line
+    (it is drawn alone)."""
+    q, net, old = tmp_path / "q.npz", tmp_path / "net.npz", tmp_path / "old.npz"
+    assert run(["train", "tictactoe", "--curve", "--out", str(q)]) == 0
+    args = ["train", "tictactoe", "--learner", "ntuple", "--tuples", "4", "--episodes", "2000"]
+    assert run([*args, "--workers", "1", "--curve", "--out", str(net)]) == 0
+    figure = tmp_path / "both.svg"
+    assert run(["plot", str(q), str(net), "-o", str(figure)]) == 0
+    drawn = figure.read_text(encoding="utf-8")
+    assert 'id="optimality-0"' in drawn and 'id="optimality-1"' in drawn
+    assert 'id="random-win-1"' not in drawn  # the network's curve has no games against random
+    trained = NTupleNetwork.from_config(parse_spec("tictactoe"), NetworkConfig(tuples=2))
+    trained.games = 1000
+    trained.curve = Curve.from_json(PLAIN_CURVE_DATA)
+    trained.save(old)
+    capsys.readouterr()
+    assert run(["plot", str(q), str(old), "-o", str(tmp_path / "no.svg")]) == 2
+    err = capsys.readouterr().err
+    assert "drawn alone" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "no.svg").exists()

@@ -25,9 +25,9 @@ import time
 from qarena.agents.players import load_file, plays_as
 from qarena.exact import oracle
 from qarena.exact.solver import Solution
-from qarena.judging.along_play import uniform_optimality
 from qarena.judging.sampled import wilson
 from qarena.judging.tables import uniform_decisions
+from qarena.judging.uniform import uniform_optimality
 
 
 def main(argv: list[str] | None = None) -> int:

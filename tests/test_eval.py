@@ -18,6 +18,7 @@ from qarena.agents.opponents import opponent
 from qarena.agents.players import player as make_player
 from qarena.cli.app import run
 from qarena.cli.evaluating import LENGTH_ROWS, _length_bins
+from qarena.errors import QarenaError
 from qarena.evaluate.matches import Lengths, play_series_lengths
 from qarena.exact import GameTables, game_tables, solve
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
@@ -639,3 +640,52 @@ def test_matrix_rule_players_four_way(capsys: pytest.CaptureFixture[str]) -> Non
         assert run(["matrix", spec, *bad]) == 2
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0 and ("--trainers" in err or "--judges" in err or "x" in err)
+
+
+def test_eval_uniform_estimates_the_exact_share_and_is_refused_where_it_cannot_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``qarena eval FILE --uniform N``: the share over N decision positions drawn uniformly
+    from all of them lies within the 99.9%-sure bounds of the exact share over every one
+    (a half-trained Q-learner on Connect Four 4×4, judged both ways); another way of judging
+    with it, or a game solved by search, is refused in one line."""
+    from qarena.judging.sampled import wilson
+
+    path = tmp_path / "q.npz"
+    assert run(["train", "connect4:4x4", "--episodes", "20000", "--out", str(path)]) == 0
+    capsys.readouterr()
+    assert run(["eval", str(path), "--json", "--games", "2"]) == 0
+    exact = json.loads(capsys.readouterr().out)["optimality"]
+    assert 0.1 < exact < 0.95
+    assert run(["eval", str(path), "--uniform", "50000", "--json", "--games", "2"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["sample"]["source"] == "uniform" and found["decisions"] == 50_000
+    low, high = wilson(found["optimal_decisions"], found["decisions"], z=3.29)
+    assert low <= exact <= high
+    assert run(["eval", str(path), "--uniform", "1000", "--games", "2"]) == 0
+    assert "drawn uniformly from all of them" in capsys.readouterr().out
+    for argv, says in (
+        (
+            ["eval", str(path), "--uniform", "10", "--sample", "10"],
+            "--sample does not go with --uniform",
+        ),
+        (
+            ["eval", str(path), "--uniform", "10", "--lengths"],
+            "--lengths does not go with --uniform",
+        ),
+        (["eval", "random", "--game", "connect4", "--uniform", "10"], "is solved by search here"),
+        (["eval", str(path), "--uniform", "0"], "--uniform must be at least 1"),
+    ):
+        assert run(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_api_judges_by_a_uniform_sample_in_its_own_words() -> None:
+    import qarena
+
+    found = qarena.judge("perfect", "tictactoe", uniform=2_000, games=2)
+    assert found.optimality.share == 1.0 and found.optimality.decisions == 2_000
+    assert found.sample is not None and found.sample.source == "uniform"
+    with pytest.raises(QarenaError, match=r"^sample does not go with uniform$"):
+        qarena.judge("perfect", "tictactoe", uniform=10, sample=10)

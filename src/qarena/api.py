@@ -365,6 +365,7 @@ def judge(
     lengths: bool = False,
     sample: int | None = None,
     positions: Sequence[Position | str] | None = None,
+    uniform: int | None = None,
 ) -> Evaluation:
     """How good a player is, as ``qarena eval`` says: its exact optimality (the share of
     decision positions where its move keeps the game's value) and its record against random,
@@ -377,7 +378,10 @@ def judge(
     decision positions (2,000 unless told) or over the ``positions`` given (texts, or tuples
     or lists of components; every one is checked before any game is played), each judged
     exactly by the search solver, with a 95% interval in ``Evaluation.sample``; then
-    ``games`` is 10 unless told, since perfect play searches each of its moves."""
+    ``games`` is 10 unless told, since perfect play searches each of its moves. With
+    ``uniform``, on a game enumerated here, optimality is over that many decision positions
+    drawn uniformly from all of them, each judged exactly from the tables: the share every
+    position gives, estimated with its interval, in seconds for a network on a big board."""
     check_seed(seed, "seed")
     g = None if spec is None else game(spec)
     if isinstance(who, Learner) and g is not None and who.game.spec != g.spec:
@@ -388,10 +392,14 @@ def judge(
         )
     if sample is not None:
         check_count("sample", sample, MAX_SAMPLE)
+    if uniform is not None:
+        check_count("uniform", uniform, MAX_SAMPLE)
     found = _player(who, g, seed)
     # Every position is read and checked here, before a game is played.
     given = None if positions is None else given_positions(found.game, positions)
-    return judge_player(found, games, seed, sample=sample, positions=given, lengths=lengths)
+    return judge_player(
+        found, games, seed, sample=sample, positions=given, lengths=lengths, uniform=uniform
+    )
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from qarena.judging.evaluation import (
     strategy_masks,
 )
 from qarena.judging.sampled import MAX_SAMPLE, given_positions, wilson
+from qarena.judging.uniform import check_uniform
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class
@@ -181,6 +182,16 @@ def eval_command(  # noqa: PLR0913 - the command's options
             "set's lines (4453 # ==+=-=-) are read too.",
         ),
     ] = None,
+    uniform: Annotated[
+        int | None,
+        typer.Option(
+            "--uniform",
+            help="Judge the moves on N decision positions drawn uniformly from all of them, "
+            "each judged exactly from the game's tables: the share every position gives, "
+            "estimated with its 95% interval, in seconds for a network on a big board (a game "
+            "enumerated here).",
+        ),
+    ] = None,
     along_perfect: Annotated[
         int | None,
         typer.Option(
@@ -207,6 +218,11 @@ def eval_command(  # noqa: PLR0913 - the command's options
     """
     if along_perfect is not None:
         _check_along_perfect(games is not None, lengths, sample is not None, positions is not None)
+        if uniform is not None:
+            raise QarenaError(
+                _("--along-perfect judges along its own games; {flag} does not go with it")
+                .format(flag="--uniform")
+            )  # fmt: skip
         check_count("--along-perfect", along_perfect, MAX_SAMPLE)
         _check_seed(seed)
         _along_perfect(policy, spec, along_perfect, seed, as_json)
@@ -215,9 +231,15 @@ def eval_command(  # noqa: PLR0913 - the command's options
         _check_games(games)
     if sample is not None:
         check_count("--sample", sample, MAX_SAMPLE)
+    if uniform is not None:
+        check_count("--uniform", uniform, MAX_SAMPLE)
     _check_seed(seed)
     lines = None if positions is None else _read_positions(positions)
     subject, game, heading = _subject(policy, spec)
+    if uniform is not None:  # in the command line's words, before anything is judged
+        check_uniform(
+            game, sample=sample is not None, positions=positions is not None, lengths=lengths
+        )
     given = _parsed(game, lines)
     if not isinstance(subject, Learner):  # a learner's game is enumerated: no wait to explain
         announce(game)
@@ -225,7 +247,7 @@ def eval_command(  # noqa: PLR0913 - the command's options
     with _judging(answers):
         result = api.judge(
             cast("PlayerLike", subject), game, games=games, seed=seed, lengths=lengths,
-            sample=sample, positions=given,
+            sample=sample, positions=given, uniform=uniform,
         )  # fmt: skip
     said(answers)  # judged: why by search, where this machine cannot enumerate it
     if as_json:
@@ -321,6 +343,11 @@ def _optimality_text(result: Evaluation) -> str:
             "decision positions"
         ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
     low, high = result.sample.interval
+    if result.sample.source == "uniform":
+        return _(
+            "optimality {share:.4f} over {decisions:,} decision positions drawn uniformly from "
+            "all of them (95% interval {low:.4f} to {high:.4f})"
+        ).format(share=o.share, decisions=o.decisions, low=low, high=high)
     listed = result.sample.source != "sampled"
     # "± m" only where the interval is about even on both sides of the share; near 0 or
     # 1 (Wilson's interval is lopsided there) the interval alone says it.

@@ -7,6 +7,8 @@
   opponents) and complete judging: every decision position, matches through the compiled kernel;
 - ``sampled.py``: judging by samples where the game is searched: sampled or given positions
   judged exactly, a Wilson interval, games played move by move;
+- ``uniform.py``: judging over decision positions drawn uniformly from all of them where the
+  game is enumerated (``qarena eval --uniform N``, a network's curve points there);
 - ``along_play.py``: judging along perfect-play games (a network's curve points);
 - ``player.py``: ``judge_player``, the one choice between complete and sampled judging, as the
   game's ``exact.Oracle`` says (``qarena eval``, ``qarena.judge``, a sweep's runs);

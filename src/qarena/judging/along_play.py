@@ -9,17 +9,15 @@ import numpy as np
 
 from qarena import threads
 from qarena.agents.base import Player
-from qarena.agents.opponents import move_mask
 from qarena.agents.players import player as make_player
 from qarena.agents.players import plays_as
 from qarena.budget import check_count
 from qarena.evaluate.matches import Record
 from qarena.exact import Exact, oracle
-from qarena.exact.solver import Solution
-from qarena.games.base import Game
 from qarena.judging.sampled import MAX_SAMPLE, play_games
 from qarena.judging.sets import judge_set, shipped_set
-from qarena.judging.tables import UNIFORM_SAMPLE, Optimality, optimality_at, uniform_decisions
+from qarena.judging.tables import Optimality
+from qarena.judging.uniform import uniform_optimality
 from qarena.learn.curve import CurvePoint
 from qarena.learn.family import Trainable
 
@@ -50,27 +48,6 @@ def along_perfect_play(
     perfect = make_player("perfect", game, seed=int(rng.integers(2**32)))
     record = play_games(game, who, perfect, games)
     return Optimality(decisions, optimal), record
-
-
-def uniform_rows(game: Game) -> np.ndarray | None:
-    """The decision positions a network's curve on ``game`` judges at every point besides
-    its games (:data:`~qarena.judging.tables.UNIFORM_SAMPLE` rows of the game's tables,
-    drawn uniformly from all decision positions, the same for every point and run), where
-    the game is enumerated here; None where it is solved by search."""
-    solution = oracle(game)
-    if not isinstance(solution, Solution):
-        return None
-    return uniform_decisions(solution.tables, UNIFORM_SAMPLE, seed=0)
-
-
-def uniform_optimality(who: Player, rows: np.ndarray) -> Optimality:
-    """``who``'s optimality over ``rows`` of its game's tables (:func:`uniform_rows`)."""
-    solution = oracle(who.game)
-    assert isinstance(solution, Solution)
-    tables = solution.tables
-    # A small board's rows are drawn many times each: each is asked once, counted as drawn.
-    unique, counts = np.unique(rows, return_counts=True)
-    return optimality_at(tables, unique, move_mask(tables, who, unique), counts)
 
 
 def judge_along_play(
@@ -104,4 +81,4 @@ def judge_along_play(
     )
 
 
-__all__ = ["along_perfect_play", "judge_along_play", "uniform_optimality", "uniform_rows"]
+__all__ = ["along_perfect_play", "judge_along_play"]

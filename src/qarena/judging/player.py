@@ -18,6 +18,7 @@ from qarena.games.base import Position
 from qarena.i18n import _
 from qarena.judging.evaluation import Evaluation, evaluate, evaluate_moves
 from qarena.judging.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
+from qarena.judging.uniform import check_uniform, evaluate_uniform
 
 
 def judge_player(
@@ -28,14 +29,24 @@ def judge_player(
     sample: int | None = None,
     positions: Sequence[Position] | None = None,
     lengths: bool = False,
+    uniform: int | None = None,
 ) -> Evaluation:
     """``who``'s optimality and its record against the game's opponents in both seats:
     exactly, or by samples where the game's oracle searches it (``Oracle.judging``) or when
-    ``sample`` or ``positions`` is given. ``games`` unless told: the family's (1,000, or 10 on
-    a searched board, since perfect play searches each of its moves), 10 for a sample asked
-    for. The result records the oracle."""
+    ``sample`` or ``positions`` is given, or over ``uniform`` decision positions drawn from
+    all of them (``uniform.py``; a game enumerated here). ``games`` unless told: the
+    family's (1,000, or 10 on a searched board, since perfect play searches each of its
+    moves), 10 for a sample asked for. The result records the oracle."""
     game = who.game
     answers = Oracle.of(game)
+    if uniform is not None:
+        check_uniform(
+            game, sample=sample is not None, positions=positions is not None, lengths=lengths
+        )
+        count = DEFAULT_SAMPLED_GAMES if games is None else games
+        check_count("games", count, MAX_GAMES, least=0)
+        judged = evaluate_uniform(who, uniform, count, seed)
+        return dataclasses.replace(judged, oracle=answers)
     if sample is not None or positions is not None or answers.searched:
         if lengths:
             text = _("game lengths are counted only when every position is judged")

@@ -72,10 +72,15 @@ class Sample:
     """The judged decisions of a sample, and where they came from."""
 
     verdicts: tuple[Verdict, ...]
-    source: str  # "sampled" (games and random openings) or "given" (a --positions list)
+    # "sampled" (games and random openings), "given" (a --positions list) or "uniform"
+    # (drawn from all decision positions, counted without a verdict each: ``counted``).
+    source: str
+    counted: Optimality | None = None
 
     @property
     def optimality(self) -> Optimality:
+        if self.counted is not None:
+            return self.counted
         return Optimality(len(self.verdicts), sum(v.kept for v in self.verdicts))
 
     @property
@@ -91,6 +96,9 @@ class Sample:
 
     def to_json(self, game: Game) -> dict[str, Any]:
         low, high = self.interval
+        if self.counted is not None:
+            o = self.counted
+            return {"source": self.source, "interval": [low, high], "drawn": o.decisions}
         return {
             "source": self.source,
             "interval": [low, high],
@@ -211,6 +219,28 @@ def random_openings(
     return found
 
 
+def play_matches(
+    who: Player, game: Game, games: int, rng: np.random.Generator
+) -> tuple[dict[str, SeatRecords], list[Position]]:
+    """The player's ``games`` games in each seat against each of the game's opponents, move by
+    move, and the positions it moved at in them."""
+    matches: dict[str, SeatRecords] = {}
+    own: list[Position] = []
+    for index, name in enumerate(evaluation_opponents(game)):
+        seats = []
+        for seat in (0, 1):
+            other = make_player(name, game, seed=int(rng.integers(2**32)) + index)
+            results = []
+            for _game in range(games):
+                first, second = (who, other) if seat == 0 else (other, who)
+                result, seen = _play(game, first, second)
+                results.append(result if seat == 0 else -result)
+                own.extend(seen[seat::2])
+            seats.append(_record(results))
+        matches[name] = SeatRecords(seats[0], seats[1])
+    return matches, own
+
+
 def evaluate_by_sample(
     who: Player,
     solution: Exact,
@@ -226,20 +256,7 @@ def evaluate_by_sample(
     if positions is not None:
         positions = given_positions(game, positions)
     rng = np.random.default_rng([seed, 0x5A])
-    matches: dict[str, SeatRecords] = {}
-    own: list[Position] = []
-    for index, name in enumerate(evaluation_opponents(game)):
-        seats = []
-        for seat in (0, 1):
-            other = make_player(name, game, seed=int(rng.integers(2**32)) + index)
-            results = []
-            for _game in range(games):
-                first, second = (who, other) if seat == 0 else (other, who)
-                result, seen = _play(game, first, second)
-                results.append(result if seat == 0 else -result)
-                own.extend(seen[seat::2])
-            seats.append(_record(results))
-        matches[name] = SeatRecords(seats[0], seats[1])
+    matches, own = play_matches(who, game, games, rng)
     if positions is None:
         # Each position once: every game moving first starts from the empty board, and a
         # random opening may be one the games passed through; a repeat is not a new sample.
@@ -264,6 +281,7 @@ __all__ = [
     "given_positions",
     "judge_positions",
     "play_games",
+    "play_matches",
     "random_openings",
     "wilson",
 ]

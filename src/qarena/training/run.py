@@ -27,10 +27,11 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.evaluate.matches import SeatRecords
 from qarena.games.base import Game
 from qarena.i18n import _, option
-from qarena.judging.along_play import judge_along_play, uniform_rows
+from qarena.judging.along_play import judge_along_play
 from qarena.judging.evaluation import record_against, strategy_masks
 from qarena.judging.sets import shipped_set
 from qarena.judging.tables import Optimality, learner_optimality
+from qarena.judging.uniform import uniform_rows
 from qarena.learn.base import SEATS, Learner, Opponent, default_episodes
 from qarena.learn.curve import (
     CURVE_OPPONENTS,

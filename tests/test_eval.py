@@ -689,3 +689,17 @@ def test_the_api_judges_by_a_uniform_sample_in_its_own_words() -> None:
     assert found.sample is not None and found.sample.source == "uniform"
     with pytest.raises(QarenaError, match=r"^sample does not go with uniform$"):
         qarena.judge("perfect", "tictactoe", uniform=10, sample=10)
+
+
+def test_eval_says_before_a_long_wait_that_uniform_estimates_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every decision position of Connect Four 5×5 asked of a network takes most of an hour:
+    eval says so on stderr, with the option that estimates it in a minute; not on 4×5."""
+    from qarena.cli.evaluating import _hint_uniform
+
+    _hint_uniform(parse_spec("connect4:5x5"))
+    said = capsys.readouterr().err
+    assert "--uniform 100000" in said and "connect4:5x5:4" in said
+    _hint_uniform(parse_spec("connect4:4x5"))
+    assert capsys.readouterr().err == ""

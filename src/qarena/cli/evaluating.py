@@ -17,7 +17,14 @@ from qarena import api
 from qarena.agents.players import PlayerLike, load_file, no_game
 from qarena.agents.players import player as make_player
 from qarena.agents.strategies import builtin_game, is_builtin, players_of
-from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed, format_bytes
+from qarena.budget import (
+    MAX_EPISODES,
+    MAX_GAMES,
+    check_count,
+    check_seed,
+    estimate_positions,
+    format_bytes,
+)
 from qarena.cli.common import (
     EpisodesOpt,
     LearnerOpt,
@@ -243,6 +250,11 @@ def eval_command(  # noqa: PLR0913 - the command's options
     given = _parsed(game, lines)
     if not isinstance(subject, Learner):  # a learner's game is enumerated: no wait to explain
         announce(game)
+        # A network or a search is asked at every position, one by one or in batches; the
+        # built-in players' moves come from the tables at once.
+        plain = uniform is None and sample is None and positions is None
+        if plain and (isinstance(subject, Trainable) or make_player(subject, game).thinks):
+            _hint_uniform(game)
     answers = Oracle.of(game)
     with _judging(answers):
         result = api.judge(
@@ -332,6 +344,28 @@ def _subject(policy: str, spec: str | None) -> tuple[str | Trainable, Game, Text
             styled("\n[dim]{label}: {text}[/]", label=_("preset"), text=record_text(learner.preset))
         )
     return learner, game, heading
+
+
+#: Positions past which judging a player that is not a table at every one is long enough
+#: (a network evaluated at each, a search run at each) to say how to estimate it instead.
+LONG_POSITIONS = 20_000_000
+
+
+def _hint_uniform(game: Game) -> None:
+    """On a big enumerated board, say before a long wait that --uniform estimates it."""
+    if Oracle.of(game).searched:
+        return
+    positions = estimate_positions(game)
+    if positions > LONG_POSITIONS:
+        err.print(
+            _(
+                "Judging the player at every decision position of {spec} (about {count:,} "
+                "positions) asks it at each and may take long; --uniform 100000 estimates the "
+                "share in about a minute."
+            ).format(spec=game.spec, count=positions),
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 def _optimality_text(result: Evaluation) -> str:

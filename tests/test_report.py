@@ -17,7 +17,10 @@ from qarena.cli import run
 # runs (`make test-slow`), so that `make test` stays under 8 minutes.
 pytestmark = pytest.mark.slow
 
-SECTIONS = ("writeups", "discounting", "whom", "alpha-epsilon", "tictactoe", "poles", "learners")
+SECTIONS = (
+    "writeups", "discounting", "whom", "alpha-epsilon", "tictactoe", "poles", "learners",
+    "alphazero",
+)  # fmt: skip
 #: Sections that are a table of claims, with no figure.
 TABLES_ONLY = ("writeups",)
 
@@ -204,3 +207,19 @@ def test_the_write_ups_claims_are_checked(report: tuple[Path, str]) -> None:
         assert drawn == games > 0 and " 0 games lost to perfect play" in blog[3]
         assert blog[4] == "holds"
         assert "--learner game-backup" in blog[2] and "--alpha 0.099" in blog[2]
+
+
+def test_alphazero_is_judged_beside_a_table_and_an_n_tuple_network(
+    report: tuple[Path, str],
+) -> None:
+    """Three learners on tic-tac-toe, each judged over every decision position: the table
+    perfect (Q-learning's default run on tic-tac-toe is), the AlphaZero learner's short run
+    better than random play (whose share the solver gives over the same positions)."""
+    import qarena
+
+    rows = {r[0]: r for r in _rows(_section(report[1], "alphazero"))}
+    assert set(rows) == {"Q-learning", "n-tuple network", "AlphaZero"}
+    assert rows["Q-learning"][3] == "1.0000"
+    random_share = qarena.judge("random", "tictactoe", games=2).optimality.share
+    assert random_share < float(rows["AlphaZero"][3]) < 1.0
+    assert float(rows["n-tuple network"][3]) < 1.0

@@ -18,6 +18,7 @@ from qarena.experiments.report.lab import Lab, Section
 from qarena.experiments.report.page import render_html
 from qarena.experiments.report.questions import (
     alpha_epsilon,
+    alphazero_judged,
     discounting,
     learners_compared,
     pole_positions,
@@ -33,6 +34,7 @@ SECTIONS: tuple[Callable[[Lab], Section], ...] = (
     tictactoe,
     pole_positions,
     learners_compared,
+    alphazero_judged,
 )
 
 

@@ -280,3 +280,48 @@ def test_plot_draws_a_network_beside_a_table_learner_only_by_its_uniform_sample(
     err = capsys.readouterr().err
     assert "drawn alone" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "no.svg").exists()
+
+
+def test_a_curve_judged_along_play_only_is_refused_beside_others_in_every_front_end(
+    tmp_path: Path,
+) -> None:
+    """A network's curve without optimality over all positions (judged along perfect play
+    only) is refused beside others in one line by the API and the web's Compare page."""
+    from fastapi.testclient import TestClient
+
+    from qarena.web.app import create_app
+
+    q = qarena.train("tictactoe", curve=True)
+    old = NTupleNetwork.from_config(parse_spec("tictactoe"), NetworkConfig(tuples=2))
+    old.games = 1000
+    old.curve = Curve.from_json(PLAIN_CURVE_DATA)
+    assert not old.curve.everywhere and q.curve is not None and q.curve.everywhere
+    with pytest.raises(QarenaError, match="drawn alone"):
+        qarena.curves(q, old)
+    path = tmp_path / "old.npz"
+    old.save(path)
+    with TestClient(create_app(tmp_path / "data")) as client:
+        r = client.post(
+            "/policies/upload",
+            files={"file": ("old.npz", path.read_bytes(), "application/octet-stream")},
+            follow_redirects=False,
+        )
+        pid = r.headers["location"].split("added=")[1]
+        page = client.get("/compare", params={"id": pid})
+        assert page.status_code == 422 and "judged along perfect-play games only" in page.text
+
+
+def test_the_reports_alphazero_section_says_it_did_not_run_without_pytorch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from qarena.experiments.report.lab import Lab
+    from qarena.experiments.report.questions import alphazero_judged
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else found(name, *a)
+    )
+    section = alphazero_judged(Lab(tmp_path, quick=True))
+    assert "needs PyTorch" in section.finding and not section.figures and not section.commands

@@ -29,6 +29,7 @@ from qarena.budget import MAX_EPISODES, MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
 from qarena.evaluate import display
 from qarena.evaluate.display import Board
+from qarena.evaluate.figures import check_beside
 from qarena.evaluate.matches import Record, play_series
 from qarena.exact import Exact, Oracle, SearchSolution, Solution, oracle
 from qarena.exact.space import game_tables
@@ -774,14 +775,7 @@ def curves(*learners: Trainable, names: Sequence[str] | None = None) -> Curves:
                     name=label, curve=option("--curve")
                 )
             )
-        if le.curve.judged and not all(p.uniform is not None for p in le.curve.points):
-            raise QarenaError(
-                _(
-                    "{file} is judged along perfect-play games only (its board is solved "
-                    "by search here, or it was trained before curves judged all positions): "
-                    "its curve is drawn alone"
-                ).format(file=label)
-            )
+        check_beside(label, le)
     return Curves(labels, tuple(learners))
 
 

@@ -13,6 +13,7 @@ from qarena.errors import QarenaError
 from qarena.evaluate.figures import (
     FORMATS,
     PlotRun,
+    check_beside,
     or_list,
     render_curves,
     render_judged_curve,
@@ -107,14 +108,7 @@ def plot_command(
                 write_atomic(target, render_judged_curve(path.stem, learner, fmt), files)
                 err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)
                 return
-            if not all(p.uniform is not None for p in learner.curve.points):
-                raise QarenaError(
-                    _(
-                        "{file} is judged along perfect-play games only (its board is solved "
-                        "by search here, or it was trained before curves judged all positions): "
-                        "its curve is drawn alone"
-                    ).format(file=path)
-                )
+            check_beside(str(path), learner)
         runs.append(PlotRun(path.stem, learner))
     write_atomic(target, render_curves(runs, fmt), files)
     err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)

@@ -92,6 +92,19 @@ class PlotRun:
         return curve
 
 
+def check_beside(name: str, learner: Trainable) -> None:
+    """Refuse, in one line, to draw ``learner``'s curve beside others where it holds no
+    optimality over all positions (a network's judged along perfect play only)."""
+    if learner.curve is not None and not learner.curve.everywhere:
+        raise QarenaError(
+            _(
+                "{file} is judged along perfect-play games only (its board is solved by search "
+                "here, or it was trained before curves judged all positions): its curve is "
+                "drawn alone"
+            ).format(file=name)
+        )
+
+
 @dataclass(frozen=True)
 class Texts:
     """What a figure says: two title lines and each run's legend label."""

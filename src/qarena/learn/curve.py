@@ -144,6 +144,12 @@ class Curve:
         """Is it judged along perfect-play games (rather than over every position)?"""
         return self.columns in JUDGED_KINDS
 
+    @property
+    def everywhere(self) -> bool:
+        """Does each point hold optimality over all decision positions (a table learner's
+        curve, or a network's with its uniform sample), to be drawn beside others?"""
+        return not self.judged or self.columns == UNIFORM_COLUMNS
+
     def _early(self) -> list[int]:
         if not self.early:
             return []

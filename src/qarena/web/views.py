@@ -301,8 +301,7 @@ def inspect_context(
             else None
         ),
         # Beside others: a table learner's curve, or a network's judged over all positions.
-        "comparable": not along_play
-        or (curve is not None and all(p.uniform is not None for p in curve.points)),
+        "comparable": not along_play or (curve is not None and curve.everywhere),
     }
 
 
@@ -337,7 +336,7 @@ def _label(row: PolicyRow) -> str:
 def _check_comparable(policy_id: str, curve: Curve, metric: str) -> None:
     """Refuse a network's curve that has nothing to show beside a table learner's: one judged
     along perfect-play games only, or a measure other than optimality."""
-    if not all(p.uniform is not None for p in curve.points):
+    if not curve.everywhere:
         raise QarenaError(
             _(
                 "policy {id} is a network judged along perfect-play games only: qarena plot "

@@ -73,6 +73,19 @@ def test_a_run_resumed_from_its_file_learns_what_one_run_learns(tmp_path: Path) 
     assert load_net(old).moments is None
 
 
+def test_a_time_budget_ends_its_run_and_its_workers() -> None:
+    """``minutes`` ends a run of a million games within a chunk of games of the budget, the
+    games it learned counted, and its worker processes end with the run."""
+    t0 = time.monotonic()
+    net = qarena.train("tictactoe", "alphazero", 10**6, seed=1, workers=2, minutes=0.05, **SMALL)
+    assert isinstance(net, AlphaZeroLearner)
+    assert 0 < net.games < 10**6
+    assert time.monotonic() - t0 < 60  # a million games would take hours
+    assert net._pool is None
+    with pytest.raises(QarenaError, match=r"^minutes must be a number of minutes above 0"):
+        qarena.train("tictactoe", "alphazero", 8, minutes=-1, **SMALL)
+
+
 @pytest.fixture(scope="module")
 def trained() -> AlphaZeroLearner:
     """A network after a short run: 320 games of self-play on tic-tac-toe (about 10 s)."""

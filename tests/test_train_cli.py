@@ -202,7 +202,31 @@ BAD = [
     (["--seed", "-1"], "seed must be a whole number from 0"),
     (["--initial", "nan"], "the initial value must be a finite number"),
     (["--epsilon-schedule", "exp", "--epsilon-end", "0"], "needs epsilon and its end above 0"),
+    (["--minutes", "0"], "--minutes must be a number of minutes above 0 and at most 10,080"),
+    (["--minutes", "nan"], "--minutes must be a number of minutes above 0"),
+    (["--minutes", "1e9"], "--minutes must be a number of minutes above 0"),
 ]
+
+
+def test_time_budget_ends_a_run_as_its_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--minutes ends a run far longer than the budget as a normal end: exit 0, the learner
+    saved with the episodes it learned, judged over every position, no interruption."""
+    out = tmp_path / "t.npz"
+    asked = 10**9  # about two minutes of Q-learning on tic-tac-toe
+    argv = ["train", "tictactoe", "--episodes", str(asked), "--minutes", "0.01"]
+    record = _json(capsys, [*argv, "--out", str(out), "--json"])
+    assert record["time_up"] is True and record["minutes"] == 0.01
+    assert "interrupted" not in record
+    assert 0 < int(str(record["episodes"])) < asked
+    learner = load_learner(out)
+    assert learner.episodes == record["episodes"]
+    assert learner_optimality(learner).share == record["optimality"]
+    # Given time enough, the episodes end the run and the budget is reported unspent.
+    record = _json(capsys, ["train", "nim", "--episodes", "500", "--minutes", "5",
+                            "--out", str(out), "--json"])  # fmt: skip
+    assert record["time_up"] is False and record["episodes"] == 500
 
 
 @pytest.mark.parametrize(("extra", "message"), BAD)

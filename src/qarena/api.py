@@ -282,6 +282,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     workers: int | None = None,
     backend: str = "local",
     ray_address: str | None = None,
+    minutes: float | None = None,
     **more: Any,
 ) -> Trainable:
     """Train a learner of any kind as ``qarena train`` does and return it.
@@ -300,6 +301,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     an AlphaZero learner's games on Ray actors (at ``ray_address``, or a local Ray instance).
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
     a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
+    ``minutes`` ends training after that many minutes of wall time, judged as at its end;
     ``curve`` records a learning curve (``learner.curve``). ``progress`` shows a bar in a
     terminal, and in a notebook a line updated in place (kept when the notebook is saved);
     ``callback`` is called with a :class:`Progress` after each short chunk of episodes, and
@@ -312,7 +314,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     given: dict[str, Any] = {s.name: local[s.name] for s in ALL_SETTINGS}
     if given["rewards"] is not None:  # typed before it is compared with a preset's
         given["rewards"] = typed("rewards", given["rewards"])
-    check_counts(episodes, check_every, every, workers)
+    check_counts(episodes, check_every, every, workers, minutes)
     # The one set-up of a run's request, as qarena train's and the web's.
     request = request_run(
         g,
@@ -330,6 +332,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
         workers=workers,
         backend=backend,
         ray_address=ray_address,
+        minutes=minutes,
     )
     plan = request.plan(resume=resume)
     agent, total, start = plan.learner, plan.total, plan.learner.episodes

@@ -181,6 +181,14 @@ def train_command(  # noqa: PLR0913 - the command's options
         str | None,
         typer.Option(help="With --backend ray: the cluster to join (default: start one here)."),
     ] = None,
+    minutes: Annotated[
+        float | None,
+        typer.Option(
+            help="Stop training after M minutes of wall time, saving and judging the learner "
+            "as at the end of its episodes (with a large --episodes: train for M minutes).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     **settings: Any,
 ) -> int:
@@ -207,6 +215,7 @@ def train_command(  # noqa: PLR0913 - the command's options
         workers=workers,
         backend=backend,
         ray_address=ray_address,
+        minutes=minutes,
     )
     chosen = out_file is None
     if out_file is None:
@@ -423,9 +432,29 @@ def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict
         record["perfect_at"] = result.perfect_at
     if plan.curve is not None:
         record["curve_points"] = len(plan.curve.points)
+    _end_record(record, result, plan)
+    return record
+
+
+def _end_record(record: dict[str, Any], result: RunResult, plan: RunPlan) -> None:
+    """How the run ended, in ``train --json``'s object: its time budget, whether it was
+    spent, whether the run was interrupted."""
+    if plan.minutes is not None:
+        record["minutes"] = plan.minutes
+        record["time_up"] = result.timed_out
     if result.stopped:
         record["interrupted"] = True
-    return record
+
+
+def _time_row(table: Table, result: RunResult, plan: RunPlan) -> None:
+    """A row saying the run ended on its time budget, when it did."""
+    if result.timed_out and plan.minutes is not None:
+        table.add_row(
+            _("time budget"),
+            _("spent ({minutes:g} minutes): training ended before its episodes were done").format(
+                minutes=plan.minutes
+            ),
+        )
 
 
 def _curve_text(curve: Curve) -> str:
@@ -466,6 +495,7 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
             result.steps,
         ).format(seconds=result.seconds, steps=result.steps, rate=rate),
     )
+    _time_row(table, result, plan)
     table.add_row(_("optimality"), _share(result.exact))
     if plan.until_perfect:
         table.add_row(
@@ -505,8 +535,7 @@ def _judged_record(result: RunResult, plan: RunPlan, game: Game) -> dict[str, An
             record["uniform_optimality"] = result.point.uniform
         record["perfect_first"] = {"win": win, "draw": draw, "loss": loss}
         record["curve_points"] = len(net.curve.points) if net.curve is not None else 0
-    if result.stopped:
-        record["interrupted"] = True
+    _end_record(record, result, plan)
     return record
 
 
@@ -534,6 +563,7 @@ def _judged_table(result: RunResult, plan: RunPlan, game: Game, out_file: Path) 
             threads,
         ).format(seconds=result.seconds, threads=threads, rate=rate),
     )
+    _time_row(table, result, plan)
     if result.point is not None:
         table.add_row(_("judged"), _point_text(result.point))
     if net.curve is not None and run_curve is not None:

@@ -53,6 +53,7 @@ __all__ = [
     "CHUNK_SECONDS",
     "JUDGED_GAMES",
     "JUDGED_SEARCH_POSITIONS",
+    "MAX_MINUTES",
     "NETWORK_CHUNK",
     "MatrixRow",
     "Progress",
@@ -61,6 +62,7 @@ __all__ = [
     "RunResult",
     "check_counts",
     "check_judged_curve",
+    "check_minutes",
     "check_versus",
     "default_episodes",
     "judging_bytes",
@@ -103,6 +105,9 @@ class RunResult:
     perfect_at: int | None  # with until_perfect: episodes of this run when first perfect
     stopped: bool  # stopped early by ``should_stop``
     point: CurvePoint | None = None  # the curve's last point, when there is a curve
+    #: Ended by its time budget (``minutes``) before its episodes were done: a run's normal
+    #: end, judged like one, unlike a stop.
+    timed_out: bool = False
 
     @property
     def exact(self) -> Optimality:
@@ -267,16 +272,18 @@ def train_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     on_progress: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     workers: int = 1,
+    minutes: float | None = None,
 ) -> RunResult:
     """Train any learner for ``episodes``, in chunks: fewer when perfect play is reached with
-    ``until_perfect``, or when ``should_stop`` says so (between chunks; a learner on threads
-    also within one, counting the episodes it played). A learner judged exactly has its
-    optimality checked every ``check_every`` episodes when given (or with ``until_perfect``),
-    and always at the end. With ``curve``, a point is recorded whenever the learner's total
-    count is due one (its ``every``, its early points), and at the end; the curve becomes the
-    learner's, and is saved with it. A stop that reaches a point being judged along play ends
-    it within a fraction of a second (the point is dropped; what was learned is kept, and
-    the run ends stopped)."""
+    ``until_perfect``, when ``should_stop`` says so (between chunks; a learner on threads
+    also within one, counting the episodes it played), or once ``minutes`` of wall time have
+    passed (the same way; the run then ends as if its episodes were done, judged at its end).
+    A learner judged exactly has its optimality checked every ``check_every`` episodes when
+    given (or with ``until_perfect``), and always at the end. With ``curve``, a point is
+    recorded whenever the learner's total count is due one (its ``every``, its early points),
+    and at the end; the curve becomes the learner's, and is saved with it. A stop that
+    reaches a point being judged along play ends it within a fraction of a second (the point
+    is dropped; what was learned is kept, and the run ends stopped)."""
     learner.check_room(episodes)  # a run that would overflow its count never starts
     learner.warm_up()
     if curve is not None:
@@ -287,7 +294,7 @@ def train_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     ):
         return _train_run(
             learner, episodes, opponent, seat, until_perfect, check_every, curve, on_progress,
-            should_stop, workers,
+            should_stop, workers, minutes,
         )  # fmt: skip
 
 
@@ -295,7 +302,7 @@ class _Halted(Exception):
     """A run's own stop reached a point being judged."""
 
 
-def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
+def _train_run(  # noqa: PLR0913, PLR0912, PLR0915 - the one loop of every run
     learner: Trainable,
     episodes: int,
     opponent: Opponent | None,
@@ -306,8 +313,17 @@ def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
     on_progress: Callable[[Progress], None] | None,
     should_stop: Callable[[], bool] | None,
     workers: int,
+    minutes: float | None,
 ) -> RunResult:
     exact = isinstance(learner, Learner) and learner.judging == "exact"
+    deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
+
+    def time_up() -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
+    def halt() -> bool:  # within a chunk: a stop asked for, or the time budget spent
+        return (should_stop is not None and should_stop()) or time_up()
+
     judge = _judge(learner, curve, should_stop) if curve is not None else None
     if until_perfect and check_every is None:
         check_every = max(1_000, episodes // 100)
@@ -317,11 +333,14 @@ def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
     chunk = learner.chunk or 1_000
     next_check = check_every or 0
     perfect_at: int | None = None
-    stopped = False
+    stopped = timed_out = False
     optimality: Optimality | None = None
     while done < episodes:
         if should_stop is not None and should_stop():
             stopped = True
+            break
+        if time_up():
+            timed_out = True
             break
         # A chunk ends where a check or a curve point is due.
         n = min(
@@ -336,13 +355,18 @@ def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
         before = learner.episodes
         steps += learner.train_chunk(
             n, episodes, opponent=opponent, seat=seat, workers=workers,
-            should_stop=should_stop if learner.chunk is not None else None,
+            should_stop=(halt if deadline is not None else should_stop)
+            if learner.chunk is not None
+            else None,
         )  # fmt: skip
         elapsed = time.perf_counter() - t0
         seconds += elapsed
         learner.seconds += elapsed
         done += learner.episodes - before
-        stopped = learner.episodes - before < n  # stopped within the chunk
+        if learner.episodes - before < n:  # ended within the chunk: by a stop, or by the time
+            asked = should_stop is not None and should_stop()
+            timed_out = deadline is not None and not asked
+            stopped = not timed_out
         if learner.chunk is None and elapsed > 0:
             chunk = max(100, min(1_000_000, int(n * CHUNK_SECONDS / elapsed)))
         optimality = None
@@ -362,7 +386,7 @@ def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
                 stopped = True  # mid-judging: the episodes are kept
         if on_progress is not None:
             on_progress(Progress(done, episodes, steps, seconds, optimality, point))
-        if stopped or perfect_at is not None:
+        if stopped or timed_out or perfect_at is not None:
             break
     if exact and optimality is None:
         assert isinstance(learner, Learner)
@@ -375,7 +399,7 @@ def _train_run(  # noqa: PLR0913, PLR0912 - the one loop of every run
         except _Halted:
             stopped = True
     last = curve.points[-1] if curve is not None and curve.points else None
-    return RunResult(done, steps, seconds, optimality, perfect_at, stopped, last)
+    return RunResult(done, steps, seconds, optimality, perfect_at, stopped, last, timed_out)
 
 
 class _AlongPlay:
@@ -461,6 +485,8 @@ class RunPlan:
     check_every: int | None = None
     curve: Curve | None = None
     workers: int = 1
+    #: Its time budget: training ends after this many minutes of wall time (None: none).
+    minutes: float | None = None
 
     def run(
         self,
@@ -478,6 +504,7 @@ class RunPlan:
             on_progress=on_progress,
             should_stop=should_stop,
             workers=self.workers,
+            minutes=self.minutes,
         )
 
 
@@ -502,6 +529,7 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     most_points: int | None = None,
     backend: str = "local",
     ray_address: str | None = None,
+    minutes: float | None = None,
 ) -> RunPlan:
     """Set up a run of any learner as ``qarena train`` does: the settings ``given`` (None: the
     learner's default, or with ``resume`` that learner's own) checked against whom it plays,
@@ -509,8 +537,8 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     the opponent (any player, or ``"self"``), the run's length (``episodes``, else scaled to
     the game), its curve (a live view's lighter one with ``most_games``/``most_points``,
     :func:`new_curve`), its threads (``workers``; default: every core, for a learner that
-    runs on threads), where its games are played (``backend``, ``ray_address``) and the
-    ``preset`` record it keeps."""
+    runs on threads), where its games are played (``backend``, ``ray_address``), its time
+    budget (``minutes``) and the ``preset`` record it keeps."""
     import os
 
     cls = type(resume) if resume is not None else learner_class(kind)
@@ -559,7 +587,9 @@ def plan_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     if preset is not None:
         learner.preset = preset
     learner.use_backend(backend, ray_address)
-    return RunPlan(learner, opp, seat, total, until_perfect, check_every, run_curve, threads_)
+    return RunPlan(
+        learner, opp, seat, total, until_perfect, check_every, run_curve, threads_, minutes
+    )
 
 
 def _check_kind(  # noqa: PLR0913 - what a kind refuses, by the run's options
@@ -597,9 +627,11 @@ def check_counts(
     check_every: int | None = None,
     every: int | None = None,
     workers: int | None = None,
+    minutes: float | None = None,
 ) -> None:
     """Refuse a run's counts out of their bounds, each named as its reader names it
-    (``--episodes``, or ``episodes`` from Python)."""
+    (``--episodes``, or ``episodes`` from Python), and a time budget that is not a number of
+    minutes above 0 and at most :data:`MAX_MINUTES`."""
     import os
 
     if episodes is not None:
@@ -610,6 +642,25 @@ def check_counts(
         check_count("--every", every, MAX_EPISODES)
     if workers is not None:
         check_count("--workers", workers, len(os.sched_getaffinity(0)) * 4)
+    if minutes is not None:
+        check_minutes(minutes)
+
+
+#: The longest time budget a run takes: a week.
+MAX_MINUTES = 7 * 24 * 60
+
+
+def check_minutes(minutes: object, name: str = "--minutes") -> None:
+    """Refuse a time budget that is not a number of minutes above 0 and at most a week."""
+    if (
+        isinstance(minutes, bool)
+        or not isinstance(minutes, int | float)
+        or not 0 < minutes <= MAX_MINUTES
+    ):
+        raise QarenaError(
+            _("{flag} must be a number of minutes above 0 and at most {most:,}, not {value}")
+            .format(flag=option(name), most=MAX_MINUTES, value=str(minutes)[:40])
+        )  # fmt: skip
 
 
 @dataclass
@@ -637,6 +688,8 @@ class RunRequest:
     #: Where its games are played (``--backend``): "local", or "ray" at ``ray_address``.
     backend: str = "local"
     ray_address: str | None = None
+    #: Its time budget in minutes of wall time (``--minutes``; None: its episodes only).
+    minutes: float | None = None
 
     @property
     def learner(self) -> type[Trainable]:
@@ -735,6 +788,7 @@ class RunRequest:
             most_points=most_points,
             backend=self.backend,
             ray_address=self.ray_address,
+            minutes=self.minutes,
         )
 
 
@@ -796,6 +850,7 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     workers: int | None = None,
     backend: str = "local",
     ray_address: str | None = None,
+    minutes: float | None = None,
 ) -> RunRequest:
     """A front end's request (the learner ``kind``, the settings ``given``, a ``preset``'s
     name, the opponent, seat and episodes; None: not given) made a checked
@@ -826,11 +881,14 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
             )
         )
     check_backend(cls, backend, ray_address)
+    if minutes is not None:
+        check_minutes(minutes)
     if settings.get("seed") is not None:
         check_seed(settings["seed"])
     request = RunRequest(
         game, cls.kind, settings, run["opponent"], run["seat"], run["episodes"], record,
         canonical, until_perfect, check_every, curve, every, workers, backend, ray_address,
+        minutes,
     )  # fmt: skip
     _check_kind(
         cls, game, settings, request.self_play, request.seat, canonical, until_perfect,

@@ -8,15 +8,22 @@ interval, and a table by kind: rows side to move x value for that side, columns 
 stones on the board (opening 0-12, middle 13-24, end 25+), each cell kept/total.
 
 Run: .venv/bin/python benchmarks/c4_judge.py network [alphabeta:3:network FILE perfect ...]
-     [--set main|varied|FILE ...] [--seed 0] [--json]
+     [--set main|varied|FILE ...] [--seed 0] [--jobs N] [--json]
+
+--jobs N judges every N-th position in each of N processes (a slow player, such as an
+AlphaZero file's search, on every core) and adds up their counts: the same positions, the
+same verdicts for a player that does not draw at random.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from qarena.agents.players import player as make_player
@@ -29,6 +36,7 @@ from qarena.judging.sets import (
     VALUES,
     JudgingSet,
     SetReport,
+    Tally,
     judge_set,
     read_set,
     shipped_set,
@@ -64,22 +72,60 @@ def table(report: SetReport) -> str:
     return "\n".join(rows)
 
 
+def _part(spec: str, which: str, seed: int, part: int, parts: int) -> SetReport:
+    """The report of every ``parts``-th position of the set from ``part`` on (in a process of
+    its own)."""
+    jset = load(which)
+    share = replace(
+        jset,
+        positions=jset.positions[part::parts],
+        values=jset.values[part::parts],
+        texts=jset.texts[part::parts],
+    )
+    return judge_set(make_player(spec, parse_spec("connect4"), seed=seed), share)
+
+
+def _merged(reports: list[SetReport]) -> SetReport:
+    """The parts' reports as one: their counts added, in all and by kind."""
+    kinds: dict[tuple[str, str, str], Tally] = {}
+    for r in reports:
+        for kind, t in r.kinds.items():
+            old = kinds.get(kind, Tally(0, 0))
+            kinds[kind] = Tally(old.kept + t.kept, old.total + t.total)
+    order = {k: i for i, k in enumerate(k for r in reports for k in r.kinds)}
+    total = Tally(sum(r.total.kept for r in reports), sum(r.total.total for r in reports))
+    first = reports[0]
+    return SetReport(
+        first.title, first.player, total, dict(sorted(kinds.items(), key=lambda kv: order[kv[0]]))
+    )
+
+
+def judged(spec: str, which: str, seed: int, jobs: int) -> SetReport:
+    """``spec`` judged on the set ``which``, in ``jobs`` processes when more than one."""
+    if jobs == 1:
+        # A fresh player for each set: a random one's draws do not depend on the order.
+        return judge_set(make_player(spec, parse_spec("connect4"), seed=seed), load(which))
+    context = multiprocessing.get_context("spawn")  # PyTorch and threads: no fork
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        futures = [pool.submit(_part, spec, which, seed, i, jobs) for i in range(jobs)]
+        return _merged([f.result() for f in futures])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("players", nargs="+", help="as qarena eval takes them")
     parser.add_argument("--set", action="append", dest="sets", help="main, varied or a FILE")
     parser.add_argument("--seed", type=int, default=0, help="for players that draw at random")
+    parser.add_argument("--jobs", type=int, default=1, help="processes sharing each set")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    game = parse_spec("connect4")
-    chosen = [load(w) for w in (args.sets or list(KINDS))]
+    sets = args.sets or list(KINDS)
+    chosen = [load(w) for w in sets]  # every set read and checked before any work
     out = []
     for spec in args.players:
-        for jset in chosen:
-            # A fresh player for each set: a random one's draws do not depend on the order.
-            who = make_player(spec, game, seed=args.seed)
+        for which, jset in zip(sets, chosen, strict=True):
             start = time.perf_counter()
-            report = judge_set(who, jset)
+            report = judged(spec, which, args.seed, max(1, args.jobs))
             seconds = time.perf_counter() - start
             out.append({"player": spec, "seconds": seconds, **report.to_json()})
             if args.json:

@@ -314,7 +314,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     given: dict[str, Any] = {s.name: local[s.name] for s in ALL_SETTINGS}
     if given["rewards"] is not None:  # typed before it is compared with a preset's
         given["rewards"] = typed("rewards", given["rewards"])
-    check_counts(episodes, check_every, every, workers, minutes)
+    check_counts(episodes, check_every, every, workers)
     # The one set-up of a run's request, as qarena train's and the web's.
     request = request_run(
         g,

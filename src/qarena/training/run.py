@@ -627,11 +627,9 @@ def check_counts(
     check_every: int | None = None,
     every: int | None = None,
     workers: int | None = None,
-    minutes: float | None = None,
 ) -> None:
     """Refuse a run's counts out of their bounds, each named as its reader names it
-    (``--episodes``, or ``episodes`` from Python), and a time budget that is not a number of
-    minutes above 0 and at most :data:`MAX_MINUTES`."""
+    (``--episodes``, or ``episodes`` from Python)."""
     import os
 
     if episodes is not None:
@@ -642,8 +640,6 @@ def check_counts(
         check_count("--every", every, MAX_EPISODES)
     if workers is not None:
         check_count("--workers", workers, len(os.sched_getaffinity(0)) * 4)
-    if minutes is not None:
-        check_minutes(minutes)
 
 
 #: The longest time budget a run takes: a week.

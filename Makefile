@@ -16,7 +16,7 @@ $(VENV)/.package: pyproject.toml
 
 $(VENV)/.installed: $(VENV)/.package
 	# Compile the kernels now (numba keeps them on disk): the first game then starts at once
-	# instead of waiting for them. It says each step (n of 9) as it goes.
+	# instead of waiting for them. It says each step (n of 10) as it goes.
 	$(BIN)/qarena warm-up
 	touch $@
 

@@ -77,7 +77,7 @@ def test_a_time_budget_ends_its_run_and_its_workers() -> None:
     """``minutes`` ends a run of a million games within a chunk of games of the budget, the
     games it learned counted, and its worker processes end with the run."""
     t0 = time.monotonic()
-    net = qarena.train("tictactoe", "alphazero", 10**6, seed=1, workers=2, minutes=0.05, **SMALL)
+    net = qarena.train("tictactoe", "alphazero", 10**6, seed=1, workers=2, minutes=0.15, **SMALL)
     assert isinstance(net, AlphaZeroLearner)
     assert 0 < net.games < 10**6
     assert time.monotonic() - t0 < 60  # a million games would take hours
@@ -350,16 +350,136 @@ def test_a_file_with_a_broken_optimizer_state_is_refused_in_one_line(tmp_path: P
     loaded = load_net(good)
     assert loaded.moments is not None and loaded.moments.steps > 0
     size = net.net.weights.size
+    # Numbers as learned ones are (noise), not constants: those deflate far more than any
+    # learned array, and the file is refused for that first.
+    rng = np.random.default_rng(0)
     for name, steps, second in (
         ("steps.npz", -1, np.zeros(size, np.float32)),
-        ("negative.npz", 3, np.full(size, -1.0, np.float32)),
+        ("negative.npz", 3, -rng.uniform(0.5, 1, size).astype(np.float32)),
     ):
         path = tmp_path / name
         meta = {**loaded.meta, "adam_steps": steps, "buffer": 0}
         arrays = {"weights": net.net.weights}
         if steps > 0:
-            arrays.update(adam_first=np.zeros(size, np.float32), adam_second=second)
+            first = rng.normal(0, 1e-3, size).astype(np.float32)
+            arrays.update(adam_first=first, adam_second=second)
         save_policy(str(path), arrays, meta)
         with pytest.raises(QarenaError, match="optimizer"):
             load_net(path)
     assert Moments  # the type a loaded file's state comes back as
+
+
+class _StopAfter:
+    """A stop that comes after ``calls`` looks at it: a Ctrl-C at a chosen moment."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls, self.seen = calls, 0
+
+    def __call__(self) -> bool:
+        self.seen += 1
+        return self.seen > self.calls
+
+
+def _loop(spec: str = "tictactoe", **shape: int) -> tuple[object, object]:
+    from qarena.learn.alphazero import LearningSettings, SelfPlayLearning
+    from qarena.learn.az_net import PolicyValueNet
+    from qarena.learn.az_search import SearchSettings
+
+    game = parse_spec(spec)
+    assert game.grid is not None
+    net = PolicyValueNet.new(game.grid, shape.get("channels", 8), shape.get("blocks", 1), 0)
+    loop = SelfPlayLearning(game, net, SearchSettings(simulations=8), LearningSettings(seed=1))
+    return loop, net
+
+
+def test_a_stop_during_its_games_drops_them_and_changes_nothing() -> None:
+    """A stop reached while a chunk's games are searched (each simulation step looks) ends
+    them at once: nothing counted, the buffer and the weights as they were."""
+    from qarena import threads
+    from qarena.learn.alphazero import SelfPlayLearning
+
+    loop, _net = _loop()
+    assert isinstance(loop, SelfPlayLearning)
+    loop.play_and_learn(8)
+    weights, filled = loop.net.weights.copy(), loop._filled
+    stop = _StopAfter(3)
+    with threads.limit(should_stop=stop), pytest.raises(threads.Stopped):
+        loop.play_and_learn(8)
+    assert stop.seen == 4  # the fourth look stopped it, within the first move's search
+    assert loop.games == 8 and loop._filled == filled
+    assert np.array_equal(loop.net.weights, weights)
+
+
+def test_a_stop_during_learning_keeps_the_games_and_the_steps_taken() -> None:
+    """A stop reached between learning steps ends the chunk there: its games are counted and
+    in the buffer, the steps taken before the stop are kept, no more are taken."""
+    from qarena import threads
+    from qarena.learn.alphazero import SelfPlayLearning
+
+    loop, _net = _loop()
+    assert isinstance(loop, SelfPlayLearning)
+    loop.play_and_learn(32)
+    # The same chunk counted: each simulation step of its games looks once, then each step.
+    counting = _StopAfter(10**9)
+    with threads.limit(should_stop=counting):
+        second = loop.play_and_learn(32)
+    assert second.steps > 2
+    searched = counting.seen - second.steps
+    # A network and loop made alike play that chunk alike; stopped after two steps.
+    again, _ = _loop()
+    assert isinstance(again, SelfPlayLearning)
+    again.play_and_learn(32)
+    steps_before = again.trainer.moments().steps
+    with threads.limit(should_stop=_StopAfter(searched + 2)):
+        report = again.play_and_learn(32)
+    assert report.steps == 2 and report.games == 32 and report.positions == second.positions
+    assert again.games == 64
+    assert again.trainer.moments().steps == steps_before + 2
+
+
+def test_a_stop_inside_a_large_networks_step_takes_no_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A large network learns a batch in pieces, looking at a stop between them; a stop there
+    leaves the weights and Adam's state as they were (no half step)."""
+    from qarena import threads
+    from qarena.learn import az_net
+
+    game = parse_spec("tictactoe")
+    assert game.grid is not None
+    net = az_net.PolicyValueNet.new(game.grid, 8, 1, 0)
+    # Pieces of about 10 boards: a batch of 64 is learned in 7.
+    monkeypatch.setattr(az_net, "PIECE_MACS", 30 * az_net.forward_macs(game.grid, 8, 1))
+    assert az_net.piece_size(game.grid, 8, 1, passes=3) == 10
+    trainer = az_net.Trainer(net, 1e-2, 1e-4)
+    rng = np.random.default_rng(0)
+    boards = rng.integers(0, 3, (64, 9)).astype(np.int8)
+    movers = rng.integers(0, 2, 64).astype(np.int8)
+    policy = np.full((64, 9), 1 / 9, np.float32)
+    value = rng.uniform(-1, 1, 64).astype(np.float32)
+    trainer.step(boards, movers, policy, value, rng)
+    trainer.done()
+    before, moments = net.weights.copy(), trainer.moments()
+    with threads.limit(should_stop=_StopAfter(3)), pytest.raises(threads.Stopped):
+        trainer.step(boards, movers, policy, value, rng)
+    trainer.done()
+    assert np.array_equal(net.weights, before)
+    after = trainer.moments()
+    assert after.steps == moments.steps == 1
+    assert np.array_equal(after.first, moments.first)
+    # Without a stop the pieces make one step whose losses are the batch's means.
+    v, p = trainer.step(boards, movers, policy, value, rng)
+    assert trainer.moments().steps == 2 and 0 < v < 4 and p > 0
+
+
+def test_a_stop_ends_its_worker_processes_mid_chunk() -> None:
+    """With worker processes, the wait for a chunk's games looks at the stop every 0.1 s and
+    the workers are ended: a run of 64 games at 4,000 simulations a move (minutes a chunk)
+    stopped after a second ends with nothing counted and its workers gone."""
+    net = qarena.train("tictactoe", "alphazero", 8, seed=1, **SMALL)
+    assert isinstance(net, AlphaZeroLearner)
+    net.config = type(net.config)(**{**net.config.to_dict(), "simulations": 4000})
+    deadline = time.monotonic() + 1.0
+    moves = net.train_chunk(64, 64, workers=2, should_stop=lambda: time.monotonic() > deadline)
+    assert moves == 0 and net.games == 8
+    assert net._pool is None

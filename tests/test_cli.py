@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -123,6 +124,30 @@ def test_memory_limit_refuses_before_allocating(
     # Every one of nim's 10 × 10 × 10 pile sizes is reachable; the estimate takes them all.
     assert "up to 1,000 positions need" in err and "kB" in err
     assert allocations == []
+
+
+def test_a_file_too_large_to_load_now_names_the_file_not_learning(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 54: ``qarena table`` of a connect4:5x5 table learned on this machine, run when
+    less memory was free, said the game "is too large to learn here" (and offered search
+    instead). It was learned here: what is too large is its tables, now."""
+    import re
+
+    path = tmp_path / "t.npz"
+    assert run(["train", "nim:1,2,3", "--episodes", "200", "--out", str(path)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("QARENA_MEMORY_LIMIT", "1000")
+    for command in ("table", "eval"):
+        code, out, err = _run(capsys, command, str(path))
+        assert code == 2 and out == ""
+        assert re.fullmatch(
+            rf"error: {re.escape(str(path))}: its tables for nim:1,2,3 \([\d,]+ positions\) "
+            r"need [\d.]+ kB, more than the 1\.0 kB this machine can spare now\n",
+            err,
+        ), err
+    code, _out, err = _run(capsys, "--lang", "de", "table", str(path))
+    assert code == 2 and "can spare" not in err and "1,0 kB" in err
 
 
 def test_a_search_that_outgrows_the_budget_stops(
@@ -340,8 +365,42 @@ def test_warm_up_compiles_what_a_first_game_uses(capsys: pytest.CaptureFixture[s
     assert captured.out == "" and "kernels are compiled" in captured.err
     # Each step says what it compiles, as n of total: make install's first minute is not silent.
     steps = [line for line in captured.err.splitlines() if line.startswith("Compiling")]
-    assert len(steps) == 9 and steps[0].startswith("Compiling qarena's kernels, 1 of 9: training")
-    assert steps[-1].startswith("Compiling qarena's kernels, 9 of 9: ")
+    assert len(steps) == 10 and steps[0].startswith("Compiling qarena's kernels, 1 of 10: training")
+    assert steps[-1] == "Compiling qarena's kernels, 10 of 10: MCTS searches"
+
+
+#: A fresh process's first MCTS moves, as the web's players make them: each compiled kernel
+#: of MCTS, and whether numba compiled it (a cache miss) or read it from disk.
+FIRST_MCTS_MOVES = """
+import json
+from qarena.agents.players import player
+from qarena.games import parse_spec
+from qarena.kernels import mcts
+for spec, who in (("tictactoe", "mcts:1000"), ("nim:3,5,7", "mcts:1000"),
+                  ("connect4", "mcts:1000"), ("connect4", "mcts:200:network")):
+    game = parse_spec(spec)
+    player(who, game, seed=1).act(game.start())
+kernels = (mcts.simulate, mcts.simulate_bits, mcts.simulate_bits_network)
+print(json.dumps({k.__name__: [sum(k.stats.cache_hits.values()),
+                               sum(k.stats.cache_misses.values())] for k in kernels}))
+"""
+
+
+@pytest.mark.slow
+def test_after_warm_up_a_fresh_process_plays_mcts_without_compiling(tmp_path: Path) -> None:
+    """The first MCTS reply of a server took 5 to 10 s (its kernels were not in warm-up), the
+    next 0.07 s: after warm-up's MCTS step, a fresh process's first moves of every kind of
+    MCTS the web plays read their kernels from numba's cache and compile none."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    warm = "from qarena.cli.warm import _warm_mcts; _warm_mcts()"
+    subprocess.run([sys.executable, "-c", warm], env=env, check=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_MCTS_MOVES], env=env, check=True, timeout=600,
+        capture_output=True, text=True,
+    )  # fmt: skip
+    stats = json.loads(done.stdout.strip().splitlines()[-1])
+    for kernel, (hits, misses) in stats.items():
+        assert hits >= 1 and misses == 0, (kernel, stats)
 
 
 def test_a_ctrl_c_python_cannot_raise_in_a_callback_is_raised_again_in_the_main_thread() -> None:

@@ -23,7 +23,8 @@ import typer.main
 from qarena.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: README and every page of the documentation site, the guide's (docs/guide/) included.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: A placeholder a synopsis names instead of a value: SPEC, FILE, N, W,D,L.
 PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_,]*")
 #: Marks of a synopsis rather than a command.

@@ -210,3 +210,35 @@ def test_verify_checks_the_complete_temp_file_before_the_rename(tmp_path: Path) 
     with atomic_open(target, verify=lambda tmp: seen.append(Path(tmp).read_bytes())) as f:
         f.write(b"newer")
     assert target.read_bytes() == b"newer" and seen[-1] == b"newer"
+
+
+def test_a_named_pipe_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 54: a named pipe given as --positions or --openings (or a judging set) waited
+    for a writer for ever; policy files already refused one. Now the command ends at once
+    with one line, exit 2, as for a policy file; a device is still read (its reader bounds
+    it) and a regular file as before."""
+    from qarena.cli import run
+    from qarena.fileio import open_to_read
+    from qarena.judging.sets import read_set
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for argv in (
+        ["eval", "random", "--game", "connect4", "--positions", str(fifo)],
+        ["compete", "random", "random", "--game", "connect4", "--openings", str(fifo)],
+        ["eval", str(fifo), "--game", "connect4"],
+    ):
+        started = time.monotonic()
+        assert run(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert time.monotonic() - started < 10
+        assert "\n" not in err and str(fifo) in err and "not a regular file" in err, err
+    with pytest.raises(QarenaError, match="it is a named pipe, not a regular file"):
+        read_set(fifo)
+    with open_to_read("/dev/null") as f:
+        assert f.read() == b""
+    (tmp_path / "a.txt").write_bytes(b"line\n")
+    with open_to_read(tmp_path / "a.txt") as f:
+        assert f.read() == b"line\n"
+    with pytest.raises(IsADirectoryError):
+        open_to_read(tmp_path)

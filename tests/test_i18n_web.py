@@ -101,7 +101,7 @@ def test_a_nim_game_in_german(client: TestClient) -> None:
     assert state["result"] == "human"
     assert re.search(r'<p id="result"[^>]*>[^<]* Sie gewinnen!</p>', panel.text)
     assert ">Nochmal spielen</a>" in panel.text
-    assert ">Seiten tauschen: die KI beginnt</a>" in panel.text
+    assert ">Seitenwechsel: KI beginnt</a>" in panel.text
     assert "Stand:" in panel.text and "Sie 1" in panel.text
     # With the solver's verdicts shown, the sentence and the table are German; classes are not.
     hint = client.post(f"/games/{new_game(client, 'nim:3,5,7')['id']}/toggle/hint", headers=DE)
@@ -142,6 +142,33 @@ def test_the_switcher_sets_a_cookie_that_beats_accept_language(client: TestClien
     # An unknown language is refused with a page, and no cookie.
     r = fresh.get("/language/xx", headers={**DE, **HTML}, follow_redirects=False)
     assert r.status_code == 422 and "set-cookie" not in r.headers
+
+
+def test_a_shared_links_lang_chooses_the_language_and_keeps_it(client: TestClient) -> None:
+    """``?lang=de`` in a link someone shared: the page is German whatever the browser asks for
+    or the cookie says, and the choice is kept as the switcher keeps it (issue 54: it was
+    ignored)."""
+    fresh = TestClient(client.app, cookies={COOKIE: "en"})
+    r = fresh.get("/compare?lang=de", headers=EN)
+    assert r.status_code == 200 and html_lang(r.text) == "de"
+    assert "Lernkurven vergleichen" in r.text
+    cookie = r.headers["set-cookie"].lower()
+    assert cookie.startswith(f"{COOKIE}=de;")
+    assert "path=/" in cookie and "samesite=lax" in cookie and "max-age=31536000" in cookie
+    assert "httponly" in cookie
+    # The pages after it, without the parameter, stay German.
+    assert html_lang(fresh.get("/train", headers=EN).text) == "de"
+    # The switcher on that page comes back without ?lang=, which would undo its choice.
+    page = fresh.get("/compare?metric=random&lang=de", headers=EN).text
+    assert 'href="/language/ru?next=/compare%3Fmetric%3Drandom"' in page
+    # Russian too, and the API's errors follow it.
+    r = TestClient(client.app).get("/api/policies/nothere?lang=ru", headers=DE)
+    assert r.status_code == 404 and re.search("[а-я]", r.json()["detail"]), r.text
+    # A language not spoken here is no choice: the browser's language stands, nothing kept.
+    r = TestClient(client.app).get("/?lang=xx", headers=DE)
+    assert html_lang(r.text) == "de" and "set-cookie" not in r.headers
+    r = TestClient(client.app).get("/?lang=", headers=EN)
+    assert html_lang(r.text) == "en" and "set-cookie" not in r.headers
 
 
 @pytest.mark.parametrize(
@@ -215,7 +242,7 @@ def test_a_runs_texts_are_in_the_language_of_whoever_asks(
         assert 'data-running="Trainiere {learner} auf {game}: {episodes} von {total}' in page
         c.delete(f"/api/train/{job['job']}")
         deadline = time.monotonic() + 10
-        while c.get(f"/api/train/{job['job']}").json()["state"] != "failed":
+        while c.get(f"/api/train/{job['job']}").json()["state"] != "cancelled":
             assert time.monotonic() < deadline
             time.sleep(0.05)
         german = c.get(f"/api/train/{job['job']}", headers=DE).json()
@@ -227,9 +254,9 @@ def test_a_runs_texts_are_in_the_language_of_whoever_asks(
             "it was stopped while waiting in line, before it learned anything"
         )
         events = c.get(f"/train/{job['job']}/events", headers=DE).text
-        assert "event: failed" in events and "Warteschlange gestoppt" in events
+        assert "event: cancelled" in events and "Warteschlange gestoppt" in events
         page = c.get(f"/train/{job['job']}", headers=DE).text
-        assert "Training fehlgeschlagen: der Lauf wurde in der Warteschlange gestoppt" in page
+        assert "Training angehalten: der Lauf wurde in der Warteschlange gestoppt" in page
 
 
 def test_the_api_document_speaks_the_readers_language(tmp_path: Path) -> None:

@@ -175,3 +175,49 @@ def test_ctrl_c_stops_a_search_of_classic_connect_four(argv: list[str], tmp_path
     else:
         assert stderr.strip().splitlines()[-1] == "stopped."
         assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("sig", "code", "options"),
+    [
+        # Issue 54: a chunk of 32 games at 10,000 simulations a move takes minutes; the stop
+        # was looked at only between chunks (still running 60 s after Ctrl-C, nothing saved).
+        (signal.SIGINT, 130, ["--simulations", "10000", "--workers", "2"]),
+        # SIGTERM killed the run (exit -15, nothing written, leaked semaphores): it saves now.
+        (signal.SIGTERM, 143, ["--simulations", "100", "--workers", "2"]),
+        # A learning step of this network is seconds: it learns in pieces and looks between.
+        (signal.SIGINT, 130, ["--channels", "256", "--blocks", "20", "--simulations", "2"]),
+    ],
+    ids=["ctrl-c-in-the-workers-games", "sigterm-with-workers", "ctrl-c-large-network"],
+)
+def test_a_stop_ends_an_alphazero_run_at_once_and_saves(
+    sig: signal.Signals, code: int, options: list[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "az.npz"
+    argv = [*QARENA, "train", "connect4", "--learner", "alphazero", "--episodes", "1000"]
+    proc = subprocess.Popen(
+        [*argv, *options, "-o", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=default_sigint,  # noqa: PLW1509 - only resets a signal, takes no lock
+    )
+    try:
+        time.sleep(15.0)  # past PyTorch's import and the workers' start, into the games
+        proc.send_signal(sig)
+        t0 = time.monotonic()
+        _, stderr = proc.communicate(timeout=60)
+        seconds = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert seconds < WITHIN, f"took {seconds:.2f} s to stop and save; stderr: {stderr}"
+    assert proc.returncode == code, stderr
+    assert "interrupted after" in stderr, stderr
+    assert "Traceback" not in stderr and "leaked" not in stderr and "terminate" not in stderr
+    back = load_learner(out)
+    assert 0 <= back.episodes < 1000
+    assert os.listdir(tmp_path) == ["az.npz"]

@@ -233,13 +233,14 @@ def test_openspiel_s_mcts_plays_through_the_bridge_and_is_judged() -> None:
             assert returns[perfect_seat] >= 0  # perfect play never loses tic-tac-toe
 
 
-def test_readme_s_openspiel_example_runs_as_shown() -> None:
+def test_the_guide_s_openspiel_example_runs_as_shown() -> None:
     import re
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parents[1] / "docs" / "guide" / "environments.md"
+    text = page.read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "openspiel_game" in b)
     scope: dict[str, object] = {}
-    exec(compile(block, "README.md", "exec"), scope)
+    exec(compile(block, str(page), "exec"), scope)
     assert scope["value"] == -1.0
     assert scope["share"] == 1.0

@@ -38,7 +38,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     [
         ("tictactoe", ENUMERATED),  # 756 estimated classes, 83 kB
         ("tictactoe:4x4:4", ENUMERATED),  # 1,270,723 estimated classes, 220 MB
-        ("connect4:5x5", ENUMERATED),  # 6.4 GB: trained in the README
+        ("connect4:5x5", ENUMERATED),  # 6.4 GB: trained in the training guide
         ("connect4:4x6", ENUMERATED),  # 6.6 GB: the largest board under the reference
         ("connect4:7x4", SEARCHED),  # 22 GB: the smallest over it
         ("tictactoe:4x5:4", SEARCHED),  # 39 GB

@@ -138,6 +138,11 @@ def test_an_unknown_preset_is_one_line_listing_them(capsys: pytest.CaptureFixtur
     assert all(name in err for name in BY_NAME)
     with pytest.raises(QarenaError, match="unknown preset 'nope'"):
         qarena.train("nim", preset="nope")
+    # Issue 54: a preset of 100,000 characters came back whole; at most 80 of them now.
+    assert run(["train", "nim", "--preset", "p" * 100_000]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "p" * 79 + "…" in err and "p" * 81 not in err
+    assert len(err) < 400
 
 
 def test_a_preset_refuses_another_game_and_takes_other_boards(
@@ -254,11 +259,11 @@ def test_the_web_trains_by_a_preset_and_shows_it(tmp_path: Path) -> None:
         assert "course-notebook (overridden: episodes, alpha)" in shown
 
 
-def test_readme_lists_every_preset_as_declared() -> None:
+def test_the_training_guide_lists_every_preset_as_declared() -> None:
     from qarena.learn.presets import markdown_table
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parents[1] / "docs" / "guide" / "training.md"
     table = markdown_table()
-    assert table in readme, "run: python tools/settings_table.py"
+    assert table in page.read_text(encoding="utf-8"), "run: python tools/settings_table.py"
     # The table says each preset's own options: the term paper's, as train takes them.
     assert "--alpha 0.1 --gamma 0.8 --epsilon 0.1" in table and "--rewards 100,0,-100" in table

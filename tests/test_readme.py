@@ -1,8 +1,9 @@
-"""Every deterministic example in README.md, and in the command-line guide (docs/cli.md), prints
-what the page shows.
+"""Every deterministic example in README.md and in the documentation site's pages (docs/, the
+guide in docs/guide/ included) prints what the page shows.
 
-The ```console blocks are run in order in one folder, as a reader would type them (later
-examples use files earlier ones wrote). A ``play`` transcript is replayed with what it shows typed
+Each page's ```console blocks are run in order in one folder of the page's own, as a reader
+would type them (later examples on a page use files its earlier ones wrote; no page uses
+another's). A ``play`` transcript is replayed with what it shows typed
 after each prompt as input; ``serve`` is left out; blocks that elide output with "…" only need
 their commands to run; times, rates and the machine's free
 memory are masked before comparing, since they differ from run to run.
@@ -19,11 +20,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
-#: Each page with console examples, and how many of its examples at least are compared.
-PAGES = {README: 15, ROOT / "docs" / "cli.md": 6}
-
-pytestmark = pytest.mark.slow
+DOCS = ROOT / "docs"
+GUIDE = DOCS / "guide"
+#: Each page with console examples, and how many of its examples at least are compared (the
+#: rest only need their commands to run: elided outputs, files written).
+PAGES = {
+    ROOT / "README.md": 5,
+    DOCS / "index.md": 2,
+    DOCS / "cli.md": 6,
+    GUIDE / "solving.md": 7,
+    GUIDE / "training.md": 3,
+    GUIDE / "judging.md": 5,
+    GUIDE / "inspecting.md": 4,
+    GUIDE / "playing.md": 1,
+    GUIDE / "connect4.md": 5,
+    GUIDE / "alphazero.md": 1,
+    GUIDE / "experiments.md": 1,
+}
 
 #: What varies between runs and machines, and what it is shown as when comparing.
 MASKS = [
@@ -82,7 +95,16 @@ def _mask(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
 
 
-@pytest.mark.parametrize("page", list(PAGES), ids=lambda page: page.name)
+def test_every_page_with_examples_is_run() -> None:
+    """A page that shows console examples is in PAGES, so none goes untested; and each page in
+    PAGES shows some."""
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    with_examples = {page for page in pages if _blocks(page)}
+    assert with_examples == set(PAGES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", list(PAGES), ids=lambda page: page.relative_to(ROOT).as_posix())
 def test_examples_print_what_the_page_shows(page: Path, tmp_path: Path) -> None:
     qarena = f"{sys.executable} -m qarena"
     env = {k: v for k, v in os.environ.items() if k != "QARENA_MEMORY_LIMIT"}

@@ -249,3 +249,20 @@ def test_dev_zero_as_positions_is_refused_at_once() -> None:
     code, peak, err, seconds = _eval_positions("/dev/zero")
     assert code == 2 and "/dev/zero has a line longer than any position" in err
     assert seconds < 30 and peak < 1_000_000  # KB: a generous bound, far from "all of it"
+
+
+def test_a_sample_s_repr_is_short_however_many_verdicts() -> None:
+    """Issue 54: ``repr()`` of a sampled judging's sample printed every verdict (tens of
+    kilobytes); now its counts, share and interval, as eval reports them."""
+    from qarena.judging.sampled import Sample, Verdict
+
+    game = _game("connect4")
+    start = game.start()
+    verdicts = tuple(Verdict(start, 3, 1, i % 4 != 0) for i in range(5000))
+    sample = Sample(verdicts, "sampled")
+    text = repr(sample)
+    assert len(text) < 500, len(text)
+    low, high = wilson(3750, 5000)
+    assert text == (
+        f"Sample(sampled: 3,750 of 5,000 kept, share 0.7500, 95% interval [{low:.4f}, {high:.4f}])"
+    )

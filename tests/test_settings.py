@@ -1,6 +1,7 @@
 """The training settings have one declaration (qarena.learn.settings): the command line's
 options, the JSON API's model, the Train page's form, the Python API's keyword arguments and
-README's table are derived from it, and its bounds are the ones LearnConfig checks."""
+the training guide's table (docs/guide/training.md) are derived from it, and its bounds are the
+ones LearnConfig checks."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def test_the_python_api_takes_every_setting() -> None:
         assert swept[name].default is None
 
 
-def test_readme_s_table_is_the_declaration() -> None:
+def test_the_training_guide_s_table_is_the_declaration() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "settings_table.py"), "--check"], check=False
     )

@@ -445,6 +445,33 @@ def test_bad_reports_are_one_line_and_run_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
+def test_the_report_s_progress_goes_to_stderr_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54: ``qarena report --quick > out.txt`` said nothing for 104 s: its progress was
+    a spinner only, which shows nothing where stderr is not a terminal. Now, there, each step
+    is a line on stderr, and stdout (the redirected file) gets the page's line alone. One
+    tiny sweep stands in for the report's questions."""
+    from qarena.cli import experimenting
+    from qarena.experiments.report import Lab
+
+    def one_sweep(lab: Lab) -> list[object]:
+        lab.sweep("tiny", "nim:1,2", Grid(("q",), {}, episodes=(200,), seeds=(0, 1)))
+        return []
+
+    monkeypatch.setattr(experimenting, "build_report", one_sweep)
+    monkeypatch.setattr(experimenting, "render_html", lambda *_args: b"<html></html>")
+    page = tmp_path / "r.html"
+    code, out, err = _run(capsys, "report", "--out", str(page), "--workers", "1")
+    assert code == 0, err
+    assert out.startswith(f"wrote {page}") and len(out.strip().splitlines()) == 1
+    lines = err.strip().splitlines()
+    assert lines, "no progress on stderr"
+    assert lines[0] == "report: starting…"
+    assert "report: tiny: 2 of 2 runs to train" in lines
+    assert lines[-2:] == ["report: tiny: 1 of 2 runs trained", "report: tiny: 2 of 2 runs trained"]
+
+
 def test_a_network_run_is_qarena_train_and_its_row_is_qarena_eval(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

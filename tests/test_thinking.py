@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -15,7 +16,8 @@ from qarena.agents.players import player
 from qarena.agents.thinking import THINKERS, Budget, is_thinking, parse
 from qarena.cli import run
 from qarena.errors import QarenaError
-from qarena.games import parse_spec
+from qarena.games import Game, Move, Position, parse_spec
+from qarena.games.picking import Picks
 from qarena.judging.player import judge_player
 from tests.conftest import RunScript
 
@@ -163,6 +165,52 @@ def test_compete_and_the_api(capsys: pytest.CaptureFixture[str]) -> None:
 
     name, _choose = opponent_chooser(parse_spec("tictactoe"), "mcts:30")
     assert name == "mcts:30"
+
+
+@dataclass
+class _CountingThinker(Picks):
+    """A player that says it thinks, and records each position it is asked about."""
+
+    game: Game
+    asked: list[Position] = field(default_factory=list)
+    name: str = "counting"
+    thinks = True
+
+    def act(self, position: Position) -> Move:
+        self.asked.append(position)
+        moves = self.game.legal_moves(position)
+        return moves[len(self.asked) % len(moves)]
+
+    def choices(self, position: Position) -> list[Move]:
+        return [self.act(position)]
+
+
+def test_compete_with_a_player_that_thinks_asks_only_where_its_games_go() -> None:
+    """Issue 54: compete asked a player that thinks its move in every live position of the
+    game up front, for the compiled kernel (``mcts:1`` on connect4:4x4: 67,163 searches and
+    44-145 s for 2 games). Now its games are played move by move: it is asked once per move
+    it makes, and a game it opens starts with it asked at the empty board."""
+    game = parse_spec("connect4:4x4")
+    a, b = _CountingThinker(game, name="a"), _CountingThinker(game, name="b")
+    played = qarena.compete(a, b, game, games=3)
+    assert (played.a_first.games, played.b_first.games, played.total.games) == (3, 3, 6)
+    asked = a.asked + b.asked  # the seeded copies the match played share these lists
+    # Each of the 6 games starts at the empty board, asked once there; before, each player was
+    # asked about every live position of the game once, the start among them.
+    assert sum(p == game.start() for p in asked) == 6
+    assert sum(p == game.start() for p in a.asked) == 3
+    # 6 games of 7 to 16 plies: each ply one position asked, no more.
+    assert 6 * 7 <= len(asked) <= 6 * 16
+    # The search's own counter: one simulation a search, so its count is its moves.
+    start = time.perf_counter()
+    match = qarena.compete("mcts:1", "random", "connect4:4x4", games=3)
+    assert time.perf_counter() - start < 30
+    search = match.players[0]
+    assert isinstance(search, MCTSPlayer)
+    assert 3 * 4 <= search.simulations <= 3 * 16
+    assert match.total.win + match.total.draw + match.total.loss == 6
+    # Unless told, 10 games each way, as on a board solved by search.
+    assert qarena.compete("mcts:1", "random", "connect4:4x4").a_first.games == 10
 
 
 def test_the_pure_python_search_converges_too() -> None:
@@ -353,3 +401,44 @@ def test_the_network_scores_leaves_in_the_kernel_as_its_own_values() -> None:
 def test_another_evaluator_is_asked_in_python() -> None:
     p = player("mcts:20:random", parse_spec("connect4"), seed=0)
     assert isinstance(p, MCTSPlayer) and isinstance(p._tree, mcts._PythonTree)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mcts:" + "9" * 100_000,
+        "alphabeta:" + "9" * 100_000,
+        "mcts:1" + "s" * 100_000,
+        "mcts:" + "x" * 100_000,
+        "mcts:10:" + "a" * 100_000,
+        "mcts:10:" + "a" * 100_000 + ".npz",
+        "x" * 100_000,
+    ],
+    ids=["count", "depth", "seconds", "budget", "evaluator", "evaluator-file", "player"],
+)
+def test_a_long_spec_is_repeated_at_most_80_characters(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54: a player spec of 100,000 characters came back whole in its refusal (README
+    promises at most 80 characters of what a person gave)."""
+    assert run(["eval", spec, "--game", "tictactoe"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert len(err) < 400, err[:500]
+
+
+@pytest.mark.parametrize("spec", ["mcts:10:", "mcts:2s:", "alphabeta:3:"])
+def test_a_colon_with_no_file_after_it_is_refused(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54: ``mcts:10:`` (its FILE left empty) was taken as ``mcts:10``."""
+    with pytest.raises(QarenaError, match="player scoring its leaves"):
+        parse(spec)
+    assert run(["eval", spec, "--game", "tictactoe"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"'{spec}'" in err
+    if spec.startswith("mcts"):
+        assert "ends in a colon with no file after it" in err
+        assert parse(spec[:-1])[2] is None  # without the colon, its own default
+    # With a file after the colon, the same spec is taken.
+    assert parse(spec + "random")[2] == "random"

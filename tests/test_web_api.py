@@ -382,11 +382,23 @@ def test_training_runs_wait_in_line_and_can_be_stopped(tmp_path: Path) -> None:
         # The line is full: refused with one sentence.
         full = client.post("/api/train", json={"game": "nim", "episodes": 100})
         assert full.status_code == 503 and "waiting" in full.json()["detail"]
-        # Stopping a waiting run takes it out of line; the one behind it moves up.
+        # Stopping a waiting run takes it out of line, cancelled (issue 54: it said "failed"
+        # though nothing went wrong); the one behind it moves up.
         stopped = client.delete(f"/api/train/{second.json()['job']}").json()
-        assert stopped["state"] == "failed" and stopped["stopped"] and stopped["policy"] is None
+        assert stopped["state"] == "cancelled" and stopped["stopped"] and stopped["policy"] is None
+        assert "stopped while waiting in line" in stopped["error"]
+        page = client.get(f"/train/{second.json()['job']}").text
+        assert "Training stopped: it was stopped while waiting in line" in page
+        assert "Training failed: it was" not in page
+        assert "event: cancelled" in client.get(f"/train/{second.json()['job']}/events").text
         assert client.get(f"/api/train/{third['job']}").json()["queue_position"] == 1
 
+        # Stopped once it has learned something (on a busy machine its first chunk may not be
+        # done yet; stopped before it, it would be cancelled, nothing kept).
+        t0 = time.monotonic()
+        while client.get(f"/api/train/{job}").json()["episodes"] == 0:
+            assert time.monotonic() - t0 < 60
+            time.sleep(0.05)
         assert client.delete(f"/api/train/{job}").status_code == 202
         snap = wait_job(client, job)
         assert snap["state"] == "done" and snap["stopped"]
@@ -487,7 +499,7 @@ def test_home_page_and_playing_through_the_form(client: TestClient) -> None:
         assert f'name="{name}"' in r.text, name
     for value in ("nim", "subtraction", "tictactoe", "connect4", "misere", "normal", "human", "ai"):
         assert f'value="{value}"' in r.text, value
-    # A board's sides are bounded as the games bound them (README: 12), in every field.
+    # A board's sides are bounded as the games bound them (the guide: 12), in every field.
     for name in ("rows", "cols", "c4_rows", "c4_cols"):
         field = re.search(rf'<input name="{name}"[^>]*>', r.text)
         assert field is not None and f'max="{MAX_SIDE}"' in field.group(0), name
@@ -1059,16 +1071,17 @@ def test_compare_draws_the_curves_of_the_chosen_policies(client: TestClient) -> 
     assert r.status_code == 422 and "at most 8" in r.text
 
 
-def test_readme_and_the_guide_state_the_web_apps_budget() -> None:
-    """README and the web app's guide give the budget the code holds games to (the page's
-    refusals name it from the same constants)."""
+def test_the_guide_states_the_web_apps_budget() -> None:
+    """The web app's guide gives the budget the code holds games to (the page's refusals name
+    it from the same constants), where it says what the browser trains and where it lists the
+    API's errors."""
     from qarena.web.service import MAX_COST, MAX_POSITIONS
 
     root = Path(__file__).resolve().parents[1]
-    for page in (root / "README.md", root / "docs" / "web.md"):
-        text = " ".join(page.read_text(encoding="utf-8").split())
-        assert f"at most {MAX_POSITIONS:,} positions" in text, page.name
-        assert f"{MAX_COST:,} positions × moves" in text, page.name
+    text = " ".join((root / "docs" / "web.md").read_text(encoding="utf-8").split())
+    assert f"at most {MAX_POSITIONS:,} positions" in text
+    assert f"{MAX_COST:,} positions × moves" in text
+    assert f"budget of {MAX_POSITIONS:,} positions and {MAX_COST:,} positions × moves" in text
 
 
 @pytest.mark.parametrize(

@@ -1028,12 +1028,83 @@ def test_compare_shows_the_chosen_policies_curves(page: Any, live_server: str) -
     expect(chart.locator(f"[data-series='{a}']")).to_have_count(1)
     expect(page.locator("#legend li")).to_have_count(2)
     expect(page.locator("#legend")).to_contain_text("Afterstate TD(0)")
-    # The chart takes the width there is, on a phone too.
-    page.set_viewport_size({"width": 390, "height": 844})
-    box = chart.bounding_box()
-    assert box is not None and 250 < box["width"] <= 390
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # On a phone the chart keeps its text readable (scaled to the screen it was 6 px) and
+    # scrolls sideways in its box, as the table does, each with a shadow at the edge it goes on
+    # past; the page itself is no wider than the phone.
+    page.set_viewport_size(PHONE)
+    assert smallest_text_px(page, "#compare-chart") >= 10
+    for box in (".chart-box", ".table-box"):
+        assert scrolls_with_a_shadow(page, box), box
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     expect(page.locator("header nav a", has_text="Compare")).to_be_visible()
+
+
+def smallest_text_px(page: Any, svg: str) -> float:
+    """The smallest text of a drawing as it shows on the screen, in CSS pixels: its font size
+    scaled by the drawing's scale there."""
+    sizes: list[float] = page.evaluate(
+        """svg => [...document.querySelectorAll(svg + ' text')].map(t =>
+            parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a)""",
+        svg,
+    )
+    assert sizes, f"no text in {svg}"
+    return min(sizes)
+
+
+def scrolls_with_a_shadow(page: Any, box: str) -> bool:
+    """Whether ``box`` holds more than it shows, scrolls sideways, and draws a shadow at its
+    edges (its background's radial gradients) to show it."""
+    wider, scrolls, shadow = page.evaluate(
+        """box => { const b = document.querySelector(box), s = getComputedStyle(b);
+            return [b.scrollWidth > b.clientWidth, s.overflowX === 'auto',
+                    s.backgroundImage.includes('radial-gradient')]; }""",
+        box,
+    )
+    return bool(wider and scrolls and shadow)
+
+
+def test_a_training_page_reads_on_a_phone(page: Any, live_server: str) -> None:
+    """At 390 px a run's learning curve kept its drawing's size for text, 6 px on the screen,
+    and the refusal of a game too big to train ran out of its box with the policy folder's
+    path: the curve's text is readable, scrolling in its box, and the refusal wraps."""
+    job = _api(live_server, "POST", "/api/train", {"game": "nim:2,2", "episodes": 2000})["job"]
+    page.set_viewport_size(PHONE)
+    page.goto(f"/train/{job}")
+    expect(page.locator("#job")).to_have_attribute("data-state", "done", timeout=60_000)
+    assert smallest_text_px(page, "#curve-box svg") >= 10
+    assert scrolls_with_a_shadow(page, "#curve-box")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.goto("/train")
+    page.locator("#train-form input[name='game']").fill("tictactoe:4x4:4")
+    page.locator("#train").click()
+    error = page.locator("#error")
+    expect(error).to_contain_text("too big to train in the web app")
+    expect(error).to_contain_text(re.compile(r"--out \S+/policies/[0-9a-f]{12}\.npz "))
+    assert error.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_switch_sides_keeps_to_one_line_beside_a_small_board(
+    page: Any, live_server: str, language: str
+) -> None:
+    """At 1280 px the board column of a small board is narrow: "Switch sides: the AI starts"
+    wrapped onto two lines there. It keeps to one, in every language, and fits the column."""
+    game = call_api(live_server, "POST", "/api/games", {"game": "nim:1,2"})
+    call_api(live_server, "POST", f"/api/games/{game['id']}/moves", {"move": "2:2"})
+    page.context.add_cookies([{"name": "qarena_lang", "value": language, "url": live_server}])
+    for size in (DESKTOP, PHONE):
+        page.set_viewport_size(size)
+        page.goto(f"/games/{game['id']}")
+        button = page.locator("#switch-sides")
+        expect(button).to_be_visible()
+        lines, inside = button.evaluate(
+            """a => { const r = document.createRange(); r.selectNodeContents(a);
+                const column = a.closest('.board-side').getBoundingClientRect();
+                const box = a.getBoundingClientRect();
+                return [r.getClientRects().length, box.right <= column.right + 0.5]; }"""
+        )
+        assert lines == 1 and inside, (size, language, lines, inside)
 
 
 def test_deutsch_in_the_header_turns_the_site_german(page: Any) -> None:

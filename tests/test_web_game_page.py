@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -296,3 +297,76 @@ def test_a_move_on_its_way_shows_the_ai_thinking(client: TestClient) -> None:
         client.post(f"/games/{gid}/move", data={"move": move}, headers=HX)
     page = client.get(f"/games/{gid}").text
     assert 'id="result"' in page and 'id="thinking"' not in page
+
+
+# --- against a player that searches (issue 54) ---------------------------------------------
+
+
+@pytest.fixture
+def own(tmp_path: Path) -> Iterator[TestClient]:
+    """A client of an app of its own: searches run on the app's pool, which a test that
+    enters the module's app again (``with TestClient(own.app)``) shuts down when it leaves."""
+    with TestClient(create_app(tmp_path)) as c:
+        yield c
+
+
+def legend_of(html: str) -> str:
+    found = re.search(r'<p id="value-legend"[^>]*>([^<]*)</p>', html)
+    assert found is not None, "no legend"
+    return unescape(found.group(1))
+
+
+def test_against_a_player_that_searches_your_options_say_why_they_have_no_values(
+    own: TestClient,
+) -> None:
+    """Against MCTS the person's options were a column of moves and nothing beside them said
+    why: a line there says it searches on its own turns only and how to see the solver's
+    verdicts; with the hint, each option has the solver's verdict, as against any agent. Its
+    values' legend reads as a sentence."""
+    from qarena.exact import solve
+    from qarena.games import DRAW, LOSS, WIN
+
+    gid = new_game(own, "tictactoe", opponent="mcts:200", seed=0)["id"]
+    page = own.post(f"/games/{gid}/move", data={"move": "a1"}, headers=HX).text
+    note = re.search(r'<p id="options-note"[^>]*>([^<]*)</p>', page)
+    assert note is not None, "no line saying why the options have no values"
+    assert "no values for your moves" in note.group(1) and "“Hint (solver)”" in note.group(1)
+    table = table_rows(page, "values")
+    assert table is not None and all(len(cells) == 1 for _, cells in table.rows[1:])
+    legend = legend_of(page)
+    assert legend.startswith("Its values: each move's mean result") and legend.endswith(".")
+    # The hint: the solver's verdict on each of the person's moves, and no need for the line.
+    page = own.post(f"/games/{gid}/toggle/hint", headers=HX).text
+    assert 'id="options-note"' not in page
+    state = own.get(f"/api/games/{gid}").json()
+    game = parse_spec("tictactoe")
+    position = game.parse_position(state["position"])
+    names = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+    expected = {game.format_move(m): names[v] for m, v in solve(game).move_values(position).items()}
+    shown = dict(re.findall(r'<tr data-move="(\w+)"[^>]*>\s*<td>\w+</td>\s*'
+                            r'<td class="verdict verdict-(\w+)">', page))  # fmt: skip
+    assert shown == expected
+    # Values hidden: nothing to explain.
+    page = own.post(f"/games/{gid}/toggle/values", headers=HX).text
+    assert 'id="options-note"' not in page
+
+
+def test_alpha_beta_over_the_network_is_worded_in_each_language(own: TestClient) -> None:
+    """Its legend reads as a sentence, and the shipped network is named in the reader's words,
+    not as the raw name ``network`` inside a German or Russian sentence ("über network")."""
+    gid = new_game(own, "connect4", first="ai", opponent="alphabeta:2:network", seed=0)["id"]
+    page = own.get(f"/games/{gid}").text
+    assert legend_of(page).startswith("Searched values: from -1 to 1")
+    note = re.search(r'<p id="opponent-note"[^>]*>([^<]*)</p>', page)
+    assert note is not None
+    assert "alpha-beta to depth 2 over the network shipped with qarena" in note.group(1)
+    other = TestClient(own.app)  # ?lang= keeps its language in a cookie: not this client's
+    for lang, words, raw in (
+        ("de", "über dem mit qarena ausgelieferten Netz", "über network"),
+        ("ru", "поверх сети из комплекта qarena", "поверх network"),
+    ):
+        page = other.get(f"/games/{gid}?lang={lang}").text
+        note = re.search(r'<p id="opponent-note"[^>]*>([^<]*)</p>', page)
+        assert note is not None and words in note.group(1) and raw not in note.group(1)
+        legend = legend_of(page)
+        assert legend[0].isupper() and legend.endswith("."), legend

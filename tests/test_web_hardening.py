@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import re
 import secrets
 import shutil
 import sqlite3
@@ -195,16 +196,19 @@ def test_the_budget_is_a_setting(tmp_path: Path) -> None:
 def test_a_game_too_big_to_train_here_plays_from_a_policy_put_in_the_folder(
     tmp_path: Path,
 ) -> None:
-    """Trained on the command line into the server's policy folder, as the refusal says: the
-    game then plays from the stored policy, no restart needed."""
+    """Trained on the command line into the server's policy folder with the command the
+    refusal gives, run as it is (before, it asked the reader to make up a NAME of 12 hex
+    digits): the game then plays from the stored policy, no restart needed."""
     with TestClient(create_app(tmp_path, max_cost=100)) as client:
         r = client.post("/api/games", json={"game": "nim:3,5,7"})
         detail = r.json()["detail"]
         assert r.status_code == 422 and "192 positions × 15 moves" in detail
         folder = tmp_path / "policies"
-        assert f"qarena train nim:3,5,7 --out {folder / 'NAME.npz'}" in detail
-        name = folder / f"{secrets.token_hex(6)}.npz"
-        assert run(["train", "nim:3,5,7", "--out", str(name)]) == 0
+        command = re.search(r"qarena (train nim:3,5,7 --out (\S+)) ", detail)
+        assert command is not None, detail
+        name = Path(command.group(2))
+        assert name.parent == folder and re.fullmatch(r"[0-9a-f]{12}\.npz", name.name), name
+        assert run(command.group(1).split()) == 0
         game = client.post("/api/games", json={"game": "nim:3,5,7", "first": "ai"}).json()
         assert game["policy"] == name.stem and game["game"] == "nim:3,5,7"
         assert len(game["history"]) == 1  # the stored agent opened

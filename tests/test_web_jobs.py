@@ -190,6 +190,38 @@ def test_a_board_too_big_to_judge_trains_without_a_curve_and_stops(server: str) 
     assert snap["state"] == "done" and snap["stopped"] and 0 < snap["episodes"] < 1_000_000
 
 
+def test_stopping_alphazero_runs_mid_chunk_ends_them_and_frees_their_slots(server: str) -> None:
+    """Issue 54: two AlphaZero runs at 2,000 simulations a move held both slots after DELETE
+    (a chunk of 32 games takes minutes and the stop was looked at between chunks), so a new
+    Nim game timed out. Each simulation step now looks at the stop."""
+    pytest.importorskip("torch")
+    jobs = []
+    for _ in range(2):
+        status, job = ask(
+            server,
+            "POST",
+            "/api/train",
+            {"game": "connect4", "learner": "alphazero", "episodes": 1_000_000,
+             "simulations": 2000},
+        )  # fmt: skip
+        assert status == 202, job
+        jobs.append(job["job"])
+    time.sleep(8)  # PyTorch imported, the games under way
+    for job in jobs:
+        assert ask(server, "GET", f"/api/train/{job}")[1]["state"] == "running"
+    t0 = time.monotonic()
+    for job in jobs:
+        status, _ = ask(server, "DELETE", f"/api/train/{job}")
+        assert status == 202
+    for job in jobs:
+        snap = until(server, job, ended, 10)
+        # Stopped in its first chunk: nothing learned, nothing kept; a stop, not a failure.
+        assert snap["state"] == "cancelled" and snap["episodes"] == 0, snap
+    assert time.monotonic() - t0 < 10
+    status, game = ask(server, "POST", "/api/games", {"game": "nim:3,5,7"})
+    assert status == 200, game
+
+
 #: A budget that holds one network of 10 tuples of 10 cells (84 MB of tables) but not two.
 BUDGET = {"QARENA_MEMORY_LIMIT": str(150 * 1024**2)}
 

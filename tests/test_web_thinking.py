@@ -178,7 +178,8 @@ def test_classic_connect_four_against_alpha_beta_over_the_network(server: Server
     status, _h, page = server.call("GET", headers["location"])
     assert status == 200
     note = re.search(r'<p id="opponent-note"[^>]*>([^<]*)</p>', page)
-    assert note is not None and "alpha-beta to depth 4 over network" in note.group(1)
+    assert note is not None
+    assert "alpha-beta to depth 4 over the network shipped with qarena" in note.group(1)
     assert re.findall(r'<li class="(you|ai)">', page) == ["ai"]
 
 

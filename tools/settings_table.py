@@ -1,8 +1,8 @@
-"""Write README's tables of the training settings and of the presets from their one
-declarations (learn/settings.py, learn/presets.py).
+"""Write the training guide's tables (docs/guide/training.md) of the training settings and of
+the presets from their one declarations (learn/settings.py, learn/presets.py).
 
-python tools/settings_table.py          # rewrite the table in README.md
-python tools/settings_table.py --check  # exit 1 if README's table is not what it would write
+python tools/settings_table.py          # rewrite the tables in docs/guide/training.md
+python tools/settings_table.py --check  # exit 1 if the tables are not what it would write
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from qarena.learn.presets import markdown_table as presets_table
 from qarena.learn.settings import markdown_table
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "training.md"
 BEGIN = "<!-- settings table: written by tools/settings_table.py -->\n"
 END = "<!-- end of settings table -->\n"
 
@@ -34,11 +34,11 @@ def rewritten(text: str) -> str:
 
 
 def main() -> int:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     new = rewritten(text)
     if "--check" in sys.argv[1:]:
         return 0 if new == text else 1
-    README.write_text(new, encoding="utf-8")
+    PAGE.write_text(new, encoding="utf-8")
     return 0
 
 

@@ -39,9 +39,12 @@ from qarena.experiments.grid import NETWORK_AXES, with_preset
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.games.base import VALUE_WORDS
 from qarena.i18n import _, option, python_caller
+from qarena.judging.best_reply import BestReply
+from qarena.judging.best_reply import best_reply as _best_reply
 from qarena.judging.evaluation import Evaluation
 from qarena.judging.player import judge_player
 from qarena.judging.sampled import (
+    DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
     given_positions,
     play_games,
@@ -406,6 +409,19 @@ def judge(
     )
 
 
+@_python
+def best_reply(who: PlayerLike, spec: GameLike | None = None, *, seed: int = 0) -> BestReply:
+    """Can ``who`` be beaten from the start, by anyone, and how? In each seat: the start's
+    value for it, what the strongest opponent who knows its moves can force against it, and
+    the line that forces it (``BestReply.seats["first"].line_text``), with the share of its
+    decision positions an opponent can reach where it keeps the value. Exact, over the game's
+    tables, on every board whose tables fit here (a player that may play several moves at a
+    position is judged over every one of them). Any player, as :func:`judge` takes it."""
+    check_seed(seed, "seed")
+    g = None if spec is None else game(spec)
+    return _best_reply(_player(who, g, seed))
+
+
 @dataclass(frozen=True)
 class OpeningResult:
     """The games played from one opening, each way round: ``opening`` as it was given (its
@@ -536,7 +552,9 @@ def compete(
     Players that share values across symmetries meet the others among all positions. Games
     too big to enumerate (classic Connect Four) are played move by move, 10 each way unless
     told (perfect play searches each of its moves); others 1,000, through the compiled kernels,
-    or move by move where they do not fit here (``Competition.oracle`` says why).
+    or move by move where they do not fit here (``Competition.oracle`` says why). A player
+    that thinks (``mcts:N``, ``alphabeta:D:FILE``) plays move by move on any game, searching
+    only the positions its games reach, 10 games each way unless told.
 
     With ``openings`` (positions as texts, such as Connect Four's move digits ``"1"``, or as
     the game's components), the games start there instead, move by move on any game: from
@@ -550,8 +568,15 @@ def compete(
     answers = Oracle.of(g)
     if openings is not None:
         return _from_openings(g, a, b, pa, pb, answers, openings, 1 if games is None else games)
-    if answers.searched:
+    # A player that thinks searches for each move it makes: the compiled kernel needs its
+    # move in every position of the game (tens of thousands of searches on a small board), so
+    # its games are played move by move, as on a board solved by search, asking it only where
+    # they go; and fewer of them unless told, as there.
+    thinks = any(p.thinks for p in both)
+    if answers.searched or thinks:
         count = answers.games if games is None else games
+        if games is None and thinks:
+            count = min(count, DEFAULT_SAMPLED_GAMES)
         check_count("games", count, MAX_GAMES)
         a_first = play_games(g, pa, pb, count)
         b_first = play_games(g, pb, pa, count).flipped()

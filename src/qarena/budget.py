@@ -335,6 +335,14 @@ _TOO_LARGE = {
 }
 
 
+#: Why a policy file's tables do not fit: it was learned somewhere (maybe here, with more
+#: memory free), so it is what they need now that is too much, not the game to learn.
+_FILE_TOO_LARGE = gettext_noop(
+    "{file}: its tables for {spec} ({count} positions) need {need}, more than the {budget} this "
+    "machine can spare now"
+)
+
+
 #: What works for a game too large to enumerate that the search solver plays.
 SEARCH_INSTEAD = gettext_noop(
     "search solves it one position at a time: use qarena solve, explain, play, watch, "
@@ -355,11 +363,23 @@ def check_memory(
     opponents: int = 0,
     positions: int | None = None,
     canonical: bool = True,
+    file: str | None = None,
 ) -> Footprint:
-    """Refuse, before anything is allocated, a command whose tables would not fit."""
+    """Refuse, before anything is allocated, a command whose tables would not fit; ``file``:
+    the policy file being read, whose tables they are (the refusal names it)."""
     budget = memory_budget()
     need = footprint(game, what, learner, opponents, positions, canonical)
     # Codes must also fit the kernels' 64-bit integers.
+    if file is not None and need.total > budget and game.num_positions < MAX_CODE:
+        raise TooLargeError(
+            _(_FILE_TOO_LARGE).format(
+                file=file,
+                spec=game.spec,
+                count=format_count(need.positions),
+                need=format_bytes(need.total),
+                budget=format_bytes(budget),
+            )
+        )
     if game.num_positions >= MAX_CODE or need.total > budget:
         purpose = what if what in ("solve", "tables") else "learn"
         # A count too long to read is already "about 10^N": no second "about".

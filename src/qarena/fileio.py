@@ -89,6 +89,32 @@ def is_dir(path: PathLike) -> bool:
         return False
 
 
+def open_to_read(path: PathLike) -> IO[bytes]:
+    """``path`` opened to read, in binary. A named pipe is refused in one line rather than
+    read: reading one waits for a writer, for ever if none comes (policy files refuse it as
+    not a regular file). A folder raises IsADirectoryError and a file that cannot be opened
+    OSError, as ``open`` does; a device such as /dev/zero is read, its reader bounding what
+    it takes."""
+    p = os.fspath(path)
+    # O_NONBLOCK: opening a named pipe to read would itself wait for its writer.
+    fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), p)
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            raise QarenaError(
+                _("cannot read {path}: it is {kind}, not a regular file").format(
+                    path=p, kind=_kind(mode)
+                )
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def check_target(path: PathLike, inputs: Iterable[PathLike] = ()) -> None:
     """Raise QarenaError unless qarena may write ``path``: call it before long work, so a bad
     ``--out`` is refused before anything is computed. ``inputs`` are the files the command

@@ -494,19 +494,28 @@ class AlphaBeta(Picks):
 
     def value_legend(self) -> str:
         return _(
-            "searched values: from -1 to 1 as its evaluator estimates the positions the search "
-            "reaches; above 1 a win the search proved (the nearer, the larger), below -1 a loss"
+            "Searched values: from -1 to 1 as its evaluator estimates the positions the search "
+            "reaches; above 1 a win the search proved (the nearer, the larger), below -1 a loss."
         )
 
     def describe(self) -> str | None:
+        from qarena.agents.strategies import SHIPPED_PLAYERS
+
+        # A shipped player (the network) is named in the reader's words: "network" is its
+        # name for commands, not a word of German or Russian; a file is named by its name.
+        shipped = self.evaluator.name in SHIPPED_PLAYERS
         if self.depth is not None:
-            search = _("alpha-beta to depth {depth} over {evaluator}").format(
-                depth=self.depth, evaluator=self.evaluator.name
-            )
+            search = (
+                _("alpha-beta to depth {depth} over the network shipped with qarena")
+                if shipped
+                else _("alpha-beta to depth {depth} over {evaluator}")
+            ).format(depth=self.depth, evaluator=self.evaluator.name)
         else:
-            search = _("alpha-beta for {seconds:g} s a move over {evaluator}").format(
-                seconds=self.seconds, evaluator=self.evaluator.name
-            )
+            search = (
+                _("alpha-beta for {seconds:g} s a move over the network shipped with qarena")
+                if shipped
+                else _("alpha-beta for {seconds:g} s a move over {evaluator}")
+            ).format(seconds=self.seconds, evaluator=self.evaluator.name)
         if not self._solves():
             return search
         return _(

@@ -508,11 +508,14 @@ class MCTSPlayer(Picks):
         return [self.act(position)]
 
     def describe(self) -> str | None:
-        how = (
-            _("random rollouts")
-            if self.evaluator is None
-            else _("leaves scored by {player}").format(player=self.evaluator.name)
-        )
+        from qarena.agents.strategies import SHIPPED_PLAYERS
+
+        if self.evaluator is None:
+            how = _("random rollouts")
+        elif self.evaluator.name in SHIPPED_PLAYERS:  # a name for commands, not a word
+            how = _("leaves scored by the network shipped with qarena")
+        else:
+            how = _("leaves scored by {player}").format(player=self.evaluator.name)
         if self.budget.count is not None:
             return _("MCTS, {count:,} simulations a move, {how}").format(
                 count=self.budget.count, how=how

@@ -33,7 +33,7 @@ from qarena.agents.strategies import (
     shipped,
 )
 from qarena.agents.thinking import forms as thinking_forms
-from qarena.errors import QarenaError, echo_value
+from qarena.errors import QarenaError, echo, echo_value
 from qarena.exact import Exact, Oracle
 from qarena.games.base import Game, Move, Position
 from qarena.games.picking import Picks, Shows
@@ -293,7 +293,7 @@ def _named(name: str, game: Game | None, seed: int | None, solution: Exact | Non
         names = (*names, *thinking_forms())
         raise QarenaError(
             _("unknown player {name!r}; expected one of {names}, or a policy file").format(
-                name=name, names=", ".join(names)
+                name=echo(name), names=", ".join(names)
             )
         )
     return _from_file(name, game, seed)

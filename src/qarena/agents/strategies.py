@@ -11,7 +11,7 @@ import numpy as np
 
 from qarena.agents.base import Player
 from qarena.agents.thinking import is_thinking, make_thinking
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, echo
 from qarena.exact import Exact, Outcome, oracle
 from qarena.exact.search import SearchSolution
 from qarena.exact.solver import Mover
@@ -370,6 +370,6 @@ def make_agent(
         return RuleAgent(game, name)
     raise QarenaError(
         _("unknown agent {name!r}; expected one of {names}").format(
-            name=name, names=", ".join(STRATEGIES)
+            name=echo(name), names=", ".join(STRATEGIES)
         )
     )

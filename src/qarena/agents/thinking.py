@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from qarena.agents.base import Player
 from qarena.budget import MAX_THINK_COUNT, MAX_THINK_SECONDS
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, echo
 from qarena.games.base import Game
 from qarena.i18n import _
 
@@ -108,12 +108,13 @@ def parse(name: str) -> tuple[str, Budget, str | None]:
     """A thinking player's spec as its kind, its budget and its evaluator's name (None when
     it has none); a malformed spec is refused in one line saying what is expected."""
     kind, _colon, rest = name.partition(":")
-    budget_text, _colon, file = rest.partition(":")
+    budget_text, colon, file = rest.partition(":")
     expected = _expected(kind)
+    shown = echo(name)  # a spec of 100,000 characters is repeated as 80
     if not budget_text:
         raise QarenaError(
             _("{name!r} needs a budget a move: expected {expected}").format(
-                name=name, expected=expected
+                name=shown, expected=expected
             )
         )
     if _COUNT.fullmatch(budget_text):
@@ -122,7 +123,7 @@ def parse(name: str) -> tuple[str, Budget, str | None]:
         if not 1 <= count <= MAX_THINK_COUNT:
             raise QarenaError(
                 _("{name!r}: the count must be from 1 to {most:,}, not {value}").format(
-                    name=name,
+                    name=shown,
                     most=MAX_THINK_COUNT,
                     value=budget_text if len(budget_text) <= 30 else _("a number that large"),
                 )
@@ -133,14 +134,14 @@ def parse(name: str) -> tuple[str, Budget, str | None]:
         if not 0 < seconds <= MAX_THINK_SECONDS or not math.isfinite(seconds):
             raise QarenaError(
                 _("{name!r}: the time must be more than 0 and at most {most:g} s").format(
-                    name=name, most=MAX_THINK_SECONDS
+                    name=shown, most=MAX_THINK_SECONDS
                 )
             )
         budget = Budget(seconds=seconds)
     else:
         raise QarenaError(
             _("{name!r} has no budget {text!r}: expected {expected}").format(
-                name=name,
+                name=shown,
                 text=budget_text if len(budget_text) <= 30 else budget_text[:30] + "…",
                 expected=expected,
             )
@@ -148,8 +149,16 @@ def parse(name: str) -> tuple[str, Budget, str | None]:
     if kind == "alphabeta" and not file:
         raise QarenaError(
             _("{name!r} needs the player scoring its leaves: expected {expected}").format(
-                name=name, expected=expected
+                name=shown, expected=expected
             )
+        )
+    if colon and not file:
+        # "mcts:10:" is not "mcts:10": a file left out by mistake is said, not ignored.
+        raise QarenaError(
+            _(
+                "{name!r} ends in a colon with no file after it: expected the player scoring "
+                "its leaves, like {example}, or no colon"
+            ).format(name=shown, example=f"{kind}:{budget.text}:network")
         )
     return kind, budget, file or None
 
@@ -182,7 +191,7 @@ def make_thinking(
             evaluator = player(file, game, seed) if evaluator_of is None else evaluator_of(file)
         except QarenaError as e:
             raise QarenaError(
-                _("the evaluator of {name!r}: {reason}").format(name=name, reason=e)
+                _("the evaluator of {name!r}: {reason}").format(name=echo(name), reason=e)
             ) from None
     found = maker(game, budget, evaluator, seed)
     found.name = name

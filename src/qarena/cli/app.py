@@ -21,6 +21,7 @@ import typer.main
 
 # Imported for their commands: each module registers its own on the app.
 from qarena.cli import (  # noqa: F401
+    beating,
     evaluating,
     experimenting,
     explain,

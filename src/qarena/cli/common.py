@@ -23,24 +23,27 @@ from qarena.i18n import _
 from qarena.learn.family import Trainable
 from qarena.learn.settings import ALL_SETTINGS
 
-#: The commands in the order a person uses them (help lists them so): know the game, teach an
-#: agent, judge it and play it, look inside, compare many, then the web app. Registration order
-#: is the modules' import order, which is alphabetical.
+#: The commands in the order people use them (help lists them so): play, in the terminal or the
+#: browser; teach an agent and judge it, against others too; watch it and look inside; the
+#: solver's answers; many runs at once; then the one-off set-up. Registration order is the
+#: modules' import order, which is alphabetical.
 WORKFLOW = (
-    "solve",
-    "explain",
-    "book",
+    "play",
+    "serve",
     "train",
     "eval",
-    "play",
+    "compete",
+    "beat",
+    "matrix",
     "watch",
     "table",
-    "compete",
-    "matrix",
+    "explain",
+    "solve",
+    "book",
     "sweep",
     "plot",
     "report",
-    "serve",
+    "warm-up",
 )
 
 
@@ -125,15 +128,23 @@ STOPPED = 130
 
 class _Stop:
     """Whether the running command has told the person it stopped (typer turns Ctrl-C into
-    exit code 130 without a word; ``run`` says "stopped." unless the command did)."""
+    exit code 130 without a word; ``run`` says "stopped." unless the command did), and the
+    signal that asked for the stop, where a command caught one (SIGTERM: exit 143)."""
 
     told = False
+    signum: int | None = None
+
+
+def stopped_by(signum: int) -> None:
+    """Note the signal a command caught to stop cleanly (its exit code is 128 + it)."""
+    _Stop.signum = signum
 
 
 def told_stop() -> int:
-    """Mark that the command said how it stopped; returns the exit code to return."""
+    """Mark that the command said how it stopped; returns the exit code to return: 130 after
+    Ctrl-C, 128 + the signal after another signal the command caught (SIGTERM: 143)."""
     _Stop.told = True
-    return STOPPED
+    return STOPPED if _Stop.signum is None else 128 + _Stop.signum
 
 
 def stop_was_told() -> bool:

@@ -44,6 +44,7 @@ from qarena.errors import QarenaError
 from qarena.evaluate.matches import Lengths, Record, SeatRecords
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
+from qarena.fileio import open_to_read
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.judging.along_play import along_perfect_play
@@ -437,7 +438,8 @@ def _read_positions(path: Path) -> list[str]:
     held = b""  # the start of a line whose end has not been read yet
     read = 0
     try:
-        with path.open("rb") as f:
+        # Not a named pipe: it would wait for a writer for ever.
+        with open_to_read(path) as f:
             while chunk := f.read(READ_CHUNK):
                 if read == 0 and chunk.startswith(codecs.BOM_UTF8):
                     chunk = chunk[len(codecs.BOM_UTF8) :]
@@ -497,8 +499,9 @@ def compete_command(
         typer.Option(
             "--games",
             "-n",
-            help="Games each player opens (1,000; 10 on boards solved by search); with "
-            "--openings, games from each opening with each side to move (1).",
+            help="Games each player opens (1,000; 10 on boards solved by search or with a "
+            "player that thinks); with --openings, games from each opening with each side to "
+            "move (1).",
         ),
     ] = None,
     seed: SeedOpt = 0,
@@ -523,7 +526,10 @@ def compete_command(
         raise no_game(first, second)
     # The reader drops a trailing "# comment" as it does for --positions.
     lines = None if openings is None else _read_positions(openings)
-    result = api.compete(first, second, spec, games=games, seed=seed, openings=lines)
+    # A spinner on a terminal: games played move by move (a player that thinks, a board
+    # solved by search) take a while, and a silent minute looks like a hang.
+    with err.status(_("playing the games…")):
+        result = api.compete(first, second, spec, games=games, seed=seed, openings=lines)
     if result.oracle is not None:
         said(result.oracle)
     games = result.a_first.games
@@ -563,7 +569,7 @@ def compete_command(
     out.print(
         styled(
             ngettext(
-                "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
+                "[bold]{game}[/]  [dim]{spec}, {games:,} game in each order[/]",
                 "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
                 games,
             ),

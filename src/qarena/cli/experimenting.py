@@ -3,10 +3,12 @@ every core or a Ray cluster, with one table of results; and the report built fro
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -378,6 +380,19 @@ def sweep_command(  # noqa: PLR0913 - the command's options
     return 0
 
 
+@contextlib.contextmanager
+def _report_progress() -> Iterator[Callable[[str], None]]:
+    """Where the report is, on stderr alone (its output may be a redirected file, which gets
+    only the page's line): a spinner on a terminal; elsewhere (a log, a pipe) a line at each
+    step, where a spinner shows nothing, so a run of minutes is not silent."""
+    if err.is_terminal:
+        with err.status(_("starting…")) as status:
+            yield lambda text: status.update(_("report: {text}").format(text=text))
+        return
+    err.print(_("report: {text}").format(text=_("starting…")), soft_wrap=True)
+    yield lambda text: err.print(_("report: {text}").format(text=text), soft_wrap=True)
+
+
 @app.command("report")
 def report_command(
     out_file: Annotated[
@@ -414,15 +429,8 @@ def report_command(
     if os.path.lexists(folder) and not is_dir(folder):
         raise QarenaError(_("--runs {folder} is not a folder").format(folder=folder))
     t0 = time.monotonic()
-    with err.status(_("starting…")) as status:
-        lab = Lab(
-            folder,
-            quick,
-            workers,
-            backend,
-            ray_address,
-            say=lambda text: status.update(_("report: {text}").format(text=text)),
-        )
+    with _report_progress() as say:
+        lab = Lab(folder, quick, workers, backend, ray_address, say=say)
         try:
             sections = build_report(lab)
         except KeyboardInterrupt:

@@ -23,6 +23,7 @@ from qarena.cli.common import (
     check_curve_every,
     err,
     out,
+    stopped_by,
     styled,
     told_stop,
     with_settings,
@@ -66,21 +67,27 @@ def _rewards(text: str) -> tuple[float, float, float]:
 
 
 class _StopFlag:
-    """Ctrl-C during training asks for a stop between chunks, so the save is never torn."""
+    """Ctrl-C or SIGTERM (``kill``, a scheduler's stop) during training asks the run to stop,
+    which it sees within a second wherever it is, and what was learned is saved whole."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.set = False
-        self._old: Any = None
+        self._old: dict[int, Any] = {}
 
     def _handle(self, signum: int, frame: object) -> None:
         self.set = True
+        if signum != signal.SIGINT:
+            stopped_by(signum)
 
     def __enter__(self) -> _StopFlag:
-        self._old = signal.signal(signal.SIGINT, self._handle)
+        self._old = {s: signal.signal(s, self._handle) for s in self.SIGNALS}
         return self
 
     def __exit__(self, *exc: object) -> None:
-        signal.signal(signal.SIGINT, self._old)
+        for s, old in self._old.items():
+            signal.signal(s, old)
 
 
 def _share(o: Optimality) -> str:

@@ -38,7 +38,27 @@ def _warm_search() -> None:
     NTupleNetwork.new(board, 1, 1).learn(1)
 
 
-@app.command("warm-up", hidden=True)
+def _warm_mcts() -> None:
+    """MCTS's compiled searches, as the thinking players use them (``mcts:N``, the web's
+    presets, and ``mcts:N:network``): over a game's arrays (heaps and boards), on Connect Four
+    bitboards, and with the shipped network scoring the leaves (its own arrays, so that the
+    kernel is compiled for the types it is called with). Without it a fresh process's first
+    MCTS move took 10 s on tic-tac-toe, 4.5 s on classic Connect Four and 17 s with the
+    network (compiling); with it 0.7, 0.01 and 0.02 s."""
+    from qarena.agents.players import player
+    from qarena.games import parse_spec
+
+    for spec, who in (
+        ("nim:1,2", "mcts:20"),
+        ("tictactoe:3x3:3", "mcts:20"),
+        ("connect4:4x4:4", "mcts:20"),
+        ("connect4", "mcts:20:network"),
+    ):
+        game = parse_spec(spec)
+        player(who, game, seed=0).act(game.start())
+
+
+@app.command("warm-up")
 def warm_up_command() -> int:
     """Compile qarena's kernels now (numba keeps them on disk), so that the first game,
     training or solve after an install does not wait for them. make install runs this."""
@@ -46,7 +66,7 @@ def warm_up_command() -> int:
 
     t0 = time.perf_counter()
     # One line a step, so the wait (about a minute with an empty cache) is not silent.
-    total = len(WARM_SPECS) * 2 + 1
+    total = len(WARM_SPECS) * 2 + 2
     step = 0
 
     def say(what: str) -> None:
@@ -79,6 +99,8 @@ def warm_up_command() -> int:
                     return code
         say(_("search solvers and n-tuple networks"))
         _warm_search()
+        say(_("MCTS searches"))
+        _warm_mcts()
     err.print(
         _("qarena's kernels are compiled ({seconds} s)").format(
             seconds=number(time.perf_counter() - t0, ".1f")

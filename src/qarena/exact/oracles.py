@@ -32,7 +32,7 @@ SEARCHED = "searched"
 #: The enumeration footprint (bytes, ``footprint(game, "solve")``) above which a searchable game
 #: is of the searched family. 10 GB: the memory budget (60%) of a 16 GB machine, rounded, and it
 #: falls in the widest gap between the footprints of the boards qarena plays, so no board sits
-#: near it: connect4:4x6 (6.6 GB) and connect4:5x5 (6.4 GB; trained in the README, 5.0 GB peak)
+#: near it: connect4:4x6 (6.6 GB) and connect4:5x5 (6.4 GB; trained in the guide, 5.0 GB peak)
 #: are enumerated, connect4:7x4 (22 GB), tictactoe:4x5:4 (39 GB) and classic Connect Four
 #: (3.3 PB) searched.
 REFERENCE_BYTES = 10 * 10**9

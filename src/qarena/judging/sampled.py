@@ -88,6 +88,15 @@ class Sample:
         o = self.optimality
         return wilson(o.optimal, o.decisions)
 
+    def __repr__(self) -> str:
+        # Its verdicts are thousands of positions: the counts, share and interval say it.
+        o = self.optimality
+        low, high = self.interval
+        return (
+            f"Sample({self.source}: {o.optimal:,} of {o.decisions:,} kept, share "
+            f"{o.share:.4f}, 95% interval [{low:.4f}, {high:.4f}])"
+        )
+
     @property
     def margin(self) -> float:
         """Half the 95% interval's width: the ± shown beside the share."""

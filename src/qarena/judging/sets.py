@@ -31,6 +31,7 @@ from typing import Any
 from qarena import threads
 from qarena.agents.base import OwnPlayer
 from qarena.errors import QarenaError, echo
+from qarena.fileio import open_to_read
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
 from qarena.judging.sampled import wilson
@@ -176,7 +177,7 @@ def read_set(path: Path) -> JudgingSet:
     from qarena.games import parse_spec
 
     try:
-        with path.open("rb") as f:
+        with open_to_read(path) as f:  # a named pipe would wait for a writer for ever
             data = f.read(MAX_SET_BYTES + 1)
     except OSError as e:
         raise QarenaError(

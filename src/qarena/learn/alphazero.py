@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
+from qarena import threads
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import BoardGrid, Game, Move, Position, grid_of
@@ -111,7 +112,12 @@ class SelfPlayLearning:
     def play_and_learn(self, games: int, pool: Workers | None = None) -> ChunkReport:
         """``games`` games of self-play in lockstep (shared among the ``pool``'s workers when
         given), their positions added to the buffer, then ``reuse`` × their positions /
-        ``batch`` learning steps on batches from the buffer."""
+        ``batch`` learning steps on batches from the buffer.
+
+        The caller's stop (:func:`threads.limit`) is looked at throughout: during the games it
+        raises :class:`threads.Stopped` with nothing changed (the chunk's games unfinished,
+        not learned from); during the learning it ends the chunk after the last whole step,
+        the games counted and what they taught kept (``report.steps`` says how many)."""
         c = self.learning
         # A chunk's randomness comes from the seed and the games before it, nothing else.
         rng = np.random.default_rng([c.seed, self.games])
@@ -126,14 +132,22 @@ class SelfPlayLearning:
         self._add(samples.boards, samples.movers, samples.policy, samples.value)
         steps = max(1, math.ceil(c.reuse * len(samples) / c.batch))
         value_loss = policy_loss = math.nan
+        taken = 0
         for _step in range(steps):
+            if threads.limit_reached() is not None:
+                break
             pick = rng.integers(0, self._filled, min(c.batch, self._filled))
-            value_loss, policy_loss = self.trainer.step(
-                self._boards[pick], self._movers[pick], self._policy[pick], self._value[pick], rng
-            )
+            try:
+                value_loss, policy_loss = self.trainer.step(
+                    self._boards[pick], self._movers[pick], self._policy[pick],
+                    self._value[pick], rng,
+                )  # fmt: skip
+            except threads.Stopped:
+                break  # that step not taken; the ones before it are kept
+            taken += 1
         self.trainer.done()
         self.games += games
-        return ChunkReport(games, results, len(samples), steps, value_loss, policy_loss)
+        return ChunkReport(games, results, len(samples), taken, value_loss, policy_loss)
 
     def _add(
         self, boards: np.ndarray, movers: np.ndarray, policy: np.ndarray, value: np.ndarray
@@ -152,7 +166,9 @@ class SelfPlayLearning:
 
     def buffer_arrays(self) -> dict[str, np.ndarray]:
         """The buffer's positions, oldest first (:data:`az_file.BUFFER_ARRAYS`), as its file
-        keeps them."""
+        keeps them (none before a position is added)."""
+        if self._filled == 0:
+            return {}
         size = self._value.shape[0]
         start = (self._next - self._filled) % size
         at = (start + np.arange(self._filled)) % size
@@ -516,22 +532,31 @@ class AlphaZeroLearner(Trainable, Picks):
     ) -> int:
         """``episodes`` more games of self-play, learned from in chunks of :data:`CHUNK`,
         played on ``workers`` processes (one: in this process); returns the moves made (the
-        positions searched)."""
+        positions searched).
+
+        ``should_stop`` (and any stop of the caller's :func:`threads.limit`) is looked at
+        throughout, within a fraction of a second on the default network: in the games' every
+        simulation step, in the workers' wait (which ends them), and between learning steps.
+        Games under way then are dropped; the games learned from before are kept."""
         check_count("games", episodes, 10**10)
         self.check_room(episodes)
         loop = self.loop()
-        pool = self.pool(workers)
         moves = 0
         stopped = False
-        while episodes > 0:
-            n = min(CHUNK, episodes)
-            report = loop.play_and_learn(n, pool)
-            self.games = loop.games
-            moves += report.positions
-            episodes -= n
-            if should_stop is not None and should_stop():
-                stopped = True
-                break
+        with threads.limit(should_stop=should_stop):
+            try:
+                pool = self.pool(workers)
+                while episodes > 0:
+                    n = min(CHUNK, episodes)
+                    report = loop.play_and_learn(n, pool)
+                    self.games = loop.games
+                    moves += report.positions
+                    episodes -= n
+                    if threads.limit_reached() is not None:
+                        stopped = True
+                        break
+            except threads.Stopped:
+                stopped = True  # within a chunk's games: they are dropped
         if stopped or self.games - self.run_start >= total:
             self.close()  # the run is over: its workers end with it
         return moves

@@ -16,7 +16,14 @@ from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import BoardGrid, Game
 from qarena.i18n import _
-from qarena.learn.az_net import Moments, PolicyValueNet, check_shape, move_count, param_count
+from qarena.learn.az_net import (
+    Moments,
+    PolicyValueNet,
+    check_shape,
+    layout,
+    move_count,
+    param_count,
+)
 from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
 
 #: What an AlphaZero network's file says it is, and its learner's name.
@@ -28,8 +35,9 @@ COPIES = 5
 _ECHO = 80
 
 
-#: The most positions a file's replay buffer may hold.
-MOST_BUFFER = 1_000_000
+#: The most positions a file's replay buffer may hold: what the learner keeps
+#: (``alphazero.LearningSettings.buffer``, held to this by a test); qarena writes no more.
+MOST_BUFFER = 50_000
 #: The replay buffer's arrays, in a file beside the weights: its boards, movers, the
 #: search's visit shares and the results, the latest positions last.
 BUFFER_ARRAYS = ("boards", "movers", "policy", "value")
@@ -37,6 +45,29 @@ BUFFER_ARRAYS = ("boards", "movers", "policy", "value")
 
 #: The most steps Adam's state in a file may count (a float's exact integers).
 MOST_STEPS = 2**53
+
+#: How far a file's weights and Adam's moments may deflate: learned float32 numbers'
+#: mantissas are noise, so such an array shrinks by about a tenth (1.05 to 1.12 measured on
+#: networks trained here, of 1 to 64 channels), never eightfold. A file of zeros claiming
+#: 256 channels × 20 blocks deflates a thousandfold: it is refused before it is read, as an
+#: n-tuple network's list of places is (``ntuple_config.PLACES_RATIO``).
+WEIGHTS_RATIO = 8
+#: The largest magnitude a learned weight in a file may have. Learning keeps them within a
+#: few units (2.1 the largest measured); from weights of 10,000 a run still learns and saves
+#: (its arithmetic stays finite), from 3e38 it overflows and its save is refused at the end.
+MOST_WEIGHT = 1e4
+#: The largest a batch norm's running statistic or Adam's second moment may be: learning
+#: from weights of :data:`MOST_WEIGHT` took a running variance to 1.2e19 (64 channels × 3
+#: blocks on Connect Four, measured) and a second moment to 4e7.
+MOST_STATISTIC = 1e30
+#: Adam's first moment is at most 7.27 times the root of its second, whatever its gradients
+#: (β1 0.9, β2 0.999: √((1 − β1)² / (1 − β2) / (1 − β1² / β2)), by Cauchy–Schwarz); a file
+#: beyond it holds no state Adam reaches, and its next steps would be unbounded.
+MOMENT_RATIO = 8.0
+#: Adam's ε (PyTorch's default), which its steps divide by beside the root of the second moment.
+ADAM_EPS = 1e-8
+#: How far a position's search shares in a file's buffer may sum from 1 (float32 sums).
+SHARES_SLACK = 1e-3
 
 
 @dataclass
@@ -193,25 +224,86 @@ def load_net(
             specs["adam_first"] = specs["adam_second"] = ((weights,), np.dtype(np.float32))
         return specs
 
-    data = load_policy(p, expect)
+    # Learned numbers do not deflate far: a small file claiming a large network is refused
+    # before its arrays are inflated.
+    squeeze = dict.fromkeys(("weights", "adam_first", "adam_second"), WEIGHTS_RATIO)
+    data = load_policy(p, expect, squeeze=squeeze)
     played = found_game[0]
     assert played.grid is not None  # expect refused a game without a board
     meta = data.meta
-    net = PolicyValueNet(played.grid, int(meta["channels"]), int(meta["blocks"]),
-                         data.arrays["weights"])  # fmt: skip
+    channels, blocks = int(meta["channels"]), int(meta["blocks"])
+    weights = data.arrays["weights"]
+    # Values a run could not learn from are refused now, not at its save after the run.
+    problem = _weights_problem(played.grid, channels, blocks, weights)
     buffer = {
         name: data.arrays["buffer_" + name]
         for name in BUFFER_ARRAYS
         if "buffer_" + name in data.arrays
     }
+    problem = problem or _buffer_problem(buffer)
+    if problem is not None:
+        raise damaged(problem)
+    net = PolicyValueNet(played.grid, channels, blocks, weights)
     moments = None
     if meta.get("adam_steps", 0):
         first, second = data.arrays["adam_first"], data.arrays["adam_second"]
-        # The arrays are finite (the file's reader refuses others); Adam takes a root of these.
-        if not (second >= 0).all():
-            raise damaged(_("its optimizer's second moments are negative"))
+        problem = _moments_problem(first, second)
+        if problem is not None:
+            raise damaged(problem)
         moments = Moments(first, second, int(meta["adam_steps"]))
     return LoadedNet(played, net, meta, buffer, moments)
+
+
+def _weights_problem(
+    grid: BoardGrid, channels: int, blocks: int, weights: np.ndarray
+) -> str | None:
+    """What is wrong with a file's flat weights, or None: a learned weight beyond
+    :data:`MOST_WEIGHT`, a running mean beyond :data:`MOST_STATISTIC`, a running variance
+    negative or beyond it."""
+    at = 0
+    for name, shape in layout(grid, channels, blocks):
+        part = weights[at : at + math.prod(shape)]
+        at += part.size
+        if name.endswith("running_var"):
+            bad = (part < 0) | (part > MOST_STATISTIC)
+        else:
+            most = MOST_STATISTIC if name.endswith("running_mean") else MOST_WEIGHT
+            bad = np.abs(part) > most
+        if bad.any():
+            return _("its weights hold {value:.3g} in {tensor}, beyond what learning makes").format(
+                value=float(part[np.argmax(bad)]), tensor=name
+            )
+    return None
+
+
+def _moments_problem(first: np.ndarray, second: np.ndarray) -> str | None:
+    """What is wrong with Adam's moments in a file, or None."""
+    # The arrays are finite (the file's reader refuses others); Adam takes a root of these.
+    if not (second >= 0).all():
+        return _("its optimizer's second moments are negative")
+    bound = MOMENT_RATIO * (np.sqrt(second) + ADAM_EPS)
+    if not ((second <= MOST_STATISTIC).all() and (np.abs(first) <= bound).all()):
+        return _("its optimizer's moments are beyond any Adam reaches")
+    return None
+
+
+def _buffer_problem(buffer: Mapping[str, np.ndarray]) -> str | None:
+    """What is wrong with a file's replay buffer, or None: each position's cells 0, 1 or 2,
+    its mover 0 or 1, its search's shares from 0 to 1 summing to 1, its result from −1 to 1."""
+    if not buffer:
+        return None
+    boards, movers = buffer["boards"], buffer["movers"]
+    policy, value = buffer["policy"], buffer["value"]
+    if boards.size and (boards.min() < 0 or boards.max() > 2):
+        return _("its replay buffer holds a cell that is not 0, 1 or 2")
+    if movers.size and (movers.min() < 0 or movers.max() > 1):
+        return _("its replay buffer holds a player to move that is not 0 or 1")
+    sums = policy.sum(axis=1, dtype=np.float64)
+    if ((policy < 0) | (policy > 1)).any() or (np.abs(sums - 1) > SHARES_SLACK).any():
+        return _("its replay buffer holds search shares that are not shares summing to 1")
+    if (np.abs(value) > 1).any():
+        return _("its replay buffer holds a result outside −1 to 1")
+    return None
 
 
 __all__ = [

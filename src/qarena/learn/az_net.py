@@ -83,6 +83,28 @@ def layout(grid: BoardGrid, channels: int, blocks: int) -> list[tuple[str, tuple
     return out
 
 
+def forward_macs(grid: BoardGrid, channels: int, blocks: int) -> int:
+    """Multiply-adds one board's forward pass takes (the convolutions and dense layers): what
+    sizes the pieces a large network's work is cut into."""
+    per_cell = 9 * channels * (plane_count(grid) + 2 * blocks * channels)
+    heads = (POLICY_CHANNELS + 1) * channels
+    dense = POLICY_CHANNELS * move_count(grid) + VALUE_HIDDEN + 1
+    return grid.cells * (per_cell + heads + dense)
+
+
+#: Multiply-adds of network work done between two looks at a stop (a board's forward pass
+#: counted once, its learning three times): about a quarter of a second on one core here, so
+#: a stop is seen within a second however large the network (a learning step of 128 positions
+#: of 256 channels × 20 blocks on Connect Four is 380 billion, 8 s). The default network's
+#: whole step and batches are below it, so it learns exactly as before.
+PIECE_MACS = 8 * 10**9
+
+
+def piece_size(grid: BoardGrid, channels: int, blocks: int, passes: int = 1) -> int:
+    """Boards evaluated (``passes`` 1) or learned from (3) between two looks at a stop."""
+    return max(1, PIECE_MACS // (passes * forward_macs(grid, channels, blocks)))
+
+
 def param_count(grid: BoardGrid, channels: int, blocks: int) -> int:
     """The numbers the flat weights hold (batch norms' running statistics included)."""
     return sum(math.prod(shape) for _name, shape in layout(grid, channels, blocks))
@@ -251,12 +273,24 @@ class PolicyValueNet:
 
     def evaluate(self, boards: np.ndarray, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each board's prior over the moves (``(N, moves)``, 0 on a move not open, the rest
-        summing to 1) and its value for the player to move (``(N,)``, −1 to +1)."""
+        summing to 1) and its value for the player to move (``(N,)``, −1 to +1). A large
+        network's batch is evaluated in pieces, the caller's stop (:func:`threads.check`)
+        looked at between them."""
         torch = torch_module()
         module = self.module()
         x = torch.from_numpy(planes(self.grid, boards, movers))
+        piece = piece_size(self.grid, self.channels, self.blocks)
+        parts = []
         with torch.inference_mode():
-            logits, value = module(x)
+            for first in range(0, max(1, x.shape[0]), piece):
+                if first > 0:
+                    threads.check()
+                parts.append(module(x[first : first + piece]))
+        if len(parts) == 1:
+            logits, value = parts[0]
+        else:
+            logits = torch.cat([p[0] for p in parts])
+            value = torch.cat([p[1] for p in parts])
         raw = logits.numpy().astype(np.float64)
         legal = legal_mask(self.grid, boards)
         raw = np.where(legal, raw, -np.inf)
@@ -372,29 +406,58 @@ class Trainer:
         value: np.ndarray,
         rng: np.random.Generator,
     ) -> tuple[float, float]:
-        """One step on a batch; returns its value loss and policy loss."""
+        """One step on a batch; returns its value loss and policy loss.
+
+        A large network learns the batch in pieces (:func:`piece_size`), their gradients
+        added up to the batch's (each piece's batch norm over its own boards, as "ghost"
+        batch norm does), the caller's stop looked at between them: a stop there raises
+        :class:`threads.Stopped` with the step not taken, the weights and Adam's state as
+        they were (the batch norms' running statistics too)."""
         torch = torch_module()
-        grid = self.net.grid
+        grid, net = self.net.grid, self.net
         s = int(rng.integers(self._cells.shape[0]))
         seen = np.empty_like(boards)
         seen[:, self._cells[s]] = boards
         target = np.empty_like(policy)
         target[:, self._moves[s]] = policy
-        module = self.net.module()
-        module.train()
+        module = net.module()
         x = torch.from_numpy(planes(grid, seen, movers))
-        logits, v = module(x)
         legal = torch.from_numpy(legal_mask(grid, seen))
-        logits = logits.masked_fill(~legal, -1e9)
         pi = torch.from_numpy(target)
-        policy_loss = -(pi * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-        value_loss = torch.mean((v - torch.from_numpy(value.astype(np.float32))) ** 2)
-        loss = value_loss + policy_loss
+        z = torch.from_numpy(value.astype(np.float32))
+        n = x.shape[0]
+        piece = piece_size(grid, net.channels, net.blocks, passes=3)
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        value_loss = policy_loss = 0.0
+        # A piece's forward pass moves the batch norms' running statistics: kept to put back.
+        kept = [b.clone() for b in module.buffers()] if piece < n else []
+        module.train()
+        try:
+            for first in range(0, n, piece):
+                if first > 0:
+                    threads.check()
+                part = slice(first, first + piece)
+                logits, v = module(x[part])
+                logits = logits.masked_fill(~legal[part], -1e9)
+                each = -(pi[part] * torch.log_softmax(logits, dim=1)).sum(dim=1)
+                squared = (v - z[part]) ** 2
+                if piece >= n:  # one piece: the batch's means, as they always were
+                    p_loss, v_loss = each.mean(), torch.mean(squared)
+                else:  # sums over the piece, divided by the batch: they add up to the means
+                    p_loss, v_loss = each.sum() / n, squared.sum() / n
+                (v_loss + p_loss).backward()
+                value_loss += float(v_loss.detach())
+                policy_loss += float(p_loss.detach())
+        except threads.Stopped:
+            self.optimizer.zero_grad(set_to_none=True)
+            with torch.no_grad():
+                for buffer, was in zip(module.buffers(), kept, strict=True):
+                    buffer.copy_(was)
+            raise
+        finally:
+            module.eval()
         self.optimizer.step()
-        module.eval()
-        return float(value_loss.detach()), float(policy_loss.detach())
+        return value_loss, policy_loss
 
     def done(self) -> None:
         """Bring the flat weights up to date after the steps."""
@@ -421,6 +484,7 @@ __all__ = [
     "legal_mask",
     "move_count",
     "param_count",
+    "piece_size",
     "plane_count",
     "planes",
     "torch_module",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from qarena import threads
 from qarena.games.base import BoardGrid, Game, Move, Position
 
 #: ``evaluate(boards, movers) -> (priors (N, moves), values (N,))``: the network's answer for
@@ -144,6 +145,9 @@ def search(
                 d = rng.dirichlet(np.full(len(r.moves), settings.dirichlet_alpha))
                 r.prior = (1 - settings.noise) * r.prior + settings.noise * d
     for _sim in range(settings.simulations):
+        # A stop (Ctrl-C, a web run stopped, the time budget) ends the games under way here:
+        # a simulation step is one batched evaluation, a fraction of a second.
+        threads.check()
         paths: list[list[tuple[_Node, int]]] = []
         leaves: list[_Node] = []
         for root in roots:

@@ -14,10 +14,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from qarena import threads
 from qarena.games import parse_spec
 from qarena.learn.az_net import PolicyValueNet, move_count, torch_module
 from qarena.learn.az_search import Samples, SearchSettings, self_play
 from qarena.processes import quiet_worker, spawn_pool, start_ray
+
+#: Seconds between two looks at a stop while the workers play.
+WAIT_SECONDS = 0.1
 
 #: The networks a worker keeps, by (game, channels, blocks): built once, weights refreshed.
 _NETS: dict[tuple[str, int, int], PolicyValueNet] = {}
@@ -145,7 +149,13 @@ class SelfPlayPool(_Shares):
         self._end = weakref.finalize(self, self._pool.terminate)
 
     def _played(self, work: list[Share]) -> list[tuple[Samples, list[float]]]:
-        return self._pool.map(play_share, work, chunksize=1)
+        pending = self._pool.map_async(play_share, work, chunksize=1)
+        # Waited for in short looks, so that a stop is seen at once: the caller then ends
+        # the workers (``close``), whatever they were doing.
+        while not pending.ready():
+            pending.wait(WAIT_SECONDS)
+            threads.check()
+        return pending.get()
 
     def close(self) -> None:
         """End the workers now."""
@@ -176,6 +186,11 @@ class RaySelfPlay(_Shares):
     def _played(self, work: list[Share]) -> list[tuple[Samples, list[float]]]:
         # The weights go to every actor once, in its share.
         refs = [a.play.remote(share) for a, share in zip(self._actors, work, strict=False)]
+        waiting = list(refs)
+        while waiting:  # short looks, as the local pool's: a stop ends the actors (close)
+            _done, waiting = self._ray.wait(waiting, num_returns=len(waiting), timeout=WAIT_SECONDS)
+            if waiting:
+                threads.check()
         found: list[tuple[Samples, list[float]]] = self._ray.get(refs)
         return found
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, echo
 from qarena.i18n import _, gettext_noop
 
 #: The write-ups' languages, marked for translation.
@@ -258,7 +258,8 @@ def preset(name: str) -> Preset:
     if found is None:
         raise QarenaError(
             _("unknown preset {name!r}; expected one of {names}").format(
-                name=name, names=", ".join(BY_NAME)
+                name=echo(name) if isinstance(name, str) else name,
+                names=", ".join(BY_NAME),
             )
         )
     return found
@@ -313,8 +314,9 @@ def _value_text(value: Any) -> str:
 
 
 def markdown_table() -> str:
-    """README's table of the presets, derived from :data:`PRESETS` (``tools/settings_table.py``
-    writes it; a test holds README to it): each setting as the option that gives it."""
+    """The training guide's table of the presets (``docs/guide/training.md``), derived from
+    :data:`PRESETS` (``tools/settings_table.py`` writes it; a test holds the page to it): each
+    setting as the option that gives it."""
     from qarena.learn.settings import BY_NAME as SETTING_BY_NAME
 
     lines = [

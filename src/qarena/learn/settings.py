@@ -2,7 +2,7 @@
 
 Every place a person sets how a learner trains is derived from :data:`SETTINGS`: the options
 of ``qarena train`` and ``qarena sweep``, the JSON API's training request, the Train page's
-form, the keyword arguments of :func:`qarena.train` and README's table of settings
+form, the keyword arguments of :func:`qarena.train` and the training guide's table of settings
 (``tools/settings_table.py``). ``tests/test_settings.py`` fails when any of them differs.
 Each learner's default of each setting is its own (``Learner.defaults``); the bounds here are
 what :class:`~qarena.learn.base.LearnConfig` checks. Texts are marked for translation and
@@ -429,8 +429,8 @@ def _shown(value: object) -> str:
 
 
 def defaults_text(name: str) -> str:
-    """Each learner's default of setting ``name``, as README's table writes it: the most
-    common default, then the learners that differ, then those without the setting."""
+    """Each learner's default of setting ``name``, as the training guide's table writes it: the
+    most common default, then the learners that differ, then those without the setting."""
     from qarena.learn.learners import TABLE_LEARNERS as LEARNERS  # ntuple's: added after
 
     uses = {
@@ -449,7 +449,7 @@ def defaults_text(name: str) -> str:
 
 
 def network_defaults_text(name: str) -> str:
-    """An n-tuple network's default of setting ``name``, for README's table."""
+    """An n-tuple network's default of setting ``name``, for the training guide's table."""
     from qarena.learn.ntuple_config import BIG_BOARD, BIG_OPENING, BIG_TUPLES, NetworkConfig
 
     text = _shown(NetworkConfig().to_dict()[name])
@@ -460,7 +460,7 @@ def network_defaults_text(name: str) -> str:
 
 
 def alphazero_defaults_text(name: str) -> str:
-    """The AlphaZero learner's default of setting ``name``, for README's table."""
+    """The AlphaZero learner's default of setting ``name``, for the training guide's table."""
     from qarena.learn.alphazero import AlphaZeroConfig
 
     if name == "opening":
@@ -469,8 +469,9 @@ def alphazero_defaults_text(name: str) -> str:
 
 
 def markdown_table() -> str:
-    """README's table of the training settings, derived from :data:`SETTINGS` and the
-    learners' defaults (``tools/settings_table.py`` writes it; a test holds README to it)."""
+    """The training guide's table of the training settings (``docs/guide/training.md``),
+    derived from :data:`SETTINGS` and the learners' defaults (``tools/settings_table.py``
+    writes it; a test holds the page to it)."""
     lines = [
         "| option | range | default | what it sets |",
         "|---|---|---|---|",

@@ -167,7 +167,13 @@ def read_table(
             raise QarenaError(where(_("its row count is missing or out of range")))
         # The budget is checked before anything is built: a small file may name a huge game.
         check_memory(
-            file_game, "learn", cls, MOST_OPPONENTS, positions=rows, canonical=config.canonical
+            file_game,
+            "learn",
+            cls,
+            MOST_OPPONENTS,
+            positions=rows,
+            canonical=config.canonical,
+            file=os.fspath(path),
         )
         found.append((file_game, cls, config, rows))
         return cls.array_specs(file_game, config, rows)

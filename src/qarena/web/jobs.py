@@ -84,8 +84,10 @@ def in_line(n: int) -> str:
     return _(_IN_LINE[ordinal(n)[-2:]]).format(n=n)
 
 
-#: Where a training job stands: waiting in line, training, finished with a policy, or failed.
-JobState = Literal["queued", "running", "done", "failed"]
+#: Where a training job stands: waiting in line, training, finished with a policy, failed,
+#: or cancelled (stopped, by a request or the server, before it learned anything: out of line,
+#: or before its first chunk). A run stopped after that is done, ``stopped``, its policy kept.
+JobState = Literal["queued", "running", "done", "failed", "cancelled"]
 #: The states of a job that has not ended.
 LIVE: tuple[JobState, ...] = ("queued", "running")
 
@@ -293,7 +295,7 @@ class Jobs:
                     ).format(running=self._running(), waiting=len(self._queue))
                 )
             self._check_memory(job)
-            finished = [j for j in self._jobs.values() if j.state in ("done", "failed")]
+            finished = [j for j in self._jobs.values() if j.state not in LIVE]
             for old in finished[: max(0, len(self._jobs) + 1 - MAX_JOBS)]:
                 del self._jobs[old.id]
             self._jobs[job.id] = job
@@ -438,7 +440,7 @@ class Jobs:
         self._queue.remove(job)
         job.queue_position = None
         job.stopped = True
-        job.error, job.state = why, "failed"
+        job.error, job.state = why, "cancelled"
         job.version += 1
 
     def _dispatch(self) -> None:
@@ -468,7 +470,9 @@ class Jobs:
                 self._train(job)
                 job.state = "done"
             except QarenaError as e:
-                job.error, job.state = str(e), "failed"
+                # Stopped before it kept anything: what was asked for, not a failure.
+                stopped = job.cancel and job.policy is None
+                job.error, job.state = str(e), "cancelled" if stopped else "failed"
             except Exception as e:  # a thread has no one else to tell
                 log.exception("training job %s failed", job.id)
                 job.error, job.state = f"training failed: {e}", "failed"

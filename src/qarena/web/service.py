@@ -54,6 +54,7 @@ from qarena.web.searches import (
 from qarena.web.store import PolicyRow, PolicyStore, is_policy_id, training_of
 from qarena.web.thinking import Live, Thinking
 from qarena.web.thinking import check as check_thinking
+from qarena.web.thinking import words as thinking_words
 from qarena.web.upload import MAX_UPLOAD
 
 log = logging.getLogger("qarena.web")
@@ -148,11 +149,13 @@ class Web:
         size = self._over_budget(game)
         if size is None:
             return None
+        # A file name made for the reader (the folder takes only ids of 12 hex digits), so
+        # that the command can be run as it is; not at the end, where a full stop follows.
         return _(
-            "{spec} is too big to train in the web app ({size}), so train it on the command line "
-            "into this server's policy folder, and it plays here: qarena train {spec} --out "
-            "{file} (NAME: 12 digits 0-9 or letters a-f)"
-        ).format(spec=game.spec, size=size, file=self.store.folder / "NAME.npz")
+            "{spec} is too big to train in the web app ({size}); train it on the command line "
+            "into this server's policy folder with qarena train {spec} --out {file} and it "
+            "plays here"
+        ).format(spec=game.spec, size=size, file=self.store.fresh_path())
 
     def too_big_to_upload(self, game: Game) -> str | None:
         """Why the web app will not take an upload of a policy for ``game`` (None if it will):
@@ -162,9 +165,8 @@ class Web:
             return None
         return _(
             "{spec} is too big for the web app to check an upload of ({size}); copy the file "
-            "into this server's policy folder instead, as {file} (NAME: 12 digits 0-9 or letters "
-            "a-f), and it plays here"
-        ).format(spec=game.spec, size=size, file=self.store.folder / "NAME.npz")
+            "into this server's policy folder instead, as {file}, and it plays here"
+        ).format(spec=game.spec, size=size, file=self.store.fresh_path())
 
     def _out_of_reach(self, game: Game) -> str | None:
         """Whether this server answers perfect play of ``game``: on a board solved by search,
@@ -344,12 +346,14 @@ class Web:
         def make(seed: int | None) -> Player:
             return make_thinking(spec, game, seed, evaluator_of)
 
+        def legend() -> str:
+            return _(
+                "Its values: each move's mean result over the simulations of its search that "
+                "tried it, from -1 (a loss) to +1 (a win) for the AI."
+            )
+
         first = make(None)  # made once now, so that a refusal comes before any game starts
-        legend = first.value_legend() or _(
-            "its values: each move's mean result over the simulations of its search that tried "
-            "it, from -1 (a loss) to +1 (a win) for the AI"
-        )
-        return Thinking(spec, game, make, self.live, text=first.describe(), legend=legend)
+        return Thinking(spec, game, make, self.live, words=thinking_words(first, legend))
 
     def perfect(self, game: Game, strongest: bool = True) -> Rival:
         """Perfect play of ``game`` (at its strongest unless asked: the person-facing default,

@@ -188,6 +188,14 @@ class PolicyStore:
             raise NotFound(_("no policy {id!r}").format(id=policy_id))
         return self.folder / f"{policy_id}.npz"
 
+    def fresh_path(self) -> Path:
+        """A path in the folder under a new policy id, free now: where a file put in by hand
+        is indexed (the folder takes only ids as names)."""
+        while True:
+            path = self.folder / f"{secrets.token_hex(6)}.npz"
+            if not path.exists():
+                return path
+
     def add(self, learner: Trainable, extra: Mapping[str, Any] | None = None) -> PolicyRow:
         """Save the learner's file (``extra`` keys in its metadata), then index it."""
         policy_id = secrets.token_hex(6)
@@ -353,7 +361,14 @@ class PolicyStore:
     def load(self, policy_id: str) -> Trainable:
         """The stored learner, of any kind (NotFound when there is none)."""
         self.get(policy_id)
-        return load_learner(self.path(policy_id), budget=self.network_budget())
+        path = os.fspath(self.path(policy_id))
+        try:
+            return load_learner(path, budget=self.network_budget())
+        except QarenaError as e:
+            # A refusal names the file (one too large to load now): the policy, as meta()
+            # names it, not the server's path.
+            named = str(e).replace(path, _("policy {id}").format(id=policy_id))
+            raise type(e)(named) from None
 
     def delete(self, policy_id: str) -> None:
         """Remove the row, then the file; NotFound when there is no such policy."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,7 +32,7 @@ from qarena.budget import memory_budget
 from qarena.errors import QarenaError
 from qarena.games import Game, Move, Position
 from qarena.games.picking import Picks
-from qarena.i18n import _, gettext_noop
+from qarena.i18n import LANGUAGES, _, gettext_noop, language, speaking
 from qarena.web.searches import Busy
 
 #: The longest a thinking player of the web may take a move, as seconds (``mcts:5s``): a
@@ -235,8 +235,9 @@ class Thinking(Picks):
     make: Callable[[int | None], Player]
     live: Live
     seed: int | None = None
-    text: str | None = None
-    legend: str = ""
+    #: What it is and what its values mean, by language (:func:`words`): the page shows them
+    #: in its reader's language, whoever started the game.
+    words: Mapping[str, tuple[str | None, str]] = field(default_factory=dict)
     key: int = field(default_factory=lambda: next(_keys))
     thinks = True  # a class attribute (no field): the player protocol's answer
     _memo: OrderedDict[Position, tuple[list[Move], dict[Move, float]]] = field(
@@ -245,7 +246,7 @@ class Thinking(Picks):
 
     def fresh(self, seed: int | None) -> Thinking:
         """The same spec for a new game: a search player of its own, seeded by ``seed``."""
-        return Thinking(self.name, self.game, self.make, self.live, seed, self.text, self.legend)
+        return Thinking(self.name, self.game, self.make, self.live, seed, self.words)
 
     def seeded(self, seed: int | None, name: str | None = None) -> Thinking:
         found = self.fresh(seed)
@@ -305,10 +306,21 @@ class Thinking(Picks):
         return f"{round(value, digits) + 0.0:+.{digits}f}"  # + 0.0: no "-0.00"
 
     def value_legend(self) -> str:
-        return self.legend
+        return self.words.get(language(), (None, ""))[1]
 
     def describe(self) -> str | None:
-        return self.text
+        return self.words.get(language(), (None, ""))[0]
+
+
+def words(player: Player, legend: Callable[[], str]) -> dict[str, tuple[str | None, str]]:
+    """What ``player`` is and what its values mean (its own legend, else ``legend``'s), in
+    every language: kept with a game instead of the player itself, whose search it does not
+    need."""
+    found = {}
+    for code in LANGUAGES:
+        with speaking(code):
+            found[code] = (player.describe(), player.value_legend() or legend())
+    return found
 
 
 __all__ = [
@@ -326,4 +338,5 @@ __all__ = [
     "check",
     "held_bytes",
     "presets",
+    "words",
 ]

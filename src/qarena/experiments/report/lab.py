@@ -100,13 +100,26 @@ class Lab:
                 backend=self.backend,
                 ray_address=self.ray_address,
             )
-            if self.say is not None:
-                self.say(
+            say = self.say
+            if say is not None:
+                say(
                     _("{sweep}: {count} of {total} runs to train").format(
                         sweep=name, count=len(plan.tasks), total=len(settings)
                     )
                 )
-            if run_plan(plan):
+            trained = [0]
+
+            def one_more(_output: object) -> None:
+                # A sweep may take minutes: each finished run is news to someone waiting.
+                trained[0] += 1
+                if say is not None:
+                    say(
+                        _("{sweep}: {done} of {count} runs trained").format(
+                            sweep=name, done=trained[0], count=len(plan.tasks)
+                        )
+                    )
+
+            if run_plan(plan, one_more):
                 raise KeyboardInterrupt
         return folder, plan.rows(), sweep_command(grid, fixed, self.out(name))
 

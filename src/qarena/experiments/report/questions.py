@@ -797,7 +797,8 @@ def alphazero_judged(lab: Lab) -> Section:
     )
     section.finding = _(
         "The table is perfect within seconds; the networks generalise from far fewer "
-        "parameters and stop short of it in this time. README's 'AlphaZero, judged' measures "
-        "the AlphaZero learner's default runs on Connect Four 4×5 and 5×5 and tic-tac-toe 4×4."
+        "parameters and stop short of it in this time. The guide's page 'AlphaZero, judged' "
+        "(docs/guide/alphazero.md) measures the AlphaZero learner's default runs on Connect Four "
+        "4×5 and 5×5 and tic-tac-toe 4×4."
     )
     return section

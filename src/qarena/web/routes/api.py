@@ -80,11 +80,11 @@ def _links(status: int, **targets: tuple[str, str]) -> dict[int | str, dict[str,
 
 
 #: One server-sent event of a training run: ``data`` is JSON (a job snapshot) for ``progress``,
-#: ``done`` and ``failed``, one line of SVG for ``curve``.
+#: ``done``, ``failed`` and ``cancelled``, one line of SVG for ``curve``.
 _SSE_EVENT = {
     "type": "object",
     "properties": {
-        "event": {"type": "string", "enum": ["progress", "curve", "done", "failed"]},
+        "event": {"type": "string", "enum": ["progress", "curve", "done", "failed", "cancelled"]},
         "data": {"type": "string"},
         "retry": {"type": "integer", "minimum": 0},
     },
@@ -210,7 +210,8 @@ def api_job(job_id: str, web: WebDep) -> dict[str, Any]:
 )
 def api_stop_job(job_id: str, web: WebDep) -> dict[str, Any]:
     """Stop a run between chunks; what it learned so far is saved as a policy. A queued run
-    leaves the line. A run that has already ended is 409: there is nothing left to stop."""
+    leaves the line, ``cancelled``, as does a run stopped before it learned anything. A run
+    that has already ended is 409: there is nothing left to stop."""
     job = web.jobs.get(job_id)
     if not web.jobs.cancel(job):
         raise Conflict(
@@ -318,8 +319,8 @@ def download(policy_id: str, web: WebDep) -> StreamingResponse:
 )
 async def events(request: Request, job_id: str, web: WebDep) -> StreamingResponse:
     """Server-sent events: ``progress`` (JSON), ``curve`` (one line of SVG), then ``done``
-    (JSON with the policy id and where to go next) or ``failed``. A response ends after
-    30 s; the browser reconnects."""
+    (JSON with the policy id and where to go next), ``failed`` or ``cancelled`` (stopped
+    before it learned anything). A response ends after 30 s; the browser reconnects."""
     job = web.jobs.get(job_id)
 
     async def stream() -> AsyncIterator[str]:
@@ -344,8 +345,8 @@ async def events(request: Request, job_id: str, web: WebDep) -> StreamingRespons
                     snap["play"] = f"/policies/{snap['policy']}/play"
                     yield f"event: done\ndata: {json.dumps(snap)}\n\n"
                     return
-                if snap["state"] == "failed":
-                    yield f"event: failed\ndata: {json.dumps(snap)}\n\n"
+                if snap["state"] in ("failed", "cancelled"):
+                    yield f"event: {snap['state']}\ndata: {json.dumps(snap)}\n\n"
                     return
             else:
                 idle += 1

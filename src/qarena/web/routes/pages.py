@@ -39,8 +39,8 @@ from qarena.web.forms import (
     opponent_of,
 )
 from qarena.web.jobs import Job
-from qarena.web.language import COOKIE as LANGUAGE_COOKIE
-from qarena.web.language import COOKIE_SECONDS, local_path
+from qarena.web.language import keep as keep_language
+from qarena.web.language import local_path
 from qarena.web.models import TrainIn
 from qarena.web.play import DELAYS, Session, Watch
 from qarena.web.searches import Busy, bounded
@@ -93,15 +93,7 @@ def choose_language(request: Request, code: str, next: str = "/") -> Response:
     (a path on this site only: anything else goes to the start page)."""
     chosen = check_language(code)
     response = RedirectResponse(local_path(next), status_code=303)
-    response.set_cookie(
-        LANGUAGE_COOKIE,
-        chosen,
-        max_age=COOKIE_SECONDS,
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-    )
+    keep_language(response, chosen, request.url.scheme == "https")
     return response
 
 

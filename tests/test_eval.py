@@ -125,7 +125,7 @@ def test_eval_of_an_under_trained_agent(
     learner = load_learner(path)
     game = learner.game
     assert set(record) == {
-        "game", "optimality", "decisions", "optimal_decisions", "matches", "oracle"
+        "game", "optimality", "decisions", "optimal_decisions", "matches", "oracle", "best_reply"
     }  # fmt: skip
     assert record["oracle"] == {"family": "enumerated", "route": "enumerated"}
     assert record["game"] == game.spec

@@ -160,8 +160,10 @@ def test_ctrl_c_during_the_search_is_stopped_not_a_traceback(command: str, tmp_p
     [
         ["solve", "connect4", "--position", "11777"],
         ["book", "connect4", "--plies", "6", "--out", "book.npz"],
+        # The search for a line that beats perfect play finds none, within a minute.
+        ["beat", "perfect", "--game", "connect4", "--seat", "first"],
     ],
-    ids=["solve", "book"],
+    ids=["solve", "book", "beat"],
 )
 def test_ctrl_c_stops_a_search_of_classic_connect_four(argv: list[str], tmp_path: Path) -> None:
     # The threads searching are told to stop; the book's progress is saved to go on from.

@@ -143,6 +143,14 @@ def test_the_write_ups_claims_are_checked(report: tuple[Path, str]) -> None:
     human = find("the human should never be able to win")
     assert human[0].startswith("002") and "loss for the player to move" in human[3]
     assert human[4] == "does not hold"
+    # Can it be beaten from the start (qarena beat)? Moving first its start is lost, and a lost
+    # start is never "beaten"; moving second it is won, and any seed may give it away.
+    first, seeds, second, again = (
+        int(x)
+        for x in re.findall(r"moving first in (\d+) of (\d+) seeds and moving second in (\d+) "
+                            r"of (\d+)", human[3])[0]
+    )  # fmt: skip
+    assert first == 0 and seeds == again > 0 and 0 <= second <= seeds
     # Measured with the course's own code: 0.97-1.0 after 10,000 games; the figure of 10,000
     # games is the notebook's (002), the solution (004) gives none.
     course = find("в конечном итоге наш ИИ узнает")
@@ -206,6 +214,7 @@ def test_the_write_ups_claims_are_checked(report: tuple[Path, str]) -> None:
         )
         assert drawn == games > 0 and " 0 games lost to perfect play" in blog[3]
         assert blog[4] == "holds"
+        assert re.search(r"beats it from the start moving first in \d+ of \d+ seeds", blog[3])
         assert "--learner game-backup" in blog[2] and "--alpha 0.099" in blog[2]
 
 

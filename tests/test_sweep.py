@@ -138,6 +138,12 @@ def _assert_row_is_eval(
         for outcome in ("win", "draw", "loss"):
             both = (seats["first"][outcome] + seats["second"][outcome]) / 2
             assert float(row[f"{name}_{outcome}"]) == pytest.approx(both, abs=1e-12)
+    # Unbeaten from the start in each seat, as ``qarena beat RUN`` says of its file.
+    code, out, err = _run(capsys, "beat", str(path), "--json")
+    assert code == 0, err
+    reply = json.loads(out)["best_reply"]
+    for seat in ("first", "second"):
+        assert row[f"unbeaten_{seat}"] == ("false" if reply[seat]["beaten"] else "true")
 
 
 def _setting_of(path: Path) -> dict:

@@ -34,15 +34,16 @@ from qarena.evaluate.matches import Record, play_series
 from qarena.exact import Exact, Oracle, SearchSolution, Solution, oracle
 from qarena.exact.space import game_tables
 from qarena.experiments.backends import run_plan, set_up_sweep
-from qarena.experiments.folder import SETTING_COLUMNS, RunRow, SweepFolder
+from qarena.experiments.folder import BEST_REPLY_COLUMNS, SETTING_COLUMNS, RunRow, SweepFolder
 from qarena.experiments.grid import NETWORK_AXES, with_preset
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.games.base import VALUE_WORDS
 from qarena.i18n import _, option, python_caller
-from qarena.judging.best_reply import BestReply
+from qarena.judging.best_reply import SEATS, BestReply, check_seats
 from qarena.judging.best_reply import best_reply as _best_reply
 from qarena.judging.evaluation import Evaluation
 from qarena.judging.player import judge_player
+from qarena.judging.refutation import DEFAULT_POSITIONS, DEFAULT_SECONDS, check_budget
 from qarena.judging.sampled import (
     DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
@@ -388,7 +389,11 @@ def judge(
     ``games`` is 10 unless told, since perfect play searches each of its moves. With
     ``uniform``, on a game enumerated here, optimality is over that many decision positions
     drawn uniformly from all of them, each judged exactly from the tables: the share every
-    position gives, estimated with its interval, in seconds for a network on a big board."""
+    position gives, estimated with its interval, in seconds for a network on a big board.
+
+    Where every position is judged (a game enumerated here, no ``sample``, ``positions`` or
+    ``uniform``), ``Evaluation.best_reply`` holds the best reply to it from the start in each
+    seat (as :func:`best_reply` finds it, to the same moves); elsewhere it is None."""
     check_seed(seed, "seed")
     g = None if spec is None else game(spec)
     if isinstance(who, Learner) and g is not None and who.game.spec != g.spec:
@@ -405,21 +410,44 @@ def judge(
     # Every position is read and checked here, before a game is played.
     given = None if positions is None else given_positions(found.game, positions)
     return judge_player(
-        found, games, seed, sample=sample, positions=given, lengths=lengths, uniform=uniform
+        found,
+        games,
+        seed,
+        sample=sample,
+        positions=given,
+        lengths=lengths,
+        uniform=uniform,
+        reply=True,
     )
 
 
 @_python
-def best_reply(who: PlayerLike, spec: GameLike | None = None, *, seed: int = 0) -> BestReply:
+def best_reply(
+    who: PlayerLike,
+    spec: GameLike | None = None,
+    *,
+    seed: int = 0,
+    seats: Sequence[str] = SEATS,
+    positions: int = DEFAULT_POSITIONS,
+    seconds: float = DEFAULT_SECONDS,
+) -> BestReply:
     """Can ``who`` be beaten from the start, by anyone, and how? In each seat: the start's
     value for it, what the strongest opponent who knows its moves can force against it, and
     the line that forces it (``BestReply.seats["first"].line_text``), with the share of its
     decision positions an opponent can reach where it keeps the value. Exact, over the game's
     tables, on every board whose tables fit here (a player that may play several moves at a
-    position is judged over every one of them). Any player, as :func:`judge` takes it."""
+    position is judged over every one of them). Any player, as :func:`judge` takes it.
+
+    On a board solved by search (classic Connect Four) a search for a line that beats it,
+    within ``positions`` asked about and ``seconds`` in each seat: where it finds none,
+    ``proved`` is False and ``search`` says what it spent (``judging/refutation.py``).
+    ``seats``: the seats to answer for, "first", "second" or both (the default)."""
     check_seed(seed, "seed")
+    asked = check_seats(seats)
+    check_budget(positions, seconds)  # before the player is made
     g = None if spec is None else game(spec)
-    return _best_reply(_player(who, g, seed))
+    found = _player(who, g, seed)
+    return _best_reply(found, asked, positions=positions, seconds=seconds)
 
 
 @dataclass(frozen=True)
@@ -828,7 +856,8 @@ class Sweep:
     def columns(self) -> list[str]:
         """The settings that tell runs apart, then the results."""
         varying = [c for c in SETTING_COLUMNS if len({r.column(c) for r in self.rows} - {""}) > 1]
-        return [*(varying or ["learner"]), "episodes", "optimality", "perfect_at"]
+        measured = [c for c in BEST_REPLY_COLUMNS if any(r.column(c) for r in self.rows)]
+        return [*(varying or ["learner"]), "episodes", "optimality", "perfect_at", *measured]
 
     def __repr__(self) -> str:
         return f"Sweep({os.fspath(self.folder)}: {len(self.rows)} runs)"

@@ -48,6 +48,7 @@ from qarena.fileio import open_to_read
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.judging.along_play import along_perfect_play
+from qarena.judging.best_reply import BestReply
 from qarena.judging.evaluation import (
     Evaluation,
     strategy_masks,
@@ -271,6 +272,9 @@ def eval_command(  # noqa: PLR0913 - the command's options
         return
     out.print(heading)
     out.print(_optimality_text(result))
+    if result.best_reply is not None:
+        for line in reply_lines(result.best_reply):
+            out.print(line, markup=False)
     played = next(iter(result.matches.values())).first.games if result.matches else 0
     table = Table(title=_wdl_title(played), title_justify="left")
     table.add_column(_("opponent"), style="bold")
@@ -281,6 +285,28 @@ def eval_command(  # noqa: PLR0913 - the command's options
     out.print(table)
     if lengths:
         out.print(_lengths_table(result, played))
+
+
+def reply_lines(found: BestReply) -> list[str]:
+    """A line per seat: whether an opponent who knows its moves can beat it from the start,
+    the start's value → what it gets against the best reply, and the line that beats it
+    (short enough for 80 columns on tic-tac-toe and Nim)."""
+    seats = {"first": _("moving first"), "second": _("moving second")}
+    lines: list[str] = []
+    for name, reply in found.seats.items():
+        if reply.beaten:
+            text = _("{seat}: beaten from the start, {value} → {secured} by {line}")
+        else:
+            text = _("{seat}: unbeaten from the start, {value} → {secured}")
+        lines.append(
+            text.format(
+                seat=seats[name],
+                value=value_word(reply.value),
+                secured=value_word(reply.secured),
+                line=" ".join(reply.line_text),
+            )
+        )
+    return lines
 
 
 def _check_along_perfect(games: bool, lengths: bool, sample: bool, positions: bool) -> None:

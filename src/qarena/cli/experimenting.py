@@ -125,6 +125,10 @@ def _summary(rows: list[RunRow], curve: bool) -> Table:
     table.add_column(_("optimality"), justify="right")
     if curve:
         table.add_column(_("perfect at"), justify="right")
+    # Where measured (every board whose tables fit): can the strongest opponent beat it?
+    replied = any(r.unbeaten != (None, None) for r in rows)
+    if replied:
+        table.add_column(_("unbeaten 1st/2nd"), justify="right", no_wrap=True)
     for name in MEASURED:
         table.add_column(_("{opponent} w/d/l").format(opponent=name), justify="right", no_wrap=True)
     for row in rows[:SHOWN_ROWS]:
@@ -132,6 +136,9 @@ def _summary(rows: list[RunRow], curve: bool) -> Table:
         cells += [number(row.episodes, ","), number(row.optimality, ".4f")]
         if curve:
             cells.append("-" if row.perfect_at is None else number(row.perfect_at, ","))
+        if replied:
+            words = {True: _("yes"), False: _("no"), None: "-"}
+            cells.append("/".join(words[u] for u in row.unbeaten))
         for name in MEASURED:
             cells.append("/".join(f"{share:.2f}" for share in row.against[name]))
         table.add_row(*cells)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
@@ -25,7 +26,7 @@ from qarena.cli.common import (
 )
 from qarena.errors import QarenaError
 from qarena.evaluate.text import draw
-from qarena.games import Game, parse_spec, value_name, value_word
+from qarena.games import Game, Move, parse_spec, value_name, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.match.duel import LABELS, Duel, Turn, about, load_players, value_text
 
@@ -83,6 +84,32 @@ def _show_turn(duel: Duel, turn: Turn, mover: Player) -> None:
     out.print(draw(game, duel.position))
 
 
+def pause_of(delay: float | None) -> float:
+    """The pause between moves: ``--delay`` as given (checked), else a second in a terminal
+    and none when piped."""
+    if delay is not None and not 0 <= delay <= MAX_DELAY:
+        raise QarenaError(
+            _("--delay must be from 0 to {most:g} seconds, not {delay:g}").format(
+                most=MAX_DELAY, delay=delay
+            )
+        )
+    return delay if delay is not None else (DEFAULT_DELAY if out.is_terminal else 0.0)
+
+
+def replay(duel: Duel, line: Sequence[Move], pause: float) -> None:
+    """A game played from the start along ``line``, shown move by move as watch shows a game
+    (each mover's own values beside the solver's verdict, the board), then how it ended."""
+    out.print(draw(duel.game, duel.position))
+    for move in line:
+        turn = duel.step(move)
+        if turn is None:  # the line ends where the game does: nothing is left to play
+            break
+        if pause:
+            time.sleep(pause)
+        _show_turn(duel, turn, duel.players[turn.mover])
+    out.print(duel.result_text())
+
+
 @app.command("watch")
 def watch_command(
     first: PlayerA,
@@ -107,13 +134,7 @@ def watch_command(
     whether it keeps the position's value."""
     check_count("--games", games, MAX_WATCH_GAMES)
     check_seed(seed)
-    if delay is not None and not 0 <= delay <= MAX_DELAY:
-        raise QarenaError(
-            _("--delay must be from 0 to {most:g} seconds, not {delay:g}").format(
-                most=MAX_DELAY, delay=delay
-            )
-        )
-    pause = delay if delay is not None else (DEFAULT_DELAY if out.is_terminal else 0.0)
+    pause = pause_of(delay)
     if as_json:
         pause = 0.0
     if spec is not None:

@@ -57,14 +57,16 @@ def position_svg(
     clickable: dict[str, str] | None = None,
     svg_id: str = "position",
     before: Position | None = None,
+    suggested: str | None = None,
 ) -> str:
     """The position as an ``<svg id="position">``. ``clickable`` holds attributes every
     clickable element gets besides ``data-move`` (e.g. htmx's), or None for a still picture.
-    ``before`` is the position before the last move, which is then marked."""
+    ``before`` is the position before the last move, which is then marked. ``suggested`` is a
+    move (as text) to mark as the one to play: the game page's way to beat the AI."""
     if game.layout == "grid":
-        return _board(game, position, clickable, svg_id, before)
+        return _board(game, position, clickable, svg_id, before, suggested)
     if game.layout in ("piles", "heap"):
-        return _heaps(game, position, clickable, svg_id, before)
+        return _heaps(game, position, clickable, svg_id, before, suggested)
     return _text_svg(game, position, svg_id)
 
 
@@ -140,6 +142,7 @@ def _board(
     clickable: dict[str, str] | None,
     svg_id: str,
     before: Position | None,
+    suggested: str | None = None,
 ) -> str:
     live = clickable is not None and not game.is_terminal(position)
     drop = game.drops
@@ -182,8 +185,16 @@ def _board(
         last = before is not None and before[cell] != mark
         cls = f"cell {state}" + (" live" if live and not mark else "")
         cls += " last-move" if last else ""
+        # Connect Four: the cell the suggested column's piece lands in.
+        hint = move == suggested and (landing.get(c) == cell if drop else not mark)
+        cls += " suggested" if hint else ""
         parts.append(f'<g class="{cls}" data-move="{escape(move)}"{attrs}>')
         parts.append(f'<rect x="{x}" y="{y}" width="{_CELL}" height="{_CELL}"/>')
+        if hint:
+            parts.append(
+                f'<rect class="suggest-ring" x="{x + 8}" y="{y + 8}" width="{_CELL - 16}" '
+                f'height="{_CELL - 16}" rx="8"/>'
+            )
         if last:
             parts.append(
                 f'<rect class="ring" x="{x + 5}" y="{y + 5}" width="{_CELL - 10}" '
@@ -280,6 +291,7 @@ def _heaps(
     clickable: dict[str, str] | None,
     svg_id: str,
     before: Position | None,
+    suggested: str | None = None,
 ) -> str:
     live = clickable is not None and not game.is_terminal(position)
     parts = _heaps_frame(game, position, svg_id, "heaps", live)
@@ -293,6 +305,8 @@ def _heaps(
                 continue
             attrs = _attrs(clickable, move) + (_control(words) if live else "")
             cls = "match takeable" + (" live" if clickable is not None else "")
+            # The match a click on takes the suggested move (the style lights those right of it).
+            cls += " suggested" if move == suggested else ""
             parts.append(
                 f'<g class="{cls}" data-move="{escape(move)}"{attrs}>{_hit(x, y)}'
                 f"{_match(x, y)}<title>{escape(words)}</title></g>"

@@ -523,6 +523,23 @@ class SearchSolution:
             return self.game.result(position)
         return max(self.move_values(position).values())
 
+    def sign(self, position: Position) -> int:
+        """WIN, DRAW or LOSS for the player to move, by one weak search of the position itself
+        (:meth:`value_of` scores each move), or from the move scores kept. Not kept itself:
+        a caller asking many positions (the refutation search) keeps its own answers."""
+        game = self.game
+        if game.is_terminal(position):
+            return game.result(position)
+        known = self._scores.get((position, False)) or self._scores.get((position, True))
+        if known:
+            return _sign(max(known.values()))
+        while not self._lock.acquire(timeout=0.1):
+            check()
+        try:
+            return _sign(self.searcher.score(position, weak=True))
+        finally:
+            self._lock.release()
+
     def depth_of(self, position: Position) -> int:
         """Plies to the end with best play (quick wins, slow losses)."""
         if self.game.is_terminal(position):

@@ -44,6 +44,10 @@ MEASURED = ("random", "perfect")
 #: The columns of a run's preset and what the run overrode (learn/presets.py), last: tables
 #: written before presets lack them.
 PRESET_COLUMNS = ("preset", "overridden")
+#: Whether the strongest opponent who knows the run's moves cannot beat it from the start,
+#: moving first and moving second (``judging.best_reply``; blank where the game is solved by
+#: search, or in a table written before they were measured).
+BEST_REPLY_COLUMNS = ("unbeaten_first", "unbeaten_second")
 
 
 #: The columns of results.csv.
@@ -62,6 +66,7 @@ COLUMNS = (
     "steps",
     "optimality",
     "perfect_at",
+    *BEST_REPLY_COLUMNS,
     *(f"{name}_{outcome}" for name in MEASURED for outcome in ("win", "draw", "loss")),
     *PRESET_COLUMNS,
 )
@@ -72,7 +77,7 @@ SETTING_COLUMNS = ("learner", *AXES, "opponent", "seat", "seed")
 
 
 #: Columns a results table or run file written before a sweep could train networks lacks.
-LATER_COLUMNS = (*SEAT_SETTINGS, *NETWORK_AXES, *PRESET_COLUMNS)
+LATER_COLUMNS = (*SEAT_SETTINGS, *NETWORK_AXES, *PRESET_COLUMNS, *BEST_REPLY_COLUMNS)
 
 
 def cell(x: Any) -> str:
@@ -95,6 +100,14 @@ class Shares(NamedTuple):
     win: float
     draw: float
     loss: float
+
+
+def _flag(text: str) -> bool | None:
+    """A yes/no cell back (blank: not measured); raises ValueError for anything else."""
+    found = {"true": True, "false": False, "": None}.get(text, "?")
+    if found == "?":
+        raise ValueError(f"not a yes/no cell: {text!r}")
+    return found  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -120,6 +133,8 @@ class RunRow:
     against: Mapping[str, Shares]  # by name in MEASURED
     preset: str = ""  # the write-up's preset the run started from ("" none)
     overridden: tuple[str, ...] = ()  # the preset's values the run's own replaced
+    #: Unbeaten from the start moving first, and moving second (None: not measured).
+    unbeaten: tuple[bool | None, bool | None] = (None, None)
 
     def column(self, name: str) -> str:
         """The cell of column ``name``, as results.csv holds it."""
@@ -138,6 +153,8 @@ class RunRow:
         cells["steps"] = str(self.steps)
         cells["optimality"] = cell(self.optimality)
         cells["perfect_at"] = cell(self.perfect_at)
+        for column, unbeaten in zip(BEST_REPLY_COLUMNS, self.unbeaten, strict=True):
+            cells[column] = cell(unbeaten)
         for name in MEASURED:
             for outcome, share in self.against[name]._asdict().items():
                 cells[f"{name}_{outcome}"] = cell(share)
@@ -171,7 +188,9 @@ class RunRow:
                 },
                 preset=cells.get("preset", ""),
                 overridden=tuple(cells.get("overridden", "").split()),
-            )
+                unbeaten=(_flag(cells.get("unbeaten_first", "")),
+                          _flag(cells.get("unbeaten_second", ""))),
+            )  # fmt: skip
         except KeyError as e:
             raise ValueError(f"no cell for column {e}") from None
 
@@ -381,10 +400,11 @@ def read_results(path: Path) -> list[RunRow]:
     header = tuple(reader.fieldnames or ())
     # A table written before some settings existed lacks their columns: they were not set.
     known = {
-        tuple(c for c in COLUMNS if c not in {*network, *az, *preset})
+        tuple(c for c in COLUMNS if c not in {*network, *az, *preset, *reply})
         for network in ((), NETWORK_AXES)
         for az in ((), ALPHAZERO_AXES)
         for preset in ((), PRESET_COLUMNS)
+        for reply in ((), BEST_REPLY_COLUMNS)
     }
     if header not in known:
         raise QarenaError(_("{file} is not a qarena sweep's results table").format(file=where))

@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from qarena.agents.base import Player
 from qarena.agents.players import player
 from qarena.agents.strategies import is_builtin
 from qarena.errors import QarenaError
+from qarena.exact import Oracle
 from qarena.experiments.folder import MEASURED, RunOutput, RunRow, Shares, cell, run_meta
 from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, opponent_label
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option, speaking
+from qarena.judging.best_reply import best_reply
 from qarena.judging.evaluation import record_against, strategy_masks
 from qarena.judging.player import judge_player
 from qarena.learn.base import Learner
@@ -130,6 +133,7 @@ def _table_row(task: Task, learner: Learner, result: RunResult, curve: Curve | N
         against={name: Shares(**records[name].total.shares()) for name in MEASURED},
         preset=setting.preset or "",
         overridden=setting.overridden,
+        unbeaten=unbeaten(player(learner, learner.game)),
     )
     return RunOutput(setting.name, learner_bytes(learner, run_meta(setting, row)), row)
 
@@ -155,8 +159,19 @@ def _along_play_row(task: Task, net: Trainable, result: RunResult) -> RunOutput:
         optimality=evaluation.optimality.share,
         perfect_at=None,
         against={name: Shares(**evaluation.matches[name].total.shares()) for name in MEASURED},
+        unbeaten=unbeaten(player(net, game)),
     )
     return RunOutput(setting.name, learner_bytes(net, run_meta(setting, row)), row)
+
+
+def unbeaten(who: Player) -> tuple[bool | None, bool | None]:
+    """Whether the strongest opponent cannot beat ``who`` from the start, moving first and
+    moving second, where its game's tables are enumerated (exact, in milliseconds on the
+    small boards); (None, None) where the game is solved by search."""
+    if Oracle.of(who.game).searched:
+        return None, None
+    found = best_reply(who)
+    return not found.seats["first"].beaten, not found.seats["second"].beaten
 
 
 def _settings(config: Mapping[str, Any], used: set[str]) -> dict[str, str]:

@@ -11,6 +11,10 @@ Exact on every board whose tables are enumerated: every state reachable against 
 position and who is to move) is visited once forward, asking the player only there, then
 valued once backward (``kernels.reply``). A player that may play several moves at a position
 (ties, a random player) is judged over every one of them, as optimality is: its worst counts.
+
+On a board solved by search (classic Connect Four) there are no tables: a search for a line
+that beats the player, within a budget of positions and seconds (``refutation.py``), which
+says so when it finds none (``proved`` False), never "unbeatable" unproved.
 """
 
 from __future__ import annotations
@@ -25,18 +29,26 @@ from qarena import threads
 from qarena.agents.base import Player
 from qarena.agents.opponents import move_mask
 from qarena.agents.players import own_learner
-from qarena.errors import QarenaError
-from qarena.exact import Oracle
+from qarena.errors import QarenaError, echo_value
+from qarena.exact import Exact, Oracle
+from qarena.exact.search import SearchSolution
 from qarena.exact.space import GameTables, game_tables
-from qarena.games.base import Move
-from qarena.i18n import _
+from qarena.games.base import Move, Position
+from qarena.i18n import _, option
+from qarena.judging.refutation import (
+    DEFAULT_POSITIONS,
+    DEFAULT_SECONDS,
+    Spent,
+    check_budget,
+    refute,
+)
 from qarena.judging.tables import move_values
 from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.reply import reach, secure
 
 #: An outcome for the agent as words, as ``--json`` writes it.
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
-SEATS = ("first", "second")
+SEATS: tuple[str, ...] = ("first", "second")
 
 
 @dataclass(frozen=True)
@@ -48,7 +60,13 @@ class SeatReply:
     ``decisions``, the player's decision positions an opponent can reach against it (every
     position of a symmetry class counted), and ``kept`` of them where every move it may play
     keeps the value; ``states``, the (position, who moves) states searched; ``proved``, the
-    answer is exact (a search stopped at its budget would say False)."""
+    answer is exact (a search stopped at its budget says False).
+
+    On a board solved by search (``search`` then says what the search was given and spent,
+    ``refutation.Spent``): ``secured`` is the outcome of the line, what the opponent can force
+    at least (it may force less where the line ends in a draw); ``decisions`` the player's
+    positions the search judged (every move it may play valued), ``kept`` of them where each
+    keeps the value; ``states`` the positions it asked about; a line only where ``proved``."""
 
     seat: str
     value: int
@@ -59,6 +77,7 @@ class SeatReply:
     kept: int
     states: int
     proved: bool = True
+    search: Spent | None = None
 
     @property
     def beaten(self) -> bool:
@@ -72,7 +91,7 @@ class SeatReply:
         return self.kept / self.decisions if self.decisions else 1.0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "value": OUTCOMES[self.value],
             "secured": OUTCOMES[self.secured],
             "beaten": self.beaten,
@@ -82,6 +101,15 @@ class SeatReply:
             "reachable_kept": self.kept,
             "states": self.states,
         }
+        if self.search is not None:
+            # A search judges the positions it went through, not every reachable one.
+            found.update(reachable_decisions=None, reachable_kept=None)
+            found["search"] = {
+                **self.search.to_json(),
+                "judged": self.decisions,
+                "judged_kept": self.kept,
+            }
+        return found
 
 
 @dataclass(frozen=True)
@@ -108,9 +136,16 @@ class BestReply:
         return f"BestReply({self.game}: {parts})"
 
 
-def _asker(tables: GameTables, who: Player) -> Callable[[np.ndarray], np.ndarray]:
-    """The player's moves at given rows (``mask[i, move]``): a trained table's own, read once,
-    or the player asked at those rows alone (a search is asked only where play can go)."""
+def _asker(
+    tables: GameTables, who: Player, moves: np.ndarray | None = None
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The player's moves at given rows (``mask[i, move]``): ``moves`` where it was already
+    asked at every row (judging asks once), a trained table's own, read once, or the player
+    asked at those rows alone (a search is asked only where play can go)."""
+    if moves is not None:
+        if moves.shape != tables.legal.shape:
+            raise ValueError(f"moves of shape {moves.shape}, not the tables' {tables.legal.shape}")
+        return lambda rows: moves[rows]
     learner = own_learner(who)
     if learner is not None and learner.tables is tables:
         whole = learner.best_moves()
@@ -118,45 +153,110 @@ def _asker(tables: GameTables, who: Player) -> Callable[[np.ndarray], np.ndarray
     return lambda rows: move_mask(tables, who, rows)
 
 
-def _tables(who: Player) -> GameTables:
-    game = who.game
-    oracle = Oracle.of(game)
-    if oracle.searched:
-        raise QarenaError(
-            _(
-                "the best reply is computed over a game's tables, and {spec} is solved by "
-                "search here; expected a board whose tables fit (tic-tac-toe, Nim, Connect Four "
-                "up to 5×5)"
-            ).format(spec=game.spec)
+def check_seats(seats: object) -> tuple[str, ...]:
+    """The seats asked for, in :data:`SEATS`' order: some of "first" and "second" (a list or
+    tuple of them), or refused in one line."""
+    if (
+        isinstance(seats, list | tuple)
+        and seats
+        and all(isinstance(s, str) and s in SEATS for s in seats)
+    ):
+        return tuple(s for s in SEATS if s in seats)
+    raise QarenaError(
+        _('{flag} must name "first", "second" or both, not {value}').format(
+            flag=option("seats"), value=echo_value(seats)
         )
+    )
+
+
+def _tables(who: Player) -> GameTables:
     learner = own_learner(who)
-    return learner.tables if learner is not None else game_tables(game)
+    return learner.tables if learner is not None else game_tables(who.game)
 
 
-def best_reply(who: Player, seats: tuple[str, ...] = SEATS) -> BestReply:
+def _searched(
+    who: Player,
+    solution: Exact,
+    seats: tuple[str, ...],
+    start: Position | None,
+    positions: int,
+    seconds: float,
+) -> BestReply:
+    """The best reply on a board solved by search: a refutation searched in each seat
+    (``refutation.py``), each within the budget."""
+    if not isinstance(solution, SearchSolution):  # pragma: no cover - the oracle's route
+        raise TypeError(f"a searched game's answers are a SearchSolution, not {solution!r}")
+    game = who.game
+    found = {}
+    for seat in seats:
+        r = refute(who, solution, seat == "first", positions, seconds, start)
+        found[seat] = SeatReply(
+            seat,
+            r.value,
+            r.secured,
+            r.line,
+            tuple(game.format_move(m) for m in r.line),
+            r.judged,
+            r.kept,
+            r.spent.positions,
+            proved=r.proved,
+            search=r.spent,
+        )
+    return BestReply(game.spec, found)
+
+
+def best_reply(
+    who: Player,
+    seats: tuple[str, ...] = SEATS,
+    *,
+    moves: np.ndarray | None = None,
+    start: Position | None = None,
+    positions: int = DEFAULT_POSITIONS,
+    seconds: float = DEFAULT_SECONDS,
+    certain: bool = False,
+) -> BestReply:
     """The best reply to ``who`` in each of ``seats`` ("first", "second"), exactly, over the
-    game's tables (a game solved by search is refused in one line)."""
+    game's tables, or by a search for a refutation on a board solved by search (classic
+    Connect Four: ``refutation.py``), within ``positions`` asked about and ``seconds`` in each
+    seat (checked before any work; the tables ignore them). ``moves``: the moves it
+    picks among in every row of the game's tables (``move_mask``), where they were already
+    asked, so that a player judged is asked once and the reply is to the same moves.
+    ``start``: from that position (one play can reach) instead of the game's start, "first"
+    being then the seat to move there and the line starting there (what is left to force in a
+    game under way: the web's game page). ``certain`` (over the tables): what the opponent
+    forces whichever of its moves the player picks where it may play several (its best of
+    them counts, and the line shows one), not what it can be led to (its worst counts, as
+    judging counts it); the two differ only for a player with ties or random moves."""
+    oracle = Oracle.of(who.game)
+    if oracle.searched:
+        check_budget(positions, seconds)
+        return _searched(who, oracle.exact(), seats, start, positions, seconds)
     tables = _tables(who)
-    ask = _asker(tables, who)
-    found = {seat: _seat_reply(tables, ask, seat) for seat in seats}
+    ask = _asker(tables, who, moves)
+    found = {seat: _seat_reply(tables, ask, seat, start, certain) for seat in seats}
     return BestReply(tables.game.spec, found)
 
 
 def _seat_reply(
-    tables: GameTables, ask: Callable[[np.ndarray], np.ndarray], seat: str
+    tables: GameTables,
+    ask: Callable[[np.ndarray], np.ndarray],
+    seat: str,
+    begin: Position | None = None,
+    certain: bool = False,
 ) -> SeatReply:
     rows, live, legal = tables.rows, tables.live, tables.legal
+    at = tables.start if begin is None else tables.row_of(begin)
     nxt = np.ascontiguousarray(tables.nxt)
     result = np.ascontiguousarray(tables.result)
     agent = np.zeros(legal.shape, dtype=np.bool_)
     asked = np.zeros(rows, dtype=np.bool_)
     seen_a = np.zeros(rows, dtype=np.bool_)
     seen_o = np.zeros(rows, dtype=np.bool_)
-    start = np.array([tables.start], dtype=np.int64)
+    start = np.array([at], dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     first = seat == "first"
     frontier_a, frontier_o = (start, empty) if first else (empty, start)
-    (seen_a if first else seen_o)[tables.start] = True
+    (seen_a if first else seen_o)[at] = True
     while frontier_a.size or frontier_o.size:
         threads.check()
         need = frontier_a[live[frontier_a] & ~asked[frontier_a]]
@@ -174,11 +274,13 @@ def _seat_reply(
     out_o = np.full(rows, 2, dtype=np.int8)
     plies_a = np.zeros(rows, dtype=np.int32)
     plies_o = np.zeros(rows, dtype=np.int32)
-    secure(nxt, result, tables.order, agent, seen_a, seen_o, out_a, out_o, plies_a, plies_o)
-    start_value = int(tables.value[tables.start])
+    secure(
+        nxt, result, tables.order, agent, seen_a, seen_o, out_a, out_o, plies_a, plies_o, certain
+    )
+    start_value = int(tables.value[at])
     value = start_value if first else -start_value
-    secured = int(out_a[tables.start] if first else out_o[tables.start])
-    line = _line(tables, agent, (out_a, plies_a), (out_o, plies_o), first)
+    secured = int(out_a[at] if first else out_o[at])
+    line = _line(tables, agent, (out_a, plies_a), (out_o, plies_o), first, begin)
     decisions, kept = _kept(tables, agent, seen_a)
     return SeatReply(
         seat,
@@ -198,11 +300,13 @@ def _line(
     agents: tuple[np.ndarray, np.ndarray],
     opponents: tuple[np.ndarray, np.ndarray],
     agent_first: bool,
+    begin: Position | None = None,
 ) -> tuple[Move, ...]:
-    """The shortest game from the start in which every move keeps the outcome the opponent
-    forces: the opponent's, its best; the agent's, one it may play that keeps it worst."""
+    """The shortest game from ``begin`` (default: the start) in which every move keeps the
+    outcome the opponent forces: the opponent's, its best; the agent's, one it may play that
+    keeps it (its worst, or with ``certain`` its best)."""
     game = tables.game
-    position = game.start()
+    position = game.start() if begin is None else begin
     agents_turn = agent_first
     line: list[Move] = []
     while not game.is_terminal(position):
@@ -241,4 +345,4 @@ def _kept(tables: GameTables, agent: np.ndarray, seen_a: np.ndarray) -> tuple[in
     return int(weight.sum()), int(weight[ok].sum())
 
 
-__all__ = ["OUTCOMES", "BestReply", "SeatReply", "best_reply"]
+__all__ = ["OUTCOMES", "SEATS", "BestReply", "SeatReply", "best_reply", "check_seats"]

@@ -21,6 +21,7 @@ from qarena.optional import need
 
 if TYPE_CHECKING:
     from qarena.exact import Oracle
+    from qarena.judging.best_reply import BestReply
     from qarena.judging.sampled import Sample
 
 
@@ -34,6 +35,9 @@ class Evaluation:
     sample: Sample | None = field(default=None, repr=False, compare=False)
     #: What judged it (``player.judge_player``): the game's family and this machine's route.
     oracle: Oracle | None = field(default=None, repr=False, compare=False)
+    #: The best reply to it from the start in each seat (``best_reply.py``), where every
+    #: position is judged (a game enumerated here, no sample); else None.
+    best_reply: BestReply | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         o = self.optimality
@@ -45,9 +49,15 @@ class Evaluation:
         if self.sample is not None:
             low, high = self.sample.interval
             interval = f", 95% interval [{low:.4f}, {high:.4f}]"
+        unbeaten = ""
+        if self.best_reply is not None:
+            seats = ", ".join(
+                f"{seat} {'no' if r.beaten else 'yes'}" for seat, r in self.best_reply.seats.items()
+            )
+            unbeaten = f"; unbeaten from the start: {seats}"
         return (
             f"Evaluation({self.game}: optimality {o.share:.4f} ({o.optimal} of {o.decisions}"
-            f"{interval}); wins against {against})"
+            f"{interval}); wins against {against}{unbeaten})"
         )
 
     def _repr_html_(self) -> str:
@@ -63,6 +73,8 @@ class Evaluation:
             low, high = self.sample.interval
             line += f" [{number(low, '.4f')}, {number(high, '.4f')}]"
         head = f"<p>{html.escape(self.game)}: {html.escape(line)}</p>"
+        if self.best_reply is not None:
+            head += f"<p>{html.escape(unbeaten_text(self.best_reply))}</p>"
         cells = "".join(
             f"<tr><td>{html.escape(name)}</td>"
             + "".join(
@@ -105,7 +117,17 @@ class Evaluation:
             record["sample"] = self.sample.to_json(parse_spec(self.game))
         if self.oracle is not None:
             record["oracle"] = self.oracle.record()
+        if self.best_reply is not None:
+            record["best_reply"] = self.best_reply.to_json()
         return record
+
+
+def unbeaten_text(found: BestReply) -> str:
+    """Whether it is unbeaten from the start in each seat (both judged), in one line."""
+    answer = {False: _("yes"), True: _("no")}
+    return _("unbeaten from the start: moving first {first}, moving second {second}").format(
+        first=answer[found.seats["first"].beaten], second=answer[found.seats["second"].beaten]
+    )
 
 
 def strategy_mask(tables: GameTables, name: str) -> np.ndarray:

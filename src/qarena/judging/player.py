@@ -16,6 +16,7 @@ from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.games.base import Position
 from qarena.i18n import _
+from qarena.judging.best_reply import BestReply, best_reply
 from qarena.judging.evaluation import Evaluation, evaluate, evaluate_moves
 from qarena.judging.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
 from qarena.judging.uniform import check_uniform, evaluate_uniform
@@ -30,13 +31,16 @@ def judge_player(
     positions: Sequence[Position] | None = None,
     lengths: bool = False,
     uniform: int | None = None,
+    reply: bool = False,
 ) -> Evaluation:
     """``who``'s optimality and its record against the game's opponents in both seats:
     exactly, or by samples where the game's oracle searches it (``Oracle.judging``) or when
     ``sample`` or ``positions`` is given, or over ``uniform`` decision positions drawn from
     all of them (``uniform.py``; a game enumerated here). ``games`` unless told: the
     family's (1,000, or 10 on a searched board, since perfect play searches each of its
-    moves), 10 for a sample asked for. The result records the oracle."""
+    moves), 10 for a sample asked for. The result records the oracle. With ``reply``, where
+    every position is judged, it carries the best reply to the player from the start in each
+    seat too (``best_reply.py``: over the same tables, to the same moves)."""
     game = who.game
     answers = Oracle.of(game)
     if uniform is not None:
@@ -69,10 +73,17 @@ def judge_player(
         count = answers.games if games is None else games
         check_count("games", count, MAX_GAMES)
         learner = own_learner(who)
+        found: BestReply | None = None
         if learner is not None:  # its own tables, read as they are
             judged = evaluate(learner, count, seed, lengths)
+            if reply:
+                found = best_reply(who)
         else:
             tables = game_tables(game)
-            judged = evaluate_moves(tables, move_mask(tables, who), count, seed, lengths)
+            moves = move_mask(tables, who)  # asked once: judged and replied to alike
+            judged = evaluate_moves(tables, moves, count, seed, lengths)
+            if reply:
+                found = best_reply(who, moves=moves)
+        judged = dataclasses.replace(judged, best_reply=found)
     # The result says what judged it, so that it does not depend on the machine unsaid.
     return dataclasses.replace(judged, oracle=answers)

@@ -69,11 +69,14 @@ def secure(
     out_o: np.ndarray,
     plies_a: np.ndarray,
     plies_o: np.ndarray,
+    agent_best: bool = False,
 ) -> None:
     """``out_a[row]`` / ``out_o[row]``: the outcome the opponent can force from each seen state
     (agent / opponent to move), children before parents (``order``), terminal rows from their
     result (for the mover there); ``plies_a`` / ``plies_o``: the fewest plies to the end in
-    which it is forced (so that a refutation is shown by its shortest line)."""
+    which it is forced (so that a refutation is shown by its shortest line). With
+    ``agent_best``, the agent's best move of its mask counts instead of its worst: what the
+    opponent forces whichever of them it picks."""
     moves = nxt.shape[1]
     for row in range(result.size):
         if result[row] != NOT_TERMINAL:
@@ -88,7 +91,10 @@ def secure(
                 child = nxt[row, m]
                 if child >= 0 and agent[row, m]:
                     v, p = out_o[child], plies_o[child] + 1
-                    if v < worst or (v == worst and p < plies):
+                    if agent_best and worst != UNKNOWN:
+                        if v > worst or (v == worst and p < plies):
+                            worst, plies = v, p
+                    elif v < worst or (v == worst and p < plies):
                         worst, plies = v, p
             out_a[row], plies_a[row] = worst, plies
         if seen_o[row]:

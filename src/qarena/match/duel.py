@@ -125,13 +125,15 @@ class Duel:
         """The player (0: A, 1: B) to move now."""
         return (len(self.turns) + (0 if self.a_first else 1)) % 2
 
-    def step(self) -> Turn | None:
-        """The next move; None once the game is over."""
+    def step(self, move: Move | None = None) -> Turn | None:
+        """The next move (``move`` where given: a line replayed, the mover's values still its
+        own); None once the game is over."""
         if self.over:
             return None
         position, mover = self.position, self.mover()
         player = self.players[mover]
-        move = player.act(position)
+        if move is None:
+            move = player.act(position)
         turn = Turn(
             mover,
             position,

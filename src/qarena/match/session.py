@@ -15,6 +15,7 @@ from qarena.errors import IllegalMoveError, QarenaError
 from qarena.games import WIN, Game, Move, Position
 from qarena.games.words import ending, illegal
 from qarena.i18n import _, gettext_noop
+from qarena.judging.best_reply import SeatReply, best_reply
 
 Side = Literal["human", "ai"]
 Result = Literal["human", "ai", "draw"]
@@ -131,6 +132,17 @@ class Match:
         reply = self._reply_at(self.position, self.agent.pick(self.position, self.rng))
         self._apply(reply.move)
         return reply
+
+    def beating(self, certain: bool = True) -> SeatReply | None:
+        """The best reply to the AI from here, at the person's turn (None at the AI's or after
+        the end), the person's move first in its line: with ``certain``, what the person
+        forces whichever of its tied moves the AI picks; else what the AI can be led to where
+        it picks unluckily (``judging.best_reply``)."""
+        if self.over or not self.humans_turn():
+            return None
+        # The person moves next, so the AI takes the seat that moves second from here.
+        found = best_reply(self.agent, ("second",), start=self.position, certain=certain)
+        return found.seats["second"]
 
     def _reply_at(self, position: Position, move: Move) -> Reply:
         return Reply(move, self.values(position), position, self.agent.best_at(position))

@@ -23,6 +23,7 @@ from qarena.exact import Oracle
 from qarena.games import Move, Position, value_name
 from qarena.games.words import played
 from qarena.i18n import _, gettext_noop
+from qarena.judging.best_reply import SeatReply
 from qarena.match.duel import Duel
 from qarena.match.session import Match, Result, Score
 from qarena.web.exceptions import NotFound
@@ -62,6 +63,15 @@ Stored = Loaded
 Opponent = Rival
 
 
+class Beating(NamedTuple):
+    """The best reply to the AI from a position, the person to move: ``certain``, what the
+    person forces whichever of its tied moves it picks; ``possible``, what it can be led to
+    where it picks unluckily (the same for an AI without ties)."""
+
+    certain: SeatReply
+    possible: SeatReply
+
+
 class Snapshot(NamedTuple):
     """A game's moves, positions and what its page shows, as they were."""
 
@@ -69,6 +79,7 @@ class Snapshot(NamedTuple):
     positions: tuple[Position, ...]
     show_values: bool
     show_hint: bool
+    show_beat: bool
 
 
 @dataclass
@@ -79,6 +90,12 @@ class Session(Kept, Match):
     agent: Opponent
     show_values: bool = True
     show_hint: bool = False
+    #: "Show me how to beat it": the best reply to the AI from each of the person's turns.
+    show_beat: bool = False
+    #: Those best replies where they were last worked out: the moves then, and the replies.
+    beaten_at: tuple[tuple[Move, ...], Beating] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     #: The browser playing it (its cookie's id), whose running score its result goes to.
     owner: str | None = None
 
@@ -100,12 +117,33 @@ class Session(Kept, Match):
     def snapshot(self) -> Snapshot:
         """The game as it is, to put back with :meth:`restore` when a request is given up
         midway (its search stopped): nothing of it is left half done."""
-        return Snapshot(tuple(self.moves), tuple(self.positions), self.show_values, self.show_hint)
+        return Snapshot(
+            tuple(self.moves),
+            tuple(self.positions),
+            self.show_values,
+            self.show_hint,
+            self.show_beat,
+        )
 
     def restore(self, snapshot: Snapshot) -> None:
         self.moves[:] = snapshot.moves
         self.positions[:] = snapshot.positions
         self.show_values, self.show_hint = snapshot.show_values, snapshot.show_hint
+        self.show_beat = snapshot.show_beat
+
+    def beat(self) -> Beating | None:
+        """:meth:`Match.beating` from here, certain and possible, at the person's turn; worked
+        out once per position of the game (a page shown again, a toggle, another tab: the same
+        answer, not the same work)."""
+        moves = tuple(self.moves)
+        if self.beaten_at is not None and self.beaten_at[0] == moves:
+            return self.beaten_at[1]
+        certain, possible = self.beating(), self.beating(certain=False)
+        if certain is None or possible is None:
+            return None
+        found = Beating(certain, possible)
+        self.beaten_at = (moves, found)
+        return found
 
     def ai_text(self) -> str | None:
         reply = self.last_reply

@@ -398,6 +398,15 @@ class Web:
         except QarenaError:
             return False
 
+    def offers_beat(self, session: Session) -> bool:
+        """Whether the game page offers "Show me how to beat it" against ``session``'s AI
+        (``web.beating``): exact and quick only on a board enumerated within this server's
+        budget, against an AI whose moves are the same whenever asked (a player that thinks
+        searches anew in each game, with a seed of its own)."""
+        if session.thinking or session.oracle.searched:
+            return False
+        return self._over_budget(session.game) is None
+
     def searching(self, session: Session, hint: bool = False) -> bool:
         """Whether serving ``session`` may search: perfect play of a board solved by search,
         or the solver's verdicts shown there (``hint``: whatever is shown after a toggle)."""

@@ -9,6 +9,7 @@ import numpy as np
 
 from qarena.evaluate.matches import Record, both_seats
 from qarena.exact import game_tables, solve
+from qarena.experiments.folder import RunRow
 from qarena.experiments.grid import Grid, with_preset
 from qarena.experiments.report.lab import (
     Lab,
@@ -91,10 +92,24 @@ def _course_claims(lab: Lab, claim: _Claims) -> None:
             span=span_of(shares),
             value=value_word(solve(game).value_of(game.start())),
             loss=opening.first.shares()["loss"],
-        ),
+        )
+        + _beaten_text(rows),
         # A human moving second wins with best play wherever the start is lost for the mover.
         fails if solve(game).value_of(game.start()) < 0 else holds,
     )
+
+
+def _beaten_text(rows: Sequence[RunRow]) -> str:
+    """How many runs the strongest opponent who knows their moves beats from the start, in
+    each seat (the sweep's ``unbeaten_first`` and ``unbeaten_second``): the write-ups ask
+    whether their agent can be beaten, which optimality and matches against perfect play do
+    not answer."""
+    first = sum(r.unbeaten[0] is False for r in rows)
+    second = sum(r.unbeaten[1] is False for r in rows)
+    return "; " + _(
+        "an opponent who knows its moves beats it from the start moving first in {first} of "
+        "{seeds} seeds and moving second in {second} of {seeds} (qarena beat RUN)"
+    ).format(first=first, second=second, seeds=len(rows))
 
 
 def _paper_claims(lab: Lab, claim: _Claims) -> None:
@@ -472,7 +487,8 @@ def _tictactoe_claims(lab: Lab, claim: _Claims) -> None:
                 played=2 * lab.games * len(rows),
                 clean=clean,
                 seeds=len(rows),
-            ),
+            )
+            + _beaten_text(rows),
             holds if clean == len(rows) else part if clean else fails,
         )
 

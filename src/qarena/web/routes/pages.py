@@ -25,6 +25,7 @@ from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import DEFAULT, _, check_language, language, speaking
 from qarena.match.duel import LABELS, value_text
 from qarena.match.session import Conflict, Score
+from qarena.web.beating import beat_context
 from qarena.web.describe import verdict_span
 from qarena.web.errors import PageRoute, validation_text
 from qarena.web.exceptions import Full, NotFound, status_of
@@ -158,9 +159,14 @@ def _browser(request: Request) -> tuple[str, bool]:
 
 
 def _panel(
-    session: Session, score: Score, solver: Solver, error: str | None = None
+    session: Session,
+    score: Score,
+    solver: Solver,
+    error: str | None = None,
+    beat_offered: bool = False,
 ) -> dict[str, Any]:
     game, position, agent = session.game, session.position, session.agent
+    beat = beat_context(session, beat_offered)
     legal = game.legal_moves(position)
     # The solver's outcomes, as a hint beside a learned agent's values; perfect play's own
     # values are the solver's, so it needs no hint.
@@ -194,9 +200,15 @@ def _panel(
         "game": game,
         "svg": Markup(
             position_svg(
-                game, position, clickable, before=None if reply is None else reply.position
+                game,
+                position,
+                clickable,
+                before=None if reply is None else reply.position,
+                suggested=None if beat is None else beat.get("move"),
             )
         ),
+        "beat": beat,
+        "beat_offered": beat_offered,
         "rows": rows,
         # The AI's values of the person's moves: a thinking player has none (it thinks on its
         # own turns only), so its column and the "←" note are left out rather than empty.
@@ -256,7 +268,7 @@ def _ai_values(session: Session, solver: Solver) -> dict[str, Any]:
 def _game_response(
     request: Request, web: Web, session: Session, score: Score, error: str | None, status: int
 ) -> Response:
-    context = _panel(session, score, web.kept.get, error)
+    context = _panel(session, score, web.kept.get, error, web.offers_beat(session))
     if htmx(request):
         return page(request, "_panel.html", context, status)
     if error is None and request.method == "POST":
@@ -351,6 +363,8 @@ async def game_toggle(request: Request, game_id: str, what: str, web: WebDep) ->
             s.show_values = not s.show_values
         elif what == "hint":
             s.show_hint = not s.show_hint
+        elif what == "beat":
+            s.show_beat = not s.show_beat
         else:
             raise QarenaError(_("nothing to toggle called {what!r}").format(what=what))
 
@@ -371,6 +385,7 @@ async def game_again(
         with bounded(web.limits.move_seconds):  # perfect play's opening, when it opens
             session = web.games.new(old.agent, first or old.first)
         session.show_values, session.show_hint = old.show_values, old.show_hint
+        session.show_beat = old.show_beat
         return _to_game(session)
 
     if web.searching(old):

@@ -10,17 +10,21 @@ Three parts, each printed as it finishes:
   table's move in the same position. For each seat: OpenSpiel's ``BestResponsePolicy`` value
   at the root (the responder's expected return, here exact: the policy is deterministic)
   against qarena's ``secured`` (it must be its negation), and the time of each in the same
-  run; then ``exploitability.nash_conv`` (both seats in one call) timed too.
+  run; then OpenSpiel's C++ ``TabularBestResponse`` (given the policy as a dict of its
+  histories) and ``exploitability.nash_conv`` (both seats in one call) timed too.
 ``boards``: the best reply on tictactoe:4x4:4 and connect4:5x5 (``--big`` names them), the
   tables' build timed apart from the reply, for ``perfect`` and ``random`` (a random player
   may play every move: every state of the game is reached against it).
 ``learners``: every learner kind's default run on tic-tac-toe, tictactoe:4x4:4 and
-  connect4:4x5 (``--minutes`` caps a run's training; the networks' and any over it say so):
+  connect4:4x5 (``--minutes``, 0.5, caps a table learner's training, ``--network-minutes``, 2,
+  a network's; a run stopped short says so; networks on the big boards are judged over 100,000
+  decision positions drawn uniformly, as ``qarena eval --uniform 100000``):
   optimality, and per seat beaten or not, the line's length, seconds and states searched;
-  then the shipped Connect Four network on classic Connect Four, or the one line refusing it.
+  then the shipped Connect Four network on classic Connect Four, by the search for a
+  refutation within ``qarena beat``'s default budget (or the one line refusing it).
 
 Run: .venv/bin/python benchmarks/best_reply.py [--part openspiel,boards,learners] [--quick]
-``--quick``: tic-tac-toe only (the OpenSpiel comparison and tic-tac-toe's learners).
+``--quick``: tic-tac-toe only (the OpenSpiel comparison and tic-tac-toe's learners, no network).
 Peak RSS (``getrusage``) is printed after each part; it only grows, so each part's figure
 includes the parts before it.
 """
@@ -48,6 +52,7 @@ from qarena.games.tictactoe import EMPTY, O, X
 from qarena.judging.best_reply import OUTCOMES, SeatReply, best_reply
 from qarena.judging.tables import move_values, optimality_at
 from qarena.judging.uniform import uniform_optimality, uniform_rows
+from qarena.learn.base import Learner
 from qarena.learn.learners import LEARNERS, TABLE_LEARNERS
 
 COMMAND = ".venv/bin/python benchmarks/best_reply.py"
@@ -134,6 +139,7 @@ def openspiel_part(rows: list[str]) -> None:
 
     log("== OpenSpiel's best response and qarena's, on one tabular policy of tic-tac-toe ==")
     agent, train_s = timed(lambda: qarena.train("tictactoe", episodes=2000, seed=7))
+    assert isinstance(agent, Learner)
     greedy = qarena.player(agent, seed=0)
     tables = agent.tables
     best = agent.best_moves()
@@ -280,7 +286,7 @@ def learners_part(specs: Sequence[str], caps: tuple[float, float], rows: list[st
                 rows.append(f"| {spec} | {kind} | refused: {e} | | | | |")
                 continue
             who = qarena.player(learner)
-            tables = learner.tables if table else game_tables(who.game)
+            tables = learner.tables if isinstance(learner, Learner) else game_tables(who.game)
             opt, opt_s = optimality(who, tables, not table)
             run = f"{learner.episodes:,} episodes, {train_s:.0f} s"
             if learner.episodes < learner.default_episodes():
@@ -296,7 +302,6 @@ def learners_part(specs: Sequence[str], caps: tuple[float, float], rows: list[st
                 )
             log(f"{spec} {kind}: {run}; optimality {opt} ({opt_s:.1f} s); RSS {peak_mb():,.0f} MB")
             rows.append(f"| {spec} | {kind} | {run} | {opt} | {cells[0]} | {cells[1]} |")
-    network_part(rows)
 
 
 def network_part(rows: list[str]) -> None:
@@ -345,6 +350,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "learners" in parts:
         specs = ["tictactoe"] if args.quick else args.games.split(",")
         learners_part(specs, (args.minutes, args.network_minutes), rows)
+        if not args.quick:
+            network_part(rows)
     log(f"peak RSS {peak_mb():,.0f} MB")
     log("\n".join(rows))
 

@@ -20,6 +20,7 @@ import qarena
 from qarena.games.base import Position
 from qarena.games.tictactoe import EMPTY, O, X
 from qarena.judging.best_reply import best_reply
+from qarena.learn.base import Learner
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.slow  # walking 550,000 histories and two C++ best resp
 
 def test_openspiel_finds_the_same_best_reply_in_both_seats() -> None:
     agent = qarena.train("tictactoe", episodes=2000, seed=7)
+    assert isinstance(agent, Learner)  # a table learner: its tables are the game's
     greedy = qarena.player(agent, seed=0)
     tables, rules = agent.tables, agent.game
     chosen: dict[int, int] = {}  # a class's one move, in its representative's frame

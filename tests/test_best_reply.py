@@ -24,23 +24,28 @@ def _may_play(player: Player, position: Position) -> list[int]:
     return list(choices(position)) if callable(choices) else [player.act(position)]
 
 
-def _replays(player: Player, reply: SeatReply) -> None:
+def _replays(player: Player, reply: SeatReply) -> list[Position]:
     """The line is a legal game, from the start to its end, ending in ``secured`` for the
-    player, whose every move in it is one it may play."""
+    player, whose every move in it is one it may play; returns the positions after each of
+    the player's moves."""
     game = player.game
     position = game.start()
     agents_turn = reply.seat == "first"
+    after_own: list[Position] = []
     for text in reply.line_text:
         move = game.parse_move(text)
         assert move in game.legal_moves(position)
         if agents_turn:
             assert move in _may_play(player, position)
         position = game.apply(position, move)
+        if agents_turn:
+            after_own.append(position)
         agents_turn = not agents_turn
     assert game.is_terminal(position)
     # The result is for the player to move at the end: the agent's when it is its turn.
     end = game.result(position)
     assert (end if agents_turn else -end) == reply.secured
+    return after_own
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "nim:3,5,7", "connect4:4x4"])

@@ -14,39 +14,11 @@ import time
 import pytest
 
 import qarena
-from qarena.agents.base import Player
 from qarena.errors import QarenaError
 from qarena.exact.search import LineSearcher, Searcher, SearchSolution
-from qarena.games.base import Position
 from qarena.judging.best_reply import SeatReply, best_reply
 from qarena.judging.refutation import MAX_POSITIONS, refute
-
-
-def _may_play(player: Player, position: Position) -> list[int]:
-    choices = getattr(player, "choices", None)
-    return list(choices(position)) if callable(choices) else [player.act(position)]
-
-
-def _replays(player: Player, reply: SeatReply) -> list[Position]:
-    """The line is a legal game from the start to its end, the player's every move one it may
-    play, ending in ``secured`` for it; the positions after each of the player's moves."""
-    game = player.game
-    position = game.start()
-    agents_turn = reply.seat == "first"
-    after_own: list[Position] = []
-    for text in reply.line_text:
-        move = game.parse_move(text)
-        assert move in game.legal_moves(position)
-        if agents_turn:
-            assert move in _may_play(player, position)
-        position = game.apply(position, move)
-        if agents_turn:
-            after_own.append(position)
-        agents_turn = not agents_turn
-    assert game.is_terminal(position)
-    end = game.result(position)
-    assert (end if agents_turn else -end) == reply.secured
-    return after_own
+from tests.test_best_reply import _replays
 
 
 def _columns(game: object, reply: SeatReply, plies: int) -> str:

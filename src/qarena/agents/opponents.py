@@ -26,11 +26,10 @@ from qarena.learn.base import Opponent
 OPPONENTS = ("self", *STRATEGIES)
 
 
-def move_mask(tables: GameTables, who: Player, rows: np.ndarray | None = None) -> np.ndarray:
-    """``mask[row, move]``: the moves ``who`` picks among in each row of ``tables`` (in the
-    row's own frame): all its ties where it tells them (``choices``), else the one move it
-    makes. A trained agent's own tables are used as they are, or lifted to a game's tables
-    without symmetry. With ``rows``, only those rows, in their order (a sample judged)."""
+def whole_mask(tables: GameTables, who: Player) -> np.ndarray | None:
+    """``mask[row, move]`` over every row at once where ``who`` is a player whose moves follow
+    from the tables themselves (random, strongest and perfect play, a trained agent's greedy
+    moves): as cheap for all rows as for a few. None: it must be asked (:func:`move_mask`)."""
     legal = tables.legal
     whole: np.ndarray | None = None
     if isinstance(who, RandomAgent):
@@ -47,6 +46,16 @@ def move_mask(tables: GameTables, who: Player, rows: np.ndarray | None = None) -
             whole = who.mask()
         elif own.canonical and not tables.canonical:
             whole = own.lift(who.mask(), tables)
+    return whole
+
+
+def move_mask(tables: GameTables, who: Player, rows: np.ndarray | None = None) -> np.ndarray:
+    """``mask[row, move]``: the moves ``who`` picks among in each row of ``tables`` (in the
+    row's own frame): all its ties where it tells them (``choices``), else the one move it
+    makes. A trained agent's own tables are used as they are, or lifted to a game's tables
+    without symmetry. With ``rows``, only those rows, in their order (a sample judged)."""
+    legal = tables.legal
+    whole = whole_mask(tables, who)
     if whole is not None:
         if rows is not None:
             picked: np.ndarray = whole[rows]
@@ -100,4 +109,4 @@ def opponent(tables: GameTables, who: PlayerLike) -> Opponent:
     return Opponent(found.name, move_mask(tables, found))
 
 
-__all__ = ["OPPONENTS", "move_mask", "opponent", "strongest_mask"]
+__all__ = ["OPPONENTS", "move_mask", "opponent", "strongest_mask", "whole_mask"]

@@ -143,7 +143,9 @@ def _along_play_row(task: Task, net: Trainable, result: RunResult) -> RunOutput:
     judges it."""
     setting, fixed = task.setting, task.fixed
     game = net.game
-    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED)
+    # The best reply to the same moves the judging asked for (where every position is judged).
+    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED, reply=True)
+    reply = evaluation.best_reply
     row = RunRow(
         run=setting.name,
         game=fixed.game,
@@ -159,7 +161,9 @@ def _along_play_row(task: Task, net: Trainable, result: RunResult) -> RunOutput:
         optimality=evaluation.optimality.share,
         perfect_at=None,
         against={name: Shares(**evaluation.matches[name].total.shares()) for name in MEASURED},
-        unbeaten=unbeaten(player(net, game)),
+        unbeaten=(None, None)
+        if reply is None
+        else (not reply.seats["first"].beaten, not reply.seats["second"].beaten),
     )
     return RunOutput(setting.name, learner_bytes(net, run_meta(setting, row)), row)
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from qarena import threads
 from qarena.agents.base import Player
-from qarena.agents.opponents import move_mask
+from qarena.agents.opponents import move_mask, whole_mask
 from qarena.agents.players import own_learner
 from qarena.errors import QarenaError, echo_value
 from qarena.exact import Exact, Oracle
@@ -140,15 +140,15 @@ def _asker(
     tables: GameTables, who: Player, moves: np.ndarray | None = None
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The player's moves at given rows (``mask[i, move]``): ``moves`` where it was already
-    asked at every row (judging asks once), a trained table's own, read once, or the player
-    asked at those rows alone (a search is asked only where play can go)."""
+    asked at every row (judging asks once), its moves over every row read once where they
+    follow from the tables (a trained table, perfect or random play), or the player asked at
+    those rows alone (a search is asked only where play can go)."""
     if moves is not None:
         if moves.shape != tables.legal.shape:
             raise ValueError(f"moves of shape {moves.shape}, not the tables' {tables.legal.shape}")
         return lambda rows: moves[rows]
-    learner = own_learner(who)
-    if learner is not None and learner.tables is tables:
-        whole = learner.best_moves()
+    whole = whole_mask(tables, who)
+    if whole is not None:
         return lambda rows: whole[rows]
     return lambda rows: move_mask(tables, who, rows)
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,6 +210,32 @@ class _Search:
             after = -self.sign(game.apply(position, move))
             if after < value:
                 return [move], after, True
+        line, after, whole = self._branch(position, moves, slack, value, self.opponent)
+        if line is None:
+            self.done[position] = _WHOLE if whole else slack
+        return line, after, whole
+
+    def opponent(
+        self, position: Position, slack: int, value: int
+    ) -> tuple[list[Move] | None, int, bool]:
+        """From a position of the opponent's, the player's value ``value``: as :meth:`agent`,
+        over the opponent's moves searched, the most promising first."""
+        return self._branch(
+            position, self.opponent_moves(position, value), slack, value, self.agent
+        )
+
+    def _branch(
+        self,
+        position: Position,
+        moves: Sequence[Move],
+        slack: int,
+        value: int,
+        below: Callable[[Position, int, int], tuple[list[Move] | None, int, bool]],
+    ) -> tuple[list[Move] | None, int, bool]:
+        """Each of ``moves`` in turn, the n-th costing n - 1 of the ``slack``, searched on by
+        ``below`` (the other side's search): the first line found, with the move before it;
+        else none, and whether every line was searched to its end."""
+        game = self.solution.game
         whole = True
         for cost, move in enumerate(moves):
             child = game.apply(position, move)
@@ -218,31 +244,10 @@ class _Search:
             if cost > slack:
                 whole = False
                 break
-            line, after, below = self.opponent(child, slack - cost, value)
+            line, after, searched = below(child, slack - cost, value)
             if line is not None:
                 return [move, *line], after, True
-            whole = whole and below
-        self.done[position] = _WHOLE if whole else slack
-        return None, value, whole
-
-    def opponent(
-        self, position: Position, slack: int, value: int
-    ) -> tuple[list[Move] | None, int, bool]:
-        """From a position of the opponent's, the player's value ``value``: as :meth:`agent`,
-        over the opponent's moves searched, the most promising first."""
-        game = self.solution.game
-        whole = True
-        for cost, move in enumerate(self.opponent_moves(position, value)):
-            child = game.apply(position, move)
-            if game.is_terminal(child):
-                continue
-            if cost > slack:
-                whole = False
-                break
-            line, after, below = self.agent(child, slack - cost, value)
-            if line is not None:
-                return [move, *line], after, True
-            whole = whole and below
+            whole = whole and searched
         return None, value, whole
 
     def play_on(self, position: Position, agents_turn: bool, value: int) -> list[Move]:

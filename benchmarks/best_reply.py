@@ -24,6 +24,7 @@ Three parts, each printed as it finishes:
   refutation within ``qarena beat``'s default budget (or the one line refusing it).
 
 Run: .venv/bin/python benchmarks/best_reply.py [--part openspiel,boards,learners] [--quick]
+[--kinds ntuple,...] [--no-network]
 ``--quick``: tic-tac-toe only (the OpenSpiel comparison and tic-tac-toe's learners, no network).
 Peak RSS (``getrusage``) is printed after each part; it only grows, so each part's figure
 includes the parts before it.
@@ -271,10 +272,15 @@ def optimality(who: Player, tables: GameTables, network: bool) -> tuple[str, flo
     return text, time.perf_counter() - start
 
 
-def learners_part(specs: Sequence[str], caps: tuple[float, float], rows: list[str]) -> None:
+def learners_part(
+    specs: Sequence[str],
+    caps: tuple[float, float],
+    rows: list[str],
+    kinds: Sequence[str] = tuple(LEARNERS),
+) -> None:
     log("== every learner kind's default run ==")
     for spec in specs:
-        for kind in LEARNERS:
+        for kind in kinds:
             table = kind in TABLE_LEARNERS
             minutes = caps[0] if table else caps[1]
             try:
@@ -335,6 +341,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--network-minutes", type=float, default=2.0, help="the most a network's run takes"
     )
+    parser.add_argument("--kinds", default=",".join(LEARNERS), help="the learner kinds")
+    parser.add_argument(
+        "--no-network", action="store_true", help="without the shipped network's rows"
+    )
     args = parser.parse_args(argv)
     parts = args.part.split(",")
     log(f"{COMMAND} {' '.join(sys.argv[1:])}".strip())
@@ -349,8 +359,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         boards_part(args.big.split(","))
     if "learners" in parts:
         specs = ["tictactoe"] if args.quick else args.games.split(",")
-        learners_part(specs, (args.minutes, args.network_minutes), rows)
-        if not args.quick:
+        kinds = args.kinds.split(",")
+        learners_part(specs, (args.minutes, args.network_minutes), rows, kinds)
+        if not args.quick and not args.no_network:
             network_part(rows)
     log(f"peak RSS {peak_mb():,.0f} MB")
     log("\n".join(rows))

@@ -123,7 +123,8 @@ def test_a_request_is_one_set_up_for_every_front_end() -> None:
     assert (request.kind, request.opponent, request.seat, request.episodes) == (
         "seat-q", "self", "both", 100,
     )  # fmt: skip
-    assert request.preset == {"name": "advanced-nim", "overridden": ["episodes"]}
+    assert request.preset is not None and request.preset["overridden"] == ["episodes"]
+    assert request.preset["settings"]["canonical"] is False and not request.canonical
     assert request.tables and request.curve_refused() is None
     plan = request.plan()
     assert plan.learner.kind == "seat-q" and plan.learner.preset == request.preset

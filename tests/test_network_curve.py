@@ -14,7 +14,7 @@ from qarena import threads
 from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
-from qarena.learn.curve import JUDGED_COLUMNS, UNIFORM_COLUMNS, VARIED_COLUMNS, Curve
+from qarena.learn.curve import JUDGED_COLUMNS, UNBEATEN, UNIFORM_COLUMNS, VARIED_COLUMNS, Curve
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import NetworkConfig
 from qarena.training import run as training
@@ -147,8 +147,9 @@ def test_a_classic_connect_four_curve_records_the_varied_openings_and_others_do_
     small = NTupleNetwork.from_config(parse_spec("connect4:4x5"), NetworkConfig(tuples=2))
     searched = NTupleNetwork.from_config(parse_spec("tictactoe:5x5:4"), NetworkConfig(tuples=2))
     assert training._columns(c4, None) == VARIED_COLUMNS
-    # Enumerated here: judged over a uniform sample of all positions too; searched: along play.
-    assert training._columns(small, None) == UNIFORM_COLUMNS
+    # Enumerated here: judged over a uniform sample of all positions too, and whether the best
+    # reply beats it from the start in each seat; searched: along play.
+    assert training._columns(small, None) == (*UNIFORM_COLUMNS, *UNBEATEN)
     assert training._columns(searched, None) == JUDGED_COLUMNS
     # A resumed curve keeps its columns: its earlier points have no varied share.
     old = Curve.from_json(PLAIN_CURVE_DATA)
@@ -225,10 +226,15 @@ def test_a_network_curve_on_a_small_board_agrees_with_judging_it_everywhere() ->
     from qarena.judging.tables import UNIFORM_SAMPLE
 
     net = qarena.train("connect4:4x4", learner="ntuple", episodes=10_000, curve=True, seed=2)
-    assert net.curve is not None and net.curve.columns == UNIFORM_COLUMNS
+    assert net.curve is not None and net.curve.columns == (*UNIFORM_COLUMNS, *UNBEATEN)
     last = net.curve.points[-1]
     assert last.uniform is not None
-    exact = qarena.judge(net).optimality.share
+    judged = qarena.judge(net)
+    exact = judged.optimality.share
+    # Whether it is unbeaten, as the point recorded it, is the best reply's verdict.
+    assert judged.best_reply is not None
+    reply = judged.best_reply.seats
+    assert last.unbeaten == (not reply["first"].beaten, not reply["second"].beaten)
     low, high = wilson(round(last.uniform * UNIFORM_SAMPLE), UNIFORM_SAMPLE, z=3.29)
     assert low <= exact <= high
 

@@ -61,7 +61,7 @@ def _line_ids(svg: bytes) -> set[str]:
     root = ET.fromstring(svg)
     return {g.get("id", "") for g in root.iter(f"{SVG}g")} & {
         f"{key}-{i}"
-        for key in ("optimality", "random-win", "perfect-win", "perfect-not-lost")
+        for key in ("optimality", "random-win", "perfect-win", "perfect-not-lost", "unbeaten")
         for i in range(5)
     }
 
@@ -87,8 +87,11 @@ def test_svg_lines_have_a_vertex_per_point(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for name, lines in (
-        ("nim", {"optimality-0", "random-win-0", "perfect-win-0"}),
-        ("ttt", {"optimality-0", "random-win-0", "perfect-win-0", "perfect-not-lost-0"}),
+        ("nim", {"optimality-0", "random-win-0", "perfect-win-0", "unbeaten-0"}),
+        (
+            "ttt",
+            {"optimality-0", "random-win-0", "perfect-win-0", "perfect-not-lost-0", "unbeaten-0"},
+        ),
     ):
         out = tmp_path / f"{name}.svg"
         assert _plot(capsys, files[name], "-o", out)[0] == 0
@@ -98,7 +101,10 @@ def test_svg_lines_have_a_vertex_per_point(
         curve = load_learner(files[name]).curve
         assert curve is not None and len(curve.points) == (20 if name == "nim" else 10)
         for gid in lines:
-            assert _vertices(svg, gid) == len(curve.points)
+            # The unbeaten seats are steps: a vertex per point and one per step between.
+            steps = gid.startswith("unbeaten")
+            n = len(curve.points)
+            assert _vertices(svg, gid) == (2 * n - 1 if steps else n)
 
 
 def test_same_input_same_bytes(
@@ -131,7 +137,8 @@ def test_overlay_draws_each_run(
     assert _plot(capsys, *paths, "-o", svg_out)[0] == 0
     assert _plot(capsys, *paths, "--out", png_out)[0] == 0
     svg = svg_out.read_bytes()
-    lines = {"optimality", "random-win", "perfect-win"}
+    # Every run's curve records whether it is unbeaten from the start (enumerated games).
+    lines = {"optimality", "random-win", "perfect-win", "unbeaten"}
     assert _line_ids(svg) == {f"{key}-{i}" for key in lines for i in range(3)} | {
         "perfect-not-lost-2"
     }
@@ -139,8 +146,8 @@ def test_overlay_draws_each_run(
         curve = load_learner(path).curve
         assert curve is not None
         assert _vertices(svg, f"optimality-{i}") == len(curve.points)
-    # Three runs: the figure is taller for their legend rows.
-    assert _png_size(png_out.read_bytes()) == (PIXELS[0], PIXELS[1] + 3 * ROW_PIXELS)
+    # Three runs: the figure is taller for the legend rows of its five line styles.
+    assert _png_size(png_out.read_bytes()) == (PIXELS[0], PIXELS[1] + 4 * ROW_PIXELS)
 
 
 def test_titles_and_labels(files: dict[str, Path]) -> None:

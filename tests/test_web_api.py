@@ -1257,3 +1257,8 @@ def test_a_networks_curve_is_compared_beside_a_table_learners_by_optimality(
         assert f'data-series="{ids[0]}"' in page and f'data-series="{ids[1]}"' in page
         r = client.get("/compare", params={"id": ids, "metric": "random"})
         assert r.status_code == 422 and "by optimality" in r.text
+        # Both curves record whether each was unbeaten from the start: compared as steps.
+        assert "s-unbeaten" in inspect
+        page = client.get("/compare", params={"id": ids, "metric": "unbeaten"}).text
+        assert page.count('<polyline class="series"') == 2
+        assert "Seats unbeaten from the start (of 2)" in page

@@ -43,7 +43,12 @@ from qarena.judging.best_reply import SEATS, BestReply, check_seats
 from qarena.judging.best_reply import best_reply as _best_reply
 from qarena.judging.evaluation import Evaluation
 from qarena.judging.player import judge_player
-from qarena.judging.refutation import DEFAULT_POSITIONS, DEFAULT_SECONDS, check_budget
+from qarena.judging.refutation import (
+    DEFAULT_POSITIONS,
+    DEFAULT_SECONDS,
+    check_budget,
+    check_seconds,
+)
 from qarena.judging.sampled import (
     DEFAULT_SAMPLED_GAMES,
     MAX_SAMPLE,
@@ -55,6 +60,7 @@ from qarena.learn.curve import CurvePoint
 from qarena.learn.family import Trainable
 from qarena.learn.learners import save_learner
 from qarena.learn.ntuple_config import KIND as NTUPLE
+from qarena.learn.presets import canonical_of
 from qarena.learn.settings import ALL_SETTINGS, KEYWORDS, NAMES, typed
 from qarena.match.duel import Duel, Turn
 from qarena.optional import need
@@ -259,7 +265,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     check_every: int | None = None,
     curve: bool = False,
     every: int | None = None,
-    canonical: bool = True,
+    canonical: bool | None = None,
     resume: Trainable | None = None,
     progress: bool = False,
     callback: Callable[[Progress], object] | None = None,
@@ -300,8 +306,11 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
     kind registered in :data:`qarena.learn.learners.LEARNERS`; the settings after ``callback``
     are the training settings (their one declaration: :mod:`qarena.learn.settings`), None
     taking the learner's default. ``preset`` names a write-up's method (:mod:`qarena.learn.presets`:
-    learner, settings, opponent, seat, episodes); what is given as well overrides it, and
-    ``learner.preset`` records the preset and what was overridden. ``backend`` ``"ray"`` plays
+    learner, settings, opponent, seat, episodes, and the write-up's own kind of table: every
+    position, unless ``canonical=True``); what is given as well overrides it, and
+    ``learner.preset`` records the preset, its values and what was overridden. ``canonical``
+    (None: qarena's default, one table entry per symmetry class, or the preset's) False
+    learns every position. ``backend`` ``"ray"`` plays
     an AlphaZero learner's games on Ray actors (at ``ray_address``, or a local Ray instance).
     ``opponent`` is ``"self"`` or any player (a built-in's name, a policy file, a learner,
     a function). ``until_perfect`` stops as soon as the solver finds the play perfect;
@@ -364,7 +373,7 @@ def train(  # noqa: PLR0913 - qarena.train's settings, by keyword
 
 
 @_python
-def judge(
+def judge(  # noqa: PLR0913 - eval's options, as keywords
     who: PlayerLike,
     spec: GameLike | None = None,
     *,
@@ -374,6 +383,7 @@ def judge(
     sample: int | None = None,
     positions: Sequence[Position | str] | None = None,
     uniform: int | None = None,
+    beat_seconds: float = DEFAULT_SECONDS,
 ) -> Evaluation:
     """How good a player is, as ``qarena eval`` says: its exact optimality (the share of
     decision positions where its move keeps the game's value) and its record against random,
@@ -393,8 +403,12 @@ def judge(
 
     Where every position is judged (a game enumerated here, no ``sample``, ``positions`` or
     ``uniform``), ``Evaluation.best_reply`` holds the best reply to it from the start in each
-    seat (as :func:`best_reply` finds it, to the same moves); elsewhere it is None."""
+    seat (as :func:`best_reply` finds it, to the same moves). On a board solved by search it
+    holds the search for a line that beats it in each seat, within ``beat_seconds`` each (60
+    unless told; 0 skips it, and it is None): ``proved`` False where the search found none.
+    Elsewhere (``sample``, ``positions`` or ``uniform`` on an enumerated board) it is None."""
     check_seed(seed, "seed")
+    beat_seconds = check_seconds(beat_seconds, "--beat-seconds", zero=True)
     g = None if spec is None else game(spec)
     if isinstance(who, Learner) and g is not None and who.game.spec != g.spec:
         raise QarenaError(
@@ -418,6 +432,7 @@ def judge(
         lengths=lengths,
         uniform=uniform,
         reply=True,
+        beat_seconds=beat_seconds,
     )
 
 
@@ -906,7 +921,7 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     seat: str | Sequence[str] | None = None,
     episodes: int | Sequence[int] | None = None,
     seeds: int | Sequence[int] = 0,
-    canonical: bool = True,
+    canonical: bool | None = None,
     curve: bool = False,
     every: int | None = None,
     until_perfect: bool = False,
@@ -943,7 +958,8 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     ``blocks`` and ``simulations``. ``games`` in each seat against random and perfect
     play: the game's oracle's (1,000, or 10 on a searched board; never the free memory). ``preset``
     names a write-up's method (:mod:`qarena.learn.presets`) whose values fill the axes not
-    given; each row records it and what the run overrode. Returns the rows."""
+    given, and whose kind of table the runs share unless ``canonical`` is given; each row
+    records it and what the run overrode. Returns the rows."""
     g = game(spec)
     if games is None:
         games = Oracle.of(g).games
@@ -975,7 +991,7 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
         _axis(seeds) or (0,),
     )
     runs = set_up_sweep(
-        g, grid, games=games, canonical=canonical, curve=curve, every=every,
+        g, grid, games=games, canonical=canonical_of(preset, canonical), curve=curve, every=every,
         until_perfect=until_perfect,
     )  # fmt: skip
     settings = runs.settings

@@ -28,6 +28,7 @@ from qarena.cli import (  # noqa: F401
     inspecting,
     play,
     plotting,
+    presets,
     serve,
     solving,
     training,

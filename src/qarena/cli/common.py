@@ -43,6 +43,7 @@ WORKFLOW = (
     "sweep",
     "plot",
     "report",
+    "presets",
     "warm-up",
 )
 

@@ -45,14 +45,16 @@ from qarena.evaluate.matches import Lengths, Record, SeatRecords
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.fileio import open_to_read
-from qarena.games import Game, Position, parse_spec, value_word
+from qarena.games import LOSS, Game, Position, parse_spec, value_word
 from qarena.i18n import _, ngettext, number
+from qarena.i18n import seconds as seconds_text
 from qarena.judging.along_play import along_perfect_play
 from qarena.judging.best_reply import BestReply
 from qarena.judging.evaluation import (
     Evaluation,
     strategy_masks,
 )
+from qarena.judging.refutation import DEFAULT_SECONDS, check_seconds
 from qarena.judging.sampled import MAX_SAMPLE, given_positions, wilson
 from qarena.judging.uniform import check_uniform
 from qarena.learn.base import Learner
@@ -146,6 +148,15 @@ def _lengths_table(result: Evaluation, games: int) -> Table:
     return table
 
 
+def _print_reply(result: Evaluation) -> None:
+    """The best reply's lines per seat, or the one line saying why there was no search."""
+    if result.best_reply is not None:
+        for line in reply_lines(result.best_reply):
+            out.print(line, markup=False)
+    if result.best_reply_note is not None:
+        out.print(result.best_reply_note, markup=False)
+
+
 @app.command("eval")
 def eval_command(  # noqa: PLR0913 - the command's options
     policy: Annotated[
@@ -210,11 +221,26 @@ def eval_command(  # noqa: PLR0913 - the command's options
             "the value), and its record in N games moving first against perfect play.",
         ),
     ] = None,
+    beat_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--beat-seconds",
+            metavar="S",
+            help="Seconds the search for a line that beats it may take in each seat, on boards "
+            "solved by search (60; 0 skips it).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """How good a trained agent is: exact optimality over every decision position, and its
     greedy play against random, perfect and the game's rule-based opponents in both seats.
     A built-in player (with --game) is judged the same way.
+
+    Under the optimality, whether an opponent who knows its moves can beat it from the start
+    in each seat, and by which line (as qarena beat says): exactly where every position is
+    judged; on boards solved by search, a search for such a line within --beat-seconds in each
+    seat, which says so where it found none ("proved": false with --json), never
+    "unbeaten" unproved.
 
     --lengths adds how long those games were (the games themselves are the same): a table of
     games by length in plies, and with --json "lengths": {opponent: {"first": {plies: games},
@@ -225,8 +251,17 @@ def eval_command(  # noqa: PLR0913 - the command's options
     random openings) is judged exactly by search, and optimality comes with its 95% interval;
     --json then lists every position with the move chosen there and its verdict.
     """
+    beat = check_seconds(
+        DEFAULT_SECONDS if beat_seconds is None else beat_seconds, "--beat-seconds", zero=True
+    )
     if along_perfect is not None:
-        _check_along_perfect(games is not None, lengths, sample is not None, positions is not None)
+        _check_along_perfect(
+            games is not None,
+            lengths,
+            sample is not None,
+            positions is not None,
+            beat_seconds is not None,
+        )
         if uniform is not None:
             raise QarenaError(
                 _("--along-perfect judges along its own games; {flag} does not go with it")
@@ -262,6 +297,7 @@ def eval_command(  # noqa: PLR0913 - the command's options
         result = api.judge(
             cast("PlayerLike", subject), game, games=games, seed=seed, lengths=lengths,
             sample=sample, positions=given, uniform=uniform,
+            beat_seconds=beat,
         )  # fmt: skip
     said(answers)  # judged: why by search, where this machine cannot enumerate it
     if as_json:
@@ -272,9 +308,7 @@ def eval_command(  # noqa: PLR0913 - the command's options
         return
     out.print(heading)
     out.print(_optimality_text(result))
-    if result.best_reply is not None:
-        for line in reply_lines(result.best_reply):
-            out.print(line, markup=False)
+    _print_reply(result)
     played = next(iter(result.matches.values())).first.games if result.matches else 0
     table = Table(title=_wdl_title(played), title_justify="left")
     table.add_column(_("opponent"), style="bold")
@@ -290,11 +324,23 @@ def eval_command(  # noqa: PLR0913 - the command's options
 def reply_lines(found: BestReply) -> list[str]:
     """A line per seat: whether an opponent who knows its moves can beat it from the start,
     the start's value → what it gets against the best reply, and the line that beats it
-    (short enough for 80 columns on tic-tac-toe and Nim)."""
+    (short enough for 80 columns on tic-tac-toe and Nim). On a board solved by search, what
+    the search found (or that it found no line within its budget, which proves nothing) and
+    a line below with what it spent."""
     seats = {"first": _("moving first"), "second": _("moving second")}
     lines: list[str] = []
     for name, reply in found.seats.items():
-        if reply.beaten:
+        spent = reply.search
+        if not reply.proved:
+            assert spent is not None  # only a search stops short of a proof
+            text = _(
+                "{seat}: no line that beats it found within {positions} positions and "
+                "{seconds}, which proves nothing either way"
+            )
+        elif reply.beaten and spent is not None and reply.secured > LOSS:
+            # The search stops at the first mistake it proves: the opponent may force more.
+            text = _("{seat}: beaten from the start, {value} → {secured} or worse by {line}")
+        elif reply.beaten:
             text = _("{seat}: beaten from the start, {value} → {secured} by {line}")
         else:
             text = _("{seat}: unbeaten from the start, {value} → {secured}")
@@ -304,15 +350,26 @@ def reply_lines(found: BestReply) -> list[str]:
                 value=value_word(reply.value),
                 secured=value_word(reply.secured),
                 line=" ".join(reply.line_text),
+                positions=number(spent.max_positions, ",") if spent else "",
+                seconds=seconds_text(spent.max_seconds, ",g") if spent else "",
             )
         )
+        if spent is not None:
+            lines.append(
+                _("  (searched {positions} positions in {seconds})").format(
+                    positions=number(spent.positions, ","),
+                    seconds=seconds_text(spent.seconds, ".1f"),
+                )
+            )
     return lines
 
 
-def _check_along_perfect(games: bool, lengths: bool, sample: bool, positions: bool) -> None:
+def _check_along_perfect(
+    games: bool, lengths: bool, sample: bool, positions: bool, beat: bool = False
+) -> None:
     """--along-perfect plays its own games: refuse the options that set others."""
     given = (("--games", games), ("--lengths", lengths), ("--sample", sample),
-             ("--positions", positions))  # fmt: skip
+             ("--positions", positions), ("--beat-seconds", beat))  # fmt: skip
     for flag, used in given:
         if used:
             raise QarenaError(

@@ -56,6 +56,7 @@ from qarena.games import Game, parse_spec
 from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
+from qarena.learn.presets import canonical_of
 from qarena.learn.settings import KIND_SETTINGS, NAMES
 
 #: Most worker processes a sweep starts.
@@ -225,9 +226,15 @@ def sweep_command(  # noqa: PLR0913 - the command's options
         str | None, typer.Option(help="Episode counts (default: the learner's for the game).")
     ] = None,
     seeds: Annotated[str, typer.Option(help="Seeds: a range 0-4, a list 0,3,7, or both.")] = "0",
-    no_canonical: Annotated[
-        bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
-    ] = False,
+    canonical: Annotated[
+        bool | None,
+        typer.Option(
+            "--canonical/--no-canonical",
+            help="One table entry per symmetry class, or every position (--no-canonical). "
+            "Default: one per class; with --preset, the write-up's own table.",
+            show_default=False,
+        ),
+    ] = None,
     curve: Annotated[
         bool,
         typer.Option("--curve", help="Record each run's learning curve (for plots, perfect_at)."),
@@ -282,7 +289,7 @@ def sweep_command(  # noqa: PLR0913 - the command's options
         game,
         grid,
         games=games,
-        canonical=not no_canonical,
+        canonical=canonical_of(preset_name, canonical),
         curve=curve,
         every=every,
         until_perfect=until_perfect,

@@ -148,9 +148,15 @@ def train_command(  # noqa: PLR0913 - the command's options
             show_default=False,
         ),
     ] = None,
-    no_canonical: Annotated[
-        bool, typer.Option("--no-canonical", help="Learn every position, not one per symmetry.")
-    ] = False,
+    canonical: Annotated[
+        bool | None,
+        typer.Option(
+            "--canonical/--no-canonical",
+            help="One table entry per symmetry class, or every position (--no-canonical). "
+            "Default: one per class; with --preset, the write-up's own table.",
+            show_default=False,
+        ),
+    ] = None,
     until_perfect: Annotated[
         bool,
         typer.Option("--until-perfect", help="Stop as soon as the solver finds the play perfect."),
@@ -214,7 +220,7 @@ def train_command(  # noqa: PLR0913 - the command's options
         opponent=opponent_name,
         seat=seat,
         episodes=episodes,
-        canonical=not no_canonical,
+        canonical=canonical,
         until_perfect=until_perfect,
         check_every=check_every,
         curve=curve,
@@ -439,6 +445,7 @@ def _run_record(result: RunResult, plan: RunPlan, game: Game, kind: str) -> dict
         record["perfect_at"] = result.perfect_at
     if plan.curve is not None:
         record["curve_points"] = len(plan.curve.points)
+    _unbeaten_record(record, plan.curve)
     _end_record(record, result, plan)
     return record
 
@@ -470,6 +477,33 @@ def _curve_text(curve: Curve) -> str:
         "{points:,} points, one every {every:,} episodes",
         curve.every,
     ).format(points=len(curve.points), every=curve.every)
+
+
+def _unbeaten_text(curve: Curve) -> str | None:
+    """Where the curve records the best reply: in each seat, the point from which on no
+    opponent who knows the learner's moves could beat it from the start, or that it was
+    beaten at the last point."""
+    since = curve.unbeaten_since()
+    if since is None:
+        return None
+    seats = {"first": _("moving first"), "second": _("moving second")}
+    parts = []
+    for seat, at in since.items():
+        verdict = (
+            _("beaten at the last point")
+            if at is None
+            else _("at every point from {count:,} on").format(count=at)
+        )
+        parts.append(_("{seat}: {verdict}").format(seat=seats[seat], verdict=verdict))
+    return "; ".join(parts)
+
+
+def _unbeaten_record(record: dict[str, Any], curve: Curve | None) -> None:
+    """``train --json``'s ``"unbeaten_since"``: per seat, the episodes (games) from whose
+    point on the learner was unbeaten from the start (null: beaten at the last point)."""
+    since = None if curve is None else curve.unbeaten_since()
+    if since is not None:
+        record["unbeaten_since"] = since
 
 
 def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_file: Path) -> Table:
@@ -515,6 +549,9 @@ def _run_table(result: RunResult, plan: RunPlan, game: Game, title: str, out_fil
         )
     if plan.curve is not None:
         table.add_row(_("learning curve"), _curve_text(plan.curve))
+        unbeaten = _unbeaten_text(plan.curve)
+        if unbeaten is not None:
+            table.add_row(_("unbeaten from the start"), unbeaten)
     table.add_row(_("saved to"), str(out_file))
     return table
 
@@ -542,6 +579,7 @@ def _judged_record(result: RunResult, plan: RunPlan, game: Game) -> dict[str, An
             record["uniform_optimality"] = result.point.uniform
         record["perfect_first"] = {"win": win, "draw": draw, "loss": loss}
         record["curve_points"] = len(net.curve.points) if net.curve is not None else 0
+    _unbeaten_record(record, plan.curve)
     _end_record(record, result, plan)
     return record
 
@@ -575,5 +613,8 @@ def _judged_table(result: RunResult, plan: RunPlan, game: Game, out_file: Path) 
         table.add_row(_("judged"), _point_text(result.point))
     if net.curve is not None and run_curve is not None:
         table.add_row(_("learning curve"), _curve_text(run_curve))
+        unbeaten = _unbeaten_text(run_curve)
+        if unbeaten is not None:
+            table.add_row(_("unbeaten from the start"), unbeaten)
     table.add_row(_("saved to"), str(out_file))
     return table

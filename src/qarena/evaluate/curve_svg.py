@@ -59,6 +59,26 @@ UNIFORM_SERIES: tuple[str, str, Any] = (
 )
 
 
+#: The line a curve recording the best reply adds (a game enumerated here): the share of the
+#: two seats in which no opponent who knows the learner's moves can beat it from the start
+#: (0, ½ or 1), drawn as steps: a verdict, not a measure between points.
+UNBEATEN_SERIES: tuple[str, str, Any] = (
+    gettext_noop("seats unbeaten from the start (of 2)"),
+    "s-unbeaten",
+    lambda p: sum(p.unbeaten) / 2,
+)
+
+
+def _steps(xs: Sequence[float], ys: Sequence[float]) -> str:
+    """Polyline points drawing ``ys`` as steps: each holds until the next point."""
+    out: list[str] = []
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        if i:
+            out.append(f"{x:.1f},{ys[i - 1]:.1f}")
+        out.append(f"{x:.1f},{y:.1f}")
+    return " ".join(out)
+
+
 def _curve_label(points: int) -> str:
     return ngettext(
         "learning curve, {count} point", "learning curve, {count} points", points
@@ -135,6 +155,8 @@ def curve_svg(
         series = [series[0], VARIED_SERIES, *series[1:]]
     if judged and points and all(p.uniform is not None for p in points):
         series = [series[0], UNIFORM_SERIES, *series[1:]]
+    if points and all(p.unbeaten is not None for p in points):
+        series = [*series, UNBEATEN_SERIES]
     xs = [p.episodes for p in points]
     # The legend's entries side by side, wrapped onto more lines where a language's words are
     # long (widths estimated from the text: the SVG is drawn on the server).
@@ -163,7 +185,12 @@ def curve_svg(
     parts.extend(chart.frame(30))
     for (label, cls, share), (lx, row) in zip(series, places, strict=True):
         if points:
-            d = " ".join(f"{x(at):.1f},{y(share(p)):.1f}" for at, p in zip(xs, points, strict=True))
+            if cls == UNBEATEN_SERIES[1]:
+                d = _steps([x(at) for at in xs], [y(share(p)) for p in points])
+            else:
+                d = " ".join(
+                    f"{x(at):.1f},{y(share(p)):.1f}" for at, p in zip(xs, points, strict=True)
+                )
             parts.append(f'<polyline class="{cls}" points="{d}"/>')
         ly = h - 4 - 16 * (line - row)
         parts.append(
@@ -185,8 +212,14 @@ def curve_svg(
 #: Line colours of the series compared, in turn (told apart by colour-blind people too: the
 #: Okabe–Ito palette).
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c8c8c")
-#: What a comparison can plot, by name: each of :data:`SERIES`.
-METRICS = {"optimality": 0, "random": 1, "perfect": 2}
+#: What a comparison can plot, by name: each of :data:`SERIES`, and whether it is unbeaten
+#: from the start (where its curve records it).
+METRICS: dict[str, tuple[str, str, Any]] = {
+    "optimality": SERIES[0],
+    "random": SERIES[1],
+    "perfect": SERIES[2],
+    "unbeaten": UNBEATEN_SERIES,
+}
 
 
 def _compare_label(metric: str, count: int) -> str:
@@ -204,7 +237,7 @@ def curves_svg(
     ``(key, label, points)`` series, in the colours of :data:`PALETTE` in turn (the page
     gives the legend; each line's tooltip names it); episodes on a log axis, as in
     :func:`curve_svg`. It fills the width it is given (a viewBox and no fixed size)."""
-    name, _cls, share = SERIES[METRICS[metric]]
+    name, cls, share = METRICS[metric]
     span = max([10, *(p.episodes for _key, _label, points in series for p in points)])
     chart = _LogChart(520, 280, 44, 16, 10, 40, span)
     w, h, x, y = chart.w, chart.h, chart.x, chart.y
@@ -215,7 +248,10 @@ def curves_svg(
     parts.extend(chart.frame(34))
     for i, (key, label, points) in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
-        d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
+        if cls == UNBEATEN_SERIES[1]:
+            d = _steps([x(p.episodes) for p in points], [y(share(p)) for p in points])
+        else:
+            d = " ".join(f"{x(p.episodes):.1f},{y(share(p)):.1f}" for p in points)
         parts.append(
             f'<polyline class="series" data-series="{escape(key)}" stroke="{colour}" '
             f'points="{d}"><title>{escape(label)}</title></polyline>'

@@ -49,6 +49,7 @@ _RULES = (
     "svg.curve .s-random { stroke: #1f6fb2; }",
     "svg.curve .s-perfect { stroke: #2c7a3f; }",
     "svg.curve .s-varied, svg.curve .s-uniform { stroke: #a63d8c; stroke-dasharray: 6 3; }",
+    "svg.curve .s-unbeaten { stroke: #555; stroke-dasharray: 2 3; }",
     "svg.compare polyline.series { fill: none; stroke-width: 2.5; stroke-linejoin: round; }",
     "svg.curve .tick { font-size: 11px; }",
     "table.qarena td, table.qarena th { text-align: left; padding: 0 1em 0 0; }",

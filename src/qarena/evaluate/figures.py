@@ -49,6 +49,8 @@ class Metric:
     label: str
     style: LineStyleType
     value: Callable[[CurvePoint], float]
+    #: Drawn as steps: a verdict at each point, not a measure between them.
+    steps: bool = False
 
 
 METRICS = (
@@ -71,6 +73,15 @@ METRICS = (
         gettext_noop("win or draw vs perfect"),
         "-.",
         lambda p: p.matches["perfect"][0] + p.matches["perfect"][1],
+    ),
+    # Whether any opponent who knows its moves can beat it from the start, in each seat: the
+    # share of the two seats where none can (0, 1/2 or 1), where the curve records it.
+    Metric(
+        "unbeaten",
+        gettext_noop("seats unbeaten from the start (of 2)"),
+        (0, (4, 1, 1, 1)),
+        lambda p: sum(p.unbeaten) / 2 if p.unbeaten is not None else 0.0,
+        steps=True,
     ),
 )
 
@@ -117,11 +128,14 @@ class Texts:
 def metrics_of(curve: Curve) -> list[Metric]:
     """The lines a curve gets: "not lost" only when draws against perfect occur at all; a
     network's curve (judged along play, with its uniform sample of all positions) only its
-    optimality, the one measure both kinds of curve share."""
+    optimality, the one measure both kinds of curve share; the seats where it is unbeaten
+    from the start where the curve records them."""
+    unbeaten = [m for m in METRICS if m.key == "unbeaten" and curve.unbeaten]
     if curve.judged:
-        return [METRICS[0]]
+        return [METRICS[0], *unbeaten]
     draws = any(p.matches["perfect"][1] > 0 for p in curve.points)
-    return [m for m in METRICS if m.key != "perfect-not-lost" or draws]
+    keep = [m for m in METRICS if m.key not in ("perfect-not-lost", "unbeaten")]
+    return [*keep, *(m for m in METRICS if m.key == "perfect-not-lost" and draws), *unbeaten]
 
 
 def _num(x: object) -> str:
@@ -282,6 +296,7 @@ def _draw_run(
             x,
             [metric.value(p) for p in curve.points],
             linestyle=metric.style,
+            drawstyle="steps-post" if metric.steps else "default",
             color=colours(index, j),
             marker=marker,
             markersize=3.5,
@@ -397,7 +412,10 @@ def render_curves(runs: Sequence[PlotRun], fmt: str) -> bytes:
         legend = {"fontsize": 9, "handlelength": 2.6, "columnspacing": 1.4}
         style_labels = [_(m.label) for m in shown]
         if single:
-            fig.legend(style_handles, style_labels, loc="outside lower center", ncols=4, **legend)
+            ncols = 4 if len(shown) <= 4 else 3  # five entries in four columns ran off the edge
+            fig.legend(
+                style_handles, style_labels, loc="outside lower center", ncols=ncols, **legend
+            )
         else:
             run_handles = [Line2D([], [], color=colours(i, 0)) for i in range(len(runs))]
             labels = [plain(t) for t in texts.labels]
@@ -437,6 +455,9 @@ def render_judged_curve(name: str, learner: Trainable, fmt: str) -> bytes:
     if all(p.uniform is not None for p in points):
         everywhere = [p.everywhere for p in points]
         lines.insert(1, ("uniform", _("optimality, all positions (a sample)"), everywhere))
+    if curve.unbeaten:
+        seats = [sum(p.unbeaten or (False, False)) / 2 for p in points]
+        lines.append(("unbeaten", _("seats unbeaten from the start (of 2)"), seats))
     marker = "o" if len(points) < MARKER_POINTS else ""
     # Points from the first thousand games to millions (the early ones): a log axis.
     wide = points[-1].games >= 50 * points[0].games
@@ -451,7 +472,15 @@ def render_judged_curve(name: str, learner: Trainable, fmt: str) -> bytes:
             (right, [(p.seconds or 0.0) / 60 for p in points], _("minutes of training")),
         ):
             for j, (key, text, ys) in enumerate(lines):
-                (line,) = ax.plot(xs, ys, marker=marker, markersize=3, color=f"C{j}", label=text)
+                (line,) = ax.plot(
+                    xs,
+                    ys,
+                    marker=marker,
+                    markersize=3,
+                    color=f"C{j}",
+                    label=text,
+                    drawstyle="steps-post" if key == "unbeaten" else "default",
+                )
                 line.set_gid(f"{key}-{'games' if ax is left else 'minutes'}")
             ax.grid(True, alpha=0.5)
             if wide:

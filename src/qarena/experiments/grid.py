@@ -11,7 +11,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -119,10 +119,26 @@ class Setting:
 
     @property
     def record(self) -> dict[str, Any] | None:
-        """The preset's record a run's policy file keeps (None: no preset)."""
+        """The preset's record a run's policy file keeps (None: no preset): its name, every
+        value it gives, and what the run overrode (:meth:`Preset.apply`'s)."""
         if self.preset is None:
             return None
-        return {"name": self.preset, "overridden": list(self.overridden)}
+        return {
+            "name": self.preset,
+            "settings": preset_named(self.preset).record_values(),
+            "overridden": list(self.overridden),
+        }
+
+    def under(self, canonical: bool) -> Setting:
+        """The setting as a run of a folder whose tables are ``canonical`` (what every run of
+        it shares) records it: that kind of table overrides its preset's where they differ."""
+        if (
+            self.preset is None
+            or "canonical" in self.overridden
+            or canonical == preset_named(self.preset).canonical
+        ):
+            return self
+        return replace(self, overridden=(*self.overridden, "canonical"))
 
     @property
     def given(self) -> dict[str, Any]:
@@ -174,6 +190,8 @@ class Setting:
             words += ["--workers", "1"]  # one thread: the same seed, the same network
         if not canonical and not cls.self_play_only:
             words.append("--no-canonical")
+        elif canonical and preset and not preset_named(str(self.preset)).canonical:
+            words.append("--canonical")  # over the preset's own table, one entry per position
         if until_perfect:
             words.append("--until-perfect")
         return " ".join(_quote(w) for w in words)
@@ -312,11 +330,14 @@ class Grid:
     def check_fixed(self, fixed: Fixed) -> None:
         """Refuse what a network cannot share with the table learners' runs, in one line."""
         kinds = [learner_class(k) for k in self.learners]
+        # A preset's own table is its table learners'; a network beside them reads the board
+        # as it is, whatever the folder's tables.
+        own = self.preset is not None and fixed.canonical == preset_named(self.preset).canonical
         for cls in kinds:
             if cls.self_play_only:
                 refuse_table_options(
                     (
-                        ("--no-canonical", not fixed.canonical),
+                        ("--no-canonical", not fixed.canonical and not own),
                         ("--until-perfect", fixed.until_perfect),
                     ),
                     cls.kind,
@@ -596,6 +617,8 @@ def sweep_command(grid: Grid, fixed: Fixed, out: str) -> str:  # noqa: PLR0912 -
         words += ["--seeds", _seeds_text(grid.seeds)]
     if not fixed.canonical:
         words.append("--no-canonical")
+    elif preset and not preset_named(str(grid.preset)).canonical:
+        words.append("--canonical")  # over the preset's own table, one entry per position
     if fixed.curve:
         words.append("--curve")
     if fixed.every is not None:

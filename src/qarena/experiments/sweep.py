@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from qarena.judging.player import judge_player
 from qarena.learn.base import Learner
 from qarena.learn.curve import Curve
 from qarena.learn.family import Trainable
-from qarena.learn.learners import adopt, learner_bytes
+from qarena.learn.learners import adopt, learner_bytes, learner_class
 from qarena.policyfile import read_meta
 from qarena.training.run import RunResult, plan_run
 
@@ -63,7 +63,8 @@ def run_task(task: Task) -> RunOutput:
     with speaking(task.language):
         if task.learner_from is not None:
             adopt(task.setting.learner, task.learner_from)
-        return _run_task(task)
+        # The folder's kind of table, where it is not the preset's, is an override to record.
+        return _run_task(replace(task, setting=task.setting.under(task.fixed.canonical)))
 
 
 def _run_task(task: Task) -> RunOutput:
@@ -86,7 +87,9 @@ def _run_task(task: Task) -> RunOutput:
             game,
             setting.learner,
             setting.given,
-            canonical=fixed.canonical,
+            # A network reads the board as it is: the folder's tables (a preset's own, beside
+            # it) are its table learners'.
+            canonical=fixed.canonical or learner_class(setting.learner).self_play_only,
             opponent=name,
             seat=setting.seat,
             episodes=setting.episodes,

@@ -14,6 +14,7 @@ from qarena.agents.players import plays_as
 from qarena.budget import check_count
 from qarena.evaluate.matches import Record
 from qarena.exact import Exact, oracle
+from qarena.judging.best_reply import unbeaten as unbeaten_seats
 from qarena.judging.sampled import MAX_SAMPLE, play_games
 from qarena.judging.sets import judge_set, shipped_set
 from qarena.judging.tables import Optimality
@@ -56,11 +57,14 @@ def judge_along_play(
     seed: int,
     varied: bool = False,
     uniform: np.ndarray | None = None,
+    unbeaten: bool = False,
 ) -> CurvePoint:
     """The learner judged now along play: its optimality along ``games`` games of perfect
     play and its record moving first in ``games`` games against perfect play; with
     ``varied``, its optimality on the game's shipped judging set of varied openings too; with
-    ``uniform`` (rows of the game's tables), its optimality over them as well."""
+    ``uniform`` (rows of the game's tables), its optimality over them as well; with
+    ``unbeaten`` (a game enumerated here), whether the best reply beats it from the start in
+    each seat."""
     optimality, record = along_perfect_play(learner, oracle(learner.game), games, seed)  # type: ignore[arg-type]
     everywhere = None
     if uniform is not None:
@@ -78,6 +82,7 @@ def judge_along_play(
         learner.seconds,
         off_line,
         everywhere,
+        unbeaten_seats(plays_as(learner)) if unbeaten else None,
     )
 
 

@@ -121,16 +121,22 @@ class BestReply:
 
     @property
     def unbeaten(self) -> bool:
-        """Whether no opponent can beat it from the start in any seat."""
-        return not any(s.beaten for s in self.seats.values())
+        """Whether no opponent can beat it from the start in any seat, proved: False too where
+        a search found no line that beats it within its budget (``proved`` False), which is
+        no proof that none exists."""
+        return all(s.proved and not s.beaten for s in self.seats.values())
 
     def to_json(self) -> dict[str, Any]:
         return {seat: reply.to_json() for seat, reply in self.seats.items()}
 
     def __repr__(self) -> str:
         parts = ", ".join(
-            f"{seat}: {OUTCOMES[r.value]}→{OUTCOMES[r.secured]}"
-            + (f" by {' '.join(r.line_text)}" if r.beaten else "")
+            (
+                f"{seat}: {OUTCOMES[r.value]}→{OUTCOMES[r.secured]}"
+                + (f" by {' '.join(r.line_text)}" if r.beaten else "")
+            )
+            if r.proved
+            else f"{seat}: {OUTCOMES[r.value]}, no line that beats it found"
             for seat, r in self.seats.items()
         )
         return f"BestReply({self.game}: {parts})"
@@ -237,15 +243,28 @@ def best_reply(
     return BestReply(tables.game.spec, found)
 
 
-def _seat_reply(
+@dataclass
+class _Searched:
+    """One seat's search over the tables: the agent's moves where it was asked, the states
+    reached (agent to move, opponent to move), and each state's outcome forced and plies."""
+
+    agent: np.ndarray
+    seen_a: np.ndarray
+    seen_o: np.ndarray
+    agents: tuple[np.ndarray, np.ndarray]
+    opponents: tuple[np.ndarray, np.ndarray]
+    value: int
+    secured: int
+
+
+def _search(
     tables: GameTables,
     ask: Callable[[np.ndarray], np.ndarray],
-    seat: str,
-    begin: Position | None = None,
+    first: bool,
+    at: int,
     certain: bool = False,
-) -> SeatReply:
+) -> _Searched:
     rows, live, legal = tables.rows, tables.live, tables.legal
-    at = tables.start if begin is None else tables.row_of(begin)
     nxt = np.ascontiguousarray(tables.nxt)
     result = np.ascontiguousarray(tables.result)
     agent = np.zeros(legal.shape, dtype=np.bool_)
@@ -254,7 +273,6 @@ def _seat_reply(
     seen_o = np.zeros(rows, dtype=np.bool_)
     start = np.array([at], dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
-    first = seat == "first"
     frontier_a, frontier_o = (start, empty) if first else (empty, start)
     (seen_a if first else seen_o)[at] = True
     while frontier_a.size or frontier_o.size:
@@ -278,20 +296,52 @@ def _seat_reply(
         nxt, result, tables.order, agent, seen_a, seen_o, out_a, out_o, plies_a, plies_o, certain
     )
     start_value = int(tables.value[at])
-    value = start_value if first else -start_value
-    secured = int(out_a[at] if first else out_o[at])
-    line = _line(tables, agent, (out_a, plies_a), (out_o, plies_o), first, begin)
-    decisions, kept = _kept(tables, agent, seen_a)
+    return _Searched(
+        agent,
+        seen_a,
+        seen_o,
+        (out_a, plies_a),
+        (out_o, plies_o),
+        start_value if first else -start_value,
+        int(out_a[at] if first else out_o[at]),
+    )
+
+
+def _seat_reply(
+    tables: GameTables,
+    ask: Callable[[np.ndarray], np.ndarray],
+    seat: str,
+    begin: Position | None = None,
+    certain: bool = False,
+) -> SeatReply:
+    first = seat == "first"
+    at = tables.start if begin is None else tables.row_of(begin)
+    found = _search(tables, ask, first, at, certain)
+    line = _line(tables, found.agent, found.agents, found.opponents, first, begin)
+    decisions, kept = _kept(tables, found.agent, found.seen_a)
     return SeatReply(
         seat,
-        value,
-        secured,
+        found.value,
+        found.secured,
         line,
         tuple(tables.game.format_move(m) for m in line),
         decisions,
         kept,
-        int(seen_a.sum() + seen_o.sum()),
+        int(found.seen_a.sum() + found.seen_o.sum()),
     )
+
+
+def unbeaten(who: Player, *, moves: np.ndarray | None = None) -> tuple[bool, bool]:
+    """Whether no opponent who knows ``who``'s moves can beat it from the start moving first,
+    and moving second: :func:`best_reply`'s verdicts alone, over the tables (no line, no
+    counts: what a learning curve records at each point)."""
+    tables = _tables(who)
+    ask = _asker(tables, who, moves)
+    verdicts = []
+    for first in (True, False):
+        found = _search(tables, ask, first, tables.start)
+        verdicts.append(found.secured >= found.value)
+    return verdicts[0], verdicts[1]
 
 
 def _line(
@@ -345,4 +395,12 @@ def _kept(tables: GameTables, agent: np.ndarray, seen_a: np.ndarray) -> tuple[in
     return int(weight.sum()), int(weight[ok].sum())
 
 
-__all__ = ["OUTCOMES", "SEATS", "BestReply", "SeatReply", "best_reply", "check_seats"]
+__all__ = [
+    "OUTCOMES",
+    "SEATS",
+    "BestReply",
+    "SeatReply",
+    "best_reply",
+    "check_seats",
+    "unbeaten",
+]

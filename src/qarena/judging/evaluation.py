@@ -21,7 +21,7 @@ from qarena.optional import need
 
 if TYPE_CHECKING:
     from qarena.exact import Oracle
-    from qarena.judging.best_reply import BestReply
+    from qarena.judging.best_reply import BestReply, SeatReply
     from qarena.judging.sampled import Sample
 
 
@@ -38,6 +38,9 @@ class Evaluation:
     #: The best reply to it from the start in each seat (``best_reply.py``), where every
     #: position is judged (a game enumerated here, no sample); else None.
     best_reply: BestReply | None = field(default=None, repr=False, compare=False)
+    #: Why a search for the best reply was not made (a board solved by search whose memory
+    #: cannot hold its budget, a player that cannot answer where it would be asked); else None.
+    best_reply_note: str | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         o = self.optimality
@@ -51,8 +54,10 @@ class Evaluation:
             interval = f", 95% interval [{low:.4f}, {high:.4f}]"
         unbeaten = ""
         if self.best_reply is not None:
+            # A search that found no line proved nothing: neither yes nor no.
             seats = ", ".join(
-                f"{seat} {'no' if r.beaten else 'yes'}" for seat, r in self.best_reply.seats.items()
+                f"{seat} {('no' if r.beaten else 'yes') if r.proved else 'unknown'}"
+                for seat, r in self.best_reply.seats.items()
             )
             unbeaten = f"; unbeaten from the start: {seats}"
         return (
@@ -119,14 +124,22 @@ class Evaluation:
             record["oracle"] = self.oracle.record()
         if self.best_reply is not None:
             record["best_reply"] = self.best_reply.to_json()
+        if self.best_reply_note is not None:
+            record["best_reply_note"] = self.best_reply_note
         return record
 
 
 def unbeaten_text(found: BestReply) -> str:
-    """Whether it is unbeaten from the start in each seat (both judged), in one line."""
-    answer = {False: _("yes"), True: _("no")}
+    """Whether it is unbeaten from the start in each seat (both judged), in one line: "unknown"
+    where a search found no line that beats it within its budget, which proves nothing."""
+
+    def answer(reply: SeatReply) -> str:
+        if not reply.proved:
+            return _("unknown")
+        return _("no") if reply.beaten else _("yes")
+
     return _("unbeaten from the start: moving first {first}, moving second {second}").format(
-        first=answer[found.seats["first"].beaten], second=answer[found.seats["second"].beaten]
+        first=answer(found.seats["first"]), second=answer(found.seats["second"])
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from qarena.agents.base import Player
 from qarena.agents.opponents import move_mask
 from qarena.agents.players import own_learner
-from qarena.budget import MAX_GAMES, check_count
+from qarena.budget import MAX_GAMES, check_count, memory_budget
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
@@ -18,11 +18,12 @@ from qarena.games.base import Position
 from qarena.i18n import _
 from qarena.judging.best_reply import BestReply, best_reply
 from qarena.judging.evaluation import Evaluation, evaluate, evaluate_moves
+from qarena.judging.refutation import DEFAULT_POSITIONS, POSITION_BYTES, check_budget
 from qarena.judging.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
 from qarena.judging.uniform import check_uniform, evaluate_uniform
 
 
-def judge_player(
+def judge_player(  # noqa: PLR0913 - eval's options
     who: Player,
     games: int | None = None,
     seed: int = 0,
@@ -32,6 +33,7 @@ def judge_player(
     lengths: bool = False,
     uniform: int | None = None,
     reply: bool = False,
+    beat_seconds: float = 0.0,
 ) -> Evaluation:
     """``who``'s optimality and its record against the game's opponents in both seats:
     exactly, or by samples where the game's oracle searches it (``Oracle.judging``) or when
@@ -69,6 +71,8 @@ def judge_player(
             seed=seed,
             positions=positions,
         )
+        if reply and answers.searched and beat_seconds > 0:
+            judged = _searched_reply(judged, who, beat_seconds)
     else:
         count = answers.games if games is None else games
         check_count("games", count, MAX_GAMES)
@@ -87,3 +91,27 @@ def judge_player(
         judged = dataclasses.replace(judged, best_reply=found)
     # The result says what judged it, so that it does not depend on the machine unsaid.
     return dataclasses.replace(judged, oracle=answers)
+
+
+#: The fewest positions a search for the best reply is worth making with, where memory cannot
+#: hold the default budget.
+LEAST_REPLY_POSITIONS = 1_000
+
+
+def _searched_reply(judged: Evaluation, who: Player, seconds: float) -> Evaluation:
+    """``judged`` with the best reply searched on a board solved by search, within ``seconds``
+    a seat and the positions memory can hold (the default budget at most: eval chose it, so
+    a machine short of memory searches less rather than refuse the judging); it asks the
+    same search solution (one per board and process), so a position the judging searched is
+    not searched again. Where it cannot be made (too little memory, a player that cannot
+    answer where the search asks it, such as a script of moves), the judging stands and
+    ``best_reply_note`` says why."""
+    positions = min(DEFAULT_POSITIONS, memory_budget() // POSITION_BYTES)
+    try:
+        if positions < LEAST_REPLY_POSITIONS:
+            check_budget(LEAST_REPLY_POSITIONS, seconds)  # says why, in one line
+        found = best_reply(who, positions=positions, seconds=seconds)
+    except QarenaError as e:
+        note = _("no search for the best reply: {reason}").format(reason=e)
+        return dataclasses.replace(judged, best_reply_note=note)
+    return dataclasses.replace(judged, best_reply=found)

@@ -75,17 +75,28 @@ def check_budget(positions: int, seconds: float) -> tuple[int, float]:
                 flag=option("--positions"),
             )
         )
+    return int(positions), check_seconds(seconds)
+
+
+def check_seconds(seconds: object, flag: str = "--seconds", *, zero: bool = False) -> float:
+    """A search's budget of ``seconds``, a number above 0 (or 0 itself, where ``zero`` lets it
+    mean no search) and at most :data:`MAX_SECONDS`; refused in one line naming ``flag``."""
     if (
         isinstance(seconds, bool)
         or not isinstance(seconds, numbers.Real)
         or not math.isfinite(float(seconds))
-        or not 0 < float(seconds) <= MAX_SECONDS
+        or not (float(seconds) >= 0 if zero else float(seconds) > 0)
+        or float(seconds) > MAX_SECONDS
     ):
+        text = (
+            _("{flag} must be a number of seconds from 0 to {most:,}, not {value}")
+            if zero
+            else _("{flag} must be a number of seconds above 0 and at most {most:,}, not {value}")
+        )
         raise QarenaError(
-            _("{flag} must be a number of seconds above 0 and at most {most:,}, not {value}")
-            .format(flag=option("--seconds"), most=int(MAX_SECONDS), value=str(seconds)[:40])
-        )  # fmt: skip
-    return int(positions), float(seconds)
+            text.format(flag=option(flag), most=int(MAX_SECONDS), value=str(seconds)[:40])
+        )
+    return float(seconds)
 
 
 @dataclass(frozen=True)
@@ -397,5 +408,6 @@ __all__ = [
     "Refutation",
     "Spent",
     "check_budget",
+    "check_seconds",
     "refute",
 ]

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.jit import njit
 from qarena.kernels.rng import below, uniform
 
@@ -155,6 +156,63 @@ def _changes(
     if gravity and cell >= cols and board[cell - cols] == 0:
         count = _shift(cell - cols, 3, start, where, power, delta, touched, count)
     return count
+
+
+@njit
+def table_choices(
+    weights: np.ndarray, cells: np.ndarray, cols: int, gravity: bool, codes: np.ndarray,
+    nxt: np.ndarray, result: np.ndarray, mover: np.ndarray, rows: np.ndarray,
+    base: np.ndarray, place: np.ndarray, start: np.ndarray, where: np.ndarray,
+    power: np.ndarray, out: np.ndarray,
+) -> None:  # fmt: skip
+    """``out[i, move]``: the legal moves of the highest value at ``rows[i]`` of a game's tables
+    (``codes`` in mixed radix ``base``/``place``, ``nxt``, ``result``, ``mover``), ties kept,
+    as the network's ``choices`` picks them: a move that ends the game is worth its result for
+    the mover, any other the value of the board it leaves, from the mover's side. The board
+    after a move is the row's own board with the move made (not the child row's, which may be
+    another image of it), and its indices are the row's plus the move's changes: the same
+    integers as read afresh, then summed in the same order as :func:`value`, so the values
+    are the very floats ``choices`` compares."""
+    n_cells = base.size
+    tuples = cells.shape[1]
+    per_board = cells.shape[0] * tuples
+    moves_n = nxt.shape[1]
+    board = np.zeros(n_cells, dtype=np.int8)
+    parent = np.zeros(per_board, dtype=np.int64)
+    idx = np.zeros(per_board, dtype=np.int64)
+    shift = np.zeros(per_board, dtype=np.int64)
+    touched = np.zeros(per_board, dtype=np.int64)
+    found = np.zeros(moves_n, dtype=np.float64)
+    for i in range(rows.size):
+        row = rows[i]
+        code = codes[row]
+        for c in range(n_cells):
+            board[c] = (code // place[c]) % base[c]
+        side = int(mover[row])
+        sign = 1.0 if side == 0 else -1.0
+        indices(board, cells, cols, gravity, parent)
+        best = -math.inf
+        for m in range(moves_n):
+            child = nxt[row, m]
+            if child < 0:
+                continue
+            if result[child] != NOT_TERMINAL:
+                v = float(-int(result[child]))  # the result for the one who moved
+            else:
+                cell = target_cell(board, m, cols, gravity)
+                count = _changes(board, cell, side + 1, cols, gravity, start, where, power,
+                                 shift, touched)  # fmt: skip
+                for q in range(per_board):
+                    idx[q] = parent[q]
+                for e in range(count):
+                    q = touched[e]
+                    idx[q] += shift[q]
+                    shift[q] = 0
+                v = sign * math.tanh(total(weights, 1 - side, idx, tuples))
+            found[m] = v
+            best = max(best, v)
+        for m in range(moves_n):
+            out[i, m] = nxt[row, m] >= 0 and found[m] == best
 
 
 @njit

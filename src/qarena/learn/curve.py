@@ -45,10 +45,31 @@ VARIED_COLUMNS = (*JUDGED_COLUMNS[:3], "varied", *JUDGED_COLUMNS[3:])
 UNIFORM_COLUMNS = (*JUDGED_COLUMNS[:3], "uniform", *JUDGED_COLUMNS[3:])
 #: The curves judged along perfect play, with or without one of the extra columns.
 JUDGED_KINDS = (JUDGED_COLUMNS, VARIED_COLUMNS, UNIFORM_COLUMNS)
+#: Columns a curve on a board whose tables are enumerated ends with: 1 where no opponent who
+#: knows the learner's moves can beat it from the start moving first (second), else 0 (the
+#: best reply, ``judging/best_reply.py``): weak solution strength over training, beside
+#: optimality (strong). Older files' curves without them are still read.
+UNBEATEN = ("unbeaten_first", "unbeaten_second")
 #: The kinds of curve by their columns: a table learner's (optimality over every position,
-#: matches in both seats against each of CURVE_OPPONENTS) and those judged along perfect play.
-#: Each learner kind says which it records (``curve_columns``); files of all are read.
-KNOWN_COLUMNS = (COLUMNS, *JUDGED_KINDS)
+#: matches in both seats against each of CURVE_OPPONENTS) and those judged along perfect play,
+#: each with or without :data:`UNBEATEN`. Each learner kind says which it records
+#: (``curve_columns``); files of all are read.
+KNOWN_COLUMNS = tuple(kind + extra for kind in (COLUMNS, *JUDGED_KINDS) for extra in ((), UNBEATEN))
+
+
+def with_unbeaten(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """``columns`` with :data:`UNBEATEN` at the end (once)."""
+    return columns if has_unbeaten(columns) else (*columns, *UNBEATEN)
+
+
+def has_unbeaten(columns: tuple[str, ...]) -> bool:
+    """Do ``columns`` record whether the learner is unbeaten from the start?"""
+    return columns[-len(UNBEATEN) :] == UNBEATEN
+
+
+def base_columns(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """``columns`` without :data:`UNBEATEN`: the kind of curve they are."""
+    return columns[: -len(UNBEATEN)] if has_unbeaten(columns) else columns
 
 
 @dataclass(frozen=True)
@@ -58,7 +79,8 @@ class CurvePoint:
     loss) shares against that opponent, ``seconds`` of training so far where its curve
     records them (None where not), ``varied``, its optimality on positions after varied
     openings, and ``uniform``, on a uniform sample of all decision positions, where its curve
-    records them (None where not)."""
+    records them (None where not); ``unbeaten``, whether no opponent who knows its moves can
+    beat it from the start, moving first and moving second, where its curve records it."""
 
     episodes: int
     optimality: float
@@ -66,6 +88,7 @@ class CurvePoint:
     seconds: float | None = None
     varied: float | None = None
     uniform: float | None = None
+    unbeaten: tuple[bool, bool] | None = None
 
     @property
     def everywhere(self) -> float:
@@ -97,6 +120,9 @@ class CurvePoint:
                 out.append(self.varied if self.varied is not None else 0.0)
             elif column == "uniform":
                 out.append(self.uniform if self.uniform is not None else 0.0)
+            elif column in UNBEATEN:
+                seats = self.unbeaten or (False, False)
+                out.append(int(seats[UNBEATEN.index(column)]))
             else:
                 name, outcome = column.rsplit("_", 1)
                 out.append(self.matches[name][OUTCOMES.index(outcome)])
@@ -142,13 +168,18 @@ class Curve:
     @property
     def judged(self) -> bool:
         """Is it judged along perfect-play games (rather than over every position)?"""
-        return self.columns in JUDGED_KINDS
+        return base_columns(self.columns) in JUDGED_KINDS
 
     @property
     def everywhere(self) -> bool:
         """Does each point hold optimality over all decision positions (a table learner's
         curve, or a network's with its uniform sample), to be drawn beside others?"""
-        return not self.judged or self.columns == UNIFORM_COLUMNS
+        return not self.judged or base_columns(self.columns) == UNIFORM_COLUMNS
+
+    @property
+    def unbeaten(self) -> bool:
+        """Does each point hold whether the learner is unbeaten from the start in each seat?"""
+        return has_unbeaten(self.columns)
 
     def _early(self) -> list[int]:
         if not self.early:
@@ -165,10 +196,27 @@ class Curve:
         later = [e for e in self._early() if e > episodes]
         return min([(episodes // self.every + 1) * self.every, *later])
 
+    def unbeaten_since(self) -> dict[str, int | None] | None:
+        """For each seat ("first", "second"), the episodes from whose point on every point is
+        unbeaten from the start in that seat (None: beaten at the last point); None where the
+        curve does not record it."""
+        if not self.unbeaten or not self.points:
+            return None
+        since: dict[str, int | None] = {}
+        for i, seat in enumerate(("first", "second")):
+            found: int | None = None
+            for point in reversed(self.points):
+                if point.unbeaten is None or not point.unbeaten[i]:
+                    break
+                found = point.episodes
+            since[seat] = found
+        return since
+
     def to_pandas(self) -> Any:
         """The points as a pandas DataFrame, one row per point: its columns (episodes,
-        optimality, and the win, draw and loss shares against each opponent, ``random_win``…);
-        pandas must be installed."""
+        optimality, the win, draw and loss shares against each opponent, ``random_win``…, and
+        where recorded ``unbeaten_first`` and ``unbeaten_second``, 1 where no opponent can beat
+        it from the start in that seat); pandas must be installed."""
         pd = need("pandas", "pandas")
         return pd.DataFrame([p.row(self.columns) for p in self.points], columns=list(self.columns))
 
@@ -187,9 +235,11 @@ class Curve:
         """A curve read back from metadata, of either kind (or of ``columns`` only, a learner
         kind's own); anything malformed is refused with one line."""
         found = _columns(data)
-        # A curve judged along play is read with or without an extra column.
+        # A curve judged along play is read with or without an extra column, and any curve
+        # with or without the unbeaten columns (older files have none).
         judged = JUDGED_KINDS
-        if columns is not None and found != columns and not (found in judged and columns in judged):
+        kind, wanted = base_columns(found), None if columns is None else base_columns(columns)
+        if wanted is not None and kind != wanted and not (kind in judged and wanted in judged):
             raise QarenaError(_("its learning curve is not in a form this qarena reads"))
         columns = found
         every, games, early, rows = _header(data)
@@ -226,6 +276,12 @@ def _point(row: object, columns: tuple[str, ...]) -> CurvePoint:
     if not all(_share(s) for _name, s in rest):
         raise QarenaError(_("its learning curve has a share outside [0, 1]"))
     shares = dict(rest)
+    unbeaten = None
+    if has_unbeaten(columns):
+        if any(shares[c] not in (0, 1) for c in UNBEATEN):
+            raise QarenaError(_("its learning curve has a malformed point"))
+        first, second = (shares[c] == 1 for c in UNBEATEN)
+        unbeaten = (first, second)
     matches: dict[str, tuple[float, float, float]] = {}
     for column in columns:
         if column.count("_") and column.rsplit("_", 1)[1] in OUTCOMES:
@@ -233,7 +289,9 @@ def _point(row: object, columns: tuple[str, ...]) -> CurvePoint:
             matches[name] = tuple(float(shares[f"{name}_{o}"]) for o in OUTCOMES)  # type: ignore[assignment]
     varied = float(shares["varied"]) if "varied" in shares else None
     uniform = float(shares["uniform"]) if "uniform" in shares else None
-    return CurvePoint(int(row[0]), float(shares["optimality"]), matches, seconds, varied, uniform)
+    return CurvePoint(
+        int(row[0]), float(shares["optimality"]), matches, seconds, varied, uniform, unbeaten
+    )
 
 
 def _count(x: object) -> bool:

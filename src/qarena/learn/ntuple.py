@@ -13,13 +13,14 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
+from qarena import threads
 from qarena.budget import check_count
 from qarena.errors import QarenaError
-from qarena.games.base import BoardGrid, Game, Move, Position
+from qarena.games.base import BoardGrid, Game, Move, Position, mixed_radix_arrays
 from qarena.games.picking import Picks, highest
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.kernels import ntuple as k
@@ -41,6 +42,9 @@ from qarena.learn.ntuple_config import (
 )
 from qarena.threads import run_threads
 
+if TYPE_CHECKING:
+    from qarena.exact.space import GameTables
+
 #: Games of self-play between two reports of progress (or looks at a curve point): about a
 #: second on classic Connect Four, half a minute on tictactoe:12x12:5, so a stop is also
 #: looked at within a chunk (every 0.2 s). Fixed, so one thread learns the same network from
@@ -48,6 +52,9 @@ from qarena.threads import run_threads
 CHUNK = 10_000
 #: Games of perfect play (and as many against it) behind each point of a network's curve.
 JUDGED_GAMES = 50
+#: Rows of a game's tables whose moves are chosen in one compiled call: a stop is looked at
+#: between them (about a tenth of a second each on tictactoe:4x4).
+TABLE_ROWS = 4096
 
 
 def random_walk_tuples(game: BoardGrid, count: int, length: int, seed: int) -> np.ndarray:
@@ -367,6 +374,37 @@ class NTupleNetwork(Trainable, Picks):
     def choices(self, position: Position) -> list[Move]:
         """The moves of the highest value, in the game's order."""
         return highest(self.game, position, self.values(position))
+
+    def table_choices(
+        self, tables: GameTables, rows: np.ndarray | None = None
+    ) -> np.ndarray | None:
+        """``mask[row, move]``: :meth:`choices` at every row of ``tables`` where play goes on
+        (or at ``rows``, in their order), the rows' boards read in compiled chunks of
+        :data:`TABLE_ROWS` (``kernels.ntuple.table_choices``): the same moves, ties kept, as
+        asking each row's position. None for another game's tables: asked row by row."""
+        if tables.game != self.game:
+            return None
+        if rows is None:
+            asked = np.flatnonzero(tables.live)
+        else:
+            asked = np.ascontiguousarray(rows, dtype=np.int64)
+            # The kernel reads the tables unchecked: a row outside them is refused here.
+            if asked.size and (asked.min() < 0 or asked.max() >= tables.rows):
+                raise IndexError(f"rows outside 0..{tables.rows - 1}")
+        base, place = mixed_radix_arrays(tables.game.radix)
+        chosen = np.zeros((asked.size, tables.nxt.shape[1]), dtype=np.bool_)
+        for first in range(0, asked.size, TABLE_ROWS):
+            threads.check()  # a run's stop reaches a sample or a best reply being judged
+            k.table_choices(
+                self.weights, self._cells, self.grid.cols, self._gravity, tables.codes,
+                tables.nxt, tables.result, tables.mover, asked[first : first + TABLE_ROWS],
+                base, place, *self._touches, chosen[first : first + TABLE_ROWS],
+            )  # fmt: skip
+        if rows is not None:
+            return chosen
+        mask = np.zeros_like(tables.legal)
+        mask[asked] = chosen
+        return mask
 
     # What a person playing against it sees, as for a table learner's agent: its pick, best
     # moves and values as text come from ``Picks``, from its choices and values.

@@ -81,18 +81,38 @@ def _config(cls: type[Learner], hyper: object) -> LearnConfig:
 
 def read_preset_record(value: object) -> dict[str, Any] | None:
     """A policy file's preset record (learn/presets.py), or one line saying it is malformed:
-    a name and the list of settings given over it."""
+    a name, every value the preset gave (``settings``; a file written before qarena kept them
+    has none) and the list of names given over it."""
     if value is None:
         return None
     if (
         isinstance(value, dict)
-        and set(value) == {"name", "overridden"}
+        and set(value) in ({"name", "overridden"}, {"name", "settings", "overridden"})
         and isinstance(value["name"], str)
         and isinstance(value["overridden"], list)
         and all(isinstance(n, str) for n in value["overridden"])
+        and _preset_values(value.get("settings", {}))
     ):
-        return {"name": value["name"], "overridden": list(value["overridden"])}
+        record: dict[str, Any] = {"name": value["name"]}
+        if "settings" in value:
+            record["settings"] = dict(value["settings"])
+        record["overridden"] = list(value["overridden"])
+        return record
     raise QarenaError(_("its preset record is malformed"))
+
+
+def _preset_values(values: object) -> bool:
+    """Whether a preset record's values are names of plain JSON values: a number, a word, a
+    switch, none, or a list of numbers (rewards)."""
+
+    def plain(v: object) -> bool:
+        return v is None or isinstance(v, bool | int | float | str)
+
+    return isinstance(values, dict) and all(
+        isinstance(k, str)
+        and (plain(v) or (isinstance(v, list) and all(plain(x) and x is not None for x in v)))
+        for k, v in values.items()
+    )
 
 
 def _by_rows(arrays: dict[str, np.ndarray], codes: np.ndarray, rows: int) -> dict[str, np.ndarray]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from qarena import threads
 from qarena.agents.opponents import opponent as opponent_of
-from qarena.agents.players import PlayerLike
+from qarena.agents.players import PlayerLike, plays_as
 from qarena.budget import (
     MAX_EPISODES,
     check_checks,
@@ -28,6 +28,7 @@ from qarena.evaluate.matches import SeatRecords
 from qarena.games.base import Game
 from qarena.i18n import _, option
 from qarena.judging.along_play import judge_along_play
+from qarena.judging.best_reply import unbeaten
 from qarena.judging.evaluation import record_against, strategy_masks
 from qarena.judging.sets import shipped_set
 from qarena.judging.tables import Optimality, learner_optimality
@@ -41,6 +42,8 @@ from qarena.learn.curve import (
     VARIED_COLUMNS,
     Curve,
     CurvePoint,
+    base_columns,
+    with_unbeaten,
 )
 from qarena.learn.family import Trainable, refuse_options
 from qarena.learn.learners import learner_class, table_class
@@ -220,9 +223,12 @@ class CurveRecorder:
     """Measures points for one learner judged exactly, keeping the opponents' move tables
     between points."""
 
-    def __init__(self, learner: Learner, curve: Curve) -> None:
+    def __init__(
+        self, learner: Learner, curve: Curve, should_stop: Callable[[], bool] | None = None
+    ) -> None:
         self.learner = learner
         self.curve = curve
+        self.should_stop = should_stop
         self._masks = strategy_masks(learner.tables, CURVE_OPPONENTS)
 
     @property
@@ -255,7 +261,17 @@ class CurveRecorder:
             shares = seats.total.shares()
             matches[name] = (shares["win"], shares["draw"], shares["loss"])
         share = (optimality or learner_optimality(learner)).share
-        point = CurvePoint(learner.episodes, share, matches)
+        verdicts = None
+        if self.curve.unbeaten:
+            try:
+                verdicts = unbeaten(plays_as(learner))
+            except threads.Stopped:
+                # The best reply looks at the stop (a big board takes seconds): the run's own
+                # stop ends it with what it learned kept, this point dropped.
+                if self.should_stop is None or not self.should_stop():
+                    raise  # an outer limit's: its caller says what it means
+                raise _Halted from None
+        point = CurvePoint(learner.episodes, share, matches, unbeaten=verdicts)
         self.curve.points.append(point)
         return point
 
@@ -413,7 +429,7 @@ class _AlongPlay:
 
     def uniform(self) -> np.ndarray | None:
         """The rows judged over all positions at each point, drawn once (None: not judged)."""
-        if self.curve.columns == UNIFORM_COLUMNS and self._uniform is None:
+        if base_columns(self.curve.columns) == UNIFORM_COLUMNS and self._uniform is None:
             self._uniform = uniform_rows(self.learner.game)
         return self._uniform
 
@@ -435,6 +451,7 @@ class _AlongPlay:
                 learner.config.seed + learner.episodes,
                 varied=curve.columns == VARIED_COLUMNS,
                 uniform=self.uniform(),
+                unbeaten=curve.unbeaten,
             )
         except threads.Stopped:
             if self.should_stop is None or not self.should_stop():
@@ -447,8 +464,9 @@ class _AlongPlay:
 def _columns(learner: Trainable, old: Curve | None) -> tuple[str, ...]:
     """The columns of the learner's curve: its kind's, and for a curve judged along play the
     varied openings' too where the game has that judging set (classic Connect Four), or
-    optimality over a uniform sample of all positions where the game is enumerated here (a
-    resumed curve keeps its own)."""
+    optimality over a uniform sample of all positions where the game is enumerated here; on
+    an enumerated game, whether it is unbeaten from the start in each seat too (a resumed
+    curve keeps its own)."""
     from qarena.exact import Oracle
 
     columns = learner.curve_columns()
@@ -456,9 +474,9 @@ def _columns(learner: Trainable, old: Curve | None) -> tuple[str, ...]:
         return old.columns
     if columns == JUDGED_COLUMNS and shipped_set(learner.game, "varied") is not None:
         return VARIED_COLUMNS
-    if columns == JUDGED_COLUMNS and not Oracle.of(learner.game).searched:
-        return UNIFORM_COLUMNS
-    return columns
+    if Oracle.of(learner.game).searched:
+        return columns
+    return with_unbeaten(UNIFORM_COLUMNS if columns == JUDGED_COLUMNS else columns)
 
 
 def _judge(
@@ -467,7 +485,7 @@ def _judge(
     """What records the learner's curve points, as its kind is judged."""
     if learner.judging == "exact":
         assert isinstance(learner, Learner)
-        return CurveRecorder(learner, curve)
+        return CurveRecorder(learner, curve, should_stop)
     return _AlongPlay(learner, curve, should_stop)
 
 
@@ -686,6 +704,9 @@ class RunRequest:
     ray_address: str | None = None
     #: Its time budget in minutes of wall time (``--minutes``; None: its episodes only).
     minutes: float | None = None
+    #: Whether ``canonical`` was asked for (else a preset's or the default: a resumed
+    #: learner keeps its own kind of table).
+    canonical_given: bool = False
 
     @property
     def learner(self) -> type[Trainable]:
@@ -764,11 +785,18 @@ class RunRequest:
         loads a stored policy), for ``episodes`` when given, on ``workers`` threads when given
         (for a learner that runs on threads), and with a live view's lighter curve
         (``most_games``, ``most_points``)."""
+        canonical, preset = self.canonical, self.preset
+        if resume is not None and not self.canonical_given:
+            canonical = bool(getattr(resume.config, "canonical", canonical))
+            over = list((preset or {}).get("overridden") or [])
+            if preset is not None and canonical != self.canonical and "canonical" not in over:
+                # The file's kind of table, not the preset's: said as an override.
+                preset = {**preset, "overridden": [*over, "canonical"]}
         return plan_run(
             self.game,
             self.kind,
             self.given,
-            canonical=self.canonical,
+            canonical=canonical,
             resume=resume,
             resumed_from=resumed_from,
             opponent=self.opponent if opponent is None else opponent,
@@ -779,7 +807,7 @@ class RunRequest:
             curve=self.curve,
             every=self.every,
             workers=self.workers if workers is None else workers,
-            preset=self.preset,
+            preset=preset,
             most_games=most_games,
             most_points=most_points,
             backend=self.backend,
@@ -838,7 +866,7 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     opponent: PlayerLike | None = None,
     seat: str | None = None,
     episodes: int | None = None,
-    canonical: bool = True,
+    canonical: bool | None = None,
     until_perfect: bool = False,
     check_every: int | None = None,
     curve: bool = False,
@@ -849,18 +877,26 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     minutes: float | None = None,
 ) -> RunRequest:
     """A front end's request (the learner ``kind``, the settings ``given``, a ``preset``'s
-    name, the opponent, seat and episodes; None: not given) made a checked
-    :class:`RunRequest`: the preset fills what was not given (qarena's defaults without
-    one), the learner kind is the one named, and what it has no use for is refused in one
-    line (another kind's settings, ``workers`` for a learner on one thread, a self-play
-    learner's opponent, a seat or exploring starts that do not fit whom it plays, a curve
-    that cannot be judged)."""
+    name, the opponent, seat, episodes and ``canonical``, its kind of table; None: not given)
+    made a checked :class:`RunRequest`: the preset fills what was not given (the write-up's
+    own table, one entry per position; qarena's defaults without one), the learner kind is
+    the one named, and what it has no use for is refused in one line (another kind's
+    settings, ``workers`` for a learner on one thread, a self-play learner's opponent, a seat
+    or exploring starts that do not fit whom it plays, a curve that cannot be judged)."""
+    canonical_given = canonical is not None
     run, settings, record = resolve_preset(
         preset,
         game.spec,
-        {"learner": kind, "opponent": opponent, "seat": seat, "episodes": episodes},
+        {
+            "learner": kind,
+            "opponent": opponent,
+            "seat": seat,
+            "episodes": episodes,
+            "canonical": canonical,
+        },
         given,
     )
+    canonical = bool(run["canonical"])
     cls = learner_class(run["learner"])
     for s in KIND_SETTINGS:
         if settings.get(s.name) is not None and s.name not in cls.hyperparameters:
@@ -884,7 +920,7 @@ def request_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
     request = RunRequest(
         game, cls.kind, settings, run["opponent"], run["seat"], run["episodes"], record,
         canonical, until_perfect, check_every, curve, every, workers, backend, ray_address,
-        minutes,
+        minutes, canonical_given,
     )  # fmt: skip
     _check_kind(
         cls, game, settings, request.self_play, request.seat, canonical, until_perfect,

@@ -62,12 +62,14 @@ class _TrainFormBase(BaseModel):
     opponent: str = "self"
     seat: str = "both"
     until_perfect: str = ""  # a checkbox: "on" when ticked, absent otherwise
-    canonical: str = "yes"  # "yes": one position per symmetry; "no": every position
+    # "yes": one position per symmetry; "no": every position; "": the default (one per
+    # symmetry, or a preset's own table)
+    canonical: str = ""
     preset: str = ""  # a write-up's method (qarena train --preset); "" none
 
     def body(self) -> dict[str, Any]:
         """The fields as the API's training request takes them, numbers read strictly."""
-        if self.canonical not in ("yes", "no"):
+        if self.canonical not in ("", "yes", "no"):
             raise QarenaError(
                 _("positions learned are 'yes' (one per symmetry) or 'no', not {value!r}").format(
                     value=self.canonical
@@ -80,8 +82,9 @@ class _TrainFormBase(BaseModel):
             "opponent": self.opponent,
             "seat": self.seat,
             "until_perfect": bool(self.until_perfect),
-            "canonical": self.canonical == "yes",
         }
+        if self.canonical:
+            body["canonical"] = self.canonical == "yes"
         if self.preset:
             body["preset"] = self.preset
             # The form always sends its selects: left at their defaults they are the preset's.

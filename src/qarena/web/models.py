@@ -84,7 +84,8 @@ class _TrainBase(BaseModel):
     canonical: bool = Field(
         default=True,
         strict=True,
-        description="Learn one position per symmetry (false: every position)",
+        description="Learn one position per symmetry (false: every position); with a preset, "
+        "not given: the write-up's own table (every position)",
     )
     opponent: str = Field(
         default="self",
@@ -105,7 +106,7 @@ class _TrainBase(BaseModel):
         default=None,
         max_length=32,
         description="A write-up's method (qarena train --preset): its learner, settings, "
-        "opponent, seat and episodes fill every field not given",
+        "opponent, seat, episodes and kind of table (canonical) fill every field not given",
         json_schema_extra={"enum": list(PRESETS_BY_NAME)},
     )
 
@@ -257,6 +258,7 @@ class PolicyDetail(PolicyOut):
     )
     preset: dict[str, Any] | None = Field(
         default=None,
-        description="The write-up's preset it was trained from: name, and overridden (the "
-        "settings given over it); none without one",
+        description="The write-up's preset it was trained from: name, settings (every value "
+        "the preset gave; absent in files from before they were kept), and overridden (the "
+        "names given over it); none without one",
     )

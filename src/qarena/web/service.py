@@ -575,7 +575,8 @@ class Web:
             opponent=run["opponent"],
             seat=run["seat"],
             episodes=run["episodes"],
-            canonical=body.canonical,
+            # Under a preset, not sent: the write-up's own table.
+            canonical=body.canonical if body.preset is None or "canonical" in sent else None,
             until_perfect=body.until_perfect,
         )
         if request.tables:

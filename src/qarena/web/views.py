@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from qarena import threads
 from qarena.errors import QarenaError, SpecError, TooLargeError
-from qarena.evaluate.curve_svg import METRICS, PALETTE, SERIES, curve_svg, curves_svg
+from qarena.evaluate.curve_svg import METRICS, PALETTE, curve_svg, curves_svg
 from qarena.evaluate.svg import inspect_svg
 from qarena.exact import Exact, solve
 from qarena.games import Game, Position, parse_spec, value_name, value_word
@@ -326,7 +326,7 @@ def _quote(text: str) -> str:
 # --- the Compare page ------------------------------------------------------------------------
 
 #: What the chart can show, by key (message ids: translated where shown).
-METRIC_LABELS = [(key, SERIES[i][0]) for key, i in METRICS.items()]
+METRIC_LABELS = [(key, series[0]) for key, series in METRICS.items()]
 
 
 def _label(row: PolicyRow) -> str:
@@ -334,8 +334,19 @@ def _label(row: PolicyRow) -> str:
 
 
 def _check_comparable(policy_id: str, curve: Curve, metric: str) -> None:
-    """Refuse a network's curve that has nothing to show beside a table learner's: one judged
-    along perfect-play games only, or a measure other than optimality."""
+    """Refuse a curve that has nothing to show beside the others: whether it is unbeaten where
+    the curve does not record it (trained before curves did, or on a board solved by search),
+    a network's judged along perfect-play games only, or a network's measure other than
+    optimality and the unbeaten seats."""
+    if metric == "unbeaten" and not curve.unbeaten:
+        raise QarenaError(
+            _(
+                "policy {id}'s curve does not record whether it is unbeaten from the start "
+                "(trained before curves did, or on a board solved by search)"
+            ).format(id=policy_id)
+        )
+    if not curve.judged:
+        return
     if not curve.everywhere:
         raise QarenaError(
             _(
@@ -343,11 +354,11 @@ def _check_comparable(policy_id: str, curve: Curve, metric: str) -> None:
                 "FILE draws its curve"
             ).format(id=policy_id)
         )
-    if metric != "optimality":
+    if metric not in ("optimality", "unbeaten"):
         raise QarenaError(
             _(
                 "policy {id} is a network: its curve is compared by optimality (over a uniform "
-                "sample of all positions) only"
+                "sample of all positions) and the seats where it is unbeaten only"
             ).format(id=policy_id)
         )
 
@@ -379,7 +390,7 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
             row = web.store.get(policy_id)
             raw = web.store.meta(policy_id).get("curve")
             curve = Curve.from_json(raw) if raw is not None else None
-            if curve is not None and curve.judged:
+            if curve is not None:
                 _check_comparable(policy_id, curve, metric)
         except QarenaError as e:
             text = str(e)

@@ -105,7 +105,7 @@ def test_advanced_nim_is_the_term_papers_settings() -> None:
 
 
 @pytest.mark.parametrize(("name", "learner"), [("nimm12-first", "elimination"),
-                                               ("nimm12-better", "matchbox")])  # fmt: skip
+                                               ("nimm12-better", "chain-elimination")])  # fmt: skip
 def test_the_12_stick_presets_are_the_write_ups_two_versions(name: str, learner: str) -> None:
     p, c = preset(name), _config(name)
     assert (p.game, p.learner, p.seat, p.opponent) == (NIMM_GAME, learner, NIMM_SEAT, NIMM_OPPONENT)
@@ -196,7 +196,7 @@ def test_options_override_a_preset_and_the_record_keeps_both(
 
 def test_self_play_over_a_preset_that_plays_first_takes_both_seats() -> None:
     agent = qarena.train("subtraction", preset="nimm12-better", opponent="self", episodes=200)
-    assert agent.kind == "matchbox" and agent.episodes == 200
+    assert agent.kind == "chain-elimination" and agent.episodes == 200
     assert agent.preset == _record("nimm12-better", ["opponent", "episodes"])
 
 
@@ -217,7 +217,7 @@ def test_a_sweep_over_a_preset_records_it_in_each_row(tmp_path: Path) -> None:
     assert set(rows) == {"random", "self"}
     assert (rows["random"].preset, rows["random"].overridden) == ("nimm12-better", ())
     assert (rows["self"].preset, rows["self"].overridden) == ("nimm12-better", ("opponent",))
-    assert rows["random"].learner == "matchbox" and rows["random"].seat == NIMM_SEAT
+    assert rows["random"].learner == "chain-elimination" and rows["random"].seat == NIMM_SEAT
     with (out / "results.csv").open(encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     assert sorted((r["preset"], r["overridden"]) for r in table) == [
@@ -245,7 +245,7 @@ def test_the_web_trains_by_a_preset_and_shows_it(tmp_path: Path) -> None:
         done = wait_job(client, r.json()["job"])
         assert done["state"] == "done", done
         detail = client.get(f"/api/policies/{done['policy']}").json()
-        assert detail["learner"] == "matchbox"
+        assert detail["learner"] == "chain-elimination"
         assert detail["preset"] == _record("nimm12-better", ["episodes"])
         assert detail["training"]["opponent"] == NIMM_OPPONENT
         assert detail["training"]["seat"] == NIMM_SEAT

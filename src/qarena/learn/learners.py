@@ -16,7 +16,7 @@ from qarena.learn.alphazero import AlphaZeroLearner
 from qarena.learn.base import LearnConfig, Learner
 from qarena.learn.family import Trainable
 from qarena.learn.gamebackup import GameBackupLearner
-from qarena.learn.matchbox import EliminationLearner, MatchboxLearner
+from qarena.learn.matchbox import ChainEliminationLearner, EliminationLearner, MatchboxLearner
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.qlearning import NaiveQLearner, QLearner, SeatQLearner
 from qarena.learn.table_file import read_table
@@ -32,6 +32,7 @@ TABLE_LEARNERS: dict[str, type[Learner]] = {
         SeatQLearner,
         NaiveQLearner,
         EliminationLearner,
+        ChainEliminationLearner,
         GameBackupLearner,
     )
 }

@@ -130,3 +130,16 @@ class EliminationLearner(MatchboxLearner):
         "epsilon_end": 0.0,
         "schedule": "constant",
     }
+
+
+class ChainEliminationLearner(EliminationLearner):
+    """The better version of the 12-stick write-up's learner, as it describes it (seed 001,
+    line 26): after a lost game its last move is removed, and where that leaves every move of
+    a position removed, the move before it too. Nothing more: unlike ``matchbox`` it does not
+    play a known win first, so a winning move it has never lost with is one allowed move among
+    others, and it picks uniformly among them. It does not explore (ε = 0), as written."""
+
+    kind = "chain-elimination"
+    title = Text(gettext_noop("chain elimination (the 12-stick write-up's better version)"))
+    propagate = True
+    known_wins = False

@@ -383,12 +383,12 @@ PRESETS: tuple[Preset, ...] = (
         "Nimm-Spiel (bessere KI)",
         "German",
         "subtraction:12:3",
-        "matchbox",
+        "chain-elimination",
         gettext_noop(
             "The 12-stick write-up's better version: losing moves taken out, and a position "
-            "whose moves all lose takes the move before it along (qarena's matchbox learner, "
-            "which also plays a known win first); it moves first and trains against random "
-            "play (the write-up gives no number of games: qarena's default)."
+            "whose moves all lose takes the move before it along (qarena's chain-elimination "
+            "learner: matchbox without its known win played first); it moves first and trains "
+            "against random play (the write-up gives no number of games: qarena's default)."
         ),
         (("epsilon", 0.0), ("epsilon_end", 0.0), ("schedule", "constant"), ("starts", 0.0)),
         opponent="random",
@@ -400,8 +400,8 @@ PRESETS: tuple[Preset, ...] = (
                 (26,),
                 ("alle Züge verlierend",),
                 gettext_noop(
-                    "qarena's matchbox also plays a known win first, which the write-up's rule "
-                    "does not"
+                    "its rule as written: qarena's matchbox would also play a known win first, "
+                    "which the write-up's rule does not"
                 ),
             ),
             *_NIMM,

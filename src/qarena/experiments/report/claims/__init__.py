@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from qarena.experiments.report.claims.common import STICK_GAMES, Claims
 from qarena.experiments.report.claims.nim import _course_claims, _paper_claims, _pole_claims
-from qarena.experiments.report.claims.sticks import _sticks_claims
+from qarena.experiments.report.claims.sticks import STICK_SEEDS, _sticks_claims
 from qarena.experiments.report.claims.tictactoe import _tictactoe_claims
 from qarena.experiments.report.lab import Lab, Section, TableData
 from qarena.i18n import _
@@ -40,10 +40,11 @@ def writeups(lab: Lab) -> Section:
             claims,
             _(
                 "Games against players: {games:,} in each seat; the 12-stick rows: {sticks:,} "
-                "with the agent moving first, as the write-up's. A quoted claim is the "
-                "write-up's own sentence. Verdicts: the figure within three standard errors of the "
-                "write-up's, or the claim as the solver judges it."
-            ).format(games=lab.games, sticks=STICK_GAMES),
+                "with the agent moving first, as the write-up's, in each of {seeds} seeds. A "
+                "quoted claim is the write-up's own sentence. Verdicts: the write-up's figure "
+                "within the range one more of qarena's runs falls in (95%, from independent "
+                "seeds), or the claim as the solver and the best reply judge it."
+            ).format(games=lab.games, sticks=STICK_GAMES, seeds=STICK_SEEDS),
             words=True,
             code_column=2,
         )
@@ -59,6 +60,11 @@ def writeups(lab: Lab) -> Section:
         failed=verdicts.count(fails),
         open=verdicts.count(claims.unreproduced),
     )
+    if claims.unjudged in verdicts:
+        section.finding += " " + _(
+            "{count} are too vague to judge, or the runs cannot tell: their figures are given "
+            "without a verdict."
+        ).format(count=verdicts.count(claims.unjudged))
     if claims[1][4] == fails:
         section.finding += " " + _(
             "The course notebook's promise that a human can never win fails on 1-3-5-7: the "

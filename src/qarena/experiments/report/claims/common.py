@@ -19,6 +19,9 @@ class Claims(list[tuple[str, ...]]):
         super().__init__()
         self.holds, self.fails, self.part = _("holds"), _("does not hold"), _("holds in part")
         self.unreproduced = _("not reproduced")
+        #: Where the claim is not specific enough to judge, or the runs cannot tell: the
+        #: figure is given, and says why there is no verdict.
+        self.unjudged = _("no verdict")
 
     def __call__(self, source: str, text: str, command: str, figure: str, verdict: str) -> None:
         self.append((source, text, command, figure, verdict))

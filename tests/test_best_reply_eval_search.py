@@ -22,6 +22,7 @@ from qarena.errors import QarenaError
 from qarena.judging.best_reply import BestReply, SeatReply, best_reply
 from qarena.judging.evaluation import unbeaten_text
 from qarena.judging.refutation import Spent
+from tests.test_best_reply_cli import _ends
 
 #: Two positions of classic Connect Four, as its move digits: judging them is quick.
 POSITIONS = "4\n4453\n"
@@ -40,19 +41,6 @@ def _eval(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
     return code, captured.out, captured.err
 
 
-def _ends(line: list[str], agent_first: bool) -> int:
-    """The line's end for the agent by Connect Four's rules alone: +1, 0 or -1."""
-    game = qarena.game("connect4")
-    position = game.start()
-    for text in line:
-        move = game.parse_move(text)
-        assert move in game.legal_moves(position)
-        position = game.apply(position, move)
-    assert game.is_terminal(position)
-    agents_turn = (len(line) % 2 == 0) == agent_first
-    return game.result(position) * (1 if agents_turn else -1)
-
-
 def test_eval_json_carries_the_search_s_best_reply_on_connect_four(
     capsys: pytest.CaptureFixture[str], given: Path
 ) -> None:
@@ -65,12 +53,12 @@ def test_eval_json_carries_the_search_s_best_reply_on_connect_four(
     first, second = found["first"], found["second"]
     assert first["value"] == "win" and first["beaten"] and first["proved"]
     assert first["secured"] == "loss"  # it may play any move: the opponent wins
-    assert _ends(first["line"], True) == -1
+    assert _ends("connect4", first["line"], True) == "loss"
     assert first["search"]["max_seconds"] == 30 and first["search"]["positions"] > 0
     # Moving second the start is lost: never beaten, the line plays the loss out.
     assert second["value"] == second["secured"] == "loss"
     assert second["proved"] and not second["beaten"]
-    assert _ends(second["line"], False) == -1
+    assert _ends("connect4", second["line"], False) == "loss"
 
 
 def test_eval_shows_the_search_s_best_reply_per_seat(
@@ -161,7 +149,7 @@ def test_eval_json_of_the_shipped_network_carries_its_refutation(
     first, second = found["first"], found["second"]
     assert first["value"] == "win" and first["proved"] and first["beaten"]
     assert first["search"]["max_seconds"] == 60
-    assert _ends(first["line"], True) == {"draw": 0, "loss": -1}[first["secured"]]
+    assert _ends("connect4", first["line"], True) == first["secured"]
     assert second["value"] == second["secured"] == "loss" and not second["beaten"]
 
 

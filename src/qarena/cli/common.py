@@ -211,6 +211,16 @@ PositionOpt = Annotated[
 
 PolicyArg = Annotated[Path, typer.Argument(metavar="FILE", help="A policy file from qarena train.")]
 
+#: Whether a table learns one entry per symmetry class or every position (train and sweep).
+CanonicalOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--canonical/--no-canonical",
+        help="One table entry per symmetry class, or every position (--no-canonical). "
+        "Default: one per class; with --preset, the write-up's own table.",
+        show_default=False,
+    ),
+]
 LearnerOpt = Annotated[str, typer.Option("--learner", "-l", help="The learner: {learners}.")]
 
 EpisodesOpt = Annotated[

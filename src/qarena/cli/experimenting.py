@@ -23,6 +23,7 @@ from qarena.budget import (
     check_count,
 )
 from qarena.cli.common import (
+    CanonicalOpt,
     SpecArg,
     announce,
     app,
@@ -226,15 +227,7 @@ def sweep_command(  # noqa: PLR0913 - the command's options
         str | None, typer.Option(help="Episode counts (default: the learner's for the game).")
     ] = None,
     seeds: Annotated[str, typer.Option(help="Seeds: a range 0-4, a list 0,3,7, or both.")] = "0",
-    canonical: Annotated[
-        bool | None,
-        typer.Option(
-            "--canonical/--no-canonical",
-            help="One table entry per symmetry class, or every position (--no-canonical). "
-            "Default: one per class; with --preset, the write-up's own table.",
-            show_default=False,
-        ),
-    ] = None,
+    canonical: CanonicalOpt = None,
     curve: Annotated[
         bool,
         typer.Option("--curve", help="Record each run's learning curve (for plots, perfect_at)."),

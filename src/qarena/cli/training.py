@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from qarena.cli.common import (
+    CanonicalOpt,
     EpisodesOpt,
     SpecArg,
     announce,
@@ -148,15 +149,7 @@ def train_command(  # noqa: PLR0913 - the command's options
             show_default=False,
         ),
     ] = None,
-    canonical: Annotated[
-        bool | None,
-        typer.Option(
-            "--canonical/--no-canonical",
-            help="One table entry per symmetry class, or every position (--no-canonical). "
-            "Default: one per class; with --preset, the write-up's own table.",
-            show_default=False,
-        ),
-    ] = None,
+    canonical: CanonicalOpt = None,
     until_perfect: Annotated[
         bool,
         typer.Option("--until-perfect", help="Stop as soon as the solver finds the play perfect."),

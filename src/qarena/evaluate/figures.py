@@ -130,12 +130,12 @@ def metrics_of(curve: Curve) -> list[Metric]:
     network's curve (judged along play, with its uniform sample of all positions) only its
     optimality, the one measure both kinds of curve share; the seats where it is unbeaten
     from the start where the curve records them."""
-    unbeaten = [m for m in METRICS if m.key == "unbeaten" and curve.unbeaten]
-    if curve.judged:
-        return [METRICS[0], *unbeaten]
-    draws = any(p.matches["perfect"][1] > 0 for p in curve.points)
-    keep = [m for m in METRICS if m.key not in ("perfect-not-lost", "unbeaten")]
-    return [*keep, *(m for m in METRICS if m.key == "perfect-not-lost" and draws), *unbeaten]
+    shown = {"optimality", "unbeaten"} if curve.judged else {m.key for m in METRICS}
+    if not curve.judged and not any(p.matches["perfect"][1] > 0 for p in curve.points):
+        shown.discard("perfect-not-lost")
+    if not curve.unbeaten:
+        shown.discard("unbeaten")
+    return [m for m in METRICS if m.key in shown]
 
 
 def _num(x: object) -> str:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -265,12 +265,9 @@ class CurveRecorder:
         if self.curve.unbeaten:
             try:
                 verdicts = unbeaten(plays_as(learner))
-            except threads.Stopped:
-                # The best reply looks at the stop (a big board takes seconds): the run's own
-                # stop ends it with what it learned kept, this point dropped.
-                if self.should_stop is None or not self.should_stop():
-                    raise  # an outer limit's: its caller says what it means
-                raise _Halted from None
+            except threads.Stopped as stop:
+                # The best reply looks at the stop (a big board takes seconds).
+                _halt_or_raise(self.should_stop, stop)
         point = CurvePoint(learner.episodes, share, matches, unbeaten=verdicts)
         self.curve.points.append(point)
         return point
@@ -316,6 +313,15 @@ def train_run(  # noqa: PLR0913 - a run's options, by keyword (qarena.train's)
 
 class _Halted(Exception):
     """A run's own stop reached a point being judged."""
+
+
+def _halt_or_raise(should_stop: Callable[[], bool] | None, stop: threads.Stopped) -> NoReturn:
+    """A ``stop`` seen while a curve point was judged: this run's own ends the run (_Halted,
+    what it learned kept, the point dropped); an outer limit's goes on up, its caller saying
+    what it means."""
+    if should_stop is None or not should_stop():
+        raise stop
+    raise _Halted from None
 
 
 def _train_run(  # noqa: PLR0913, PLR0912, PLR0915 - the one loop of every run
@@ -453,10 +459,8 @@ class _AlongPlay:
                 uniform=self.uniform(),
                 unbeaten=curve.unbeaten,
             )
-        except threads.Stopped:
-            if self.should_stop is None or not self.should_stop():
-                raise  # an outer limit's: its caller says what it means
-            raise _Halted from None
+        except threads.Stopped as stop:
+            _halt_or_raise(self.should_stop, stop)
         curve.points.append(point)
         return point
 

@@ -161,7 +161,7 @@ def test_the_solution_s_row_plays_its_own_rule_with_no_verdict(
     lab, by = rows
     row = _find(by, "в конечном итоге наш ИИ узнает")
     assert row[0] == "004 · Фон" and row[4] == "no verdict"
-    runs = _runs(lab, "writeups-course", alpha="0.5")
+    runs = _runs(lab, "writeups-solution", alpha="0.5")
     assert len(runs) == len(lab.seeds(5)) == 2
     judged = [_optimality(_first_highest_player(r), "nim:1,3,5,7") for r in runs]
     assert _shares(row[3])[0] == pytest.approx(sum(judged) / len(judged), abs=5e-4)
@@ -215,8 +215,8 @@ def test_the_paper_s_rows_with_its_own_tie_rule(
 ) -> None:
     lab, by = rows
     game = parse_spec("nim:3,5,7")
-    greedy = _runs(lab, "writeups-paper", gamma="0.8", epsilon="0.1")
-    explore = _runs(lab, "writeups-paper", gamma="0.8", epsilon="1.0")
+    greedy = _runs(lab, "writeups-paper-first", gamma="0.8", epsilon="0.1")
+    explore = _runs(lab, "writeups-paper-first", gamma="0.8", epsilon="1.0")
     assert len(greedy) == len(explore) == 2
     # ε 0.1: every position kept, in every seed (5 of 5 with the paper's own code).
     row = _find(by, "following the winning strategy exactly")
@@ -266,7 +266,7 @@ def test_the_paper_s_rows_with_its_own_tie_rule(
     row = _find(by, "1-2-3-4-5 or 2-6-7-8")
     beaten = 0
     for spec in ("nim:1,2,3,4,5", "nim:2,6,7,8"):
-        name = "writeups-paper-" + spec.replace(":", "-").replace(",", "-")
+        name = "writeups-paper-first-" + spec.replace(":", "-").replace(",", "-")
         for r in _runs(lab, name):
             assert solve(r.game).value_of(r.game.start()) > 0  # won for the first to move
             beaten += _beaten_first(_first_highest_player(r), spec)

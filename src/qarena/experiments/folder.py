@@ -231,6 +231,7 @@ class SweepFolder:
             assert isinstance(fixed.curve, bool) and isinstance(fixed.games, int)
             assert fixed.every is None or isinstance(fixed.every, int)
             assert isinstance(fixed.until_perfect, bool)
+            assert fixed.ties is None or isinstance(fixed.ties, str)
         except (TypeError, AssertionError):
             raise QarenaError(
                 _("{file} is not a qarena sweep's settings").format(file=where)

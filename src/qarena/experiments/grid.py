@@ -57,7 +57,7 @@ SELF_PLAY_ONLY = ("starts", "start_order")
 
 
 #: What a sweep folder's sweep.json says, beside its format.
-FIXED = ("game", "canonical", "curve", "every", "games", "until_perfect")
+FIXED = ("game", "canonical", "curve", "every", "games", "until_perfect", "ties")
 
 
 SWEEP_FORMAT = "qarena-sweep"
@@ -579,6 +579,11 @@ class Fixed:
     every: int | None = None
     games: int = SWEEP_GAMES
     until_perfect: bool = False
+    #: Where its table learners' greedy steps break ties: None at random; else the first
+    #: highest in the order of a function ``qarena.module:name`` gives each position's
+    #: moves in (``Learner.break_ties_first``): a write-up's own rule, which the report
+    #: alone sets (no command-line option names a function).
+    ties: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"format": SWEEP_FORMAT, "format_version": 1, **self.__dict__}

@@ -10,9 +10,10 @@ table, row for row, apart from the training time.
 
 from __future__ import annotations
 
+import importlib
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,13 @@ from typing import Any
 from qarena.agents.base import Player
 from qarena.agents.players import player
 from qarena.agents.strategies import is_builtin
-from qarena.errors import QarenaError
+from qarena.errors import QarenaError, echo
 from qarena.exact import Oracle
 from qarena.experiments.folder import MEASURED, RunOutput, RunRow, Shares, cell, run_meta
 from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, opponent_label
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
+from qarena.games.base import Move, Position
 from qarena.i18n import _, option, speaking
 from qarena.judging.best_reply import best_reply
 from qarena.judging.evaluation import record_against, strategy_masks
@@ -99,11 +101,28 @@ def _run_task(task: Task) -> RunOutput:
             workers=1,
             preset=setting.record,
         )
-    result = plan.run()
     learner = plan.learner
+    if fixed.ties is not None and isinstance(learner, Learner):
+        learner.break_ties_first(tie_order(fixed.ties))
+    result = plan.run()
     if isinstance(learner, Learner):
         return _table_row(task, learner, result, plan.curve)
     return _along_play_row(task, learner, result)
+
+
+def tie_order(name: str) -> Callable[[Game, Position], Iterable[Move]]:
+    """The function ``qarena.module:name`` that orders a position's moves for
+    :attr:`Fixed.ties`; only qarena's own modules are imported (a sweep's folder names it)."""
+    module, _sep, attr = name.partition(":")
+    found = None
+    if module == "qarena" or module.startswith("qarena."):
+        try:
+            found = getattr(importlib.import_module(module), attr, None)
+        except ImportError:
+            found = None
+    if not callable(found):
+        raise QarenaError(_("{name} names no order of moves in qarena").format(name=echo(name)))
+    return found  # type: ignore[no-any-return]
 
 
 def _table_row(task: Task, learner: Learner, result: RunResult, curve: Curve | None) -> RunOutput:
@@ -138,7 +157,10 @@ def _table_row(task: Task, learner: Learner, result: RunResult, curve: Curve | N
         overridden=setting.overridden,
         unbeaten=unbeaten(player(learner, learner.game)),
     )
-    return RunOutput(setting.name, learner_bytes(learner, run_meta(setting, row)), row)
+    meta = run_meta(setting, row)
+    if fixed.ties is not None:  # not in the learner's own settings: its file says it here
+        meta["ties"] = fixed.ties
+    return RunOutput(setting.name, learner_bytes(learner, meta), row)
 
 
 def _along_play_row(task: Task, net: Trainable, result: RunResult) -> RunOutput:

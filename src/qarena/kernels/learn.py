@@ -128,14 +128,17 @@ def sweep_pairs(order: np.ndarray, moves: np.ndarray, nmoves: np.ndarray) -> np.
 class Rates(NamedTuple):
     """Learning rate, discount, the rewards for win, draw and loss, and whether Q-learning's
     self-play target flips the sign of the next position's value (``negamax``; without, the
-    baseline that adds the opponent's best value as if it were its own), and the second
-    player's learning rate (the learners with a view per seat; others ignore it)."""
+    baseline that adds the opponent's best value as if it were its own), the second
+    player's learning rate (the learners with a view per seat; others ignore it), and how a
+    greedy step breaks ties (``tie_first``: the first highest in ``Walk.moves[row]``'s order,
+    drawing no random number; else uniformly at random). The matchbox learner ignores both."""
 
     alpha: float
     gamma: float
     rewards: np.ndarray
     negamax: bool
     alpha_second: float
+    tie_first: bool
 
 
 @njit
@@ -167,12 +170,13 @@ def _reward(value: int, rewards: np.ndarray) -> float:
 
 @njit
 def _greedy_rest(
-    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, rng: np.ndarray
+    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, rng: np.ndarray, first: bool
 ) -> tuple[int, float]:
-    """The legal move with the highest value (ties broken uniformly at random), and the highest
-    value among the position's other moves (-inf if none), found in the same scan: the backward
-    pass needs that maximum again once the chosen move's value has changed, and this spares a
-    second scan of the row."""
+    """The legal move with the highest value (ties broken uniformly at random, or with
+    ``first`` the first in the row's order of ``moves``), and the highest value among the
+    position's other moves (-inf if none), found in the same scan: the backward pass needs
+    that maximum again once the chosen move's value has changed, and this spares a second
+    scan of the row."""
     best = -1
     best_q = 0.0
     ties = 0
@@ -187,7 +191,7 @@ def _greedy_rest(
         elif v == best_q:
             ties += 1
             second = v
-            if below(rng, ties) == 0:
+            if not first and below(rng, ties) == 0:
                 best = m
         elif v > second:
             second = v
@@ -246,7 +250,7 @@ def q_learning(
     walk, moves, nmoves, result, start, max_plies, starts, _ = w
     opponent, self_play, seat = versus
     episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _, _ = run
-    alpha, gamma, rewards, negamax, _ = rates
+    alpha, gamma, rewards, negamax, _, first = rates
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # learner's positions, then the one after
     played = np.empty(max_plies + 1, dtype=np.int64)
@@ -274,7 +278,7 @@ def q_learning(
                 a = random_move(moves, nmoves, s, rng)
                 rest[n] = _max_except(q, moves, nmoves, s, a)
             else:
-                a, rest[n] = _greedy_rest(q, moves, nmoves, s, rng)
+                a, rest[n] = _greedy_rest(q, moves, nmoves, s, rng, first)
             path[n] = s
             played[n] = a
             n += 1
@@ -301,8 +305,11 @@ def q_learning(
 
 
 @njit
-def _greedy(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, rng: np.ndarray) -> int:
-    """The legal move with the highest value, ties broken uniformly at random."""
+def _greedy(
+    q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, rng: np.ndarray, first: bool
+) -> int:
+    """The legal move with the highest value, ties broken uniformly at random (with ``first``:
+    the first in the row's order of ``moves``, no random number drawn)."""
     best = -1
     best_q = 0.0
     ties = 0
@@ -313,7 +320,7 @@ def _greedy(q: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, row: int, rng:
             best, best_q, ties = m, v, 1
         elif v == best_q:
             ties += 1
-            if below(rng, ties) == 0:
+            if not first and below(rng, ties) == 0:
                 best = m
     return best
 
@@ -344,7 +351,7 @@ def seat_q_learning(
     walk, moves, nmoves, result, start, _, starts, mover = w
     opponent, self_play, seat = versus
     episodes, first_episode, total_episodes, schedule, eps, eps_end, _, _, _, eps2 = run
-    alpha, gamma, rewards, _, alpha2 = rates
+    alpha, gamma, rewards, _, alpha2, first = rates
     steps = 0
     last_s = np.empty(2, dtype=np.int64)  # each player's last (position, move), -1: none yet
     last_a = np.empty(2, dtype=np.int64)
@@ -371,7 +378,7 @@ def seat_q_learning(
             elif uniform(rng) < explore[p]:
                 a = random_move(moves, nmoves, s, rng)
             else:
-                a = _greedy(q, moves, nmoves, s, rng)
+                a = _greedy(q, moves, nmoves, s, rng, first)
             s2 = walk[s, a]
             steps += 1
             o = 1 - p
@@ -420,8 +427,10 @@ def afterstate_greedy(
     result: np.ndarray,
     rewards: np.ndarray,
     rng: np.ndarray,
+    first: bool,
 ) -> int:
-    """The legal move whose resulting position ``seat`` values most; ties broken at random."""
+    """The legal move whose resulting position ``seat`` values most; ties broken at random
+    (with ``first``: the first in the row's order of ``moves``, no random number drawn)."""
     best = -1
     best_v = 0.0
     ties = 0
@@ -433,7 +442,7 @@ def afterstate_greedy(
             best, best_v, ties = m, x, 1
         elif x == best_v:
             ties += 1
-            if below(rng, ties) == 0:
+            if not first and below(rng, ties) == 0:
                 best = m
     return best
 
@@ -455,7 +464,7 @@ def afterstate_learning(
     walk, moves, nmoves, result, start, _, starts, mover = w
     opponent, self_play, seat = versus
     episodes, first_episode, total_episodes, schedule, eps, eps_end, share, _, _, eps2 = run
-    alpha, gamma, rewards, _, alpha2 = rates
+    alpha, gamma, rewards, _, alpha2, first = rates
     shared = v.shape[0] == 1
     steps = 0
     last = np.empty(2, dtype=np.int64)
@@ -494,7 +503,7 @@ def afterstate_learning(
             elif explore:
                 a = random_move(moves, nmoves, s, rng)
             else:
-                a = afterstate_greedy(v, tp, walk, moves, nmoves, s, result, rewards, rng)
+                a = afterstate_greedy(v, tp, walk, moves, nmoves, s, result, rewards, rng, first)
             s2 = walk[s, a]
             steps += 1
             if not explore and last[p] >= 0:
@@ -535,7 +544,7 @@ def game_backup_learning(
     walk, moves, nmoves, result, start, max_plies, starts, mover = w
     opponent, self_play, seat = versus
     episodes, first_episode, total_episodes, schedule, eps, eps_end, share, _, _, eps2 = run
-    alpha, gamma, rewards, _, alpha2 = rates
+    alpha, gamma, rewards, _, alpha2, first = rates
     shared = mover[start] < 0  # impartial: the position does not say whose turn it is
     steps = 0
     path = np.empty(max_plies + 1, dtype=np.int64)  # the game's positions, from where it began
@@ -569,7 +578,7 @@ def game_backup_learning(
                 a = random_move(moves, nmoves, s, rng)
             else:
                 tp = 0 if shared else p
-                a = afterstate_greedy(v, tp, walk, moves, nmoves, s, result, rewards, rng)
+                a = afterstate_greedy(v, tp, walk, moves, nmoves, s, result, rewards, rng, first)
             s = walk[s, a]
             steps += 1
             p = 1 - p

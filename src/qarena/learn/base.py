@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Callable, Iterable
 
+    from qarena.games.base import Move, Position
+
 SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
 START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}
 SEATS = {"first": k.SEAT_FIRST, "second": k.SEAT_SECOND, "both": k.SEAT_BOTH}
@@ -336,6 +338,9 @@ class Learner(Trainable):
         #: The preset a run started from and the settings given over it (learn/presets.py):
         #: ``{"name": ..., "overridden": [...]}``; None without one.
         self.preset: dict[str, Any] | None = None
+        #: Each row's legal moves in the order its greedy steps break ties in, taking the
+        #: first highest (:meth:`break_ties_first`); None: ties broken uniformly at random.
+        self.tie_order: np.ndarray | None = None
 
     @property
     def _rows(self) -> int:
@@ -347,9 +352,36 @@ class Learner(Trainable):
         canonical positions on)."""
         t = self.tables
         starts = self._starts if self.config.starts > 0 else _NO_STARTS
+        moves = t.moves if self.tie_order is None else self.tie_order
         return k.Walk(
-            t.nxt, t.moves, t.nmoves, t.result, t.start, self.game.max_plies, starts, t.mover
+            t.nxt, moves, t.nmoves, t.result, t.start, self.game.max_plies, starts, t.mover
         )
+
+    def break_ties_first(
+        self, order: Callable[[Game, Position], Iterable[Move]] | None = None
+    ) -> None:
+        """From now on, each greedy step of training takes the first of the highest values in
+        ``order(game, position)``'s order of the position's legal moves (None: the game's own order,
+        that of ``qarena table``) instead of one of them at random: the rule of code that
+        picks with Python's ``max`` over its list of moves. Exploring steps stay uniform. It
+        is not saved with the learner: a caller that resumes one gives it again."""
+        t = self.tables
+        ordered = t.moves.copy()
+        if order is not None:
+            for row in np.flatnonzero(t.nmoves > 0):
+                position = t.position(int(row))
+                _row, frame = t.frame(position)  # the row's own frame, with canonical positions
+                # Moves alike under a symmetry are one move of the row: its first place.
+                given = list(dict.fromkeys(frame.get(m, -1) for m in order(self.game, position)))
+                legal = t.moves[row, : t.nmoves[row]]
+                if sorted(given) != sorted(int(m) for m in legal):
+                    raise QarenaError(
+                        _(
+                            "a tie order must list every legal move of {position} and no other"
+                        ).format(position=self.game.format_position(position))
+                    )
+                ordered[row, : len(given)] = given
+        self.tie_order = ordered
 
     @cached_property
     def _starts(self) -> np.ndarray:
@@ -439,7 +471,12 @@ class Learner(Trainable):
         c = self.config
         second = c.alpha if c.alpha_second is None else c.alpha_second
         return k.Rates(
-            c.alpha, c.gamma, np.asarray(c.rewards, dtype=np.float64), self.negamax, second
+            c.alpha,
+            c.gamma,
+            np.asarray(c.rewards, dtype=np.float64),
+            self.negamax,
+            second,
+            self.tie_order is not None,
         )
 
     def played_positions(self) -> np.ndarray:

@@ -3,9 +3,10 @@
 
 The term paper and the solution play as Python's ``max`` picks: the first of the highest values
 in the order their code meets the moves, a set of (pile, count) pairs (:func:`writeup_order`);
-the notebook picks at random among the highest, as qarena's greedy play does. Their rows judge
-the trained tables with the write-up's own rule (:func:`first_highest`). Every figure is
-given across the seeds, each an independent run, with the interval that counts them."""
+the notebook picks at random among the highest, as qarena's greedy play does. Their rows train
+with that rule in every greedy step (:data:`WRITEUP_TIES`, ``Learner.break_ties_first``) and
+judge the trained tables with it (:func:`first_highest`). Every figure is given across the
+seeds, each an independent run, with the interval that counts them."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from qarena.experiments.folder import RunRow, SweepFolder
 from qarena.experiments.grid import Grid, with_preset
 from qarena.experiments.report.claims.common import Claims, quoted
 from qarena.experiments.report.lab import Lab, run_path
-from qarena.games import parse_spec, value_word
+from qarena.games import Game, parse_spec, value_word
+from qarena.games.base import Move
 from qarena.games.nim import is_pole_position
 from qarena.i18n import _
 from qarena.judging.best_reply import best_reply
@@ -51,6 +53,17 @@ def writeup_order(position: Sequence[int]) -> list[tuple[int, int]]:
     return list(moves)
 
 
+def writeup_moves(game: Game, position: Sequence[int]) -> list[Move]:
+    """The legal moves of a Nim position in :func:`writeup_order`, as the game's moves."""
+    # The game's own move text (1-based piles): report/ names no game class.
+    return [game.parse_move(f"{pile + 1}:{count}") for pile, count in writeup_order(position)]
+
+
+#: The sweeps' tie rule for the term paper's and the course solution's runs (``Fixed.ties``):
+#: each greedy step of training takes the first highest in :func:`writeup_moves`' order.
+WRITEUP_TIES = f"{__name__}:writeup_moves"
+
+
 def first_highest(learner: Learner) -> np.ndarray:
     """``mask[row, move]``: the one move the term paper's and the course solution's greedy
     step plays in each row of a Nim learner's tables: the first of its highest values in
@@ -62,9 +75,7 @@ def first_highest(learner: Learner) -> np.ndarray:
         position = tables.position(int(row))
         _row, frame = tables.frame(position)
         best = -1
-        for pile, count in writeup_order(position):
-            # The game's own move text (1-based piles): report/ names no game class.
-            move = frame[game.parse_move(f"{pile + 1}:{count}")]
+        for move in (frame[m] for m in writeup_moves(game, position)):
             if best < 0 or values[row, move] > values[row, best]:
                 best = move
         mask[row, best] = True
@@ -186,7 +197,7 @@ def _course_claims(lab: Lab, claim: Claims) -> None:
     # and the "agreed upon" 0.1 beside it for the notebook's α (002 line 347).
     course = parse_spec("nim:1,3,5,7")
     alphas = (0.5, 1.0, 0.1)
-    folder, rows, command = lab.sweep(
+    _folder, rows, command = lab.sweep(
         "writeups-course",
         course.spec,
         with_preset(
@@ -196,8 +207,16 @@ def _course_claims(lab: Lab, claim: Claims) -> None:
     )
     by_alpha = {a: [r for r in rows if float(r.settings["alpha"]) == a] for a in alphas}
     own = by_alpha[0.5]
-    # The solution (004) takes the first highest value, in its exploit step and in play.
-    solution = [judged(folder, r, lab.games) for r in own]
+    # The solution (004) takes the first highest value, in its exploit step and in play: its
+    # own runs train with that rule (the notebook's above break ties at random).
+    s_folder, s_rows, s_command = lab.sweep(
+        "writeups-solution",
+        course.spec,
+        with_preset("cs50-nim", course, None, {}, None, None, (10_000,), lab.seeds(5)),
+        canonical=False,
+        ties=WRITEUP_TIES,
+    )
+    solution = [judged(s_folder, r, lab.games) for r in s_rows]
     claim(
         "004 · Фон",
         quoted(
@@ -208,16 +227,15 @@ def _course_claims(lab: Lab, claim: Claims) -> None:
                 "actions to take and which to avoid"
             ),
         ),
-        f"{command}; qarena beat RUN",
+        f"{s_command}; qarena beat RUN",
         _(
             "after 10,000 self-play games with its α 0.5 and ε 0.1 (it gives no number of "
-            "games; 10,000 is the notebook's), playing the first of its highest values in its "
-            "code's order of moves: optimality {optimality}; perfect in {perfect}; the best "
-            "reply beats it from the start moving second in {beaten}. qarena's training "
-            "picks at random among the highest values in its exploit step, where the "
-            "solution's code takes the first: which tied move is tried first differs, not "
-            "the value a move is driven toward. It names no number of games nor a measure of "
-            "what it learns: no verdict"
+            "games; 10,000 is the notebook's), trained and played taking the first of its "
+            "highest values in its code's order of moves, in every greedy step as the "
+            "solution's code does (the sweep's folder records the rule; no command-line "
+            "option sets it): optimality {optimality}; perfect in {perfect}; the best reply "
+            "beats it from the start moving second in {beaten}. It names no number of games "
+            "nor a measure of what it learns: no verdict"
         ).format(
             optimality=mean_text([j.optimality for j in solution]),
             perfect=count_text(sum(j.optimality == 1.0 for j in solution), len(solution)),
@@ -289,10 +307,11 @@ def _paper_claims(lab: Lab, claim: Claims) -> None:
     paper = {"gamma": (0.8, 1.0), "epsilon": (0.1, 1.0)}
     game = parse_spec("nim:3,5,7")
     folder, rows, command = lab.sweep(
-        "writeups-paper",
+        "writeups-paper-first",
         game.spec,
         with_preset("advanced-nim", game, None, paper, None, None, None, lab.seeds(5)),
         canonical=False,
+        ties=WRITEUP_TIES,
     )
 
     def runs(gamma: str, epsilon: str) -> list[Judged]:
@@ -304,11 +323,12 @@ def _paper_claims(lab: Lab, claim: Claims) -> None:
 
     greedy, flat, explore = runs("0.8", "0.1"), runs("1.0", "0.1"), runs("0.8", "1.0")
     seeds = len(greedy)
-    rule = _("playing the first of its highest values in its code's order of moves")
+    rule = _(
+        "trained and played taking the first of its highest values in its code's order of moves"
+    )
     trained = _(
-        "qarena's training picks at random among the highest values in its exploit step, "
-        "where the paper's code takes the first: which tied move is tried first differs, not "
-        "the value a move is driven toward"
+        "Training takes it in every greedy step, as the paper's code does; the sweep's folder "
+        "records the rule (no command-line option sets it)"
     )
     perfect = sum(j.optimality == 1.0 for j in greedy)
     claim(
@@ -427,7 +447,7 @@ def _paper_claims(lab: Lab, claim: Claims) -> None:
             "γ 0.8 (at most {most}; a loser picking at random among its moves: {random:.1f}), "
             "{flat} at γ 1; it takes one object in {single} of the positions lost for it "
             "(a random pick: {any}); longer than the random loser's in {count}. Its reasons: "
-            "the same tables with ties at random differ by {ties} plies at γ 0.8; qarena's "
+            "the same tables played with ties at random differ by {ties} plies at γ 0.8; qarena's "
             "q learner at γ 1, whose backup ignores the opponent's exploring replies: {q}"
         ).format(
             rule=rule,
@@ -451,12 +471,13 @@ def _board_claims(lab: Lab, claim: Claims) -> None:
     parts, commands, verdicts = [], [], []
     for spec in ("nim:1,2,3,4,5", "nim:2,6,7,8"):
         game = parse_spec(spec)
-        name = "writeups-paper-" + spec.replace(":", "-").replace(",", "-")
+        name = "writeups-paper-first-" + spec.replace(":", "-").replace(",", "-")
         folder, rows, command = lab.sweep(
             name,
             spec,
             with_preset("advanced-nim", game, None, {}, None, None, None, lab.seeds(5)),
             canonical=False,
+            ties=WRITEUP_TIES,
         )
         commands.append(command)
         found = [judged(folder, r, lab.games) for r in rows]
@@ -486,9 +507,10 @@ def _board_claims(lab: Lab, claim: Claims) -> None:
             _("on any board, as 1-2-3-4-5 or 2-6-7-8, it finds a strategy and beats people"),
         ),
         "; ".join([*commands, "qarena beat RUN"]),
-        _("its settings, playing the first of its highest values: {parts}").format(
-            parts="; ".join(parts)
-        ),
+        _(
+            "its settings, trained and played taking the first of its highest values in its "
+            "code's order of moves: {parts}"
+        ).format(parts="; ".join(parts)),
         _by_count(verdicts, claim),
     )
 

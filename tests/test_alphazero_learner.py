@@ -483,3 +483,16 @@ def test_a_stop_ends_its_worker_processes_mid_chunk() -> None:
     moves = net.train_chunk(64, 64, workers=2, should_stop=lambda: time.monotonic() > deadline)
     assert moves == 0 and net.games == 8
     assert net._pool is None
+
+
+def test_it_is_asked_at_positions_in_batches_as_one_by_one(trained: AlphaZeroLearner) -> None:
+    """``choices_at`` (the batched asking a uniform sample uses at images of its rows) picks
+    what ``choices`` picks at each position on its own."""
+    from qarena.exact.space import game_tables
+
+    game = trained.game
+    tables = game_tables(game, canonical=False)
+    positions = [tables.position(int(r)) for r in np.flatnonzero(tables.live)[::7]]
+    batched = trained.choices_at(positions)
+    for i, position in enumerate(positions):
+        assert np.flatnonzero(batched[i]).tolist() == trained.choices(position)

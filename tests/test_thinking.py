@@ -156,8 +156,12 @@ def test_compete_and_the_api(capsys: pytest.CaptureFixture[str]) -> None:
     assert record["a_first"]["loss"] == 0.0
     p = qarena.player("mcts:50", "tictactoe")
     assert p.name == "mcts:50" and p.game.spec == "tictactoe:3x3:3"
+    # Asked at every position (a search may play a position's images apart), a thousand
+    # simulations keep the value nearly everywhere, not everywhere: an opponent who knows its
+    # moves beats it moving second (each reply checked by the solver's tables).
     judged = qarena.judge("mcts:1000", "tictactoe", games=10)
-    assert judged.optimality.share == 1.0
+    assert 0.99 < judged.optimality.share < 1.0
+    assert judged.best_reply is not None and judged.best_reply.seats["second"].beaten
     played = qarena.compete("mcts:200", "random", "tictactoe", games=10).to_json()
     assert played["a_first"]["loss"] == 0.0 and played["a"] == "mcts:200"
     # The environments' opponents take it too.
@@ -285,15 +289,17 @@ def test_classic_connect_four_is_searched_compiled() -> None:
     assert p.act(position) == game.parse_move("d")
 
 
-def test_perfect_on_tic_tac_toe_at_a_thousand_simulations() -> None:
-    """Measured (seed 0, every decision position judged exactly): 0.862 at 10 simulations,
-    0.972 at 100, 1.0 at 1,000 and at 10,000."""
+def test_perfect_on_tic_tac_toe_at_ten_thousand_simulations() -> None:
+    """Measured (seed 0, every decision position asked on its own and judged exactly): 0.875
+    at 10 simulations, 0.970 at 100, 0.9987 at 1,000 (4 positions of 3,191 given away: enough
+    to be beaten moving second), 1.0 at 10,000 and unbeaten in both seats."""
     game = parse_spec("tictactoe")
     few, many = (
-        judge_player(player(f"mcts:{n}", game, seed=0), games=1).optimality.share
-        for n in (10, 1000)
+        judge_player(player(f"mcts:{n}", game, seed=0), games=1, reply=True) for n in (10, 10_000)
     )
-    assert few < 0.9 < many == 1.0
+    assert few.optimality.share < 0.9 < many.optimality.share == 1.0
+    assert many.best_reply is not None
+    assert not any(seat.beaten for seat in many.best_reply.seats.values())
 
 
 def test_play_against_mcts_in_a_terminal() -> None:

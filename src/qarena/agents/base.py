@@ -15,6 +15,8 @@ from qarena.games.base import Game, Move, Position
 from qarena.games.picking import Picks, Shows
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
 
     from qarena.exact import Exact
@@ -59,6 +61,9 @@ class Player(OwnPlayer, Protocol):
     @property
     def thinks(self) -> bool: ...
 
+    @property
+    def symmetric(self) -> bool: ...
+
     def compiled_values(self) -> tuple[np.ndarray, ...] | None: ...
 
     def priors_value(self, position: Position) -> tuple[dict[Move, float], float] | None: ...
@@ -66,6 +71,8 @@ class Player(OwnPlayer, Protocol):
     def table_choices(
         self, tables: GameTables, rows: np.ndarray | None = None
     ) -> np.ndarray | None: ...
+
+    def choices_at(self, positions: Sequence[Position]) -> np.ndarray | None: ...
 
     def value_text(self, position: Position, move: Move, mover: Mover = "human") -> str: ...
 

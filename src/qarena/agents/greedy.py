@@ -23,8 +23,11 @@ class GreedyAgent(Picks):
     table: np.ndarray = field(init=False, repr=False)
     best: np.ndarray = field(init=False, repr=False)
     rng: np.random.Generator = field(init=False, repr=False)
+    #: A table of one entry per symmetry class plays every image of a class alike.
+    symmetric: bool = field(init=False, repr=False, default=False)
 
     def __post_init__(self) -> None:
+        self.symmetric = bool(self.learner.tables.canonical)
         self.table = self.learner.table_values()
         self.best = self.learner.best_moves()
         self.rng = np.random.default_rng(self.seed)

@@ -43,6 +43,7 @@ class RandomAgent(Picks):
     seed: int | None = None
     name: str = "random"
     rng: np.random.Generator = field(init=False, repr=False)
+    symmetric = True  # every legal move, at every image alike
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
@@ -64,6 +65,7 @@ class PerfectAgent(Picks):
     game: Game
     seed: int | None = None
     name: str = "perfect"
+    symmetric = True  # the moves that keep the value, images of each other
     given: InitVar[Exact | None] = None
     rng: np.random.Generator = field(init=False, repr=False)
     solution: Exact = field(init=False, repr=False)

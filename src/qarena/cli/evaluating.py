@@ -155,6 +155,8 @@ def _print_reply(result: Evaluation) -> None:
             out.print(line, markup=False)
     if result.best_reply_note is not None:
         out.print(result.best_reply_note, markup=False)
+    if result.classes_note is not None:
+        out.print(result.classes_note, markup=False)
 
 
 @app.command("eval")

@@ -428,6 +428,12 @@ class Game(ABC):
             out[m] = self._make_move(perm.index(comp), detail)
         return out
 
+    def images(self, position: Position) -> tuple[Position, ...]:
+        """Every position of ``position``'s symmetry class, each once (a player that may play
+        images apart is asked at one drawn from these: ``judging.uniform``); games with
+        symmetry override it."""
+        return (position,)
+
     def uncanonical_move(self, position: Position, move: Move) -> Move:
         """The inverse of :meth:`canonical_move`: a canonical-frame move back in ``position``."""
         perm = self._canonical_perm(position)

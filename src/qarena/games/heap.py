@@ -157,6 +157,25 @@ class HeapGame(Game):
             perm[slot] = src
         return tuple(perm)
 
+    def images(self, position: Position) -> tuple[Position, ...]:
+        # Every order of the same pile sizes in which each pile holds no more than it started
+        # with: the positions the class merges, each once.
+        caps = self.piles
+        found: list[Position] = []
+
+        def place(slot: int, left: list[int], made: list[int]) -> None:
+            if slot == len(caps):
+                found.append(tuple(made))
+                return
+            for size in sorted(set(left)):
+                if size <= caps[slot]:
+                    rest = list(left)
+                    rest.remove(size)
+                    place(slot + 1, rest, [*made, size])
+
+        place(0, list(position), [])
+        return tuple(found)
+
     def canonical_perms(self, digits: np.ndarray) -> np.ndarray:
         # A stable sort orders equal piles by index, as the key (size, index) does.
         by_size = np.argsort(digits, axis=1, kind="stable")

@@ -15,6 +15,8 @@ import numpy as np
 from qarena.i18n import _
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from qarena.exact import Exact
     from qarena.exact.solver import Mover
     from qarena.exact.space import GameTables
@@ -46,6 +48,12 @@ class Shows:
     #: alpha-beta): a game of its own then needs a player of its own (:meth:`seeded`).
     thinks: bool = False
 
+    #: Whether the moves it picks among at a position are the images of those at every
+    #: symmetric position (random, perfect and strongest play; a table learned one entry per
+    #: symmetry class): judging may then ask it at one position of each class. Unless it
+    #: says so, a player is asked at every position, as it may play each image differently.
+    symmetric: bool = False
+
     def compiled_values(self) -> tuple[np.ndarray, ...] | None:
         """The arrays with which a compiled search on Connect Four boards computes this
         player's move values itself (an n-tuple network's weights, cells and the cells'
@@ -65,6 +73,13 @@ class Shows:
         """``mask[row, move]``: the moves it picks among in every row of ``tables`` (or in
         ``rows``, in their order), when it can answer them all at once faster than row by
         row (a network evaluating boards in batches); None: asked row by row."""
+        return None
+
+    def choices_at(self, positions: Sequence[Position]) -> np.ndarray | None:
+        """``mask[i, move]``: the moves it picks among at each of ``positions`` (each in its
+        own frame), when it can answer them all at once faster than one by one (a network
+        evaluating boards in batches); None: asked one by one. Judging asks it so where a row
+        of the tables stands for positions it may play apart (``judging.uniform``)."""
         return None
 
     def board_value(self, position: Position) -> float | None:

@@ -184,6 +184,11 @@ class TicTacToe(Game):
             key=lambda p: sum(position[p[j]] * weights[j] for j in range(len(p))),
         )
 
+    def images(self, position: Position) -> tuple[Position, ...]:
+        # The board under each of its symmetries: the orbit, in a fixed order.
+        found = {tuple(position[i] for i in perm) for perm in self.symmetries}
+        return tuple(sorted(found))
+
     def canonical_perms(self, digits: np.ndarray) -> np.ndarray:
         # The first symmetry of least code, as min() over the symmetries picks.
         syms = np.asarray(self.symmetries, dtype=np.int64)

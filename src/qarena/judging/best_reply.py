@@ -32,7 +32,7 @@ from qarena.agents.players import own_learner
 from qarena.errors import QarenaError, echo_value
 from qarena.exact import Exact, Oracle
 from qarena.exact.search import SearchSolution
-from qarena.exact.space import GameTables, game_tables
+from qarena.exact.space import GameTables
 from qarena.games.base import Move, Position
 from qarena.i18n import _, option
 from qarena.judging.refutation import (
@@ -42,7 +42,7 @@ from qarena.judging.refutation import (
     check_budget,
     refute,
 )
-from qarena.judging.tables import move_values
+from qarena.judging.tables import move_values, tables_for
 from qarena.kernels.constants import NOT_TERMINAL
 from qarena.kernels.reply import reach, secure
 
@@ -176,8 +176,10 @@ def check_seats(seats: object) -> tuple[str, ...]:
 
 
 def _tables(who: Player) -> GameTables:
+    """Its own tables for a trained table; else the game's, one row per position where it
+    may play a position's images apart (``judging.tables.tables_for``)."""
     learner = own_learner(who)
-    return learner.tables if learner is not None else game_tables(who.game)
+    return learner.tables if learner is not None else tables_for(who)[0]
 
 
 def _searched(

@@ -41,6 +41,9 @@ class Evaluation:
     #: Why a search for the best reply was not made (a board solved by search whose memory
     #: cannot hold its budget, a player that cannot answer where it would be asked); else None.
     best_reply_note: str | None = field(default=None, repr=False, compare=False)
+    #: Said where a player that may play a position's images apart was judged at one
+    #: position of each symmetry class (its game's tables per position do not fit here).
+    classes_note: str | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         o = self.optimality
@@ -126,6 +129,8 @@ class Evaluation:
             record["best_reply"] = self.best_reply.to_json()
         if self.best_reply_note is not None:
             record["best_reply_note"] = self.best_reply_note
+        if self.classes_note is not None:
+            record["classes_note"] = self.classes_note
         return record
 
 

@@ -13,13 +13,13 @@ from qarena.agents.players import own_learner
 from qarena.budget import MAX_GAMES, check_count, memory_budget
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
-from qarena.exact.space import game_tables
 from qarena.games.base import Position
 from qarena.i18n import _
 from qarena.judging.best_reply import BestReply, best_reply
 from qarena.judging.evaluation import Evaluation, evaluate, evaluate_moves
 from qarena.judging.refutation import DEFAULT_POSITIONS, POSITION_BYTES, check_budget
 from qarena.judging.sampled import DEFAULT_SAMPLE, DEFAULT_SAMPLED_GAMES, evaluate_by_sample
+from qarena.judging.tables import tables_for
 from qarena.judging.uniform import check_uniform, evaluate_uniform
 
 
@@ -83,11 +83,14 @@ def judge_player(  # noqa: PLR0913 - eval's options
             if reply:
                 found = best_reply(who)
         else:
-            tables = game_tables(game)
+            # Every position where it may play images apart, else every class.
+            tables, merged = tables_for(who)
             moves = move_mask(tables, who)  # asked once: judged and replied to alike
             judged = evaluate_moves(tables, moves, count, seed, lengths)
             if reply:
                 found = best_reply(who, moves=moves)
+            if merged:
+                judged = dataclasses.replace(judged, classes_note=classes_note())
         judged = dataclasses.replace(judged, best_reply=found)
     # The result says what judged it, so that it does not depend on the machine unsaid.
     return dataclasses.replace(judged, oracle=answers)
@@ -115,3 +118,12 @@ def _searched_reply(judged: Evaluation, who: Player, seconds: float) -> Evaluati
         note = _("no search for the best reply: {reason}").format(reason=e)
         return dataclasses.replace(judged, best_reply_note=note)
     return dataclasses.replace(judged, best_reply=found)
+
+
+def classes_note() -> str:
+    """What a judging says where a player that may play a position's images apart was asked
+    at one position of each symmetry class, its game's tables per position not fitting."""
+    return _(
+        "judged at one position of each symmetry class: its tables of every position do not "
+        "fit here, so it is taken to play every image of a position alike"
+    )

@@ -10,12 +10,17 @@ whether or not the agent shares values across symmetries.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from qarena.exact.space import GameTables
+from qarena.errors import TooLargeError
+from qarena.exact.space import GameTables, game_tables
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
+
+if TYPE_CHECKING:
+    from qarena.agents.base import Player
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,21 @@ def learner_optimality(learner: Learner) -> Optimality:
     return optimality_of_values(learner.tables, learner.values())
 
 
+def tables_for(who: Player) -> tuple[GameTables, bool]:
+    """The game's tables ``who`` is judged over, and whether they merge positions it may play
+    differently: one row per symmetry class where it plays every image of a class alike
+    (``symmetric``) or the game has no symmetry, else one row per position, so that it is
+    asked at every position it may meet; where those do not fit here, the classes' (True:
+    the caller says so, as it is then judged as if it played each class alike)."""
+    tables = game_tables(who.game)
+    if who.symmetric or int(tables.orbit.max(initial=1)) <= 1:
+        return tables, False
+    try:
+        return game_tables(who.game, canonical=False), False
+    except TooLargeError:
+        return tables, True
+
+
 def exact_share(learner: Trainable) -> float | None:
     """The share of decision positions where a learner's greedy play keeps the solver's
     value, for a learner judged over every position (its tables: ``judging == "exact"``);
@@ -129,5 +149,6 @@ __all__ = [
     "move_values",
     "optimality_at",
     "optimality_of_values",
+    "tables_for",
     "uniform_decisions",
 ]

@@ -107,6 +107,8 @@ class NTupleNetwork(Trainable, Picks):
     unit: ClassVar[Literal["episodes", "games"]] = "games"
     self_play_only: ClassVar[bool] = True
     threaded: ClassVar[bool] = True
+    # Every tuple is read under every symmetry of the board: images get the same values.
+    symmetric = True
 
     game: Game
     tuples: np.ndarray

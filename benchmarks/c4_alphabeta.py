@@ -13,9 +13,9 @@ and ``alphabeta:D:network`` keep the value, each position judged exactly by the 
 (``judging.sampled.judge_positions``, as ``qarena eval --positions`` judges), beside the
 seconds a move of the same answers, and the plies of the positions missed: the alpha-beta
 alone (``solve=False``) at ``--depths``, and as the spec makes it (the search solver asked
-first, for at most ``SOLVE_SECONDS``; its table kept from position to position, which come in
-the order of their games) at ``--solved``. ``--players`` judges other player specs too
-(``alphabeta:0.1s:network``).
+first, for at most ``SOLVE_NODES`` positions, or ``--solve-seconds``; its table kept from
+position to position, which come in the order of their games) at ``--solved``. ``--players``
+judges other player specs too (``alphabeta:0.1s:network``).
 
 With ``--solver-times CAP``: instead, the seconds the search solver takes to prove every
 move's value of each position (a weak search, a fresh table of the player's size), at most CAP
@@ -164,7 +164,10 @@ def main() -> int:
             assert isinstance(who, AlphaBeta)
             if args.solve_seconds is not None:
                 who.solve_seconds = args.solve_seconds
-            judged.append((f"alphabeta:{d}:network (solver {who.solve_seconds:g} s first)", who))
+            limit = (
+                f"{who.solve_seconds:g} s" if who.solve_seconds else f"{who.solve_nodes:,} nodes"
+            )
+            judged.append((f"alphabeta:{d}:network (solver {limit} first)", who))
         judged += [(spec, player(spec, game, 0)) for spec in args.players.split(",") if spec]
         print("| player | kept the value | median s a move | worst | mean | plies missed |")
         print("|---|---:|---:|---:|---:|---|")

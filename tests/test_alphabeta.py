@@ -358,12 +358,15 @@ def test_a_callers_limit_stops_the_solver() -> None:
 
 
 def test_the_solvers_share_of_a_move() -> None:
-    """With a depth the solver gets SOLVE_SECONDS a move; with seconds, half of them."""
-    from qarena.agents.alphabeta import SOLVE_SECONDS
+    """With a depth the solver gets SOLVE_NODES positions a move and no time (issue 57: its
+    moves must not depend on the machine's speed); with seconds, half of them."""
+    from qarena.agents.alphabeta import SOLVE_NODES
 
     game = parse_spec("connect4")
     net = player("network", game)
-    assert getattr(make_alphabeta(game, 3, None, net), "solve_seconds", None) == SOLVE_SECONDS
+    depth = make_alphabeta(game, 3, None, net)
+    assert getattr(depth, "solve_seconds", 0) is None
+    assert getattr(depth, "solve_nodes", None) == SOLVE_NODES
     assert getattr(make_alphabeta(game, None, 2.0, net), "solve_seconds", None) == 1.0
     assert getattr(make_alphabeta(game, 3, None, net, solve=False), "solve_seconds", 0) is None
 
@@ -380,3 +383,35 @@ def test_a_solver_table_over_the_memory_budget_leaves_the_search(
     position = _random_game(game, 30, 0)
     assert found.act(position) in game.legal_moves(position)
     assert not found.solved and found.solve_seconds is None and found.reached == 1
+
+
+def test_a_depths_moves_do_not_depend_on_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 57: ``alphabeta:D:network`` plays the same moves whatever time the solver would
+    have had: its solver is bounded by a count of positions on one thread, not by seconds.
+    Along a game past the opening book (where the solver's proofs end by their budget), the
+    moves (and where the solver proved them) are the same with SOLVE_SECONDS 100 times
+    smaller and 100 times larger."""
+    import qarena.agents.alphabeta as ab
+
+    game = parse_spec("connect4")
+    net = player("network", game)
+
+    def played(seconds: float, nodes: int) -> tuple[list[int], list[bool]]:
+        monkeypatch.setattr(ab, "SOLVE_SECONDS", seconds)
+        monkeypatch.setattr(ab, "SOLVE_NODES", nodes, raising=False)  # new in issue 57
+        who = make_alphabeta(game, 1, None, net, seed=0)
+        assert isinstance(who, AlphaBeta)
+        position = _replay("connect4", [3, 3, 2, 4, 2])  # 5 stones: the book's last ply
+        moves, solved = [], []
+        while not game.is_terminal(position) and len(moves) < 6:
+            move = who.act(position)
+            moves.append(move)
+            solved.append(who.solved)
+            position = game.apply(position, move)
+        return moves, solved
+
+    budget = 20_000  # small, so that some proofs end by it: a time limit would show
+    base = played(0.5, budget)
+    assert played(0.005, budget) == base
+    assert played(50.0, budget) == base
+    assert False in base[1]  # the budget ended a proof: the moves came from the search

@@ -17,7 +17,7 @@ import pytest
 
 import qarena
 from qarena.cli import run
-from qarena.cli.evaluating import reply_lines
+from qarena.cli.judged_text import reply_lines
 from qarena.errors import QarenaError
 from qarena.judging.best_reply import BestReply, SeatReply, best_reply
 from qarena.judging.evaluation import unbeaten_text

@@ -17,7 +17,7 @@ from qarena.agents.base import Player
 from qarena.agents.opponents import opponent
 from qarena.agents.players import player as make_player
 from qarena.cli.app import run
-from qarena.cli.evaluating import LENGTH_ROWS, _length_bins
+from qarena.cli.judged_text import LENGTH_ROWS, _length_bins
 from qarena.errors import QarenaError
 from qarena.evaluate.matches import Lengths, play_series_lengths
 from qarena.exact import GameTables, game_tables, solve

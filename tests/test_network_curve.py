@@ -14,10 +14,10 @@ from qarena import threads
 from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
+from qarena.judging import family as training
 from qarena.learn.curve import JUDGED_COLUMNS, UNBEATEN, UNIFORM_COLUMNS, VARIED_COLUMNS, Curve
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_config import NetworkConfig
-from qarena.training import run as training
 from qarena.training.run import judging_refused, train_run
 
 #: Boards solved by search without an opening book, whose first perfect-play game did not

@@ -1075,7 +1075,7 @@ def test_the_guide_states_the_web_apps_budget() -> None:
     """The web app's guide gives the budget the code holds games to (the page's refusals name
     it from the same constants), where it says what the browser trains and where it lists the
     API's errors."""
-    from qarena.web.service import MAX_COST, MAX_POSITIONS
+    from qarena.web.limits import MAX_COST, MAX_POSITIONS
 
     root = Path(__file__).resolve().parents[1]
     text = " ".join((root / "docs" / "web.md").read_text(encoding="utf-8").split())

@@ -2,6 +2,13 @@
 built-in strategies, trained agents, adapters for a function or a table, and the one lookup
 by name (:func:`player`)."""
 
+# The search players qarena ships declare themselves when their modules load, in this order
+# (MCTS first in every list of thinking players).
+# isort: off
+from qarena.agents import mcts  # noqa: F401
+from qarena.agents import alphabeta  # noqa: F401
+
+# isort: on
 from qarena.agents.base import Agent, Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.opponents import move_mask

@@ -29,12 +29,15 @@ line is perfect play.
 
 On a board the search solver solves and that is too big to enumerate (classic Connect Four),
 each move first asks the solver (:mod:`qarena.exact.search`, a weak search: win, draw or loss)
-for every move's value, for at most :data:`SOLVE_SECONDS` with a depth, half the move's time
-with seconds (its limit is noticed within a few tenths of a second); when it answers, the
-player keeps the value for certain and picks among the moves that keep it the evaluator's
-preferred. When it does not (the middle of the opening, where a proof takes seconds), the
-alpha-beta above answers. The solver's table (:data:`SOLVE_ENTRIES`) is the player's own and
-kept between its moves, so along a game it proves more and sooner.
+for every move's value: with a depth, for at most :data:`SOLVE_NODES` positions on one thread,
+so that its moves are the same on any machine; with seconds, for half the move's time (its
+limit is noticed within a few tenths of a second). When it answers, the player keeps the value
+for certain and picks among the moves that keep it the evaluator's preferred. When it does not
+(the middle of the opening, where a proof takes seconds), the alpha-beta above answers. The
+solver's table (:data:`SOLVE_ENTRIES`) is the player's own, built by the game's oracle
+(:meth:`~qarena.exact.oracles.Oracle.searcher`) and kept between its moves, so along a game it
+proves more and sooner; where it cannot be built (its table over this machine's memory
+budget) the player searches alone and :meth:`AlphaBeta.describe` says so.
 
 With seconds instead of a depth it deepens one ply at a time (iterative deepening) until its
 time is spent and answers from the last depth completed (with none, the evaluator's best
@@ -48,19 +51,27 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from qarena import threads
 from qarena.agents.base import Player
+from qarena.agents.evaluators import Evaluator, evaluator_for
+from qarena.agents.solver_first import (  # the SOLVE_ budgets: read here, where tests set them
+    SOLVE_ENTRIES,
+    SOLVE_NODES,
+    SOLVE_SECONDS,
+    proved_signs,
+    solver_answers,
+    solver_text,
+)
+from qarena.agents.thinking import Budget, SearchKind, WebLimits, register
 from qarena.errors import QarenaError
+from qarena.exact.oracles import Oracle
+from qarena.exact.search import ENTRY_BYTES, Searcher
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Picks
-from qarena.i18n import _
-
-if TYPE_CHECKING:
-    from qarena.exact.search import Searcher
+from qarena.games.picking import Picks, clipped
+from qarena.i18n import _, gettext_noop
 
 #: Deepest search a depth may ask for: beyond every game qarena's budgets allow to be searched
 #: this way in any time a person waits.
@@ -76,18 +87,6 @@ MATE = 2.0
 #: How much better a value must be to count as better (values are floats).
 EPS = 1e-9
 INF = math.inf
-
-#: Longest a move may spend asking the search solver for the exact values first (boards the
-#: solver solves that are too big to enumerate), in seconds. Measured on the issue's set of
-#: decisions after varied openings (benchmarks/c4_positions.py, 316 positions, a fresh table
-#: each): every position of 4 stones or fewer is in the opening book (instant), of 13 or more
-#: stones solved within 0.75 s at worst (16 or more: 0.28 s), of 5 to 8 mostly not within 3 s.
-#: The solver notices the limit within a few tenths of a second (its threads are checked every
-#: 0.2 s): 0.3 s gave 0.5-0.64 s a move at worst, 0.6 s 0.89 s, so 0.5 s keeps a move under a
-#: second with a shallow search after it.
-SOLVE_SECONDS = 0.5
-#: Entries of the player's own solver table (8 bytes each: 32 MiB), kept between its moves.
-SOLVE_ENTRIES = 1 << 22
 
 # Table entry kinds: the value is exact, a lower bound or an upper bound.
 _EXACT, _LOWER, _UPPER = 0, 1, 2
@@ -153,10 +152,12 @@ class _Gravity:
 
 @dataclass
 class _Search:
-    """One move's search: its table, its evaluator's values seen so far, and its counts."""
+    """One move's search: its table, its evaluator's values seen so far, and its counts.
+    ``evaluator``: any evaluator, or a player read through
+    :func:`~qarena.agents.evaluators.evaluator_for`."""
 
     game: Game
-    evaluator: Player
+    evaluator: Player | Evaluator
     gravity: _Gravity | None
     deadline: float | None
     step: float
@@ -164,16 +165,21 @@ class _Search:
     cache: dict[Position, dict[Move, float]] = field(default_factory=dict)
     nodes: int = 0
     guessed: int = 0
+    scores: Evaluator = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.scores = evaluator_for(self.evaluator)
 
     def evaluated(self, position: Position) -> dict[Move, float]:
         """The evaluator's value of each legal move, clipped to [-1, 1] (not a number: 0)."""
         found = self.cache.get(position)
         if found is None:
-            raw = self.network_values(position) or self.evaluator.values(position) or {}
-            found = {}
-            for m in self.game.legal_moves(position):
-                v = float(raw.get(m, 0.0))
-                found[m] = 0.0 if math.isnan(v) else min(1.0, max(-1.0, v))
+            boards = self.network_values(position)
+            if boards is None:
+                found = self.scores.move_values(position)
+            else:
+                legal = self.game.legal_moves(position)
+                found = {m: clipped(float(boards.get(m, 0.0))) for m in legal}
             if len(self.cache) < MAX_TABLE:
                 self.cache[position] = found
         return found
@@ -186,7 +192,7 @@ class _Search:
         0, any other the evaluator's value of the board it leaves. None for any other
         evaluator or board."""
         g = self.gravity
-        net = self.evaluator
+        net = self.scores
         if g is None:
             return None
         game = self.game
@@ -331,36 +337,32 @@ class _Search:
         return out
 
 
-def _solver_answers(game: Game) -> bool:
-    """Whether the search solver answers for ``game``: a board with gravity it searches that
-    is not enumerated (a small board's search is its own)."""
-    from qarena.exact.oracles import SEARCHED, family_of
-    from qarena.exact.search import searchable
-
-    grid = game.grid
-    return grid is not None and grid.gravity and searchable(game) and family_of(game) == SEARCHED
-
-
 @dataclass
 class AlphaBeta(Picks):
     """Depth-limited alpha-beta over ``evaluator``'s values (the module's text): ``depth``
     plies a move, or iterative deepening for ``seconds``."""
 
     game: Game
-    evaluator: Player
+    evaluator: Player | Evaluator
     depth: int | None = None
     seconds: float | None = None
     seed: int | None = None
     name: str = ""
     thinks = True  # the player protocol's answer, a class attribute (no field)
     rng: np.random.Generator = field(init=False, repr=False)
-    #: The most seconds a move asks the search solver first (module text); None: never.
+    #: The most seconds a move asks the search solver first (module text); None: no time.
     solve_seconds: float | None = None
+    #: The most positions a move asks the search solver to search first, on one thread
+    #: (module text); None: no count. Neither: the solver is not asked.
+    solve_nodes: int | None = None
     #: What the last search did: the depth it completed, the positions it visited, and
     #: whether the solver answered instead.
     reached: int = field(default=0, init=False)
     nodes: int = field(default=0, init=False)
     solved: bool = field(default=False, init=False)
+    #: Why the solver is not asked though it solves the board (its table over this
+    #: machine's memory budget), in one line; None when it is, or was never to be.
+    fallback: str | None = field(default=None, init=False)
     _searcher: Searcher | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -368,12 +370,12 @@ class AlphaBeta(Picks):
         if not self.name:
             budget = str(self.depth) if self.depth is not None else f"{self.seconds:g}s"
             self.name = f"alphabeta:{budget}:{self.evaluator.name}"
-        if self.solve_seconds is not None and not _solver_answers(self.game):
-            self.solve_seconds = None  # decided once: the board does not change
+        if self._solves() and not solver_answers(self.game):
+            self.solve_seconds = self.solve_nodes = None  # decided once: the board stays
 
     def _solves(self) -> bool:
-        """Whether it asks the search solver first (``solve_seconds``: see the field)."""
-        return self.solve_seconds is not None
+        """Whether it asks the search solver first (a time or a count: see the fields)."""
+        return self.solve_seconds is not None or self.solve_nodes is not None
 
     def _solver(self) -> Searcher | None:
         """The player's own search solver, made when first asked (None where it does not
@@ -381,43 +383,34 @@ class AlphaBeta(Picks):
         if not self._solves():
             return None
         if self._searcher is None:
-            from qarena.exact.book import shipped_book
-            from qarena.exact.search import Searcher
-
-            try:
-                self._searcher = Searcher(
-                    self.game, entries=SOLVE_ENTRIES, book=shipped_book(self.game)
-                )
-            except QarenaError:  # its table is over this machine's memory budget: search alone
-                self.solve_seconds = None
+            # A count of positions is the same on any machine only on one thread (module text).
+            built = Oracle.of(self.game).searcher(
+                table_bytes=SOLVE_ENTRIES * ENTRY_BYTES,
+                workers=1 if self.solve_nodes is not None else None,
+            )
+            if not isinstance(built.searcher, Searcher):  # its table over the budget: alone
+                self.solve_seconds = self.solve_nodes = None
+                self.fallback = built.fallback
                 return None
+            self._searcher = built.searcher
         return self._searcher
 
     def _proved(self, position: Position, exact: bool = True) -> dict[Move, float] | None:
         """Each legal move's value as the search solver proves it within
-        :attr:`solve_seconds` (a win ``2 - n/(P+1)`` with ``n`` the most plies it can take,
-        as the solver's weak search does not say how near it is; a loss mirrored; a draw 0),
-        or None when the solver does not answer in time or does not solve this board.
+        :attr:`solve_seconds` and :attr:`solve_nodes` (a win ``2 - n/(P+1)`` with ``n`` the
+        most plies it can take, as the solver's weak search does not say how near it is; a
+        loss mirrored; a draw 0), or None when the solver does not answer within them or does
+        not solve this board.
 
-        Without ``exact`` (a move to choose, not values to show) only the moves that keep
-        the position's value are proved (``Searcher.best_moves``: the position's value, then
-        one null-window test a move, about half the search); the others get a value one
-        below theirs, which is all a choice needs."""
+        Without ``exact`` only the moves that keep the position's value are proved
+        (:func:`~qarena.agents.solver_first.proved_signs`)."""
         solver = self._solver()
-        if solver is None or self.solve_seconds is None:
+        if solver is None:
             return None
-        try:
-            with threads.limit(seconds=self.solve_seconds):
-                if exact:
-                    signs = solver.move_scores(position, weak=True)
-                else:
-                    value, kept = solver.scored_best_moves(position, weak=True)
-                    signs = {
-                        m: value if m in kept else value - 1
-                        for m in self.game.legal_moves(position)
-                    }
-        except threads.Stopped:
-            threads.check()  # the caller's own limit ended it: that goes up to the caller
+        signs = proved_signs(
+            solver, self.game, position, exact, self.solve_seconds, self.solve_nodes
+        )
+        if signs is None:
             return None
         stones = sum(1 for v in position if v)
         far = MATE - (self.game.max_plies - stones) / (self.game.max_plies + 1)
@@ -516,12 +509,9 @@ class AlphaBeta(Picks):
                 if shipped
                 else _("alpha-beta for {seconds:g} s a move over {evaluator}")
             ).format(seconds=self.seconds, evaluator=self.evaluator.name)
-        if not self._solves():
-            return search
-        return _(
-            "the search solver first (at most {seconds:g} s a move), where it does not prove "
-            "the moves' values in time, {search}"
-        ).format(seconds=self.solve_seconds, search=search)
+        if self._solves():
+            self._solver()  # built now, so that a fallback is said before the first move
+        return solver_text(search, self.solve_seconds, self.solve_nodes, self.fallback)
 
 
 def make_alphabeta(
@@ -557,9 +547,9 @@ def make_alphabeta(
                 player=evaluator.name, spec=evaluator.game.spec, game=game.spec
             )
         )
-    solve_seconds = None
-    if solve:
-        solve_seconds = SOLVE_SECONDS if seconds is None else seconds / 2
+    # A depth's solver is bounded by positions, the same on any machine; seconds by time.
+    solve_seconds = seconds / 2 if solve and seconds is not None else None
+    solve_nodes = SOLVE_NODES if solve and seconds is None else None
     return AlphaBeta(
         game,
         evaluator,
@@ -567,14 +557,41 @@ def make_alphabeta(
         None if seconds is None else float(seconds),
         seed,
         solve_seconds=solve_seconds,
+        solve_nodes=solve_nodes,
     )
 
 
+def _make(game: Game, budget: Budget, evaluator: Player | None, seed: int | None) -> Player:
+    assert evaluator is not None  # the spec's FILE is required (ALPHABETA.file)
+    return make_alphabeta(game, budget.count, budget.seconds, evaluator, seed)
+
+
+#: The deepest alpha-beta the web app plays: depth 6 over the network takes 1-3 s a search
+#: from the start of classic Connect Four (two searches a move).
+MOST_WEB_DEPTH = 6
+
+#: Alpha-beta as a kind of search player, declared once: ``alphabeta:D:FILE``,
+#: ``alphabeta:Ns:FILE``.
+ALPHABETA = register(
+    SearchKind(
+        name="alphabeta",
+        form="alphabeta:D:FILE",
+        expected=gettext_noop("a depth like alphabeta:4:FILE, or seconds like alphabeta:1s:FILE"),
+        make=_make,
+        web=WebLimits(most=MOST_WEB_DEPTH, words=gettext_noop("depth {depth}")),
+        plays=AlphaBeta,
+        file="must",
+    )
+)
+
+
 __all__ = [
+    "ALPHABETA",
     "MATE",
     "MAX_DEPTH",
     "MAX_SECONDS",
     "SOLVE_ENTRIES",
+    "SOLVE_NODES",
     "SOLVE_SECONDS",
     "AlphaBeta",
     "make_alphabeta",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Picks, Shows
+from qarena.games.picking import Evaluator, Picks, Shows
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,17 +56,13 @@ class Player(OwnPlayer, Protocol):
 
     def move_values(self, position: Position) -> dict[Move, float]: ...
 
-    def board_value(self, position: Position) -> float | None: ...
-
     @property
     def thinks(self) -> bool: ...
 
     @property
     def symmetric(self) -> bool: ...
 
-    def compiled_values(self) -> tuple[np.ndarray, ...] | None: ...
-
-    def priors_value(self, position: Position) -> tuple[dict[Move, float], float] | None: ...
+    def as_evaluator(self) -> Evaluator | None: ...
 
     def table_choices(
         self, tables: GameTables, rows: np.ndarray | None = None
@@ -84,6 +80,8 @@ class Player(OwnPlayer, Protocol):
     def solution(self) -> Exact | None: ...
 
     def seeded(self, seed: int | None, name: str | None = None) -> Player: ...
+
+    def for_one_game(self, seed: int | None, name: str | None = None) -> Player: ...
 
 
 @runtime_checkable
@@ -119,4 +117,4 @@ class Loaded(Rival, Protocol):
 #: The name this module had before every player met one protocol.
 Agent = Player
 
-__all__ = ["Agent", "Loaded", "OwnPlayer", "Picks", "Player", "Rival", "Shows"]
+__all__ = ["Agent", "Evaluator", "Loaded", "OwnPlayer", "Picks", "Player", "Rival", "Shows"]

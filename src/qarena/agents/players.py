@@ -369,6 +369,15 @@ def player(
     return found
 
 
+def knows_game(x: object) -> bool:
+    """Whether ``x``, given as a player, knows its game: a file, a learner, a player, or a
+    built-in that plays one game only (the shipped network); the other built-ins, functions
+    and dicts need one."""
+    if isinstance(x, str):
+        return not is_builtin(x) or builtin_game(x) is not None
+    return isinstance(x, Trainable | Player | os.PathLike)
+
+
 def own_learner(who: Player) -> Learner | None:
     """The learner whose tables ``who`` plays greedily from, when it is a trained table
     agent: judging and matches then read those tables as they are (exact, and fast); None

@@ -2,11 +2,13 @@
 
 ``KIND:BUDGET[:FILE]``: ``mcts:200`` (200 simulations a move), ``mcts:1.5s`` (a second and a
 half a move), ``mcts:200:network`` (FILE, a policy file or a shipped player's name, scores
-the leaves), ``alphabeta:4:FILE``. The kind is the spec's first word and names a maker in
-:data:`THINKERS`; the budget is a :class:`Budget`. Every front end reads such a name through
-the one player resolution (:func:`qarena.agents.players.player`, by way of
-:func:`~qarena.agents.strategies.is_builtin` and
-:func:`~qarena.agents.strategies.make_agent`).
+the leaves), ``alphabeta:4:FILE``. The kind is the spec's first word and names a
+:class:`SearchKind` in :data:`THINKERS`, each declared once in its own module
+(:func:`register`: ``agents/mcts.py``, ``agents/alphabeta.py``) with its spec's form, its
+maker, its web limits and what the environments need; the budget is a :class:`Budget`.
+Every front end reads such a name through the one player resolution
+(:func:`qarena.agents.players.player`, by way of :func:`~qarena.agents.strategies.is_builtin`
+and :func:`~qarena.agents.strategies.make_agent`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from qarena.agents.base import Player
 from qarena.budget import MAX_THINK_COUNT, MAX_THINK_SECONDS
@@ -59,33 +62,85 @@ class Budget:
 #: (None: the kind's own default, random rollouts for MCTS) and its seed.
 Thinker = Callable[[Game, Budget, Player | None, int | None], Player]
 
-#: The kinds of thinking player a spec may name, by its first word.
-KINDS = ("mcts", "alphabeta")
+#: The most seconds a move the web app lets a thinking player take: a person waits for it, and
+#: alpha-beta searches twice a move there (its move, then its values for the page), well
+#: within the web's 30 s a move.
+WEB_SECONDS = 5.0
 
 
-def _mcts(game: Game, budget: Budget, evaluator: Player | None, seed: int | None) -> Player:
-    from qarena.agents.mcts import make_mcts
+@dataclass(frozen=True)
+class WebLimits:
+    """How long a kind may think a move in the web app, where a person waits for it: at most
+    ``most`` steps (simulations, a depth; ``most_led`` with a file scoring its leaves) or
+    ``seconds``. ``words`` and ``led_words`` say the most in a refusal (message ids with
+    ``{count}``, or ``{depth}``, translated where shown)."""
 
-    return make_mcts(game, budget, evaluator, seed)
+    most: int
+    words: str
+    most_led: int | None = None
+    led_words: str | None = None
+    seconds: float = WEB_SECONDS
+
+    def over(self, budget: Budget, led: bool) -> str | None:
+        """The most the web takes, in words, when ``budget`` (``led``: with a file scoring
+        the leaves) is over it; else None."""
+        if budget.seconds is not None:
+            if budget.seconds <= self.seconds:
+                return None
+            return _("{seconds:g} s a move").format(seconds=self.seconds)
+        assert budget.count is not None
+        most, words = self.most, self.words
+        if led and self.most_led is not None:
+            most, words = self.most_led, self.led_words or words
+        return None if budget.count <= most else _(words).format(count=most, depth=most)
 
 
-def _alphabeta(game: Game, budget: Budget, evaluator: Player | None, seed: int | None) -> Player:
-    from qarena.agents.alphabeta import make_alphabeta
+@dataclass(frozen=True)
+class SearchKind:
+    """A kind of search player, declared once (:func:`register`): the spec's first word
+    (``name``), how its spec is written in lists (``form``) and what a malformed one is told
+    (``expected``, a message id), whether its spec takes the player scoring its leaves
+    (``file``: "may", "must" or "never"), its maker, how long the web lets it think
+    (``web``), and the class of the players it makes (``plays``). ``afresh``: its search
+    draws from a generator of its own (not only among tied moves), so a caller that wants a
+    game set by its own generator (the Gymnasium environment) searches each move afresh,
+    seeded from it."""
 
-    assert evaluator is not None  # parse() refuses alphabeta without its FILE
-    return make_alphabeta(game, budget.count, budget.seconds, evaluator, seed)
+    name: str
+    form: str
+    expected: str
+    make: Thinker
+    web: WebLimits
+    plays: type[Player]
+    file: Literal["may", "must", "never"] = "may"
+    afresh: bool = False
 
 
-#: The makers of the kinds available here. A kind of :data:`KINDS` not registered is refused.
-THINKERS: dict[str, Thinker] = {"mcts": _mcts, "alphabeta": _alphabeta}
+#: The kinds of thinking player a spec may name, by its first word, in the order declared.
+KINDS: list[str] = []
 
-#: How each kind's spec is written, for the lists of players a refusal names.
-FORMS = {"mcts": "mcts:N", "alphabeta": "alphabeta:D:FILE"}
+#: The kinds available here, by name (:func:`register`). A kind of :data:`KINDS` not here is
+#: refused in one line.
+THINKERS: dict[str, SearchKind] = {}
+
+
+def register(kind: SearchKind) -> SearchKind:
+    """Make ``kind`` a kind of thinking player: its specs are read, made, listed, bounded on
+    the web and played in the environments from this declaration alone. Returns it."""
+    if kind.name not in KINDS:
+        KINDS.append(kind.name)
+    THINKERS[kind.name] = kind
+    return kind
+
+
+def kind_of(player: Player) -> SearchKind | None:
+    """The kind of search player ``player`` is, where it is one of those registered."""
+    return next((k for k in THINKERS.values() if isinstance(player, k.plays)), None)
 
 
 def forms() -> tuple[str, ...]:
     """The thinking players available here, as their specs are written (``mcts:N``)."""
-    return tuple(FORMS.get(kind, f"{kind}:N") for kind in THINKERS)
+    return tuple(kind.form for kind in THINKERS.values())
 
 
 def is_thinking(name: str) -> bool:
@@ -99,9 +154,10 @@ _SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)s")
 
 
 def _expected(kind: str) -> str:
-    if kind == "alphabeta":
-        return _("a depth like alphabeta:4:FILE, or seconds like alphabeta:1s:FILE")
-    return _("a count of simulations like mcts:200, or seconds like mcts:1.5s")
+    found = THINKERS.get(kind)
+    if found is None:
+        return _("a count like {kind}:200, or seconds like {kind}:1.5s").format(kind=kind)
+    return _(found.expected)
 
 
 def parse(name: str) -> tuple[str, Budget, str | None]:
@@ -146,9 +202,16 @@ def parse(name: str) -> tuple[str, Budget, str | None]:
                 expected=expected,
             )
         )
-    if kind == "alphabeta" and not file:
+    takes = THINKERS[kind].file if kind in THINKERS else "may"
+    if takes == "must" and not file:
         raise QarenaError(
             _("{name!r} needs the player scoring its leaves: expected {expected}").format(
+                name=shown, expected=expected
+            )
+        )
+    if takes == "never" and colon:
+        raise QarenaError(
+            _("{name!r} takes no player scoring its leaves: expected {expected}").format(
                 name=shown, expected=expected
             )
         )
@@ -176,8 +239,8 @@ def make_thinking(
     player resolution); a server passes its own, which shares a loaded evaluator between
     instances and refuses names it does not offer."""
     kind, budget, file = parse(name)
-    maker = THINKERS.get(kind)
-    if maker is None:
+    found_kind = THINKERS.get(kind)
+    if found_kind is None:
         raise QarenaError(
             _("{kind} players are not available here; the thinking players are {names}").format(
                 kind=kind, names=", ".join(forms())
@@ -185,7 +248,7 @@ def make_thinking(
         )
     evaluator = None
     if file is not None:
-        from qarena.agents.players import player
+        from qarena.agents.players import player  # players reads thinking's specs
 
         try:
             evaluator = player(file, game, seed) if evaluator_of is None else evaluator_of(file)
@@ -193,19 +256,23 @@ def make_thinking(
             raise QarenaError(
                 _("the evaluator of {name!r}: {reason}").format(name=echo(name), reason=e)
             ) from None
-    found = maker(game, budget, evaluator, seed)
+    found = found_kind.make(game, budget, evaluator, seed)
     found.name = name
     return found
 
 
 __all__ = [
-    "FORMS",
     "KINDS",
     "THINKERS",
+    "WEB_SECONDS",
     "Budget",
+    "SearchKind",
     "Thinker",
+    "WebLimits",
     "forms",
     "is_thinking",
+    "kind_of",
     "make_thinking",
     "parse",
+    "register",
 ]

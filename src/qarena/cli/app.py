@@ -22,6 +22,7 @@ import typer.main
 # Imported for their commands: each module registers its own on the app.
 from qarena.cli import (  # noqa: F401
     beating,
+    competing,
     evaluating,
     experimenting,
     explain,
@@ -49,6 +50,7 @@ from qarena.i18n import (
     speaking,
 )
 from qarena.learn.learners import TABLE_LEARNERS
+from qarena.learn.presets import help_text as presets_text
 
 __all__ = ["app", "main", "run"]
 
@@ -109,8 +111,6 @@ def help_slots(command: Any) -> Iterator[tuple[Any, str]]:
 def _help_fields() -> dict[str, str]:
     """Placeholders of help texts, filled from the registries in the current language, so the
     help names every game and learner there is."""
-    from qarena.learn.presets import help_text as presets_text
-
     # The table learners; the help names the network apart, with what it is for.
     titles = "; ".join(f"{kind} — {cls.title}" for kind, cls in TABLE_LEARNERS.items())
     return {

@@ -125,7 +125,7 @@ def _watch(who: Player, found: BestReply, pause: float) -> None:
         # B's side of the line, as a script: its moves are the line's, in turn.
         theirs = reply.line[1::2] if first else reply.line[::2]
         # A player that searches keeps its tree along one game: each line gets its own.
-        own = who.seeded(0) if who.thinks else who
+        own = who.for_one_game(0)
         duel = Duel(game, [own, ScriptPlayer(theirs, game, _("best reply"))], a_first=first)
         out.print()
         out.rule(rules[name])

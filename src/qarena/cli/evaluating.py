@@ -1,10 +1,11 @@
-"""qarena eval, compete and matrix: how good agents are, judged by the solver and by matches."""
+"""qarena eval and matrix: how good agents are, judged by the solver (at every decision
+position, on samples, on a uniform sample or along perfect play) and in matches; matrix trains a
+fresh agent against each trainer and judges each. Their results read as ``judged_text`` writes
+them; ``qarena compete`` is in ``competing``."""
 
 from __future__ import annotations
 
-import codecs
 import contextlib
-import json
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -17,20 +18,10 @@ from qarena import api
 from qarena.agents.players import PlayerLike, load_file, no_game
 from qarena.agents.players import player as make_player
 from qarena.agents.strategies import builtin_game, is_builtin, players_of
-from qarena.budget import (
-    MAX_EPISODES,
-    MAX_GAMES,
-    check_count,
-    check_seed,
-    estimate_positions,
-    format_bytes,
-)
+from qarena.budget import MAX_EPISODES, check_count, check_seed, estimate_positions
 from qarena.cli.common import (
     EpisodesOpt,
     LearnerOpt,
-    PlayerA,
-    PlayerB,
-    PlayersGameOpt,
     SpecArg,
     announce,
     app,
@@ -40,123 +31,38 @@ from qarena.cli.common import (
     styled,
     title,
 )
+from qarena.cli.judged_text import (
+    lengths_table,
+    optimality_text,
+    print_json,
+    print_reply,
+    wdl,
+    wdl_title,
+)
+from qarena.cli.match_options import GamesOpt, JsonOpt, SeedOpt, check_games
+from qarena.cli.position_files import read_positions
 from qarena.errors import QarenaError
-from qarena.evaluate.matches import Lengths, Record, SeatRecords
+from qarena.evaluate.matches import SeatRecords
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
-from qarena.fileio import open_to_read
-from qarena.games import LOSS, Game, Position, parse_spec, value_word
+from qarena.games import Game, Position, parse_spec
 from qarena.i18n import _, ngettext, number
-from qarena.i18n import seconds as seconds_text
 from qarena.judging.along_play import along_perfect_play
-from qarena.judging.best_reply import BestReply
-from qarena.judging.evaluation import (
-    Evaluation,
-    strategy_masks,
-)
+from qarena.judging.evaluation import strategy_masks
+from qarena.judging.family import family_of
 from qarena.judging.refutation import DEFAULT_SECONDS, check_seconds
 from qarena.judging.sampled import MAX_SAMPLE, given_positions, wilson
 from qarena.judging.uniform import check_uniform
-from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class
 from qarena.learn.presets import record_text
-from qarena.match.duel import about
 from qarena.training.run import check_versus, matrix_row
-
-GamesOpt = Annotated[
-    int, typer.Option("--games", "-n", help="Games in each seat against each opponent.")
-]
-SeedOpt = Annotated[int, typer.Option(help="Seed for the opponents' and ties' random choices.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-#: Longest line a --positions file may have, in bytes: a position of the largest board
-#: (12x12, 155 characters), with room for spaces.
-MAX_LINE_BYTES = 4_096
-#: Largest --positions file: room for MAX_SAMPLE positions of the largest board, with room.
-MAX_POSITIONS_BYTES = 256 * 1_000_000
-#: Bytes a --positions file is read in at a time.
-READ_CHUNK = 1 << 16
-#: Most rows the length histogram of ``qarena eval --lengths`` shows: longer spans of game
-#: lengths are grouped into ranges of equal width.
-LENGTH_ROWS = 24
 
 #: What ``qarena matrix`` trains against, and what it measures against, unless told.
 MATRIX_TRAINING = ("self", "random", "perfect")
+
+
 MATRIX_EVALUATION = ("random", "perfect")
-
-
-def _check_games(games: int) -> None:
-    check_count("--games", games, MAX_GAMES)
-
-
-def _check_seed(seed: int) -> None:
-    check_seed(seed)
-
-
-def _wdl_title(games: int) -> str:
-    """The title of a win/draw/loss table (English says "games" even for one)."""
-    return ngettext(
-        "win/draw/loss over {games:,} games in each seat",
-        "win/draw/loss over {games:,} games in each seat",
-        games,
-    ).format(games=games)
-
-
-def _wdl(record: Record) -> str:
-    s = record.shares()
-    return "/".join(number(s[k], ".3f") for k in ("win", "draw", "loss"))
-
-
-def _print(record: dict[str, Any]) -> None:
-    out.print(json.dumps(record), soft_wrap=True)
-
-
-def _length_bins(lo: int, hi: int) -> list[tuple[int, int]]:
-    """``lo..hi`` as at most LENGTH_ROWS ranges of equal width (the last may be shorter)."""
-    width = -(-(hi - lo + 1) // LENGTH_ROWS)
-    return [(a, min(a + width - 1, hi)) for a in range(lo, hi + 1, width)]
-
-
-def _lengths_table(result: Evaluation, games: int) -> Table:
-    """Games of each length against each opponent, both seats together, with the mean length
-    in each seat and the shortest and longest game below."""
-    seats = {name: r.lengths for name, r in result.matches.items() if r.lengths is not None}
-    totals = {name: s.total for name, s in seats.items()}
-    lo = min(t.shortest for t in totals.values())
-    hi = max(t.longest for t in totals.values())
-    table = Table(
-        title=_("games by length in plies, both seats"),
-        title_justify="left",
-    )
-    table.add_column(_("plies"), style="bold")
-    for name in seats:
-        table.add_column(name, justify="right")
-
-    def count(lengths: Lengths, a: int, b: int) -> str:
-        n = sum(lengths.counts[a : b + 1])
-        return number(n, ",") if n else "·"
-
-    for a, b in _length_bins(lo, hi):
-        table.add_row(str(a) if a == b else f"{a}–{b}", *(count(t, a, b) for t in totals.values()))
-    table.add_section()
-    table.add_row(_("mean"), *(number(t.mean, ".2f") for t in totals.values()))
-    table.add_row("  " + _("agent first"), *(number(s.first.mean, ".2f") for s in seats.values()))
-    table.add_row("  " + _("agent second"), *(number(s.second.mean, ".2f") for s in seats.values()))
-    table.add_row(_("shortest"), *(str(t.shortest) for t in totals.values()))
-    table.add_row(_("longest"), *(str(t.longest) for t in totals.values()))
-    return table
-
-
-def _print_reply(result: Evaluation) -> None:
-    """The best reply's lines per seat, or the one line saying why there was no search."""
-    if result.best_reply is not None:
-        for line in reply_lines(result.best_reply):
-            out.print(line, markup=False)
-    if result.best_reply_note is not None:
-        out.print(result.best_reply_note, markup=False)
-    if result.classes_note is not None:
-        out.print(result.classes_note, markup=False)
 
 
 @app.command("eval")
@@ -270,29 +176,31 @@ def eval_command(  # noqa: PLR0913 - the command's options
                 .format(flag="--uniform")
             )  # fmt: skip
         check_count("--along-perfect", along_perfect, MAX_SAMPLE)
-        _check_seed(seed)
+        check_seed(seed)
         _along_perfect(policy, spec, along_perfect, seed, as_json)
         return
     if games is not None:
-        _check_games(games)
+        check_games(games)
     if sample is not None:
         check_count("--sample", sample, MAX_SAMPLE)
     if uniform is not None:
         check_count("--uniform", uniform, MAX_SAMPLE)
-    _check_seed(seed)
-    lines = None if positions is None else _read_positions(positions)
+    check_seed(seed)
+    lines = None if positions is None else read_positions(positions)
     subject, game, heading = _subject(policy, spec)
     if uniform is not None:  # in the command line's words, before anything is judged
         check_uniform(
             game, sample=sample is not None, positions=positions is not None, lengths=lengths
         )
     given = _parsed(game, lines)
-    if not isinstance(subject, Learner):  # a learner's game is enumerated: no wait to explain
+    loaded = subject if not isinstance(subject, str) else None
+    if loaded is None or family_of(loaded).table(loaded) is None:
+        # A table learner's game is enumerated: no wait to explain.
         announce(game)
         # A network or a search is asked at every position, one by one or in batches; the
         # built-in players' moves come from the tables at once.
         plain = uniform is None and sample is None and positions is None
-        if plain and (isinstance(subject, Trainable) or make_player(subject, game).thinks):
+        if plain and (loaded is not None or make_player(subject, game).thinks):
             _hint_uniform(game)
     answers = Oracle.of(game)
     with _judging(answers):
@@ -304,66 +212,23 @@ def eval_command(  # noqa: PLR0913 - the command's options
     said(answers)  # judged: why by search, where this machine cannot enumerate it
     if as_json:
         record = result.to_json()
-        if isinstance(subject, Learner) and subject.preset is not None:
-            record["preset"] = subject.preset
-        _print(record)
+        if loaded is not None and loaded.preset is not None:
+            record["preset"] = loaded.preset
+        print_json(record)
         return
     out.print(heading)
-    out.print(_optimality_text(result))
-    _print_reply(result)
+    out.print(optimality_text(result))
+    print_reply(result)
     played = next(iter(result.matches.values())).first.games if result.matches else 0
-    table = Table(title=_wdl_title(played), title_justify="left")
+    table = Table(title=wdl_title(played), title_justify="left")
     table.add_column(_("opponent"), style="bold")
     table.add_column(_("agent moves first"), justify="right")
     table.add_column(_("agent moves second"), justify="right")
     for name, seats in result.matches.items():
-        table.add_row(name, _wdl(seats.first), _wdl(seats.second))
+        table.add_row(name, wdl(seats.first), wdl(seats.second))
     out.print(table)
     if lengths:
-        out.print(_lengths_table(result, played))
-
-
-def reply_lines(found: BestReply) -> list[str]:
-    """A line per seat: whether an opponent who knows its moves can beat it from the start,
-    the start's value → what it gets against the best reply, and the line that beats it
-    (short enough for 80 columns on tic-tac-toe and Nim). On a board solved by search, what
-    the search found (or that it found no line within its budget, which proves nothing) and
-    a line below with what it spent."""
-    seats = {"first": _("moving first"), "second": _("moving second")}
-    lines: list[str] = []
-    for name, reply in found.seats.items():
-        spent = reply.search
-        if not reply.proved:
-            assert spent is not None  # only a search stops short of a proof
-            text = _(
-                "{seat}: no line that beats it found within {positions} positions and "
-                "{seconds}, which proves nothing either way"
-            )
-        elif reply.beaten and spent is not None and reply.secured > LOSS:
-            # The search stops at the first mistake it proves: the opponent may force more.
-            text = _("{seat}: beaten from the start, {value} → {secured} or worse by {line}")
-        elif reply.beaten:
-            text = _("{seat}: beaten from the start, {value} → {secured} by {line}")
-        else:
-            text = _("{seat}: unbeaten from the start, {value} → {secured}")
-        lines.append(
-            text.format(
-                seat=seats[name],
-                value=value_word(reply.value),
-                secured=value_word(reply.secured),
-                line=" ".join(reply.line_text),
-                positions=number(spent.max_positions, ",") if spent else "",
-                seconds=seconds_text(spent.max_seconds, ",g") if spent else "",
-            )
-        )
-        if spent is not None:
-            lines.append(
-                _("  (searched {positions} positions in {seconds})").format(
-                    positions=number(spent.positions, ","),
-                    seconds=seconds_text(spent.seconds, ".1f"),
-                )
-            )
-    return lines
+        out.print(lengths_table(result, played))
 
 
 def _check_along_perfect(
@@ -398,7 +263,8 @@ def _subject(policy: str, spec: str | None) -> tuple[str | Trainable, Game, Text
         )
         return policy, game, heading
     loaded = load_file(policy, parse_spec(spec) if spec is not None else None)
-    if not isinstance(loaded, Learner):
+    learner = family_of(loaded).table(loaded)
+    if learner is None:
         net = loaded
         heading = styled(
             ngettext(
@@ -412,7 +278,6 @@ def _subject(policy: str, spec: str | None) -> tuple[str | Trainable, Game, Text
             count=net.episodes,
         )
         return net, net.game, heading
-    learner = loaded
     game = learner.game
     heading = styled(
         ngettext(
@@ -454,53 +319,6 @@ def _hint_uniform(game: Game) -> None:
         )
 
 
-def _optimality_text(result: Evaluation) -> str:
-    """The optimality line: exact, or by samples with its 95% interval."""
-    o = result.optimality
-    if result.sample is None:
-        return _(
-            "optimality {share:.4f}: keeps the value in {optimal:,} of {decisions:,} "
-            "decision positions"
-        ).format(share=o.share, optimal=o.optimal, decisions=o.decisions)
-    low, high = result.sample.interval
-    if result.sample.source == "uniform":
-        return _(
-            "optimality {share:.4f} over {decisions:,} decision positions drawn uniformly from "
-            "all of them (95% interval {low:.4f} to {high:.4f})"
-        ).format(share=o.share, decisions=o.decisions, low=low, high=high)
-    listed = result.sample.source != "sampled"
-    # "± m" only where the interval is about even on both sides of the share; near 0 or
-    # 1 (Wilson's interval is lopsided there) the interval alone says it.
-    even = abs((high - o.share) - (o.share - low)) <= 0.1 * (high - low)
-    if even:
-        text = (
-            _(
-                "optimality {share:.3f} ± {margin:.3f} over the {decisions:,} given "
-                "positions (95% interval {low:.3f} to {high:.3f})"
-            )
-            if listed
-            else _(
-                "optimality {share:.3f} ± {margin:.3f} over {decisions:,} sampled decision "
-                "positions (95% interval {low:.3f} to {high:.3f})"
-            )
-        )
-    else:
-        text = (
-            _(
-                "optimality {share:.3f} over the {decisions:,} given positions (95% "
-                "interval {low:.3f} to {high:.3f})"
-            )
-            if listed
-            else _(
-                "optimality {share:.3f} over {decisions:,} sampled decision positions (95% "
-                "interval {low:.3f} to {high:.3f})"
-            )
-        )
-    return text.format(
-        share=o.share, margin=result.sample.margin, decisions=o.decisions, low=low, high=high
-    )
-
-
 def _judging(answers: Oracle) -> contextlib.AbstractContextManager[object]:
     """A spinner while a board solved by search is judged (perfect play searches each of its
     moves, so this takes a while); nothing for the others, which are quick."""
@@ -512,229 +330,6 @@ def _judging(answers: Oracle) -> contextlib.AbstractContextManager[object]:
 def _parsed(game: Game, lines: list[str] | None) -> list[Position] | None:
     """The positions of a --positions file, each checked before any work starts."""
     return None if lines is None else given_positions(game, lines, "--positions")
-
-
-def _read_positions(path: Path) -> list[str]:
-    """The lines of a --positions file (blank ones and ``#`` comments skipped), read within
-    the budget of a sample: a piece at a time, so that a line longer than any position
-    (a file of one 2 GB line, /dev/zero) is refused once it is that long, not read whole;
-    a UTF-8 byte-order mark, as some editors write, is skipped."""
-    lines: list[str] = []
-    held = b""  # the start of a line whose end has not been read yet
-    read = 0
-    try:
-        # Not a named pipe: it would wait for a writer for ever.
-        with open_to_read(path) as f:
-            while chunk := f.read(READ_CHUNK):
-                if read == 0 and chunk.startswith(codecs.BOM_UTF8):
-                    chunk = chunk[len(codecs.BOM_UTF8) :]
-                read += len(chunk)
-                if read > MAX_POSITIONS_BYTES:
-                    raise QarenaError(
-                        _("{file} is larger than any list of positions ({most})").format(
-                            file=path, most=format_bytes(MAX_POSITIONS_BYTES)
-                        )
-                    )
-                *whole, held = (held + chunk).split(b"\n")
-                for raw in whole:
-                    _keep(path, raw, lines)
-                if len(held) > MAX_LINE_BYTES:
-                    _keep(path, held, lines)  # refuses it: longer than any position
-            _keep(path, held, lines)
-    except OSError as e:
-        raise QarenaError(
-            _("cannot read positions from {file}: {reason}").format(
-                file=path, reason=e.strerror or e
-            )
-        ) from e
-    if not lines:
-        raise QarenaError(_("{file} holds no positions").format(file=path))
-    return lines
-
-
-def _keep(path: Path, raw: bytes, lines: list[str]) -> None:
-    """One line of a --positions file, added to ``lines`` unless blank or a comment; a
-    trailing ``# comment`` is dropped."""
-    if len(raw) > MAX_LINE_BYTES:
-        raise QarenaError(_("{file} has a line longer than any position").format(file=path))
-    try:
-        line = raw.decode("utf-8").strip()
-    except UnicodeDecodeError as e:
-        raise QarenaError(
-            _("cannot read positions from {file}: {reason}").format(file=path, reason=e)
-        ) from e
-    # A trailing " # comment" (a judging set's move values) is not part of the position: no
-    # game's text form has a '#'.
-    line = line.split("#", 1)[0].strip()
-    if line:
-        lines.append(line)
-        if len(lines) > MAX_SAMPLE:
-            raise QarenaError(
-                _("{file} has more than {most:,} positions").format(file=path, most=MAX_SAMPLE)
-            )
-
-
-@app.command("compete")
-def compete_command(
-    first: PlayerA,
-    second: PlayerB,
-    spec: PlayersGameOpt = None,
-    games: Annotated[
-        int | None,
-        typer.Option(
-            "--games",
-            "-n",
-            help="Games each player opens (1,000; 10 on boards solved by search or with a "
-            "player that thinks); with --openings, games from each opening with each side to "
-            "move (1).",
-        ),
-    ] = None,
-    seed: SeedOpt = 0,
-    openings: Annotated[
-        Path | None,
-        typer.Option(
-            "--openings",
-            help="A file of opening positions, one a line (the game's text form, or Connect "
-            "Four's move digits; blank lines and # comments skipped): each is played from both "
-            "sides, A to move there and B to move there.",
-        ),
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Two players of the same game play each other, each moving first in turn: trained agents
-    (policy files) or built-in players. With --openings, from each opening of a file instead,
-    as engine testers play opening suites."""
-    if games is not None:
-        _check_games(games)
-    _check_seed(seed)
-    if spec is None and all(is_builtin(x) and builtin_game(x) is None for x in (first, second)):
-        raise no_game(first, second)
-    # The reader drops a trailing "# comment" as it does for --positions.
-    lines = None if openings is None else _read_positions(openings)
-    # A spinner on a terminal: games played move by move (a player that thinks, a board
-    # solved by search) take a while, and a silent minute looks like a hang.
-    with err.status(_("playing the games…")):
-        result = api.compete(first, second, spec, games=games, seed=seed, openings=lines)
-    if result.oracle is not None:
-        said(result.oracle)
-    games = result.a_first.games
-    game = api.game(result.game)
-    players = result.players
-    a_first, b_first = result.a_first, result.b_first
-    if as_json:
-        record: dict[str, Any] = {
-            "game": game.spec,
-            "a": first,
-            "b": second,
-            "games": games,
-            "a_first": a_first.shares(),
-            "b_first": b_first.shares(),
-            "oracle": None if result.oracle is None else result.oracle.record(),
-        }
-        if result.openings:
-            found = result.to_json()
-            record.update(games_each=found["games_each"], openings=found["openings"])
-        _print(record)
-        return
-
-    def who(i: int) -> str:
-        return about(players[i])
-
-    if result.openings:
-        _print_openings(result, game, f"A: {first} ({who(0)})", f"B: {second} ({who(1)})")
-        return
-    table = Table()
-    table.add_column(_("order"), style="bold")
-    table.add_column(_("A wins"), justify="right")
-    table.add_column(_("draws"), justify="right")
-    table.add_column(_("B wins"), justify="right")
-    orders = ((_("A first"), a_first), (_("B first"), b_first), (_("both"), a_first + b_first))
-    for name, r in orders:
-        table.add_row(name, *(number(n, ",") for n in (r.win, r.draw, r.loss)))
-    out.print(
-        styled(
-            ngettext(
-                "[bold]{game}[/]  [dim]{spec}, {games:,} game in each order[/]",
-                "[bold]{game}[/]  [dim]{spec}, {games:,} games in each order[/]",
-                games,
-            ),
-            game=game.title,
-            spec=game.spec,
-            games=games,
-        )
-    )
-    out.print(f"A: {first} ({who(0)})")
-    out.print(f"B: {second} ({who(1)})")
-    out.print(table)
-
-
-#: Most openings ``qarena compete --openings`` shows a row for; more show only the totals.
-MAX_OPENING_ROWS = 30
-
-
-def _cells(record: Record) -> str:
-    """A's record in one cell: A wins/draws/B wins."""
-    return "/".join(number(n, ",") for n in (record.win, record.draw, record.loss))
-
-
-def _print_openings(result: api.Competition, game: Game, a: str, b: str) -> None:
-    """The table of a match from openings: a row for each (when there are few enough to read),
-    then the totals, each as A's record with A and with B to move at the openings."""
-    each = result.openings[0].a_to_move.games
-    count = len(result.openings)
-    out.print(
-        styled(
-            "[bold]{game}[/]  [dim]{spec}, {openings}, {games}[/]",
-            game=game.title,
-            spec=game.spec,
-            openings=ngettext("{count:,} opening", "{count:,} openings", count).format(count=count),
-            games=ngettext(
-                "{games:,} game each way",
-                "{games:,} games each way",
-                each,
-            ).format(games=each),
-        )
-    )
-    out.print(a)
-    out.print(b)
-    table = Table()
-    if count <= MAX_OPENING_ROWS:
-        table.add_column(_("opening"), style="bold")
-        table.add_column(_("to move"))
-        table.add_column(_("value"))
-        table.add_column(_("A to move"), justify="right")
-        table.add_column(_("B to move"), justify="right")
-        for o in result.openings:
-            table.add_row(
-                o.opening,
-                game.seat(o.position) or "",
-                "—" if o.value is None else value_word(o.value),
-                _cells(o.a_to_move),
-                _cells(o.b_to_move),
-            )
-        table.add_section()
-        table.add_row(_("all"), "", "", _cells(result.a_first), _cells(result.b_first))
-        out.print(table)
-        out.print(
-            _(
-                "Each cell: A wins/draws/B wins. Value: the opening's for the side to move "
-                "with perfect play (— where only a search would tell)."
-            ),
-            style="dim",
-        )
-        return
-    table.add_column(_("side to move"), style="bold")
-    table.add_column(_("A wins"), justify="right")
-    table.add_column(_("draws"), justify="right")
-    table.add_column(_("B wins"), justify="right")
-    totals = (
-        (_("A to move"), result.a_first),
-        (_("B to move"), result.b_first),
-        (_("both"), result.total),
-    )
-    for name, r in totals:
-        table.add_row(name, *(number(n, ",") for n in (r.win, r.draw, r.loss)))
-    out.print(table)
 
 
 def _names(option_name: str, text: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -791,8 +386,8 @@ def matrix_command(  # noqa: PLR0913 - the command's options
     cls = table_class(learner_kind)
     if episodes is not None:
         check_count("--episodes", episodes, MAX_EPISODES)
-    _check_games(games)
-    _check_seed(seed)
+    check_games(games)
+    check_seed(seed)
     training = _names("--trainers", trainers, ("self", *players_of(game)))
     evaluation = _names("--judges", judges, players_of(game))
     check_versus(False, seat, {})
@@ -823,7 +418,7 @@ def matrix_command(  # noqa: PLR0913 - the command's options
         )
         rows[trained_against] = (row.episodes, row.optimality, row.records)
     if as_json:
-        _print(
+        print_json(
             {
                 "game": game.spec,
                 "learner": cls.kind,
@@ -864,7 +459,7 @@ def matrix_command(  # noqa: PLR0913 - the command's options
     if seat != "both":
         out.print(_("against a player, the agent learns in the {seat} seat").format(seat=seat))
     table = Table(
-        title=_wdl_title(games),
+        title=wdl_title(games),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
@@ -877,7 +472,7 @@ def matrix_command(  # noqa: PLR0913 - the command's options
         for i, opp_name in enumerate(evaluation):
             seats = records[opp_name]
             lead = [name, number(share, ".4f")] if i == 0 else ["", ""]
-            table.add_row(*lead, opp_name, _wdl(seats.first), _wdl(seats.second))
+            table.add_row(*lead, opp_name, wdl(seats.first), wdl(seats.second))
         table.add_section()
     out.print(table)
 
@@ -897,7 +492,7 @@ def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json
     said(answers)
     low, high = wilson(optimality.optimal, optimality.decisions)
     if as_json:
-        _print(
+        print_json(
             {
                 "game": game.spec,
                 "player": who.name,

@@ -43,13 +43,10 @@ from qarena.experiments.grid import (
     NETWORK_AXES,
     Grid,
     flag,
-    parse_floats,
-    parse_ints,
-    parse_names,
-    parse_rewards,
     parse_seeds,
     with_preset,
 )
+from qarena.experiments.lists import parse_floats, parse_ints, parse_names, parse_rewards
 from qarena.experiments.report import Lab, build_report, render_html
 from qarena.experiments.sweep_figures import varying
 from qarena.fileio import check_target, is_dir, write_atomic

@@ -23,6 +23,7 @@ from qarena.exact import Exact
 from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
+from qarena.judging.family import family_of
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 
@@ -92,19 +93,19 @@ def table_command(
     if csv_target is not None and csv_target != "-":
         check_target(csv_target, [policy])  # before the policy is even read
     learner = load_file(policy)  # the file's own kind decides, read once
-    if not learner.keeps_table and (top is not None or csv_target is not None):
+    if top is None and csv_target is None:
+        _position_table(learner, position)
+        return
+    table = family_of(learner).table(learner)
+    if table is None:
         raise QarenaError(
             _(
                 "{file}: its learner, {learner}, keeps no table of positions: --position shows "
                 "its values of one position's moves"
             ).format(file=policy, learner=learner.title)
         )
-    if top is None and csv_target is None:
-        _position_table(learner, position)
-        return
-    assert isinstance(learner, Learner)  # the learners that keep a table are table learners
     if csv_target is not None:
-        rows = _write_csv(csv_target, learner, policy)
+        rows = _write_csv(csv_target, table, policy)
         if csv_target != "-":
             err.print(
                 ngettext(
@@ -113,7 +114,7 @@ def table_command(
             )
         return
     if top is not None:
-        _top_entries(learner, top)
+        _top_entries(table, top)
 
 
 def _heading(learner: Trainable) -> Text:

@@ -35,7 +35,7 @@ from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
-from qarena.judging.tables import exact_share
+from qarena.judging.family import exact_share
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class

@@ -103,7 +103,7 @@ def plot_command(
             )
         # A curve judged along perfect play is drawn as its own figure; beside others only
         # its optimality over all positions (its uniform sample), where it records that.
-        if learner.judging == "along_play":
+        if learner.curve.judged:
             if len(files) == 1:
                 write_atomic(target, render_judged_curve(path.stem, learner, fmt), files)
                 err.print(_("wrote {file}").format(file=target), markup=False, soft_wrap=True)

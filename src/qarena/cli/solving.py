@@ -37,13 +37,7 @@ from qarena.exact.book import (
     BookBuild,
     solve_chunk_task,
 )
-from qarena.exact.search import (
-    LineSearcher,
-    Searcher,
-    default_entries,
-    plies_to_end,
-    searchable,
-)
+from qarena.exact.search import default_entries, plies_to_end
 from qarena.fileio import check_target
 from qarena.games import (
     DRAW,
@@ -55,7 +49,6 @@ from qarena.games import (
     value_name,
     value_word,
 )
-from qarena.games.base import grid_of
 from qarena.i18n import _, ngettext, number
 
 
@@ -79,13 +72,18 @@ def solve_command(
     game = parse_spec(spec)
     pos = game.parse_position(position) if position is not None else game.start()
     answers = Oracle.of(game)
-    if no_book and searchable(game):
+    if no_book:
         # A searcher of its own, with the default table and no book: what a search from
         # scratch costs (the shared one may hold a book and earlier searches' entries).
-        searcher = Searcher(game) if grid_of(game).gravity else LineSearcher(game)
-        fresh = SearchSolution(game, searcher)
-        _solve_searched(fresh, pos, as_json, answers)
-        return
+        built = answers.searcher(book=False)
+        if built.searcher is not None:
+            _solve_searched(SearchSolution(game, built.searcher), pos, as_json, answers)
+            return
+        err.print(  # a board search cannot solve: solved as without --no-book, and said
+            _("--no-book is not taken: {reason}").format(reason=built.fallback),
+            markup=False,
+            soft_wrap=True,
+        )
     if answers.searched:
         searched = answers.exact()
         assert isinstance(searched, SearchSolution)

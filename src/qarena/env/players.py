@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from qarena.agents.mcts import MCTSPlayer
 from qarena.agents.players import PlayerLike, is_policy_path, player
 from qarena.agents.strategies import is_builtin, players_of
+from qarena.agents.thinking import kind_of
 from qarena.errors import QarenaError
 from qarena.games.base import Game, Move, Position
 from qarena.i18n import _
@@ -31,7 +31,8 @@ def opponent_chooser(game: Game, opponent: PlayerLike) -> tuple[str, Chooser]:
     built-in's name (``random``, ``perfect``, the game's rule players), a policy file (its
     greedy moves), a learner, a function or a player object. A player that picks among
     several moves (random, perfect: the moves that keep the value, a trained agent's ties)
-    picks with the environment's generator; Monte-Carlo tree search searches each move afresh,
+    picks with the environment's generator; a search player whose kind draws from a generator
+    of its own (``SearchKind.afresh``: Monte-Carlo tree search) searches each move afresh,
     seeded from it. Returns its name and its chooser. Only
     ``perfect`` and a policy file need the game's tables; both check them against the memory
     budget before building anything."""
@@ -46,7 +47,8 @@ def opponent_chooser(game: Game, opponent: PlayerLike) -> tuple[str, Chooser]:
             )
     # Named as the one resolution names it: a file by its file's name, of either kind.
     found = player(opponent, game)
-    if isinstance(found, MCTSPlayer):
+    kind = kind_of(found)
+    if kind is not None and kind.afresh:
         # Its search keeps a tree and a generator of its own from move to move: each move is
         # searched afresh, seeded from the environment's generator, so that the same seed
         # and actions give the same game (Gymnasium's determinism check).

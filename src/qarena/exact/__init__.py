@@ -3,14 +3,22 @@ tables every other part shares), then retrograde analysis over them; or, for boa
 enumerate, the search solver. :class:`Oracle` decides which, once per game (``oracles.py``)."""
 
 from qarena.budget import format_bytes
-from qarena.exact.oracles import ENUMERATED, SEARCHED, Oracle, family_of, oracle
-from qarena.exact.search import SearchSolution
+from qarena.exact.oracles import (
+    ENUMERATED,
+    SEARCHED,
+    Oracle,
+    enumeration_refused,
+    family_of,
+    oracle,
+)
+from qarena.exact.search import Built, SearchSolution
 from qarena.exact.solver import Exact, Outcome, Solution, solve
 from qarena.exact.space import GameTables, check_fits, game_tables
 
 __all__ = [
     "ENUMERATED",
     "SEARCHED",
+    "Built",
     "Exact",
     "GameTables",
     "Oracle",
@@ -18,6 +26,7 @@ __all__ = [
     "SearchSolution",
     "Solution",
     "check_fits",
+    "enumeration_refused",
     "family_of",
     "format_bytes",
     "game_tables",

@@ -26,6 +26,7 @@ import numpy as np
 
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
+from qarena.exact.searcher import Searcher, default_entries, searchable
 from qarena.games.base import Game, grid_of
 from qarena.i18n import _
 from qarena.kernels import search as k
@@ -116,8 +117,6 @@ class BookBuild:
     nodes: int = 0
 
     def __post_init__(self) -> None:
-        from qarena.exact.search import Searcher, searchable
-
         if not searchable(self.game):
             Searcher(self.game)  # raises the one-line refusal
         check_count("--plies", self.plies, MAX_PLIES, least=0)
@@ -209,8 +208,6 @@ class BookBuild:
     ) -> Book | None:
         """Search every position of the last ply not yet scored, then back up and write the
         book. Returns None, with the progress saved, when ``stop`` is set first."""
-        from qarena.exact.search import Searcher, default_entries
-
         game, grid = self.game, grid_of(self.game)
         rows, cols = grid.rows, grid.cols
         searcher = Searcher(game, entries=self.entries or default_entries())
@@ -292,7 +289,6 @@ def solve_chunk(
 ) -> np.ndarray:
     """The scores of positions of ``plies`` stones, searched here with one table (what a Ray
     worker runs for ``qarena book --backend ray``)."""
-    from qarena.exact.search import Searcher
     from qarena.games import parse_spec
 
     searcher = Searcher(parse_spec(spec), entries=entries, workers=1)  # Connect Four only

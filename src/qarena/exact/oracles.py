@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from qarena.budget import MAX_CODE, footprint, format_bytes, memory_budget
 from qarena.errors import TooLargeError
 from qarena.exact.book import shipped_book
-from qarena.exact.search import bits, search_solution
+from qarena.exact.search import Built, bits, build_searcher, search_solution
 from qarena.exact.solver import Exact, solve
 from qarena.exact.space import check_fits
 from qarena.games.base import Game, Position
@@ -49,6 +49,17 @@ SEARCHED_GAMES = 10
 CHEAP_BYTES = 256 * 10**6
 
 
+def enumeration_refused(game: Game) -> TooLargeError | None:
+    """Why ``game``'s tables do not fit this machine's memory budget (None when they do): the
+    one place that asks, so that whether a game too big here is searched instead is decided
+    once, in :meth:`Oracle.of` (its ``route``), not again by each caller that catches it."""
+    try:
+        check_fits(game)
+    except TooLargeError as e:
+        return e
+    return None
+
+
 def family_of(game: Game) -> str:
     """``game``'s family, from the game alone (quick: an estimate, nothing is solved). A game
     the search solver cannot play is enumerated (or refused where it does not fit)."""
@@ -72,6 +83,9 @@ class Oracle:
     route: str
     need: int | None = None
     budget: int | None = None
+    #: Where this machine answers the game neither way (too big to enumerate here, and not
+    #: searchable): the refusal, in the enumeration's own words; raised by :meth:`exact`.
+    refusal: TooLargeError | None = None
 
     @classmethod
     def of(cls, game: Game) -> Oracle:
@@ -80,14 +94,13 @@ class Oracle:
         family = family_of(game)
         if family == SEARCHED:
             return cls(game, family, SEARCHED)
-        try:
-            check_fits(game)
-        except TooLargeError:
-            if not game.searchable:
-                return cls(game, family, ENUMERATED)  # refused by exact(), in its own words
-            need = footprint(game, "solve").total
-            return cls(game, family, SEARCHED, need, memory_budget())
-        return cls(game, family, ENUMERATED)
+        refused = enumeration_refused(game)
+        if refused is None:
+            return cls(game, family, ENUMERATED)
+        if not game.searchable:
+            return cls(game, family, ENUMERATED, refusal=refused)
+        need = footprint(game, "solve").total
+        return cls(game, family, SEARCHED, need, memory_budget())
 
     @property
     def reason(self) -> str | None:
@@ -128,6 +141,21 @@ class Oracle:
         trained agent ("trained"; on a machine that cannot enumerate the game, refused in one
         line saying why, and perfect play is there when asked for)."""
         return "strongest" if self.family == SEARCHED else "trained"
+
+    def searcher(
+        self,
+        *,
+        table_bytes: int | None = None,
+        book: bool = True,
+        workers: int | None = None,
+        smaller: bool = False,
+    ) -> Built:
+        """A new searcher of the game, whatever the route (``qarena solve --no-book`` searches
+        an enumerated board too), with what it fell back to and why
+        (:func:`~qarena.exact.search.build_searcher`: the one place a searcher is built)."""
+        return build_searcher(
+            self.game, table_bytes=table_bytes, book=book, workers=workers, smaller=smaller
+        )
 
     def exact(self) -> Exact:
         """The exact answers: the search solution (one per board and process), or the

@@ -1,431 +1,118 @@
-"""Connect Four solved by search (``kernels/search.py``), for boards too big to enumerate.
+"""Boards too big to enumerate, solved by search: the one place a searcher is built
+(:func:`build_searcher`, which :meth:`~qarena.exact.oracles.Oracle.searcher` asks), and
+:class:`SearchSolution`, which answers what :class:`~qarena.exact.solver.Solution` answers
+(values, plies to the end, the moves that keep the value) by search, for the rest of qarena.
 
-:class:`Searcher` holds a transposition table and answers for positions of one board size:
-the score of a position (:meth:`Searcher.score`: Pons' and BitBully's scores, positive when the
-player to move wins, its size how soon) and the score of each move
-(:meth:`Searcher.move_scores`), looking early positions up in an opening book when it has one.
-:class:`SearchSolution` answers what :class:`~qarena.exact.solver.Solution` answers (values,
-plies to the end, the moves that keep the value) by search, for the rest of qarena.
-Four in a row only, on boards whose columns fit a 64-bit word with a spare bit each.
+The searchers themselves: :class:`~qarena.exact.searcher.Searcher` for Connect Four
+(``searcher.py``), :class:`~qarena.exact.line_searcher.LineSearcher` for tic-tac-toe boards
+(``line_searcher.py``); both, and their table sizes, are also importable from here.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
-
-from qarena.budget import check_count, format_bytes, memory_budget
-from qarena.errors import QarenaError, TooLargeError
-from qarena.exact.book import Book, shipped_book
+from qarena.budget import format_bytes
+from qarena.errors import QarenaError
+from qarena.exact.book import shipped_book
+from qarena.exact.line_searcher import LineSearcher
+from qarena.exact.searcher import (
+    DEFAULT_TABLE_BYTES,
+    ENTRY_BYTES,
+    BudgetSpent,
+    Searcher,
+    bits,
+    check_table,
+    default_entries,
+    prime_at_least,
+    searchable,
+)
 from qarena.exact.solver import Outcome
-from qarena.games.base import DRAW, LOSS, WIN, BoardGrid, Game, Move, Position, grid_of
+from qarena.games.base import DRAW, LOSS, WIN, Game, Move, Position, grid_of
 from qarena.i18n import _
 from qarena.kernels import mnk
-from qarena.kernels import search as k
-from qarena.threads import check, run_threads
+from qarena.threads import check
 
-#: Bytes an entry of the table takes: the key's low 40 bits, both bounds, a move, in one word.
-ENTRY_BYTES = 8
-#: The most a table takes unless asked for more: 1 GiB, and never more than a quarter of the
-#: memory budget. Pages are touched only as entries are written, so a short search costs less.
-DEFAULT_TABLE_BYTES = 1 << 30
+
+@dataclass(frozen=True)
+class Built:
+    """A searcher as :func:`build_searcher` made it: ``searcher``, None where none could be
+    made; ``fallback``, what it fell back to and why in one line a caller shows or records
+    (None when it is as asked); ``refused``, where none was made, the refusal to raise as it
+    came (``TooLargeError`` for a table over the memory budget)."""
+
+    searcher: Searcher | LineSearcher | None
+    fallback: str | None = None
+    refused: QarenaError | None = None
+
+    def required(self) -> Searcher | LineSearcher:
+        """The searcher, or its refusal raised."""
+        if self.searcher is None:
+            assert self.refused is not None
+            raise self.refused
+        return self.searcher
+
+
+def _make(
+    game: Game, entries: int | None, book: bool, workers: int | None
+) -> Searcher | LineSearcher:
+    if not grid_of(game).gravity:  # tic-tac-toe boards (LineSearcher says which it solves)
+        if entries is None:
+            return LineSearcher(game)
+        return LineSearcher(game, entries=entries)
+    found = shipped_book(game) if book else None
+    if entries is None and workers is None:
+        return Searcher(game, book=found)
+    if workers is None:
+        return Searcher(game, entries=entries or default_entries(), book=found)
+    return Searcher(game, entries=entries or default_entries(), workers=workers, book=found)
+
+
+def build_searcher(
+    game: Game,
+    *,
+    table_bytes: int | None = None,
+    book: bool = True,
+    workers: int | None = None,
+    smaller: bool = False,
+) -> Built:
+    """A new searcher of ``game``: its table of ``table_bytes`` (default: sized from the memory
+    budget, :data:`DEFAULT_TABLE_BYTES` at most), the opening book shipped for the board with
+    ``book`` (where there is one), ``workers`` threads (default: every core; Connect Four
+    only). Never raises for the game or the table: a game search cannot solve, or a table over
+    the memory budget, gives no searcher and says why; with ``smaller``, a table over the
+    budget falls back to the default size, and says so."""
+    try:
+        gravity = grid_of(game).gravity  # a game with no board is refused in one line
+        if not game.searchable:
+            _make(game, None, False, None)  # the searcher's own one-line refusal
+    except QarenaError as e:
+        return Built(None, str(e), e)
+    per = ENTRY_BYTES if gravity else mnk.ENTRY_BYTES
+    entries = None if table_bytes is None else max(1, table_bytes // per)
+    try:
+        return Built(_make(game, entries, book, workers))
+    except QarenaError as e:  # its table: over the memory budget, or past any count
+        if not smaller or entries is None:
+            return Built(None, str(e), e)
+        why = e
+    least = default_entries(per)
+    try:
+        searcher = _make(game, least, book, workers)
+    except QarenaError as e:  # its table: over the memory budget, or past any count
+        return Built(None, str(e), e)
+    return Built(
+        searcher,
+        _("{reason}; searching with a table of {size} instead").format(
+            reason=str(why).rstrip("."), size=format_bytes(least * per)
+        ),
+    )
+
+
 #: Positions whose move scores a SearchSolution keeps before it starts afresh.
 MAX_KEPT = 100_000
-
-
-def prime_at_least(n: int) -> int:
-    """The smallest odd prime at least ``max(n, 4099)``: the table's size (see kernels/search)."""
-    n = max(n, 4099) | 1
-    while any(n % d == 0 for d in range(3, int(n**0.5) + 1, 2)):
-        n += 2
-    return n
-
-
-def default_entries(entry_bytes: int = ENTRY_BYTES) -> int:
-    """Entries of a table sized from the memory budget (:data:`DEFAULT_TABLE_BYTES` at most)."""
-    return prime_at_least(min(DEFAULT_TABLE_BYTES, memory_budget() // 4) // entry_bytes)
-
-
-def check_table(entries: int, entry_bytes: int) -> None:
-    """Refuse, before allocating, a search table of ``entries`` that memory cannot hold."""
-    check_count("entries", entries, 2**40)
-    need = entries * entry_bytes
-    if need > memory_budget():
-        raise TooLargeError(
-            _(
-                "a search table of {entries:,} entries needs {need}, more than this machine "
-                "can spare ({budget}); ask for fewer entries"
-            ).format(entries=entries, need=format_bytes(need), budget=format_bytes(memory_budget()))
-        )
-
-
-def searchable(game: Game) -> bool:
-    """Can a searcher here solve this game: Connect Four with four in a row, and a column's
-    cells plus a spare bit for every column within 64 bits (:class:`Searcher`), or
-    tic-tac-toe of up to 40 cells (:class:`LineSearcher`)."""
-    return game.searchable
-
-
-def bits(grid: BoardGrid, position: Position) -> tuple[np.uint64, np.uint64, int]:
-    """A position as (the mover's stones, all stones, the count of stones), as bitboards."""
-    rows, cols = grid.rows, grid.cols
-    mine = mask = 0
-    stones = sum(1 for v in position if v)
-    mover = 1 if stones % 2 == 0 else 2  # x moves first
-    for cell, v in enumerate(position):
-        if not v:
-            continue
-        r, c = divmod(cell, cols)
-        bit = 1 << (c * (rows + 1) + (rows - 1 - r))  # row 0 is the top
-        mask |= bit
-        if v == mover:
-            mine |= bit
-    return np.uint64(mine), np.uint64(mask), stones
-
-
-@dataclass
-class Searcher:
-    """Solves positions of one Connect Four board; its table carries over between them, and
-    ``book`` (when given) answers for the positions it holds without a search."""
-
-    game: Game
-    entries: int = field(default_factory=default_entries)
-    workers: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
-    book: Book | None = None
-    table: np.ndarray = field(init=False, repr=False)
-    counters: np.ndarray = field(init=False, repr=False)
-    grid: BoardGrid = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.grid = grid_of(self.game)
-        if not (self.grid.gravity and searchable(self.game)):
-            raise QarenaError(
-                _(
-                    "{spec} cannot be searched: search solves four in a row on boards where "
-                    "columns × (rows + 1) is at most 64"
-                ).format(spec=self.game.spec)
-            )
-        # The table's size is a prime of at least the entries asked for, and of at least the
-        # fewest that tell every key of this board from the others (kernels/search), plus the
-        # spare entry that the last home's bucket ends on.
-        check_table(self.entries, ENTRY_BYTES)
-        size = prime_at_least(max(self.entries, k.least_entries(self.grid.rows, self.grid.cols)))
-        check_table(size + 1, ENTRY_BYTES)
-        check_count("workers", self.workers, 1_024)
-        if self.book is not None and self.book.spec != self.game.spec:
-            raise QarenaError(
-                _("the book is one of {other}, not of {spec}").format(
-                    other=self.book.spec, spec=self.game.spec
-                )
-            )
-        self.table = np.zeros(size + 1, dtype=np.uint64)
-        self.counters = np.zeros(k.COUNTERS, dtype=np.int64)
-
-    @property
-    def nodes(self) -> int:
-        """Positions searched so far."""
-        return int(self.counters[0])
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Positions searched so far, split the way Steininger's c4 counts (it counts only
-        the ``interior`` ones): ``leaves`` settled at once, ``forced`` with one safe move,
-        ``cuts`` with several but cut at entry (bounds, table), ``interior`` searched."""
-        c = self.counters
-        return {
-            "nodes": int(c[k.C_NODES]),
-            "leaves": int(c[k.C_LEAVES]),
-            "forced": int(c[k.C_FORCED]),
-            "cuts": int(c[k.C_CUTS]),
-            "interior": int(c[k.C_INTERIOR]),
-        }
-
-    def _run(self, jobs: list[Callable[[np.ndarray], None]], first_stops: bool = False) -> None:
-        """Run each job on a thread of its own with its own counters (the table is shared),
-        and wait; with ``first_stops``, the first job to finish stops the others. Ctrl-C
-        stops every search at once (none stores a result it did not prove) and is raised
-        again here."""
-        flags = [np.zeros(k.COUNTERS, dtype=np.int64) for _ in jobs]
-
-        def run(job: Callable[[np.ndarray], None], counters: np.ndarray) -> None:
-            job(counters)
-            if first_stops:
-                for f in flags:
-                    f[1] = 1
-
-        def stop() -> None:
-            for f in flags:
-                f[1] = 1
-
-        try:
-            run_threads(
-                [functools.partial(run, job, f) for job, f in zip(jobs, flags, strict=True)], stop
-            )
-        finally:
-            for f in flags:
-                self.counters += f
-            self.counters[k.C_STOP] = 0
-
-    def _check(self, position: Position) -> None:
-        if self.game.is_terminal(position):
-            raise QarenaError(
-                _("{position} is finished; there is no move to make").format(
-                    position=self.game.format_position(position)
-                )
-            )
-
-    def _booked(self, mine: np.uint64, mask: np.uint64, stones: int, weak: bool) -> int | None:
-        if self.book is None or stones > self.book.plies:
-            return None
-        found = self.book.score(mine, mask, self.grid.rows, self.grid.cols)
-        if found is None or not weak:
-            return found
-        return (found > 0) - (found < 0)
-
-    def score(self, position: Position, weak: bool = False) -> int:
-        """The score of a position where play goes on (no four yet, a free cell); with
-        ``weak``, only its sign: 1 a win, 0 a draw, -1 a loss for the player to move.
-
-        Every thread searches the position, each breaking ties between moves in its own
-        order and all sharing the table; the first to finish answers and the others stop."""
-        self._check(position)
-        grid = self.grid
-        mine, mask, stones = bits(grid, position)
-        booked = self._booked(mine, mask, stones, weak)
-        if booked is not None:
-            return booked
-        answers: list[int] = []
-        lock = threading.Lock()
-
-        def search(variant: int) -> Callable[[np.ndarray], None]:
-            def job(counters: np.ndarray) -> None:
-                found = k.solve_bits(
-                    mine, mask, stones, grid.rows, grid.cols, self.table, counters, variant, weak
-                )
-                with lock:
-                    if not counters[1]:
-                        answers.append(int(found))
-
-            return job
-
-        self._run([search(v) for v in range(self.workers)], first_stops=True)
-        return answers[0]
-
-    def _children(
-        self, position: Position, weak: bool
-    ) -> tuple[dict[int, int], list[tuple[int, np.uint64, np.uint64]], int]:
-        """Each legal move's score where it needs no search (a win at once, the last cell,
-        the book), the other moves with the bits of the position after them (centre last,
-        so the threads pop the centre first), and the stones on the board."""
-        self._check(position)
-        grid = self.grid
-        rows, cols, cells = grid.rows, grid.cols, grid.cells
-        mine, mask, stones = bits(grid, position)
-        wins = k.winning_cells(mine, mask, rows, k.board_cells(rows, cols))
-        free = k.playable(mask, k.bottom_row(rows, cols), k.board_cells(rows, cols))
-        known: dict[int, int] = {}
-        pending: list[tuple[int, np.uint64, np.uint64]] = []
-        for col in reversed(k.centre_order(cols).tolist()):
-            move = free & k.column_bits(col, rows)
-            if not move:
-                continue
-            if wins & move:
-                known[col] = 1 if weak else (cells + 1 - stones) // 2
-            elif stones + 1 == cells:
-                known[col] = 0
-            else:
-                after = (mine ^ mask, mask | move)
-                booked = self._booked(*after, stones + 1, weak)
-                if booked is not None:
-                    known[col] = -booked
-                else:
-                    pending.append((col, *after))
-        return known, pending, stones
-
-    def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
-        """Each legal move's score for the player making it (with ``weak``, its sign), the
-        moves shared out among ``workers`` threads that share the table (the scores do not
-        depend on who searched what: every entry is a true bound)."""
-        rows, cols = self.grid.rows, self.grid.cols
-        results, pending, stones = self._children(position, weak)
-        lock = threading.Lock()
-
-        def job(counters: np.ndarray) -> None:
-            while not counters[1]:
-                with lock:
-                    if not pending:
-                        return
-                    col, other, after = pending.pop()
-                found = k.solve_bits(
-                    other, after, stones + 1, rows, cols, self.table, counters, 0, weak
-                )
-                if not counters[1]:
-                    results[col] = -int(found)
-
-        if pending:
-            self._run([job] * min(self.workers, len(pending)))
-        return dict(sorted(results.items()))
-
-    def best_moves(self, position: Position, weak: bool = False) -> list[Move]:
-        """The legal moves of the best score (the fastest win, the slowest loss), in column
-        order; with ``weak``, those that keep the position's value. The same moves as the
-        best of :meth:`move_scores`, found with less search: the position's own score first
-        (from the book, or searched on every thread as :meth:`score` does, which leaves the
-        table holding bounds for its moves), then one null-window test a move, shared among
-        the threads: does the score after it give the mover that score? A lost position's
-        moves all keep its value, so ``weak`` needs no test there."""
-        return self.scored_best_moves(position, weak)[1]
-
-    def scored_best_moves(self, position: Position, weak: bool = False) -> tuple[int, list[Move]]:
-        """The position's score (with ``weak``, its sign) and :meth:`best_moves`, from one
-        search: a caller wanting both need not ask :meth:`score` again."""
-        rows, cols = self.grid.rows, self.grid.cols
-        best = self.score(position, weak)
-        if weak:
-            best = (best > 0) - (best < 0)
-        if weak and best < 0:
-            return best, [c for c in range(cols) if not position[c]]
-        known, pending, stones = self._children(position, weak)
-        # A move needing no search keeps the score when its score is the position's (a win at
-        # once always is: no score beats it).
-        kept = [col for col, found in known.items() if found == best]
-        lock = threading.Lock()
-
-        def job(counters: np.ndarray) -> None:
-            while not counters[1]:
-                with lock:
-                    if not pending:
-                        return
-                    col, other, after = pending.pop()
-                # The move keeps the score if the score after it is at most -best (it is never
-                # below -best: the position's score is the best of its moves').
-                found = k.solve_between(
-                    other, after, stones + 1, rows, cols, self.table, counters, 0, -best,
-                    1 - best,
-                )  # fmt: skip
-                if not counters[1] and found <= -best:
-                    with lock:
-                        kept.append(col)
-
-        won_at_once = not weak and best == (self.grid.cells + 1 - stones) // 2
-        if pending and not won_at_once:  # else only a win at once is best
-            self._run([job] * min(self.workers, len(pending)))
-        return best, sorted(kept)
-
-
-@dataclass
-class LineSearcher:
-    """Solves positions of one tic-tac-toe board (an m,n,k-game) by search
-    (``kernels/mnk.py``); its table carries over between them. One thread: the table's
-    symmetric keys already make these searches short."""
-
-    game: Game
-    entries: int = field(default_factory=lambda: default_entries(mnk.ENTRY_BYTES))
-    #: No opening book: the searches from the start take seconds.
-    book: None = None
-    keys: np.ndarray = field(init=False, repr=False)
-    values: np.ndarray = field(init=False, repr=False)
-    counters: np.ndarray = field(init=False, repr=False)
-    grid: BoardGrid = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        game = self.grid = grid_of(self.game)
-        if game.gravity or not self.game.searchable:
-            raise QarenaError(
-                _(
-                    "{spec} cannot be searched: search solves tic-tac-toe boards of up to "
-                    "{most} cells"
-                ).format(spec=self.game.spec, most=mnk.MAX_CELLS)
-            )
-        check_table(self.entries, mnk.ENTRY_BYTES)
-        size = prime_at_least(self.entries)
-        self.keys = np.zeros(size, dtype=np.uint64)
-        self.values = np.zeros(size, dtype=np.int16)
-        self.counters = np.zeros(mnk.COUNTERS, dtype=np.int64)
-        self._lines = np.array(
-            [sum(1 << c for c in line) for line in game.lines], dtype=np.uint64
-        ).reshape(-1)
-        self._images = np.array(game.symmetries, dtype=np.int64)
-        self._powers = np.array([3**c for c in range(game.cells)], dtype=np.uint64)
-        self._board = np.uint64((1 << game.cells) - 1)
-
-    @property
-    def nodes(self) -> int:
-        """Positions searched so far."""
-        return int(self.counters[0])
-
-    def _bits(self, position: Position) -> tuple[np.uint64, np.uint64, int]:
-        """(the mover's stones, the other's, the count of stones) as bitboards."""
-        stones = sum(1 for v in position if v)
-        mover = 1 if stones % 2 == 0 else 2  # x moves first
-        me = sum(1 << c for c, v in enumerate(position) if v == mover)
-        them = sum(1 << c for c, v in enumerate(position) if v and v != mover)
-        return np.uint64(me), np.uint64(them), stones
-
-    def _search(self, me: np.uint64, them: np.uint64, stones: int, weak: bool) -> int:
-        """One search on a thread of its own, so that Ctrl-C stops it (and is raised again
-        here) with nothing stored that was not proved."""
-        flags = np.zeros(mnk.COUNTERS, dtype=np.int64)
-        found: list[int | BaseException] = []
-        game = self.grid
-
-        def run() -> None:
-            try:
-                score = mnk.solve_bits(
-                    me, them, stones, weak, game.cells, self._board, self._lines, game.k,
-                    self._images, self._powers, self.keys, self.values, flags,
-                )  # fmt: skip
-                found.append(int(score))
-            except BaseException as e:  # raised again by the caller's thread
-                found.append(e)
-
-        def stop() -> None:
-            flags[1] = 1
-
-        try:
-            run_threads([run], stop)
-        finally:
-            self.counters[0] += int(flags[0])
-        answer = found[0]
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer
-
-    def _check(self, position: Position) -> None:
-        if self.game.is_terminal(position):
-            raise QarenaError(
-                _("{position} is finished; there is no move to make").format(
-                    position=self.game.format_position(position)
-                )
-            )
-
-    def score(self, position: Position, weak: bool = False) -> int:
-        """The score of a position where play goes on; with ``weak``, only its sign."""
-        self._check(position)
-        return self._search(*self._bits(position), weak)
-
-    def move_scores(self, position: Position, weak: bool = False) -> dict[Move, int]:
-        """Each legal move's score for the player making it (with ``weak``, its sign)."""
-        self._check(position)
-        grid = self.grid
-        me, them, stones = self._bits(position)
-        wins = mnk.threats(me, them, self._lines, grid.k)
-        results: dict[Move, int] = {}
-        for move in self.game.legal_moves(position):
-            bit = np.uint64(1 << move)
-            if wins & bit:
-                results[move] = 1 if weak else (grid.cells + 1 - stones) // 2
-            elif stones + 1 == grid.cells:
-                results[move] = 0
-            else:
-                results[move] = -self._search(them, me | bit, stones + 1, weak)
-        return results
 
 
 def _sign(score: int) -> int:
@@ -613,20 +300,24 @@ class SearchSolution:
 def search_solution(game: Game) -> SearchSolution:
     """One search solution per board and process (one table of the default size), with the
     book shipped for that board if there is one."""
-    if grid_of(game).gravity:
-        return SearchSolution(game, Searcher(game, book=shipped_book(game)))
-    return SearchSolution(game, LineSearcher(game))
+    return SearchSolution(game, build_searcher(game).required())
 
 
 __all__ = [
+    "DEFAULT_TABLE_BYTES",
     "ENTRY_BYTES",
+    "BudgetSpent",
+    "Built",
     "LineSearcher",
     "SearchSolution",
     "Searcher",
     "bits",
+    "build_searcher",
+    "check_table",
     "default_entries",
     "end_score",
     "plies_to_end",
+    "prime_at_least",
     "search_solution",
     "searchable",
 ]

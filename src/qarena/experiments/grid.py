@@ -10,19 +10,20 @@ import itertools
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from qarena.agents.strategies import STRATEGIES, players_of
-from qarena.budget import check_count, check_seed
+from qarena.budget import check_seed
 from qarena.errors import QarenaError
+from qarena.experiments.lists import distinct, split_list
 from qarena.fileio import is_file
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option
-from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS, read_rewards
-from qarena.learn.family import refuse_options as refuse_table_options
+from qarena.judging.family import family_of
+from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS
 from qarena.learn.learners import learner_class
 from qarena.learn.presets import preset as preset_named
 from qarena.learn.settings import ALL_SETTINGS, ALPHAZERO_SETTINGS, KIND_SETTINGS
@@ -61,9 +62,6 @@ FIXED = ("game", "canonical", "curve", "every", "games", "until_perfect", "ties"
 
 
 SWEEP_FORMAT = "qarena-sweep"
-
-
-T = TypeVar("T")
 
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9._=,:+-]")
@@ -186,9 +184,8 @@ class Setting:
             words += ["--episodes", str(self.episodes)]
         words += ["--seed", str(self.seed)]
         cls = learner_class(self.learner)
-        if cls.threaded:
-            words += ["--workers", "1"]  # one thread: the same seed, the same network
-        if not canonical and not cls.self_play_only:
+        words += cls.reproducible_options()  # one thread: the same seed, the same network
+        if not canonical and cls.takes("--no-canonical"):
             words.append("--no-canonical")
         elif canonical and preset and not preset_named(str(self.preset)).canonical:
             words.append("--canonical")  # over the preset's own table, one entry per position
@@ -268,7 +265,7 @@ class Grid:
             for combo in combos:
                 *hyper_values, opp, seat, episodes, seed = combo
                 self_play = opp == "self"
-                if learner_class(learner).self_play_only and not self_play:
+                if not self_play and not learner_class(learner).takes("--opponent"):
                     continue  # a network learns by self-play alone
                 hyper = []
                 for axis, value in zip(axes, hyper_values, strict=True):
@@ -334,18 +331,16 @@ class Grid:
         # as it is, whatever the folder's tables.
         own = self.preset is not None and fixed.canonical == preset_named(self.preset).canonical
         for cls in kinds:
-            if cls.self_play_only:
-                refuse_table_options(
-                    (
-                        ("--no-canonical", not fixed.canonical and not own),
-                        ("--until-perfect", fixed.until_perfect),
-                    ),
-                    cls.kind,
+            cls.refuse_unused(
+                (
+                    ("--no-canonical", not fixed.canonical and not own),
+                    ("--until-perfect", fixed.until_perfect),
                 )
-        if fixed.curve and any(cls.judging == "along_play" for cls in kinds):
-            from qarena.training.run import check_judged_curve
-
-            check_judged_curve(parse_spec(fixed.game))  # before any run: no bound there
+            )
+        if fixed.curve:
+            game = parse_spec(fixed.game)
+            for cls in kinds:
+                family_of(cls).check_curve(game)  # before any run: no bound there
 
     def _check(self, game: Game) -> None:
         total = math.prod(
@@ -397,8 +392,7 @@ class Grid:
         self_play = "self" in self.opponents
         for cls in (learner_class(k) for k in self.learners):
             cls.check_game(game)
-            if cls.self_play_only:
-                refuse_table_options((("--opponent", not self_play),), cls.kind)
+            cls.refuse_unused((("--opponent", not self_play),))
         if not self_play and any(a in self.values for a in SELF_PLAY_ONLY):
             axis = next(a for a in SELF_PLAY_ONLY if a in self.values)
             raise QarenaError(
@@ -465,50 +459,6 @@ def with_preset(
     )
 
 
-def split_list(flag_name: str, text: str) -> list[str]:
-    """``a,b,c`` as a list of non-empty items."""
-    items = [t.strip() for t in text.split(",")]
-    if not text.strip() or any(not t for t in items):
-        raise QarenaError(
-            _("{flag} takes a comma-separated list like a,b, not {text!r}").format(
-                flag=flag_name, text=text
-            )
-        )
-    return items
-
-
-def parse_floats(flag_name: str, text: str) -> tuple[float, ...]:
-    values = []
-    for item in split_list(flag_name, text):
-        try:
-            x = float(item)
-        except ValueError:
-            x = math.nan
-        if not math.isfinite(x):
-            raise QarenaError(
-                _("{flag} takes numbers like 0.1,0.5, not {item!r}").format(
-                    flag=flag_name, item=item
-                )
-            )
-        values.append(x)
-    return _distinct(values)
-
-
-def parse_ints(flag_name: str, text: str, most: int) -> tuple[int, ...]:
-    values = []
-    for item in split_list(flag_name, text):
-        if not re.fullmatch(r"[0-9_]{1,40}", item):
-            raise QarenaError(
-                _("{flag} takes whole numbers like 1000,10000, not {item!r}").format(
-                    flag=flag_name, item=item
-                )
-            )
-        value = int(item)
-        check_count(flag_name, value, most)
-        values.append(value)
-    return _distinct(values)
-
-
 def parse_seeds(text: str) -> tuple[int, ...]:
     """``0-4`` (a range, both ends in), ``0,3,7``, or a mix: ``0-2,9``."""
     seeds: list[int] = []
@@ -531,42 +481,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
                 _("--seeds {text} names more than {most:,} seeds").format(text=text, most=MAX_RUNS)
             )
         seeds.extend(range(lo, hi + 1))
-    return _distinct(seeds)
-
-
-def parse_rewards(texts: Sequence[str]) -> tuple[tuple[float, float, float], ...]:
-    """Reward triples, one per ``--rewards`` or separated by ``;``: ``1,0,-1;100,0,-100``."""
-    triples = []
-    for text in texts:
-        for part in text.split(";"):
-            values = read_rewards(part)
-            if values is None:
-                raise QarenaError(
-                    _(
-                        "--rewards takes triples WIN,DRAW,LOSS like 1,0,-1 (several separated "
-                        "by ';' or given as more --rewards), not {part!r}"
-                    ).format(part=part)
-                )
-            triples.append(values)
-    return _distinct(triples)
-
-
-def parse_names(flag_name: str, text: str, known: Iterable[str] | None = None) -> tuple[str, ...]:
-    items = split_list(flag_name, text)
-    if known is not None:
-        allowed = tuple(known)
-        for item in items:
-            if item not in allowed:
-                raise QarenaError(
-                    _("{flag}: unknown {item!r}; expected {names}").format(
-                        flag=flag_name, item=item, names=", ".join(allowed)
-                    )
-                )
-    return _distinct(items)
-
-
-def _distinct(values: Iterable[T]) -> tuple[T, ...]:
-    return tuple(dict.fromkeys(values))
+    return distinct(seeds)
 
 
 @dataclass(frozen=True)

@@ -18,22 +18,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from qarena.agents.base import Player
-from qarena.agents.players import player
 from qarena.agents.strategies import is_builtin
 from qarena.errors import QarenaError, echo
-from qarena.exact import Oracle
 from qarena.experiments.folder import MEASURED, RunOutput, RunRow, Shares, cell, run_meta
 from qarena.experiments.grid import AXES, SELF_PLAY_ONLY, Fixed, Setting, opponent_label
 from qarena.fileio import is_file, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.games.base import Move, Position
 from qarena.i18n import _, option, speaking
-from qarena.judging.best_reply import best_reply
-from qarena.judging.evaluation import record_against, strategy_masks
-from qarena.judging.player import judge_player
-from qarena.learn.base import Learner
-from qarena.learn.curve import Curve
+from qarena.judging.family import Measured, family_of
 from qarena.learn.family import Trainable
 from qarena.learn.learners import adopt, learner_bytes, learner_class
 from qarena.policyfile import read_meta
@@ -91,7 +84,7 @@ def _run_task(task: Task) -> RunOutput:
             setting.given,
             # A network reads the board as it is: the folder's tables (a preset's own, beside
             # it) are its table learners'.
-            canonical=fixed.canonical or learner_class(setting.learner).self_play_only,
+            canonical=fixed.canonical or not learner_class(setting.learner).takes("--no-canonical"),
             opponent=name,
             seat=setting.seat,
             episodes=setting.episodes,
@@ -102,12 +95,23 @@ def _run_task(task: Task) -> RunOutput:
             preset=setting.record,
         )
     learner = plan.learner
-    if fixed.ties is not None and isinstance(learner, Learner):
-        learner.break_ties_first(tie_order(fixed.ties))
+    family = family_of(learner)
+    ties = fixed.ties is not None and family.break_ties_first(learner, tie_order(fixed.ties))
     result = plan.run()
-    if isinstance(learner, Learner):
-        return _table_row(task, learner, result, plan.curve)
-    return _along_play_row(task, learner, result)
+    measured = family.measure(
+        learner,
+        optimality=result.optimality,
+        perfect_at=result.perfect_at,
+        curve=plan.curve,
+        games=fixed.games,
+        seed=EVAL_SEED,
+        names=MEASURED,
+        canonical=fixed.canonical,
+        opponent=setting.opponent,
+        seat=setting.seat,
+        preset=(setting.preset or "", setting.overridden),
+    )
+    return _row(task, learner, result, measured, ties)
 
 
 def tie_order(name: str) -> Callable[[Game, Position], Iterable[Move]]:
@@ -125,82 +129,38 @@ def tie_order(name: str) -> Callable[[Game, Position], Iterable[Move]]:
     return found  # type: ignore[no-any-return]
 
 
-def _table_row(task: Task, learner: Learner, result: RunResult, curve: Curve | None) -> RunOutput:
-    """A run of a table learner measured as ``qarena eval`` measures it: over every
-    position, and its matches through the compiled kernels."""
+def _row(
+    task: Task, learner: Trainable, result: RunResult, measured: Measured, ties: bool
+) -> RunOutput:
+    """A run's row and file: its learner measured as its family measures it (``qarena eval``'s
+    judging), the tie order it trained with named in its file (``ties``)."""
     setting, fixed = task.setting, task.fixed
-    records = record_against(
-        learner, strategy_masks(learner.tables, MEASURED), fixed.games, EVAL_SEED
-    )
-    perfect_at = result.perfect_at
-    if curve is not None and perfect_at is None:
-        perfect_at = next((p.episodes for p in curve.points if p.optimality == 1.0), None)
-    used = set(learner.hyperparameters)
+    shown = set(measured.shown)
     if setting.opponent != "self":
-        used -= set(SELF_PLAY_ONLY)
+        shown -= set(SELF_PLAY_ONLY)
     row = RunRow(
         run=setting.name,
         game=fixed.game,
         learner=setting.learner,
-        settings=_settings(learner.config.to_dict(), used),
-        canonical=fixed.canonical,
+        settings=_settings(learner.config.to_dict(), shown),
+        canonical=measured.canonical,
         opponent=opponent_label(setting.opponent),
-        seat=None if setting.opponent == "self" else setting.seat,
+        seat=measured.seat,
         seed=setting.seed,
         episodes=result.episodes,
         train_seconds=result.seconds,
         steps=result.steps,
-        optimality=result.exact.share,
-        perfect_at=perfect_at,
-        against={name: Shares(**records[name].total.shares()) for name in MEASURED},
-        preset=setting.preset or "",
-        overridden=setting.overridden,
-        unbeaten=unbeaten(player(learner, learner.game)),
+        optimality=measured.optimality,
+        perfect_at=measured.perfect_at,
+        against={name: Shares(**measured.against[name]) for name in MEASURED},
+        preset=measured.preset,
+        overridden=measured.overridden,
+        unbeaten=measured.unbeaten,
     )
     meta = run_meta(setting, row)
-    if fixed.ties is not None:  # not in the learner's own settings: its file says it here
+    if ties:  # not in the learner's own settings: its file says it here
         meta["ties"] = fixed.ties
     return RunOutput(setting.name, learner_bytes(learner, meta), row)
-
-
-def _along_play_row(task: Task, net: Trainable, result: RunResult) -> RunOutput:
-    """A run of a learner judged along play (an n-tuple network), judged as ``qarena eval``
-    judges it."""
-    setting, fixed = task.setting, task.fixed
-    game = net.game
-    # The best reply to the same moves the judging asked for (where every position is judged).
-    evaluation = judge_player(player(net, game), fixed.games, EVAL_SEED, reply=True)
-    reply = evaluation.best_reply
-    row = RunRow(
-        run=setting.name,
-        game=fixed.game,
-        learner=setting.learner,
-        settings=_settings(net.config.to_dict(), set(net.hyperparameters) - {"seed"}),
-        canonical=None,  # a network reads the board as it is, its mirror image summed in
-        opponent=opponent_label(setting.opponent),
-        seat=None,
-        seed=setting.seed,
-        episodes=result.episodes,
-        train_seconds=result.seconds,
-        steps=result.steps,
-        optimality=evaluation.optimality.share,
-        perfect_at=None,
-        against={name: Shares(**evaluation.matches[name].total.shares()) for name in MEASURED},
-        unbeaten=(None, None)
-        if reply is None
-        else (not reply.seats["first"].beaten, not reply.seats["second"].beaten),
-    )
-    return RunOutput(setting.name, learner_bytes(net, run_meta(setting, row)), row)
-
-
-def unbeaten(who: Player) -> tuple[bool | None, bool | None]:
-    """Whether the strongest opponent cannot beat ``who`` from the start, moving first and
-    moving second, where its game's tables are enumerated (exact, in milliseconds on the
-    small boards); (None, None) where the game is solved by search."""
-    if Oracle.of(who.game).searched:
-        return None, None
-    found = best_reply(who)
-    return not found.seats["first"].beaten, not found.seats["second"].beaten
 
 
 def _settings(config: Mapping[str, Any], used: set[str]) -> dict[str, str]:

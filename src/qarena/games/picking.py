@@ -2,13 +2,16 @@
 
 The player protocol itself is :mod:`qarena.agents.base`; its defaults live here, on the layer
 of games, so that a player defined lower than ``agents`` (the n-tuple network of ``learn``)
-takes them as the built-in strategies and trained agents do, with nothing copied.
+takes them as the built-in strategies and trained agents do, with nothing copied. So does
+:class:`Evaluator`, what a search asks of a player's values, and :class:`ByMoveValues`, an
+evaluator read from move values, which the networks of ``learn`` build on.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Self
+import math
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import numpy as np
 
@@ -21,6 +24,90 @@ if TYPE_CHECKING:
     from qarena.exact.solver import Mover
     from qarena.exact.space import GameTables
     from qarena.games.base import Game, Move, Position
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """What a search asks of a value (as OpenSpiel's ``MCTSBot`` asks its ``Evaluator`` for
+    ``evaluate`` and ``prior``): a position's value and priors over its moves (MCTS), each
+    move's value (alpha-beta's leaves and move order), and, where it has them, a board's own
+    value and the arrays a compiled search computes its values from. Made for a player by
+    ``qarena.agents.evaluators.evaluator_for``; a search takes any."""
+
+    @property
+    def name(self) -> str:
+        """What it scores with, as people name it (``network``, a file's name)."""
+        ...
+
+    @property
+    def gives_priors(self) -> bool:
+        """Whether :meth:`evaluate` gives priors (a search selects by them: PUCT); without
+        (random rollouts) the search explores by UCB1."""
+        ...
+
+    def evaluate(self, position: Position, moves: Sequence[Move]) -> tuple[float, list[float]]:
+        """For a position where play goes on and its legal ``moves``: its value for the
+        player to move (−1 to +1), and the prior of each of ``moves`` in their order (empty
+        without :attr:`gives_priors`)."""
+        ...
+
+    def move_values(self, position: Position) -> dict[Move, float]:
+        """Each legal move's value for the player making it, in the game's order, within
+        −1..+1 (a value it has not, or not a number, reads 0)."""
+        ...
+
+    def board_value(self, position: Position) -> float | None:
+        """Its value of a position that is not over, for the first player (+1 a sure win for
+        x), when it values boards themselves (an n-tuple network); None when it values only
+        moves. A search scoring many boards asks this, not each move."""
+        ...
+
+    @property
+    def compiled(self) -> tuple[np.ndarray, ...] | None:
+        """The arrays with which a compiled search on Connect Four boards computes its move
+        values itself (an n-tuple network's weights, cells and the cells' touches, as
+        ``kernels.mcts`` reads them); None: asked here."""
+        ...
+
+
+def clipped(value: float) -> float:
+    """A value within −1..+1; not a number (a move it has no value for) reads 0."""
+    if math.isnan(value):
+        return 0.0
+    return -1.0 if value < -1.0 else (1.0 if value > 1.0 else value)
+
+
+class ByMoveValues:
+    """An :class:`Evaluator` read from a player's move values (``raw``): each move's value
+    clipped, a position's value the best of its moves', its priors their softmax
+    (temperature 1), no board values and nothing compiled, unless a subclass says more."""
+
+    name: str
+    game: Game
+    gives_priors = True
+
+    def raw(self, position: Position) -> dict[Move, float] | None:
+        """The player's own value of each legal move (None: it has none)."""
+        raise NotImplementedError
+
+    def move_values(self, position: Position) -> dict[Move, float]:
+        raw = self.raw(position) or {}
+        return {m: clipped(float(raw.get(m, 0.0))) for m in self.game.legal_moves(position)}
+
+    def evaluate(self, position: Position, moves: Sequence[Move]) -> tuple[float, list[float]]:
+        raw = self.raw(position) or {}
+        evals = [clipped(raw.get(m, 0.0)) for m in moves]
+        top = max(evals)
+        exps = [math.exp(v - top) for v in evals]
+        total = sum(exps)
+        return top, [e / total for e in exps]
+
+    def board_value(self, position: Position) -> float | None:
+        return None
+
+    @property
+    def compiled(self) -> tuple[np.ndarray, ...] | None:
+        return None
 
 
 class Shows:
@@ -54,17 +141,11 @@ class Shows:
     #: says so, a player is asked at every position, as it may play each image differently.
     symmetric: bool = False
 
-    def compiled_values(self) -> tuple[np.ndarray, ...] | None:
-        """The arrays with which a compiled search on Connect Four boards computes this
-        player's move values itself (an n-tuple network's weights, cells and the cells'
-        touches, as ``kernels.mcts`` reads them); None when it is asked through
-        :meth:`values`."""
-        return None
-
-    def priors_value(self, position: Position) -> tuple[dict[Move, float], float] | None:
-        """A prior over the legal moves and its value of the position for the player to move
-        (−1 to +1), when it has a policy and a value (an AlphaZero network): a search guided
-        by it (``mcts:N:FILE``) takes these as they are. None: asked through :meth:`values`."""
+    def as_evaluator(self) -> Evaluator | None:
+        """What a search asks of it (:class:`Evaluator`), when it answers that itself (an
+        n-tuple network: its boards' values, and its arrays for the compiled search; an
+        AlphaZero network: its priors and value head); None: a search reads its
+        :meth:`values` (``qarena.agents.evaluators.evaluator_for``)."""
         return None
 
     def table_choices(
@@ -80,12 +161,6 @@ class Shows:
         own frame), when it can answer them all at once faster than one by one (a network
         evaluating boards in batches); None: asked one by one. Judging asks it so where a row
         of the tables stands for positions it may play apart (``judging.uniform``)."""
-        return None
-
-    def board_value(self, position: Position) -> float | None:
-        """Its own value of a position that is not over, for the first player (+1 a sure win
-        for x), when it values positions themselves (an n-tuple network); None when it values
-        only moves (:meth:`values`). A search scoring many boards asks this, not each move."""
         return None
 
     @property
@@ -113,6 +188,12 @@ class Shows:
     def describe(self) -> str | None:
         """What the player is, for people (``q, 30,000 episodes``); None: only its name."""
         return None
+
+    def for_one_game(self, seed: int | None, name: str | None = None) -> Self:
+        """The player one game is played with: a player that keeps a search between moves
+        (``thinks``) a copy of its own, seeded by ``seed`` (:meth:`seeded`), so that two games
+        never share a tree; any other player itself."""
+        return self.seeded(seed, name) if self.thinks else self
 
     def seeded(self, seed: int | None, name: str | None = None) -> Self:
         """The same player (its tables and solution shared, not copied), named ``name`` when
@@ -165,4 +246,4 @@ def highest(game: Game, position: Position, values: dict[Move, float]) -> list[M
     return [m for m, v in values.items() if v == best]
 
 
-__all__ = ["Picks", "Shows", "highest"]
+__all__ = ["ByMoveValues", "Evaluator", "Picks", "Shows", "clipped", "highest"]

@@ -17,7 +17,6 @@ import numpy as np
 from qarena.errors import TooLargeError
 from qarena.exact.space import GameTables, game_tables
 from qarena.learn.base import Learner
-from qarena.learn.family import Trainable
 
 if TYPE_CHECKING:
     from qarena.agents.base import Player
@@ -129,22 +128,10 @@ def tables_for(who: Player) -> tuple[GameTables, bool]:
         return tables, True
 
 
-def exact_share(learner: Trainable) -> float | None:
-    """The share of decision positions where a learner's greedy play keeps the solver's
-    value, for a learner judged over every position (its tables: ``judging == "exact"``);
-    None for one judged along play, which ``qarena eval`` judges (by samples on a board too
-    big to enumerate)."""
-    if learner.judging != "exact":
-        return None
-    assert isinstance(learner, Learner), learner  # the kinds judged exactly keep tables
-    return learner_optimality(learner).share
-
-
 __all__ = [
     "JUDGE_CHUNK",
     "UNIFORM_SAMPLE",
     "Optimality",
-    "exact_share",
     "learner_optimality",
     "move_values",
     "optimality_at",

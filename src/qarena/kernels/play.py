@@ -9,8 +9,8 @@
 import numpy as np
 
 from qarena.kernels.constants import NOT_TERMINAL
+from qarena.kernels.episodes import masked_move
 from qarena.kernels.jit import njit
-from qarena.kernels.learn import masked_move
 
 
 @njit

@@ -1,28 +1,14 @@
 """Connect Four by search, for boards too big to enumerate: bitboards, negamax alpha-beta with
 a transposition table of bounds, threat-ordered moves, and a null-window driver.
 
-A position is two 64-bit words: ``mine`` (the stones of the player to move) and ``mask`` (all
-stones). Each column holds ``rows + 1`` bits, bottom first, the top one always empty, so that
-a shift by ``rows + 1`` moves one column across and never wraps a line into the next column;
-``cols * (rows + 1)`` must be at most 64. ``mine + mask`` is a position's unique key, and a
-column's part of it depends on that column alone, so the mirror image's key is the key with
-its columns reversed; the table keeps a position and its mirror image under the smaller key.
+A position is two 64-bit words (``kernels/bitboard.py``): ``mine`` (the stones of the player to
+move) and ``mask`` (all stones); the transposition table is ``kernels/search_table.py``, the
+opening books' kernels ``kernels/search_book.py``. Every name of the three is also here, where
+the solver's callers have always found them.
 
 Scores are those of Pons' solver and BitBully: 0 for a draw; for a win, the number of stones
 the winner has left to place, plus one (``(cells + 1 - stones at the win) // 2``), positive
 when the player to move wins, negative when it loses. A score says who wins and how soon.
-
-The table is one array of 64-bit entries, so an entry is written and read whole and threads
-can share the table without locks. An entry holds, from the top: the key's low 40 bits, a slot
-bit, the work spent on the position (the binary log of its subtree's nodes, 5 bits), the column
-of the move that proved its lower bound (4 bits), and both bounds (7 bits each, 0 for none).
-A key's home is the key modulo ``size`` (an odd prime, the array holding one more entry); it is
-kept at its home or the entry after (a two-way bucket: a new key takes the place of the one
-that cost less work, so big subtrees stay), the slot bit saying which. Why a match is never a
-false one: an entry's place and slot bit give its key modulo ``size``, its key bits give the
-key modulo 2^40, and so (Chinese remainders, ``size`` odd) the key modulo ``size`` · 2^40,
-which is the key itself when ``size`` ≥ 2^(key bits − 40) (:func:`least_entries`). Without
-the slot bit the place alone would leave two candidate homes, and the argument would fail.
 
 Every value is a ``np.uint64`` or a plain int in the kernels, so the pure-Python fallback
 (NUMBA_DISABLE_JIT=1) wraps at 64 bits as numba does and gives the same scores.
@@ -32,272 +18,58 @@ from __future__ import annotations
 
 import numpy as np
 
+from qarena.kernels.bitboard import (
+    GEO_BOARD,
+    GEO_BOTTOM,
+    GEO_COLUMNS,
+    GEO_EVEN,
+    board_cells,
+    bottom_row,
+    cannot_win,
+    centre_order,
+    column_bits,
+    geometry,
+    has_four,
+    mirrored,
+    playable,
+    popcount,
+    safe_given,
+    safe_moves,
+    winning_cells,
+)
 from qarena.kernels.jit import njit
+from qarena.kernels.search_book import (
+    FULL,
+    MISSING,
+    back_up,
+    canonical,
+    expand,
+    immediate_scores,
+)
+from qarena.kernels.search_table import (
+    ETC_FROM,
+    KEY_BITS,
+    MIRROR_UNTIL,
+    ODD_FROM,
+    TABLE_FROM,
+    kept,
+    least_entries,
+    probe,
+    store,
+    table_key,
+    work_of,
+)
 
-#: Bits of the key an entry keeps.
-KEY_BITS = 40
-_KEY_LOW = np.uint64((1 << KEY_BITS) - 1)
-_KEY_SHIFT = np.uint64(64 - KEY_BITS)
-_SLOT = np.uint64(1 << (63 - KEY_BITS))  # set when an entry sits one past its key's home
-_ID = ~np.uint64((1 << (63 - KEY_BITS)) - 1)  # the key bits and the slot bit
-_WORK_SHIFT = np.uint64(18)
-_WORK_MOST = 31
-_INFO = np.uint64((1 << 18) - 1)  # the move (4 bits) above the upper and the lower bound
-#: Positions with at most this many empty cells are not mirrored for the table: symmetric
-#: twins are rare that late, and reversing the columns would cost more than it finds.
-MIRROR_UNTIL = 20
-#: Positions with at most this many empty cells are searched without the table: their trees
-#: are small, and a probe far away in memory costs more than it saves.
-TABLE_FROM = 8
-#: Positions with an odd count of empty cells are kept in the table only with more than this:
-#: nearer the end a probe costs more than it saves.
-ODD_FROM = 14
-#: Positions with more empty cells than this look their moves up in the table first.
-ETC_FROM = 10
 #: A search's ``counters``: the nodes searched, the stop flag, then the nodes searched split
 #: the way Steininger's c4 counts (it counts only the interior ones): settled at entry with no
 #: move tried (no safe move, the last two cells, two stacked threats), with exactly one safe
-#: move, with several cut at entry by bounds or the table, and interior (moves sorted and tried).
-C_NODES, C_STOP, C_LEAVES, C_FORCED, C_CUTS, C_INTERIOR = 0, 1, 2, 3, 4, 5
-COUNTERS = 6
+#: move, with several cut at entry by bounds or the table, and interior (moves sorted and tried);
+#: last, the most nodes the search may count (0: no limit), past which it stops itself as if
+#: told to: a budget that ends a search at the same node on any machine, as seconds do not.
+C_NODES, C_STOP, C_LEAVES, C_FORCED, C_CUTS, C_INTERIOR, C_BUDGET = 0, 1, 2, 3, 4, 5, 6
+COUNTERS = 7
 #: Not a score: the marker that a node goes on to its next move.
 _DESCEND = -1000
-#: Geometry array: [bottom row, playable cells, cells of even rows (counted from 1 at the
-#: bottom), column 0's cells, column 1's, ...].
-GEO_BOTTOM = 0
-GEO_BOARD = 1
-GEO_EVEN = 2
-GEO_COLUMNS = 3
-
-
-@njit
-def bottom_row(rows: int, cols: int) -> np.uint64:
-    """A bit at the bottom of every column."""
-    out = np.uint64(0)
-    for c in range(cols):
-        out |= np.uint64(1) << np.uint64(c * (rows + 1))
-    return out
-
-
-@njit
-def board_cells(rows: int, cols: int) -> np.uint64:
-    """Every playable cell (not the columns' spare top bits)."""
-    return bottom_row(rows, cols) * ((np.uint64(1) << np.uint64(rows)) - np.uint64(1))
-
-
-@njit
-def column_bits(col: int, rows: int) -> np.uint64:
-    return ((np.uint64(1) << np.uint64(rows)) - np.uint64(1)) << np.uint64(col * (rows + 1))
-
-
-@njit
-def geometry(rows: int, cols: int) -> np.ndarray:
-    """The board's masks, computed once per search instead of once per node."""
-    geo = np.zeros(GEO_COLUMNS + cols, dtype=np.uint64)
-    geo[GEO_BOTTOM] = bottom_row(rows, cols)
-    geo[GEO_BOARD] = board_cells(rows, cols)
-    for r in range(1, rows, 2):
-        geo[GEO_EVEN] |= geo[GEO_BOTTOM] << np.uint64(r)
-    for c in range(cols):
-        geo[GEO_COLUMNS + c] = column_bits(c, rows)
-
-    return geo
-
-
-@njit
-def popcount(x: np.uint64) -> int:
-    """Set bits, counted in parallel within the word (no loop per bit)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@njit
-def winning_cells(stones: np.uint64, mask: np.uint64, rows: int, board: np.uint64) -> np.uint64:
-    """The empty cells where one more stone completes four in a row for ``stones``: three of
-    them in a line with the cell (any of the four places in the four)."""
-    # Vertically only the cell above three can complete a line.
-    found = (stones << np.uint64(1)) & (stones << np.uint64(2)) & (stones << np.uint64(3))
-    for step in (rows + 1, rows, rows + 2):  # across, one diagonal, the other
-        s = np.uint64(step)
-        pair = (stones << s) & (stones << (s + s))  # the two cells before
-        found |= pair & (stones << (s + s + s))  # ... and a third before: the cell ends it
-        found |= pair & (stones >> s)  # ... and one after
-        pair = (stones >> s) & (stones >> (s + s))  # the two cells after
-        found |= pair & (stones << s)
-        found |= pair & (stones >> (s + s + s))
-    return found & (board ^ mask)
-
-
-@njit
-def playable(mask: np.uint64, bottom: np.uint64, board: np.uint64) -> np.uint64:
-    """The cell each column's next stone lands on."""
-    return (mask + bottom) & board
-
-
-@njit
-def safe_moves(
-    mine: np.uint64, mask: np.uint64, rows: int, bottom: np.uint64, board: np.uint64
-) -> np.uint64:
-    """The moves that do not let the opponent win at once: a move that blocks where it must,
-    never one right under a cell the opponent wins on. Zero when every move loses at once."""
-    return safe_given(winning_cells(mine ^ mask, mask, rows, board), mask, bottom, board)
-
-
-@njit
-def safe_given(
-    theirs: np.uint64, mask: np.uint64, bottom: np.uint64, board: np.uint64
-) -> np.uint64:
-    """:func:`safe_moves` from the opponent's winning cells, already known."""
-    possible = playable(mask, bottom, board)
-    forced = possible & theirs
-    if forced:
-        if forced & (forced - np.uint64(1)):
-            return np.uint64(0)  # two threats: one block is all a move can do
-        possible = forced
-    return possible & ~(theirs >> np.uint64(1))
-
-
-@njit
-def has_four(stones: np.uint64, rows: int) -> bool:
-    """Whether ``stones`` (cells of the board only, no spare bits) hold four in a line."""
-    for step in (1, rows + 1, rows, rows + 2):  # up, across, one diagonal, the other
-        s = np.uint64(step)
-        pairs = stones & (stones >> s)
-        if pairs & (pairs >> (s + s)):
-            return True
-    return False
-
-
-@njit
-def cannot_win(mine: np.uint64, mask: np.uint64, at: int, rows: int, geo: np.ndarray) -> bool:
-    """Whether the player to move can be kept from winning whatever it plays: its score is
-    then at most 0 (a draw at best).
-
-    Always when its stones and every empty cell hold no four. And, on a board of even
-    height with an even count of stones (the first player to move), when its stones and the
-    empty cells the opponent does not claim hold no four, the opponent claiming every empty
-    cell of an even row (from 1 at the bottom) that is not playable now (Allis' claimeven):
-    above each column's playable cell the empty cells pair up, an odd-row cell under an
-    even-row one, and the columns whose playable cell is on an even row, unpaired, are even
-    in number (the empty cells are). The opponent answers a move into a pair's lower cell
-    with the cell above it, and a move into an unpaired cell with another unpaired cell;
-    so the pairs stay as they were, the player never gets a claimed cell, and it could only
-    win with a four of ``mine | (empty & ~claimed)``."""
-    board = geo[GEO_BOARD]
-    empty = board ^ mask
-    if rows % 2 == 0 and at % 2 == 0:
-        claimed = empty & geo[GEO_EVEN] & ~playable(mask, geo[GEO_BOTTOM], board)
-        return not has_four(mine | (empty & ~claimed), rows)
-    return not has_four(mine | empty, rows)
-
-
-@njit
-def mirrored(key: np.uint64, rows: int, cols: int, geo: np.ndarray) -> np.uint64:
-    """The key of the mirror image: the same columns in reverse order."""
-    height = rows + 1
-    out = np.uint64(0)
-    full = (geo[GEO_COLUMNS] << np.uint64(1)) | np.uint64(1)  # a column's rows + 1 bits
-    for c in range(cols // 2):
-        shift = np.uint64((cols - 1 - 2 * c) * height)
-        left = key & (full << np.uint64(c * height))
-        right = key & (full << np.uint64((cols - 1 - c) * height))
-        out |= (left << shift) | (right >> shift)
-    if cols % 2:
-        out |= key & (full << np.uint64((cols // 2) * height))
-    return out
-
-
-@njit
-def table_key(mine: np.uint64, mask: np.uint64, empty: int, rows: int, cols: int,
-              geo: np.ndarray) -> tuple[np.uint64, bool]:  # fmt: skip
-    """The key the table keeps a position under, and whether it is the mirror image's."""
-    key = mine + mask
-    if empty > MIRROR_UNTIL:
-        other = mirrored(key, rows, cols, geo)
-        if other < key:
-            return other, True
-    return key, False
-
-
-def least_entries(rows: int, cols: int) -> int:
-    """The fewest entries (the table's ``size``) for which a match is never a false one."""
-    return 1 << max(0, cols * (rows + 1) - KEY_BITS)
-
-
-@njit
-def kept(empty: int) -> bool:
-    """Whether the table keeps positions with this many empty cells."""
-    return empty > TABLE_FROM and (empty % 2 == 0 or empty > ODD_FROM)
-
-
-@njit
-def probe(table: np.ndarray, key: np.uint64) -> int:
-    """What the table keeps for ``key`` (0 when nothing): the column of the move that proved
-    its lower bound plus one (0 for none), times 16,384; plus its upper bound times 128; plus
-    its lower bound; each bound the score less the least score, 0 for none."""
-    home = np.int64(key % np.uint64(table.size - 1))  # int64: uint64 + 1 would be a float
-    tag = (key & _KEY_LOW) << _KEY_SHIFT
-    entry = table[home]
-    if entry & _ID == tag:
-        return int(np.int64(entry & _INFO))  # int64, not uint64: it meets int64 later
-    entry = table[home + 1]
-    if entry & _ID == tag | _SLOT:
-        return int(np.int64(entry & _INFO))
-    return 0
-
-
-@njit
-def work_of(nodes: int) -> int:
-    """The binary log of a count of nodes, at most what an entry can hold."""
-    w = 0
-    while nodes > 1 and w < _WORK_MOST:
-        nodes >>= 1
-        w += 1
-    return w
-
-
-@njit
-def store(table: np.ndarray, key: np.uint64, lower: int, upper: int, best: int, work: int) -> None:
-    """Keep bounds for ``key`` (each the score less the least score, 0 for none), the column
-    of the move that proved the lower one (-1 for none) and the work spent: merged with what
-    the table keeps for ``key`` (the tighter of each bound), else in the slot of its bucket
-    that cost less work."""
-    home = np.int64(key % np.uint64(table.size - 1))  # int64: uint64 + 1 would be a float
-    tag = (key & _KEY_LOW) << _KEY_SHIFT
-    first = table[home]
-    second = table[home + 1]
-    old = np.uint64(0)
-    if first & _ID == tag:
-        slot = home
-        old = first
-    elif second & _ID == tag | _SLOT:
-        slot = home + 1
-        old = second
-    elif (first >> _WORK_SHIFT) & np.uint64(31) < (second >> _WORK_SHIFT) & np.uint64(31):
-        slot = home
-    else:
-        slot = home + 1
-    if old:
-        was_lower = int(old & np.uint64(127))
-        was_upper = int((old >> np.uint64(7)) & np.uint64(127))
-        lower = max(lower, was_lower)
-        if was_upper and (upper == 0 or was_upper < upper):
-            upper = was_upper
-        if best < 0:
-            best = int((old >> np.uint64(14)) & np.uint64(15)) - 1
-        work = max(work, int((old >> _WORK_SHIFT) & np.uint64(31)))
-    if slot != home:
-        tag |= _SLOT
-    table[slot] = (
-        tag
-        | (np.uint64(work) << _WORK_SHIFT)
-        | (np.uint64(best + 1) << np.uint64(14))
-        | (np.uint64(upper) << np.uint64(7))
-        | np.uint64(lower)
-    )
-
 
 #: A search frame's fields, one row per depth below the searched position.
 F_MINE, F_MASK, F_KEY = 0, 1, 2  # words: the mover's stones, all stones, the table's key
@@ -336,7 +108,8 @@ def negamax(
     The recursion runs on an explicit stack, one row of ``words``, ``numbers`` and ``picked``
     (the moves in the order they are tried) per depth, so no node calls, allocates or counts
     references. ``counters[0]`` counts nodes; when ``counters[1]`` is set by another thread
-    the search gives up at once and stores nothing more (its result is then meaningless)."""
+    (or by the search itself, past ``counters[C_BUDGET]`` nodes when that is not 0) the search
+    gives up at once and stores nothing more (its result is then meaningless)."""
     cells = rows * cols
     bottom = geo[GEO_BOTTOM]
     board = geo[GEO_BOARD]
@@ -353,6 +126,8 @@ def negamax(
     while True:
         if entering:
             counters[0] += 1
+            if counters[C_BUDGET] and counters[0] > counters[C_BUDGET]:
+                counters[1] = 1
             if counters[1]:
                 return 0
             numbers[d, F_START] = counters[0]
@@ -542,15 +317,6 @@ def negamax(
 
 
 @njit
-def centre_order(cols: int) -> np.ndarray:
-    """Columns from the centre outwards."""
-    order = np.empty(cols, dtype=np.int64)
-    for i in range(cols):
-        order[i] = cols // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)
-    return order
-
-
-@njit
 def solve_bits(
     mine: np.uint64,
     mask: np.uint64,
@@ -634,12 +400,6 @@ def solve_between(
     return found
 
 
-#: What :func:`move_score` gives for a full column: below every score.
-FULL = -1000
-#: What :func:`back_up` gives for a position whose successor it was not given.
-MISSING = -1001
-
-
 @njit
 def move_score(
     mine: np.uint64,
@@ -668,96 +428,51 @@ def move_score(
     return -solve_bits(mine ^ mask, mask | move, stones + 1, rows, cols, table, counters, 0, weak)
 
 
-@njit
-def canonical(key: np.uint64, rows: int, cols: int, geo: np.ndarray) -> np.uint64:
-    """The smaller of a key and its mirror image's: one key for both (an opening book's)."""
-    other = mirrored(key, rows, cols, geo)
-    return other if other < key else key
-
-
-@njit
-def expand(
-    mine: np.ndarray, mask: np.ndarray, stones: int, rows: int, cols: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every position one stone after the given ones (all with ``stones`` stones) in which
-    nobody has four: the new mover's stones, all stones, and the canonical key of each, in
-    the order of the given positions and then of the columns (not yet deduplicated)."""
-    geo = geometry(rows, cols)
-    bottom, board = geo[GEO_BOTTOM], geo[GEO_BOARD]
-    n = mine.size
-    out_mine = np.empty(n * cols, dtype=np.uint64)
-    out_mask = np.empty(n * cols, dtype=np.uint64)
-    out_key = np.empty(n * cols, dtype=np.uint64)
-    found = 0
-    if stones >= rows * cols:
-        return out_mine[:0], out_mask[:0], out_key[:0]
-    for i in range(n):
-        free = playable(mask[i], bottom, board)
-        wins = winning_cells(mine[i], mask[i], rows, board)
-        for c in range(cols):
-            move = free & geo[GEO_COLUMNS + c]
-            if move and not (wins & move):
-                out_mine[found] = mine[i] ^ mask[i]
-                out_mask[found] = mask[i] | move
-                out_key[found] = canonical(out_mine[found] + out_mask[found], rows, cols, geo)
-                found += 1
-    return out_mine[:found], out_mask[:found], out_key[:found]
-
-
-@njit
-def immediate_scores(
-    mine: np.ndarray, mask: np.ndarray, stones: int, rows: int, cols: int
-) -> np.ndarray:
-    """The score of each position that needs no search: a win at once for the player to move
-    (the score of that win), or ``FULL`` for the others."""
-    geo = geometry(rows, cols)
-    bottom, board = geo[GEO_BOTTOM], geo[GEO_BOARD]
-    cells = rows * cols
-    out = np.full(mine.size, FULL, dtype=np.int64)
-    for i in range(mine.size):
-        if winning_cells(mine[i], mask[i], rows, board) & playable(mask[i], bottom, board):
-            out[i] = (cells + 1 - stones) // 2
-    return out
-
-
-@njit
-def back_up(
-    mine: np.ndarray,
-    mask: np.ndarray,
-    stones: int,
-    rows: int,
-    cols: int,
-    child_keys: np.ndarray,
-    child_scores: np.ndarray,
-) -> np.ndarray:
-    """The score of each position (all with ``stones`` stones) from those one stone later:
-    the best of a win at once, the board's last cell (a draw) and the negated score of each
-    position a move leads to, found among ``child_keys`` (sorted canonical keys)."""
-    geo = geometry(rows, cols)
-    bottom, board = geo[GEO_BOTTOM], geo[GEO_BOARD]
-    cells = rows * cols
-    out = np.empty(mine.size, dtype=np.int64)
-    for i in range(mine.size):
-        free = playable(mask[i], bottom, board)
-        wins = winning_cells(mine[i], mask[i], rows, board)
-        if wins & free:
-            out[i] = (cells + 1 - stones) // 2
-            continue
-        best = FULL
-        for c in range(cols):
-            move = free & geo[GEO_COLUMNS + c]
-            if not move:
-                continue
-            if stones + 1 == cells:
-                score = 0
-            else:
-                key = canonical((mine[i] ^ mask[i]) + (mask[i] | move), rows, cols, geo)
-                j = np.searchsorted(child_keys, key)
-                if j == child_keys.size or child_keys[j] != key:
-                    out[i] = MISSING
-                    break
-                score = -child_scores[j]
-            best = max(best, score)
-        else:
-            out[i] = best
-    return out
+__all__ = [
+    "COUNTERS",
+    "C_BUDGET",
+    "C_CUTS",
+    "C_FORCED",
+    "C_INTERIOR",
+    "C_LEAVES",
+    "C_NODES",
+    "C_STOP",
+    "ETC_FROM",
+    "FULL",
+    "GEO_BOARD",
+    "GEO_BOTTOM",
+    "GEO_COLUMNS",
+    "GEO_EVEN",
+    "KEY_BITS",
+    "MIRROR_UNTIL",
+    "MISSING",
+    "ODD_FROM",
+    "TABLE_FROM",
+    "back_up",
+    "board_cells",
+    "bottom_row",
+    "cannot_win",
+    "canonical",
+    "centre_order",
+    "column_bits",
+    "expand",
+    "geometry",
+    "has_four",
+    "immediate_scores",
+    "kept",
+    "least_entries",
+    "mirrored",
+    "move_score",
+    "negamax",
+    "playable",
+    "popcount",
+    "probe",
+    "safe_given",
+    "safe_moves",
+    "solve_between",
+    "solve_bits",
+    "store",
+    "table_key",
+    "winning_cells",
+    "work_of",
+]

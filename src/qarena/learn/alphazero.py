@@ -4,14 +4,16 @@ rhythm AlphaZero.jl uses on one machine — a chunk of games of self-play, then 
 replay buffer of the latest positions — so that a seed learns the same network however it is
 watched, and the two phases never compete for the cores.
 
-:class:`SelfPlayLearning` is the loop; :class:`AlphaZeroLearner` the learner kind and the
-player it plays as (greedily from its policy head; ``mcts:N:FILE`` searches with it)."""
+:class:`~qarena.learn.az_loop.SelfPlayLearning` is the loop (``az_loop.py``);
+:class:`AlphaZeroLearner` the learner kind and the player it plays as
+(:mod:`~qarena.learn.az_player`: greedily from its policy head; ``mcts:N:FILE`` searches
+with it)."""
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -20,175 +22,25 @@ import numpy as np
 from qarena import threads
 from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
-from qarena.games.base import BoardGrid, Game, Move, Position, grid_of
-from qarena.games.picking import Picks, highest
-from qarena.i18n import _, gettext_noop, ngettext, number
+from qarena.games.base import BoardGrid, Game
+from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.az_file import KIND
+from qarena.learn.az_loop import ChunkReport, LearningSettings, SelfPlayLearning
 from qarena.learn.az_net import (
     Moments,
     PolicyValueNet,
-    Trainer,
-    move_count,
     param_count,
-    table_priors,
     torch_module,
 )
-from qarena.learn.az_search import SearchSettings, self_play
+from qarena.learn.az_player import AlphaZeroEvaluator, AlphaZeroPlays
+from qarena.learn.az_search import SearchSettings
 from qarena.learn.az_workers import RaySelfPlay, SelfPlayPool, Workers
 from qarena.learn.curve import Curve
 from qarena.learn.family import Judging, Text, Trainable
 
 if TYPE_CHECKING:
-    from qarena.exact.space import GameTables
     from qarena.learn.base import Opponent
 
-
-@dataclass(frozen=True)
-class LearningSettings:
-    """How the network learns: Adam's step size ``alpha`` and L2 ``weight_decay``; batches
-    of ``batch`` positions drawn from the latest ``buffer`` positions; after each chunk of
-    games, ``reuse`` times as many positions drawn as the chunk added (OpenSpiel's ``reuse``
-    the other way round: how often a position is learned from on average); ``seed``."""
-
-    alpha: float = 1e-3
-    weight_decay: float = 1e-4
-    batch: int = 128
-    reuse: float = 4.0
-    buffer: int = 50_000
-    seed: int = 0
-
-
-@dataclass
-class ChunkReport:
-    """What a chunk did: its games and their results for the first player, the positions it
-    added, the learning steps taken and the last step's losses."""
-
-    games: int
-    results: list[float]
-    positions: int
-    steps: int
-    value_loss: float
-    policy_loss: float
-
-
-@dataclass
-class SelfPlayLearning:
-    """A network of ``game`` learning by self-play through its search. The buffer keeps the
-    latest positions (boards, movers, visit shares, results) in arrays of fixed size."""
-
-    game: Game
-    net: PolicyValueNet
-    search: SearchSettings = field(default_factory=SearchSettings)
-    learning: LearningSettings = field(default_factory=LearningSettings)
-    games: int = 0
-    _trainer: Trainer | None = field(default=None, repr=False)
-    #: Adam's state read from a file, for the trainer when it is made.
-    moments_kept: Moments | None = field(default=None, repr=False)
-    _filled: int = 0
-    _next: int = 0
-
-    def __post_init__(self) -> None:
-        grid = grid_of(self.game)
-        if grid != self.net.grid:
-            raise QarenaError(_("the network was made for another board"))
-        size, moves = self.learning.buffer, move_count(grid)
-        self._boards = np.zeros((size, grid.cells), dtype=np.int8)
-        self._movers = np.zeros(size, dtype=np.int8)
-        self._policy = np.zeros((size, moves), dtype=np.float32)
-        self._value = np.zeros(size, dtype=np.float32)
-
-    @property
-    def trainer(self) -> Trainer:
-        if self._trainer is None:
-            c = self.learning
-            self._trainer = Trainer(self.net, c.alpha, c.weight_decay, self.moments_kept)
-            self.moments_kept = None
-        return self._trainer
-
-    def moments(self) -> Moments | None:
-        """Adam's state, as its file keeps it (None before it has learned)."""
-        return self._trainer.moments() if self._trainer is not None else self.moments_kept
-
-    def play_and_learn(self, games: int, pool: Workers | None = None) -> ChunkReport:
-        """``games`` games of self-play in lockstep (shared among the ``pool``'s workers when
-        given), their positions added to the buffer, then ``reuse`` × their positions /
-        ``batch`` learning steps on batches from the buffer.
-
-        The caller's stop (:func:`threads.limit`) is looked at throughout: during the games it
-        raises :class:`threads.Stopped` with nothing changed (the chunk's games unfinished,
-        not learned from); during the learning it ends the chunk after the last whole step,
-        the games counted and what they taught kept (``report.steps`` says how many)."""
-        c = self.learning
-        # A chunk's randomness comes from the seed and the games before it, nothing else.
-        rng = np.random.default_rng([c.seed, self.games])
-        if pool is None:
-            samples, results = self_play(
-                self.game, self.net.evaluate, games, self.search, rng, move_count(self.net.grid)
-            )
-        else:
-            samples, results = pool.play(
-                self.game.spec, self.net, games, self.search, c.seed, self.games
-            )
-        self._add(samples.boards, samples.movers, samples.policy, samples.value)
-        steps = max(1, math.ceil(c.reuse * len(samples) / c.batch))
-        value_loss = policy_loss = math.nan
-        taken = 0
-        for _step in range(steps):
-            if threads.limit_reached() is not None:
-                break
-            pick = rng.integers(0, self._filled, min(c.batch, self._filled))
-            try:
-                value_loss, policy_loss = self.trainer.step(
-                    self._boards[pick], self._movers[pick], self._policy[pick],
-                    self._value[pick], rng,
-                )  # fmt: skip
-            except threads.Stopped:
-                break  # that step not taken; the ones before it are kept
-            taken += 1
-        self.trainer.done()
-        self.games += games
-        return ChunkReport(games, results, len(samples), taken, value_loss, policy_loss)
-
-    def _add(
-        self, boards: np.ndarray, movers: np.ndarray, policy: np.ndarray, value: np.ndarray
-    ) -> None:
-        # The ring's next places, oldest overwritten first.
-        size = self._value.shape[0]
-        at = (self._next + np.arange(value.shape[0])) % size
-        self._boards[at], self._movers[at], self._policy[at], self._value[at] = (
-            boards,
-            movers,
-            policy,
-            value,
-        )
-        self._next = int((self._next + value.shape[0]) % size)
-        self._filled = min(size, self._filled + value.shape[0])
-
-    def buffer_arrays(self) -> dict[str, np.ndarray]:
-        """The buffer's positions, oldest first (:data:`az_file.BUFFER_ARRAYS`), as its file
-        keeps them (none before a position is added)."""
-        if self._filled == 0:
-            return {}
-        size = self._value.shape[0]
-        start = (self._next - self._filled) % size
-        at = (start + np.arange(self._filled)) % size
-        return {
-            "boards": self._boards[at],
-            "movers": self._movers[at],
-            "policy": self._policy[at],
-            "value": self._value[at],
-        }
-
-    def restore(self, arrays: dict[str, np.ndarray]) -> None:
-        """Fill the buffer with a file's positions (the latest of them, where more were kept
-        than it holds)."""
-        if arrays:
-            self._filled = self._next = 0
-            keep = slice(-self._value.shape[0], None)
-            self._add(*(arrays[name][keep] for name in ("boards", "movers", "policy", "value")))
-
-
-# --- the learner kind ----------------------------------------------------------------------
 
 #: Games of self-play in one chunk: played in lockstep (one batched evaluation a simulation
 #: step for all of them), then learned from. Fixed, so a seed learns the same network however
@@ -279,10 +131,10 @@ def _board_of(game: Game) -> BoardGrid:
 
 
 @dataclass
-class AlphaZeroLearner(Trainable, Picks):
+class AlphaZeroLearner(Trainable, AlphaZeroPlays):
     """A policy-value network for one board learning by self-play through its search: a
     learner kind (``--learner alphazero``) and the player it plays as, the move its policy
-    head ranks highest."""
+    head ranks highest (:class:`~qarena.learn.az_player.AlphaZeroPlays`)."""
 
     kind: ClassVar[str] = KIND
     title: ClassVar[Text] = Text(gettext_noop("AlphaZero"))
@@ -614,77 +466,10 @@ class AlphaZeroLearner(Trainable, Picks):
         found = 2 * int(self.net.weights.nbytes)
         return found + sum(int(a.nbytes) for a in self._buffer().values())
 
-    # --- as a player --------------------------------------------------------------------
-
-    def priors_value(self, position: Position) -> tuple[dict[Move, float], float]:
-        """Its policy head's prior of each legal move and its value head's value of the
-        position, for the player to move (−1 to +1): what a search guided by it reads."""
-        game, grid = self.game, self.net.grid
-        mover = game.to_move(position)
-        board = np.asarray(position, dtype=np.int8).reshape(1, grid.cells)
-        priors, values = self.net.evaluate(board, np.array([mover or 0], dtype=np.int8))
-        return {m: float(priors[0, m]) for m in game.legal_moves(position)}, float(values[0])
-
-    def values(self, position: Position) -> dict[Move, float]:
-        """Each legal move's prior: the policy head's share for it."""
-        if self.game.is_terminal(position):
-            return {}
-        return self.priors_value(position)[0]
-
-    def act(self, position: Position) -> Move:
-        """The move of the highest prior (the first of them in a tie)."""
-        return self.choices(position)[0]
-
-    def choices(self, position: Position) -> list[Move]:
-        """The moves of the highest prior, in the game's order."""
-        return highest(self.game, position, self.values(position))
-
-    def table_choices(self, tables: GameTables, rows: np.ndarray | None = None) -> np.ndarray:
-        """``mask[row, move]``: the moves of the highest prior in every row of ``tables`` (or
-        in ``rows``, in their order), the rows' boards evaluated in batches (every position
-        of a small board in minutes)."""
-        live = np.flatnonzero(tables.live) if rows is None else rows
-        movers = np.maximum(tables.mover[live], 0).astype(np.int8)
-        priors = table_priors(self.net, tables.codes[live], movers, tables.game.radix)
-        # Illegal moves have prior 0; a legal move's is above 0 unless its logit underflows.
-        priors = np.where(tables.legal[live], priors, -1.0)
-        chosen: np.ndarray = priors == priors.max(axis=1, keepdims=True)
-        if rows is not None:
-            return chosen
-        mask = np.zeros_like(tables.legal)
-        mask[live] = chosen
-        return mask
-
-    def choices_at(self, positions: Sequence[Position]) -> np.ndarray:
-        """``mask[i, move]``: the moves of the highest prior at each of ``positions``, the
-        boards evaluated in batches, as :meth:`table_choices` does for rows."""
-        game = self.game
-        codes = np.array([game.encode(p) for p in positions], dtype=np.int64)
-        movers = np.array([game.to_move(p) or 0 for p in positions], dtype=np.int8)
-        legal = np.zeros((len(positions), game.num_moves), dtype=bool)
-        for i, position in enumerate(positions):
-            legal[i, game.legal_moves(position)] = True
-        priors = np.where(legal, table_priors(self.net, codes, movers, game.radix), -1.0)
-        chosen: np.ndarray = priors == priors.max(axis=1, keepdims=True)
-        return chosen
-
-    @property
-    def value_heading(self) -> str:
-        """Its values are its policy head's priors."""
-        return _("prior")
-
-    def format_value(self, value: float, compact: bool = False) -> str:
-        return number(value, ".0%" if compact else ".1%")
-
-    def value_legend(self) -> str:
-        return _(
-            "The network's priors: its policy head's share for each move, summing to 100%. It "
-            "plays the highest; as mcts:N:FILE its search starts from them."
-        )
-
 
 __all__ = [
     "AlphaZeroConfig",
+    "AlphaZeroEvaluator",
     "AlphaZeroLearner",
     "ChunkReport",
     "LearningSettings",

@@ -1,12 +1,16 @@
-"""What every learner shares: hyperparameters, opponents, training calls, greedy play, state."""
+"""The table learner (:class:`Learner`, a learner kind of ``learn/family.py``): its tables, whom
+it trains against (:class:`Opponent`), its training calls, greedy play, what it tells people and
+its saved state. Its hyperparameters (``LearnConfig``) and the words they are given in are in
+``learn/config.py``; their names are importable from here too.
+"""
 
 from __future__ import annotations
 
+import html
 import math
-import re
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,10 +22,22 @@ from qarena.exact.space import GameTables, game_tables
 from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop, ngettext, number, option
 from qarena.kernels import learn as k
-from qarena.kernels.constants import START_SWEEP, START_UNIFORM
 from qarena.kernels.rng import seed_state
+from qarena.learn.config import (
+    ALL_HYPERPARAMETERS,
+    NUMBER,
+    SCHEDULES,
+    SEAT_SETTINGS,
+    SEATS,
+    SHARED_HYPERPARAMETERS,
+    START_ORDERS,
+    LearnConfig,
+    read_rewards,
+    reward_text,
+)
 from qarena.learn.curve import Curve
 from qarena.learn.family import Judging, Text, Trainable
+from qarena.learn.settings import typed
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
 
@@ -31,95 +47,6 @@ if TYPE_CHECKING:
 
     from qarena.games.base import Move, Position
 
-SCHEDULES = {"constant": k.SCHEDULE_CONSTANT, "linear": k.SCHEDULE_LINEAR, "exp": k.SCHEDULE_EXP}
-START_ORDERS = {"uniform": START_UNIFORM, "sweep": START_SWEEP}
-SEATS = {"first": k.SEAT_FIRST, "second": k.SEAT_SECOND, "both": k.SEAT_BOTH}
-
-
-@dataclass(frozen=True)
-class LearnConfig:
-    """Hyperparameters. ``epsilon`` decays to ``epsilon_end`` over the run unless constant.
-
-    Each learner reads the fields it needs (``Learner.hyperparameters``); the matchbox learner
-    needs none but ``canonical`` and ``seed``.
-    """
-
-    alpha: float = 1.0
-    gamma: float = 0.9
-    epsilon: float = 1.0
-    epsilon_end: float = 0.1
-    schedule: str = "linear"
-    rewards: tuple[float, float, float] = (1.0, 0.0, -1.0)
-    initial: float = 0.0
-    canonical: bool = True
-    seed: int = 0
-    starts: float = 1.0
-    start_order: str = "sweep"
-    #: The second player's learning rate and exploration at the start, for the learners with
-    #: a view per seat (None: the first player's): two agents learning against each other.
-    alpha_second: float | None = None
-    epsilon_second: float | None = None
-
-    def __post_init__(self) -> None:
-        from qarena.learn.settings import check_config  # the declaration imports this module
-
-        # The bounds are the declaration's (learn/settings.py), checked there for every kind.
-        check_config(self, ALL_HYPERPARAMETERS)
-        if self.schedule not in SCHEDULES:
-            raise QarenaError(
-                _("unknown epsilon schedule {schedule!r}; expected {names}").format(
-                    schedule=self.schedule, names=", ".join(SCHEDULES)
-                )
-            )
-        if self.schedule == "exp" and 0 in (self.epsilon, self.epsilon_end):
-            raise QarenaError(
-                _("an exponential epsilon schedule needs epsilon and its end above 0")
-            )
-        if self.schedule == "exp" and self.epsilon_second == 0:
-            raise QarenaError(_("an exponential epsilon schedule needs epsilon-second above 0"))
-        if len(self.rewards) != 3 or not all(np.isfinite(self.rewards)):
-            raise QarenaError(
-                _("rewards are three numbers WIN,DRAW,LOSS, not {value}").format(value=self.rewards)
-            )
-        if not np.isfinite(self.initial):
-            raise QarenaError(
-                _("the initial value must be a finite number, not {value}").format(
-                    value=self.initial
-                )
-            )
-        if self.start_order not in START_ORDERS:
-            raise QarenaError(
-                _("unknown start order {order!r}; expected {names}").format(
-                    order=self.start_order, names=", ".join(START_ORDERS)
-                )
-            )
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["rewards"] = list(self.rewards)
-        return d
-
-
-#: A number as people type one, in ASCII digits: ``1``, ``-0.5``, ``.5``, ``1e3``.
-NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def read_rewards(text: str) -> tuple[float, float, float] | None:
-    """Rewards written WIN,DRAW,LOSS (``1,0,-1``): three finite numbers, or None when
-    ``text`` is not that (each caller refuses it in its own words)."""
-    parts = text.split(",")
-    if len(parts) != 3 or len(text) > 120 or not all(NUMBER.fullmatch(p.strip()) for p in parts):
-        return None
-    win, draw, loss = (float(p) for p in parts)
-    if not all(math.isfinite(v) for v in (win, draw, loss)):
-        return None
-    return win, draw, loss
-
-
-def reward_text(x: float) -> str:
-    """A reward for people: ``+1``, ``0``, ``−1`` (a true minus sign)."""
-    return "0" if x == 0 else f"{x:+g}".replace("-", "−")
-
 
 def default_episodes(learner: Learner, self_play: bool = True) -> int:
     """:meth:`Learner.default_episodes`, as a function."""
@@ -127,13 +54,6 @@ def default_episodes(learner: Learner, self_play: bool = True) -> int:
 
 
 _NO_STARTS = np.zeros(0, dtype=np.int64)
-
-#: Every LearnConfig field, in order.
-ALL_HYPERPARAMETERS = tuple(f.name for f in fields(LearnConfig))
-#: The settings of the second player, for the learners with a view per seat.
-SEAT_SETTINGS = ("alpha_second", "epsilon_second")
-#: Every setting but those: the learners whose one table serves both seats alike.
-SHARED_HYPERPARAMETERS = tuple(n for n in ALL_HYPERPARAMETERS if n not in SEAT_SETTINGS)
 
 
 @dataclass
@@ -251,8 +171,6 @@ class Learner(Trainable):
         """The one check of training settings, for the command line, the web and --resume:
         ``base`` (default: the learner's defaults) with the settings given (None: not given).
         A setting the learner does not use is refused; values are checked by LearnConfig."""
-        from qarena.learn.settings import typed  # the declaration, which imports this module
-
         for name, value in given.items():
             if value is None:
                 continue
@@ -595,8 +513,6 @@ class Learner(Trainable):
 
     def _repr_html_(self) -> str:
         """In a notebook: the game, the learner, its episodes and settings, as a table."""
-        import html
-
         rows = [
             (_("game"), self.game.spec),
             (_("learner"), f"{self.kind} ({self.title})"),
@@ -613,3 +529,21 @@ class Learner(Trainable):
     def hyperparameter_values(self) -> dict[str, Any]:
         full = self.config.to_dict()
         return {name: full[name] for name in self.hyperparameters}
+
+
+# The hyperparameters' names moved to learn/config.py; callers import them from here too.
+__all__ = [
+    "ALL_HYPERPARAMETERS",
+    "NUMBER",
+    "SCHEDULES",
+    "SEATS",
+    "SEAT_SETTINGS",
+    "SHARED_HYPERPARAMETERS",
+    "START_ORDERS",
+    "LearnConfig",
+    "Learner",
+    "Opponent",
+    "default_episodes",
+    "read_rewards",
+    "reward_text",
+]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from qarena.errors import QarenaError
 from qarena.games.base import Game
-from qarena.i18n import _, gettext_noop, ngettext, number
+from qarena.i18n import _, gettext_noop, ngettext, number, option
 from qarena.learn.curve import COLUMNS, CURVE_GAMES, JUDGED_COLUMNS, Curve
 
 if TYPE_CHECKING:
@@ -93,6 +93,44 @@ class Trainable(ABC):
     def curve_columns(cls) -> tuple[str, ...]:
         """The columns of its curve's points."""
         return COLUMNS if cls.judging == "exact" else JUDGED_COLUMNS
+
+    # --- what a run of it takes (its traits answered here, so no caller reads them) ------
+    @classmethod
+    def takes(cls, flag: str) -> bool:
+        """Whether the run option ``flag`` applies to it: a learner that learns only by
+        self-play has no use for :data:`SELF_PLAY_REFUSES` (whom it plays, its seat, its kind
+        of table, checks of its optimality)."""
+        return not (cls.self_play_only and flag in SELF_PLAY_REFUSES)
+
+    @classmethod
+    def refuse_unused(cls, options: Iterable[tuple[str, bool]]) -> None:
+        """Refuse, in one line, the first of a run's options given (``(flag, used)`` pairs)
+        that it has no use for (:meth:`takes`)."""
+        refuse_options(((flag, used and not cls.takes(flag)) for flag, used in options), cls.kind)
+
+    @classmethod
+    def run_threads(cls, workers: int | None, cores: int) -> int:
+        """The threads a run of it takes: ``workers`` (default: every one of ``cores``) for a
+        kind that runs on threads, else one."""
+        return (workers or cores) if cls.threaded else 1
+
+    @classmethod
+    def refuse_workers(cls, workers: int | None, kinds: Iterable[type[Trainable]]) -> None:
+        """Refuse, in one line, ``workers`` given for a kind that runs on one thread, naming
+        those of ``kinds`` that run on threads."""
+        if workers is not None and not cls.threaded:
+            threaded = [k.kind for k in kinds if k.threaded]
+            raise QarenaError(
+                _("{flag} applies to {learners} only").format(
+                    flag=option("--workers"), learners="--learner " + _(" or ").join(threaded)
+                )
+            )
+
+    @classmethod
+    def reproducible_options(cls) -> tuple[str, ...]:
+        """The command line's options that make its run give the same file from the same
+        seed: one thread, for a kind that runs on threads."""
+        return ("--workers", "1") if cls.threaded else ()
 
     # --- settings -------------------------------------------------------------------------
     @classmethod
@@ -231,7 +269,7 @@ class Trainable(ABC):
 
     def loaded_text(self, file: str, share: float | None = None) -> str:
         """What ``qarena play FILE`` says it loaded: its game, its file, how much it learned
-        (and, given ``share`` — ``judging.tables.exact_share``, for a learner judged over
+        (and, given ``share`` — ``judging.family.exact_share``, for a learner judged over
         every position — how well it plays)."""
         return _("Loaded an agent for {spec} from {file}: {learner}, {trained}.").format(
             spec=self.game.spec, file=file, learner=self.title, trained=self.trained_count()
@@ -239,7 +277,7 @@ class Trainable(ABC):
 
     def trained_text(self, share: float | None = None) -> str:
         """How it learned and how well it plays, as a stored policy's page says it
-        (``share``: ``judging.tables.exact_share``'s answer, for a learner judged over every
+        (``share``: ``judging.family.exact_share``'s answer, for a learner judged over every
         position; the store keeps it)."""
         return _(
             "{trained}. Its optimality is not judged here: qarena eval FILE judges it."
@@ -268,11 +306,15 @@ class Trainable(ABC):
         return sum(int(a.nbytes) for a in arrays.values())
 
 
+#: The run options a learner that learns only by self-play has no use for.
+SELF_PLAY_REFUSES = frozenset(
+    {"--opponent", "--seat", "--no-canonical", "--until-perfect", "--check-every"}
+)
+
+
 def refuse_options(options: Iterable[tuple[str, bool]], learner: str = "") -> None:
     """Refuse, in one line, the first of the options given (``(flag, used)`` pairs) that a
     learner which learns only by self-play (``learner``, its title) has no use for."""
-    from qarena.i18n import _, option
-
     for flag, used in options:
         if used:
             raise QarenaError(
@@ -283,4 +325,4 @@ def refuse_options(options: Iterable[tuple[str, bool]], learner: str = "") -> No
             )
 
 
-__all__ = ["Judging", "Text", "Trainable", "refuse_options"]
+__all__ = ["SELF_PLAY_REFUSES", "Judging", "Text", "Trainable", "refuse_options"]

@@ -21,7 +21,7 @@ from qarena import threads
 from qarena.budget import check_count
 from qarena.errors import QarenaError
 from qarena.games.base import BoardGrid, Game, Move, Position, mixed_radix_arrays
-from qarena.games.picking import Picks, highest
+from qarena.games.picking import ByMoveValues, Picks, highest
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
@@ -337,13 +337,10 @@ class NTupleNetwork(Trainable, Picks):
     def _board(self, position: Position) -> np.ndarray:
         return np.asarray(position, dtype=np.int8)
 
-    def compiled_values(self) -> tuple[np.ndarray, ...] | None:
-        """Its weights, the cells of each tuple in each image and the cells' touches: what
-        the compiled MCTS over Connect Four boards computes its values from."""
-        return (self.weights, self._cells, *self._touches)
-
-    def board_value(self, position: Position) -> float | None:
-        return self.value(position)
+    def as_evaluator(self) -> NTupleEvaluator:
+        """What a search asks of it: its boards' values, and its arrays for the compiled
+        MCTS (:class:`NTupleEvaluator`)."""
+        return NTupleEvaluator(self)
 
     def value(self, position: Position) -> float:
         """The board's value for x (the first player): +1 a win, -1 a loss."""
@@ -485,3 +482,34 @@ class NTupleNetwork(Trainable, Picks):
             )
         self.games += sum(int(c[0]) for c in counters)
         return sum(int(c[1]) for c in counters)
+
+
+@dataclass
+class NTupleEvaluator(ByMoveValues):
+    """An n-tuple network as a search reads it (``games.picking.Evaluator``): its move
+    values, clipped; the board's own value, which a search scoring many boards asks instead
+    of each move (:meth:`NTupleNetwork.value`); and :attr:`compiled`, the arrays the
+    compiled MCTS over Connect Four boards computes the same values from."""
+
+    net: NTupleNetwork
+
+    @property
+    def name(self) -> str:  # type: ignore[override]  # the network's, as it is named now
+        return self.net.name
+
+    @property
+    def game(self) -> Game:  # type: ignore[override]
+        return self.net.game
+
+    def raw(self, position: Position) -> dict[Move, float]:
+        return self.net.values(position)
+
+    def board_value(self, position: Position) -> float:
+        return self.net.value(position)
+
+    @property
+    def compiled(self) -> tuple[np.ndarray, ...]:
+        """Its weights, the cells of each tuple in each image and the cells' touches: what
+        the compiled MCTS over Connect Four boards computes its values from."""
+        net = self.net
+        return (net.weights, net._cells, *net._touches)

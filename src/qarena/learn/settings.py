@@ -2,8 +2,10 @@
 
 Every place a person sets how a learner trains is derived from :data:`SETTINGS`: the options
 of ``qarena train`` and ``qarena sweep``, the JSON API's training request, the Train page's
-form, the keyword arguments of :func:`qarena.train` and the training guide's table of settings
-(``tools/settings_table.py``). ``tests/test_settings.py`` fails when any of them differs.
+form, the keyword arguments of :func:`qarena.train` (typed: ``learn/setting_keywords.py``'s
+TypedDicts, written by ``tools/settings_keywords.py``) and the training guide's table of
+settings (``tools/settings_table.py``). ``tests/test_settings.py`` and
+``tests/test_api_settings.py`` fail when any of them differs.
 Each learner's default of each setting is its own (``Learner.defaults``); the bounds here are
 what :class:`~qarena.learn.base.LearnConfig` checks. Texts are marked for translation and
 translated where they are shown.
@@ -22,7 +24,7 @@ import numpy as np
 from qarena.budget import check_count, whole
 from qarena.errors import QarenaError, echo_value
 from qarena.i18n import _, gettext_noop, option
-from qarena.learn.base import SCHEDULES, START_ORDERS, LearnConfig
+from qarena.learn.config import SCHEDULES, START_ORDERS, LearnConfig
 
 Kind = Literal["float", "int", "choice", "rewards"]
 _C = TypeVar("_C")

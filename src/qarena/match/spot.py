@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from qarena.games import Game
-from qarena.judging.tables import exact_share
+from qarena.judging.family import exact_share, family_of
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.family import Trainable
 from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_table
@@ -62,8 +62,8 @@ def train_timed(
     should_stop: Callable[[], bool] | None = None,
 ) -> Training:
     """:func:`run_timed` for a table learner, as its :class:`Training`."""
-    learner = plan.learner
-    assert isinstance(learner, Learner)  # judged over its tables
+    learner = family_of(plan.learner).table(plan.learner)
+    assert learner is not None, "a game trained on the spot is judged over its tables"
     result, took = run_timed(
         plan, seconds=seconds, on_progress=on_progress, should_stop=should_stop
     )

@@ -24,6 +24,7 @@ from qarena.match.spot import TRAIN_SECONDS
 from qarena.web import errors
 from qarena.web.jobs import MAX_QUEUED, MAX_RUNNING
 from qarena.web.language import Language
+from qarena.web.limits import MAX_COST, MAX_POSITIONS, Limits
 from qarena.web.middleware import (
     BODY_IDLE_SECONDS,
     MAX_BODY,
@@ -35,7 +36,7 @@ from qarena.web.middleware import (
 from qarena.web.play import IDLE_SECONDS, MAX_GAMES
 from qarena.web.routes import api, pages
 from qarena.web.searches import MAX_WAITING, MOVE_SECONDS, SEARCH_SLOTS
-from qarena.web.service import MAX_COST, MAX_POSITIONS, Limits, Web
+from qarena.web.service import Web
 from qarena.web.templating import HERE
 from qarena.web.upload import ENVELOPE, MAX_UPLOAD, UPLOAD_PATH
 

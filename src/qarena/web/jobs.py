@@ -23,14 +23,13 @@ from qarena.agents.players import PlayerLike
 from qarena.agents.strategies import players_of
 from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError
-from qarena.evaluate.curve_svg import curve_svg
 from qarena.games import Game
 from qarena.i18n import DEFAULT, _, gettext_noop, speaking
-from qarena.learn.base import Learner
+from qarena.judging.family import Family, family_of, judging_refused
 from qarena.learn.curve import CurvePoint
 from qarena.learn.learners import learner_class
 from qarena.match.spot import run_timed
-from qarena.training.run import Progress, RunRequest, judging_refused
+from qarena.training.run import Progress, RunRequest
 from qarena.web.exceptions import Full, NotFound
 from qarena.web.store import PolicyStore, is_policy_id
 
@@ -148,9 +147,9 @@ class Job:
     request: RunRequest | None = None
 
     @property
-    def along_play(self) -> bool:
-        """Is its learner judged along perfect-play games (an n-tuple network)?"""
-        return bool(learner_class(self.learner).judging == "along_play")
+    def family(self) -> Family:
+        """How its learner is judged (``judging.family``)."""
+        return family_of(learner_class(self.learner))
 
     def curve_points(self) -> int:
         """The points of its learning curve so far."""
@@ -158,7 +157,7 @@ class Job:
 
     def chart(self) -> str:
         """Its learning curve so far, as SVG."""
-        return curve_svg(self.points, self.episodes, judged=self.along_play)
+        return self.family.draw(self.points, self.episodes)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -389,10 +388,11 @@ class Jobs:
         if not is_policy_id(job.opponent):
             return None
         other = self.store.load(job.opponent)
-        if not isinstance(other, Learner):  # checked when the run was asked for: no tables
+        table = family_of(other).table(other)
+        if table is None:  # checked when the run was asked for: no tables
             raise QarenaError(f"policy {job.opponent} is an n-tuple network")
         # As a policy file opponent on the command line: uniformly among its best moves.
-        return other
+        return table
 
     def cancel(self, job: Job) -> bool:
         """Stop a job: a running one between chunks (what it learned is saved); a waiting one
@@ -523,7 +523,7 @@ class Jobs:
         # How it was trained, beyond its settings, where it could have played another: the
         # file says so wherever it goes.
         extra = None
-        if not type(plan.learner).self_play_only:
+        if type(plan.learner).takes("--opponent"):
             training = {
                 "opponent": job.opponent,
                 "seat": job.seat,

@@ -28,7 +28,7 @@ class NewGame(BaseModel):
     policy: str | None = Field(default=None, max_length=64, description="A policy id")
     opponent: (
         Literal["trained", "strongest", "perfect", "network"]
-        | Annotated[str, Field(pattern=r"^(mcts|alphabeta):", max_length=100)]
+        | Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*:", max_length=100)]
         | None
     ) = Field(
         default=None,

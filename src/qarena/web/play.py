@@ -285,11 +285,10 @@ class Games(Sessions["Session"]):
         """A new game; the AI's opening is played when it moves first."""
         if first not in ("human", "ai"):
             raise QarenaError(_("first must be 'human' or 'ai', not {first!r}").format(first=first))
-        if agent.thinks:
-            # A search keeps state between moves: each game thinks with a player of its own.
-            fresh = agent.seeded(seed, agent.name)
-            assert isinstance(fresh, Rival)  # the same kind of player, seeded anew
-            agent = fresh
+        # A search keeps state between moves: each game thinks with a player of its own.
+        fresh = agent.for_one_game(seed, agent.name)
+        assert isinstance(fresh, Rival)  # the same kind of player, seeded anew
+        agent = fresh
         session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
         session.reply()
         return self.add(session)

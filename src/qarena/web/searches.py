@@ -31,11 +31,10 @@ from qarena import threads
 from qarena.budget import memory_budget
 from qarena.errors import QarenaError
 from qarena.exact import Exact, Oracle, Outcome, SearchSolution
-from qarena.exact.book import SHIPPED, shipped_book
-from qarena.exact.search import ENTRY_BYTES, LineSearcher, Searcher
+from qarena.exact.book import SHIPPED
+from qarena.exact.search import Searcher
 from qarena.games import Game, Move, Position
 from qarena.i18n import _
-from qarena.kernels import mnk
 from qarena.web.exceptions import Full
 
 T = TypeVar("T")
@@ -105,15 +104,11 @@ def solution_bytes(solution: Exact) -> int:
 
 def web_solution(game: Game) -> Exact:
     """A new solution of ``game`` with the web's table size (enumerated games: the solver's,
-    cached per process)."""
+    cached per process); a table over this machine's memory budget refused as it comes."""
     answers = Oracle.of(game)
     if not answers.searched:
         return answers.exact()
-    if game.drops:
-        entries = TABLE_BYTES // ENTRY_BYTES
-        return SearchSolution(game, Searcher(game, entries=entries, book=shipped_book(game)))
-    # The other game solved by search: tic-tac-toe boards (``LineSearcher`` checks it).
-    return SearchSolution(game, LineSearcher(game, entries=TABLE_BYTES // mnk.ENTRY_BYTES))
+    return SearchSolution(game, answers.searcher(table_bytes=TABLE_BYTES).required())
 
 
 class Kept:

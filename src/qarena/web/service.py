@@ -1,9 +1,8 @@
 """The web app's state and what its routes do with it: the policy store, games in play,
-training jobs, loaded agents, and the limits on what the app builds."""
+training jobs, loaded agents, and the limits on what the app builds (``limits.py``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 from collections import OrderedDict
@@ -17,17 +16,17 @@ from qarena.agents.base import Player, Rival
 from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player, plays_as
 from qarena.agents.strategies import SHIPPED_PLAYERS, STRATEGIES, players_of
 from qarena.agents.thinking import is_thinking, make_thinking
-from qarena.budget import estimate_positions
 from qarena.errors import QarenaError
 from qarena.exact import Oracle
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
-from qarena.learn.base import Learner
+from qarena.judging.family import family_of
 from qarena.learn.settings import ALL_SETTINGS
 from qarena.match.spot import SPOT_LEARNER
 from qarena.training.run import RunRequest, request_run
 from qarena.web.exceptions import Full
 from qarena.web.jobs import LIVE, Job, Jobs, Spot
+from qarena.web.limits import Limits, over_budget
 from qarena.web.models import NewGame, TrainIn
 from qarena.web.play import (
     DELAYS,
@@ -41,9 +40,6 @@ from qarena.web.play import (
     Watches,
 )
 from qarena.web.searches import (
-    MAX_WAITING,
-    MOVE_SECONDS,
-    SEARCH_SLOTS,
     Kept,
     KeptSolution,
     Searches,
@@ -55,20 +51,9 @@ from qarena.web.store import PolicyRow, PolicyStore, is_policy_id, training_of
 from qarena.web.thinking import Live, Thinking
 from qarena.web.thinking import check as check_thinking
 from qarena.web.thinking import words as thinking_words
-from qarena.web.upload import MAX_UPLOAD
 
 log = logging.getLogger("qarena.web")
 
-#: Largest game (encoded positions) the web app plays or trains.
-MAX_POSITIONS = 1_000_000
-#: Largest game the web app builds tables for, as positions × moves: the size of a Q table,
-#: which sets both memory (about 60 bytes per pair over all of a learner's tables) and set-up
-#: time (about 1 s per million pairs). Measured: nim:5,6,7,8,9 (1.06 M) takes 1.2 s and 60 MB;
-#: tictactoe:3x4:3 (6.4 M) 3 s and 280 MB; nim:400,400 (129 M) 59 s and 7.3 GB. Two million
-#: keeps any one request to a couple of seconds and ~120 MB, and still covers every game people
-#: play here: tictactoe:3x3 (177 k), nim:3,5,7 (2.9 k), subtraction (39), nim:2,6,7,8 (35 k),
-#: nim:10,10,10,10 (586 k). Bigger games train on the command line, which has no such limit.
-MAX_COST = 2_000_000
 #: Loaded agents kept in memory: at most this many, and at most :data:`AGENT_CACHE_BYTES`
 #: of their arrays (two networks of the largest the server loads, ``MAX_NETWORK_BYTES``);
 #: the least recently used go first.
@@ -82,25 +67,6 @@ def held_bytes(agent: Stored) -> int:
     """Bytes of the arrays a loaded agent holds (its ``nbytes``: a network's, or a table
     agent's with its learner's and its game's tables)."""
     return agent.nbytes
-
-
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    """How much this server takes on (see ``create_app``): games at once and how long an idle
-    one is kept, seconds of training on the spot, a game's positions and positions × moves,
-    training runs at once and waiting, and the largest policy file uploaded."""
-
-    max_games: int
-    idle_seconds: float
-    train_seconds: float
-    max_positions: int
-    max_cost: int
-    max_training: int
-    max_queued: int
-    max_upload: int = MAX_UPLOAD
-    move_seconds: float = MOVE_SECONDS
-    search_slots: int = SEARCH_SLOTS
-    max_waiting: int = MAX_WAITING
 
 
 class Web:
@@ -146,7 +112,7 @@ class Web:
         """Why the web app will not train ``game`` (None if it will). Cheap: it reads the
         game's sizes (its estimated positions: classes, for canonical learning) and builds
         nothing."""
-        size = self._over_budget(game)
+        size = over_budget(game, self.limits)
         if size is None:
             return None
         # A file name made for the reader (the folder takes only ids of 12 hex digits), so
@@ -160,7 +126,7 @@ class Web:
     def too_big_to_upload(self, game: Game) -> str | None:
         """Why the web app will not take an upload of a policy for ``game`` (None if it will):
         checking one builds the game's tables, as training here does, so the same budget."""
-        size = self._over_budget(game)
+        size = over_budget(game, self.limits)
         if size is None:
             return None
         return _(
@@ -175,24 +141,7 @@ class Web:
         if Oracle.of(game).searched:
             check_offered(game)
             return None
-        return self._over_budget(game)
-
-    def _over_budget(self, game: Game) -> str | None:
-        """How ``game`` is over the web app's budget, in words; None when it is within."""
-        positions, moves = estimate_positions(game), game.num_moves
-        cost = positions * moves
-        if positions > self.limits.max_positions:
-            size = _("about {positions:,} positions, over its limit of {most:,}").format(
-                positions=positions, most=self.limits.max_positions
-            )
-        elif cost > self.limits.max_cost:
-            size = _(
-                "about {positions:,} positions × {moves:,} moves = {cost:,}, over its budget of "
-                "{most:,}"
-            ).format(positions=positions, moves=moves, cost=cost, most=self.limits.max_cost)
-        else:
-            return None
-        return size
+        return over_budget(game, self.limits)
 
     def game(self, spec: str, stored: bool = False) -> Game:
         """The game a spec names, if it is within the budget: checked before any table is built
@@ -236,9 +185,10 @@ class Web:
         loaded = self.store.load(policy_id)
         # A table learner plays as its greedy agent, which carries its policy id and how it
         # was trained here; a network plays as itself.
+        table = family_of(loaded).table(loaded)
         agent: Stored = (
-            Agent(loaded, policy=policy_id, training=training)
-            if isinstance(loaded, Learner)
+            Agent(table, policy=policy_id, training=training)
+            if table is not None
             else plays_as(loaded)
         )
         with self._lock:
@@ -405,7 +355,7 @@ class Web:
         searches anew in each game, with a seed of its own)."""
         if session.thinking or session.oracle.searched:
             return False
-        return self._over_budget(session.game) is None
+        return over_budget(session.game, self.limits) is None
 
     def searching(self, session: Session, hint: bool = False) -> bool:
         """Whether serving ``session`` may search: perfect play of a board solved by search,

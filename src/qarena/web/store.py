@@ -32,7 +32,7 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.fileio import atomic_open, remove_stale_temps
 from qarena.games import Game, parse_spec
 from qarena.i18n import _
-from qarena.judging.tables import exact_share
+from qarena.judging.family import exact_share, family_of
 from qarena.learn.family import Trainable
 from qarena.learn.learners import LEARNERS, load_learner, save_learner
 from qarena.policyfile import read_meta
@@ -129,7 +129,7 @@ class PolicyRow(BaseModel):
         """Whether its learner keeps a table of every position (a table learner's policy,
         judged exactly), not a model judged along play (an n-tuple network's file)."""
         cls = LEARNERS.get(self.learner)
-        return cls is None or cls.judging == "exact"
+        return cls is None or family_of(cls).tables
 
     @property
     def filename(self) -> str:
@@ -432,7 +432,7 @@ class Receiving:
                     problem = _("its game is not readable ({problem})").format(problem=e)
                     raise QarenaError(f"{tmp}: {problem}") from None
                 kind = LEARNERS.get(Trainable.file_kind(meta) or "")
-                why = self.refuse(game) if kind is None or kind.keeps_table else None
+                why = self.refuse(game) if kind is None or family_of(kind).tables else None
                 if why is not None:
                     raise QarenaError(why)
             self._loaded = load_file(tmp, budget=self.store.network_budget())

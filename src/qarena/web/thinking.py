@@ -10,8 +10,9 @@ loses only the tree it would have reused). What a player scores its leaves with 
 network, a stored policy) is loaded once and shared: it is read-only.
 
 Time: every move of the web is answered within its limit (``Limits.move_seconds``), so a spec
-that would think longer than the web allows is refused before the game starts, in one line that
-says the most the web takes (:func:`check`), rather than stopped midway at every move.
+that would think longer than the web allows (its kind's declaration says how long:
+``SearchKind.web``) is refused before the game starts, in one line that says the most the web
+takes (:func:`check`), rather than stopped midway at every move.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from qarena import threads
 from qarena.agents.base import Player
 from qarena.agents.strategies import SHIPPED_PLAYERS
-from qarena.agents.thinking import Budget, parse
+from qarena.agents.thinking import THINKERS, WEB_SECONDS, parse
 from qarena.budget import memory_budget
 from qarena.errors import QarenaError
 from qarena.games import Game, Move, Position
@@ -35,19 +36,9 @@ from qarena.games.picking import Picks
 from qarena.i18n import LANGUAGES, _, gettext_noop, language, speaking
 from qarena.web.searches import Busy
 
-#: The longest a thinking player of the web may take a move, as seconds (``mcts:5s``): a
-#: person waits for it, and alpha-beta searches twice a move here (its move, then its values
-#: for the page), well within the web's 30 s a move.
-THINK_SECONDS = 5.0
-#: The most simulations a move for MCTS with random rollouts (compiled): measured, 100,000
-#: take 0.2 s on classic Connect Four and 0.4 s on tic-tac-toe (one core, shared).
-MOST_SIMULATIONS = 100_000
-#: ... and with a file scoring its leaves (searched in Python, the evaluator asked at each):
-#: 200 simulations over the shipped network take 0.3 s on classic Connect Four.
-MOST_LED_SIMULATIONS = 2_000
-#: The deepest alpha-beta the web plays: depth 6 over the network takes 1-3 s a search from
-#: the start of classic Connect Four (two searches a move).
-MOST_DEPTH = 6
+#: The longest a thinking player of the web may take a move unless its kind says less
+#: (``SearchKind.web``), as seconds (``mcts:5s``).
+THINK_SECONDS = WEB_SECONDS
 #: Search players alive at once (one per game that moved lately) and bytes of their arrays.
 LIVE = 32
 LIVE_BYTES = 256 << 20
@@ -90,30 +81,14 @@ def presets(game: Game | None) -> list[Preset]:
     return [p for p in PRESETS if p.applies(game) and (game is not None or p.file is None)]
 
 
-def _most(kind: str, budget: Budget, file: str | None) -> str | None:
-    """How the web bounds this budget, in words, when the budget is over it; else None."""
-    if budget.seconds is not None:
-        if budget.seconds <= THINK_SECONDS:
-            return None
-        return _("{seconds:g} s a move").format(seconds=THINK_SECONDS)
-    assert budget.count is not None
-    if kind == "alphabeta":
-        return None if budget.count <= MOST_DEPTH else _("depth {depth}").format(depth=MOST_DEPTH)
-    most = MOST_SIMULATIONS if file is None else MOST_LED_SIMULATIONS
-    if budget.count <= most:
-        return None
-    if file is None:
-        return _("{count:,} simulations a move").format(count=most)
-    return _("{count:,} simulations a move with a file scoring the leaves").format(count=most)
-
-
 def check(spec: str, game: Game, is_policy: Callable[[str], bool]) -> str | None:
     """Refuse, in one line, a thinking spec the web will not play: malformed (as everywhere),
     thinking longer than the web allows a move, or scoring its leaves with a file the server
     does not hold (anything but a shipped player's name or a stored policy's id: the web reads
     no path a visitor types). Returns the spec's file (None without one). Builds nothing."""
     kind, budget, file = parse(spec)
-    most = _most(kind, budget, file)
+    declared = THINKERS.get(kind)
+    most = None if declared is None else declared.web.over(budget, led=file is not None)
     if most is not None:
         raise QarenaError(
             _(
@@ -326,9 +301,6 @@ def words(player: Player, legend: Callable[[], str]) -> dict[str, tuple[str | No
 __all__ = [
     "LIVE",
     "LIVE_BYTES",
-    "MOST_DEPTH",
-    "MOST_LED_SIMULATIONS",
-    "MOST_SIMULATIONS",
     "NODE_BYTES",
     "PRESETS",
     "THINK_SECONDS",

@@ -17,6 +17,7 @@ from qarena.exact import Exact, solve
 from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _
+from qarena.judging.family import family_of
 from qarena.learn.curve import Curve
 from qarena.learn.learners import learner_class, table_class
 from qarena.learn.presets import PRESETS
@@ -145,7 +146,7 @@ def _typed(x: float) -> str:
 
 def job_form(job: Job) -> dict[str, Any]:
     """The Train form as the run was asked for, to train another like it."""
-    if job.along_play:  # its kind's own settings, self-play only
+    if not learner_class(job.learner).takes("--opponent"):  # its kind's own settings
         form = {
             **TRAIN_DEFAULTS,
             "game": job.game.spec,
@@ -283,9 +284,13 @@ def inspect_context(
     # page says "agent"), another kind as itself; only an agent trained here says how.
     learner = agent.learner
     curve = learner.curve
-    along_play = learner.judging == "along_play"
+    family = family_of(learner)
     training: dict[str, Any] | None = getattr(agent, "training", None)
-    heading = _("{learner} agent for {game}") if learner.keeps_table else _("{learner} for {game}")
+    heading = (
+        _("{learner} agent for {game}")
+        if family.table(learner) is not None
+        else _("{learner} for {game}")
+    )
     return {
         **context,
         "heading": heading.format(learner=learner_title(learner.kind), game=game.title),
@@ -294,14 +299,14 @@ def inspect_context(
             learner.hyperparameter_values(), training, learner.preset, own_order=True
         ),
         # One that learns by self-play alone has no opponent to record.
-        "trained_here": training is not None or learner.self_play_only,
+        "trained_here": training is not None or not learner.takes("--opponent"),
         "curve": (
-            Markup(curve_svg(curve.points, learner.episodes, judged=along_play))
+            Markup(family.draw(curve.points, learner.episodes))
             if curve is not None and curve.points
             else None
         ),
         # Beside others: a table learner's curve, or a network's judged over all positions.
-        "comparable": not along_play or (curve is not None and curve.everywhere),
+        "comparable": family.comparable(curve),
     }
 
 

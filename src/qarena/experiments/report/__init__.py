@@ -4,8 +4,9 @@ Every section states its question, runs its sweeps (normal sweep folders under t
 runs folder, so a second report reuses them and each can be plotted or extended by hand), and
 gives its figure, its numbers and the ``qarena`` commands that reproduce them. Nothing here
 prints or writes the page: :func:`build_report` returns the sections, :func:`render_html` the
-page's bytes. The experiments are in ``questions.py``, the write-ups' claims checked in
-``claims.py``, the page in ``page.py``; ``lab.py`` is what they share.
+page's bytes. The experiments are in ``questions/`` (a module per question or two), the
+write-ups' claims checked in ``claims/``, the page in ``page.py``; ``lab.py`` is what they
+share.
 """
 
 from __future__ import annotations

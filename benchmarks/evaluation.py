@@ -10,11 +10,11 @@ from __future__ import annotations
 import platform
 import time
 
-from qarena.evaluate.matches import both_seats
 from qarena.exact.space import game_tables
 from qarena.games import parse_spec
 from qarena.judging.evaluation import evaluate, strategy_mask
 from qarena.learn.learners import make_learner
+from qarena.show.matches import both_seats
 from qarena.training.run import default_episodes, train_run
 
 GAMES = 200_000

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 from qarena.budget import BASE_BYTES, footprint, format_bytes
-from qarena.evaluate.matches import evaluation_opponents
 from qarena.exact import game_tables
 from qarena.games import parse_spec
 from qarena.learn.learners import learner_class
+from qarena.show.matches import evaluation_opponents
 
 GAMES = (
     "nim:2,6,7,8",

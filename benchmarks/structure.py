@@ -2,8 +2,8 @@
 
 - kind branches outside ``learn/`` and ``agents/``: a line that asks what kind an agent is —
   ``isinstance`` on a learner or player class, a learner's class-level trait read
-  (``.judging ==``, ``self_play_only``, ``threaded``, ``thinks``, ``keeps_table``) or a kind
-  compared by name (``kind == "..."``);
+  (``.judging_family ==``, ``self_play_only``, ``threaded``, ``thinks``, ``keeps_table``) or a
+  kind compared by name (``kind == "..."``);
 - source files over 600 lines;
 - ``qarena.train``'s explicit parameters;
 - imports placed inside functions, per package.
@@ -31,10 +31,10 @@ def kind_classes() -> set[str]:
 
     import qarena.agents
     import qarena.learn
-    from qarena.games.picking import Shows
+    from qarena.games.picking import PlayerDefaults
     from qarena.learn.family import Trainable
 
-    names = {"Shows", "Picks", "Trainable", "Learner"}
+    names = {"PlayerDefaults", "ChoosingPlayer", "Trainable", "Learner"}
     for package in (qarena.agents, qarena.learn):
         for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
             try:
@@ -42,7 +42,7 @@ def kind_classes() -> set[str]:
             except ImportError:  # an extra that is not installed (PyTorch)
                 continue
             for _name, cls in inspect.getmembers(module, inspect.isclass):
-                if issubclass(cls, Shows | Trainable):
+                if issubclass(cls, PlayerDefaults | Trainable):
                     names.add(cls.__name__)
     return names
 
@@ -51,7 +51,8 @@ def kind_classes() -> set[str]:
 TRAITS = ("self_play_only", "threaded", "thinks", "keeps_table")
 
 ISINSTANCE = re.compile(r"isinstance\([^,]+,\s*\(?([A-Za-z_][\w.| ,]*)")
-JUDGING = re.compile(r"\.judging\s*[!=]=")
+# The learner's judging family, under its name and the one it had before.
+JUDGING = re.compile(r"\.judging(?:_family)?\s*[!=]=")
 KIND_NAME = re.compile(r"""\bkind\s*(?:[!=]=|in)\s*\(?\s*["']([\w-]+)["']""")
 # A player reading its own trait is not a caller asking its kind.
 TRAIT = re.compile(r"(?<!self)\.(" + "|".join(TRAITS) + r")\b")

@@ -6,7 +6,7 @@ import pytest
 
 from qarena import threads
 from qarena.agents.alphabeta import MATE, AlphaBeta, make_alphabeta
-from qarena.agents.base import Player, Rival
+from qarena.agents.base import OpponentPlayer, Player
 from qarena.agents.players import player
 from qarena.errors import QarenaError
 from qarena.exact import solve
@@ -92,7 +92,7 @@ def test_seeded_determinism_and_name() -> None:
     again = [make_alphabeta(game, 2, None, ev, seed=3).act(game.start()) for _ in range(3)]
     assert len(set(again)) == 1  # ... the same way each time
     found = make_alphabeta(game, 2, None, ev, seed=3)
-    assert isinstance(found, Rival)  # a person can play against it
+    assert isinstance(found, OpponentPlayer)  # a person can play against it
     tied = found.choices(game.start())
     assert again[0] in tied and tied == list(found.best_at(game.start()))
     assert found.name == "alphabeta:2:random"

@@ -61,7 +61,7 @@ def test_an_evaluation_shows_its_optimality_and_matches() -> None:
 
 def test_a_board_is_the_web_app_s_drawing_with_each_move_s_value() -> None:
     import qarena
-    from qarena.evaluate.display import Board
+    from qarena.show.display import Board
 
     game = qarena.game("tictactoe")
     solution = qarena.solution(game)
@@ -208,8 +208,8 @@ def test_progress_outside_a_notebook_is_the_terminal_s_bar(capsys: object) -> No
     import pytest
 
     import qarena
-    from qarena.evaluate.display import ProgressLine
     from qarena.i18n import speaking
+    from qarena.show.display import ProgressLine
 
     assert isinstance(capsys, pytest.CaptureFixture)
     agent = qarena.train("nim:2,3", episodes=2_000, progress=True)

@@ -19,13 +19,13 @@ from qarena.agents.players import player as make_player
 from qarena.cli.app import run
 from qarena.cli.judged_text import LENGTH_ROWS, _length_bins
 from qarena.errors import QarenaError
-from qarena.evaluate.matches import Lengths, play_series_lengths
 from qarena.exact import GameTables, game_tables, solve
 from qarena.games import DRAW, LOSS, WIN, Game, parse_spec
 from qarena.judging.evaluation import strategy_mask
 from qarena.judging.tables import learner_optimality
 from qarena.learn.learners import learner_class, load_learner
 from qarena.policyfile import load_policy, save_policy
+from qarena.show.matches import Lengths, play_series_lengths
 from qarena.training.run import train_run
 from tests.conftest import RunScript, at
 
@@ -354,7 +354,7 @@ import sys
 from qarena.games import parse_spec
 from qarena.exact.space import game_tables
 from qarena.judging.evaluation import strategy_mask
-from qarena.evaluate.matches import play_series
+from qarena.show.matches import play_series
 t = game_tables(parse_spec(sys.argv[1]))
 r = play_series(t, strategy_mask(t, "random"), strategy_mask(t, "perfect"), 500, 7, "x")
 print(r.win, r.draw, r.loss)

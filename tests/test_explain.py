@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 
 from qarena.cli.app import run
-from qarena.evaluate.explain import (
+from qarena.exact import game_tables, solve
+from qarena.games import DRAW, LOSS, WIN, Game, Nim, Position, Subtraction, parse_spec
+from qarena.learn.learners import load_learner
+from qarena.show.explain import (
     NimExplanation,
     explain,
     explain_nim,
     explain_search,
     explain_subtraction,
 )
-from qarena.exact import game_tables, solve
-from qarena.games import DRAW, LOSS, WIN, Game, Nim, Position, Subtraction, parse_spec
-from qarena.learn.learners import load_learner
 from tests.conftest import at
 
 

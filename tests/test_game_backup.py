@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from qarena.agents.opponents import opponent
-from qarena.evaluate.matches import play_series
 from qarena.games import parse_spec
 from qarena.judging.evaluation import strategy_mask
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.learners import make_learner
+from qarena.show.matches import play_series
 from tests.test_help import _help
 
 CLS = LEARNERS["game-backup"]

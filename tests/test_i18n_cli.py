@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 from qarena.cli import run
 from qarena.cli.app import app, click_message
 from qarena.errors import SpecError
-from qarena.evaluate.figures import PlotRun, describe
 from qarena.games import DRAW, LOSS, WIN, parse_spec, value_name, value_word
 from qarena.i18n import _ as translated
 from qarena.i18n import speaking
 from qarena.learn.learners import load_learner
+from qarena.show.figures import PlotRun, describe
 
 QARENA = Path(sys.executable).parent / "qarena"
 # The first run may compile the numba kernels (cached on disk afterwards).

@@ -36,7 +36,7 @@ import sys
 from qarena.games import parse_spec
 from qarena.exact.space import game_tables
 from qarena.judging.evaluation import strategy_mask
-from qarena.evaluate.matches import play_series_lengths
+from qarena.show.matches import play_series_lengths
 t = game_tables(parse_spec(sys.argv[1]))
 r, n = play_series_lengths(t, strategy_mask(t, "random"), strategy_mask(t, "random"), 700, 5)
 print(r.win, r.draw, r.loss, *n.counts)

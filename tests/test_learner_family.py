@@ -26,7 +26,7 @@ from qarena.kernels.rng import seed_state
 from qarena.learn import learners
 from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import JUDGED_COLUMNS, Curve
-from qarena.learn.family import Judging, Text, Trainable
+from qarena.learn.family import JudgingFamily, Text, Trainable
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.settings import check_config
 from qarena.policyfile import encode_policy, load_policy, save_policy
@@ -54,7 +54,7 @@ class Toy(Trainable):
     kind: ClassVar[str] = "toy"
     title: ClassVar[Text] = Text("toy learner")
     hyperparameters: ClassVar[tuple[str, ...]] = ("seed",)
-    judging: ClassVar[Judging] = "along_play"
+    judging_family: ClassVar[JudgingFamily] = "along_play"
     curve_games: ClassVar[int] = 4
     curve_points: ClassVar[int] = 2
     unit: ClassVar[Literal["episodes", "games"]] = "episodes"
@@ -431,15 +431,19 @@ def test_qarena_train_trains_a_network_as_train_network_does() -> None:
 def test_the_player_a_learner_plays_as() -> None:
     """A table learner plays as its greedy agent, a network as itself, a learner with only
     its moves and values with the protocol's defaults; one with no moves is refused."""
-    from qarena.agents.base import Rival
+    from qarena.agents.base import OpponentPlayer
     from qarena.agents.greedy import GreedyAgent
-    from qarena.agents.players import Itself, plays_as
+    from qarena.agents.players import LearnerAsPlayer, plays_as
 
     game = parse_spec("tictactoe")
     toy = Toy(game, ToyConfig())
     toy.counts[4] = 3.0
     agent = plays_as(toy, "mine.npz")
-    assert isinstance(agent, Itself) and isinstance(agent, Rival) and agent.learner is toy
+    assert (
+        isinstance(agent, LearnerAsPlayer)
+        and isinstance(agent, OpponentPlayer)
+        and agent.learner is toy
+    )
     assert agent.name == "mine.npz" and agent.choices(game.start()) == [4]
     assert agent.nbytes == toy.counts.nbytes
     net = NTupleNetwork.new(game, 2, 3)

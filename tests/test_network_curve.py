@@ -171,8 +171,8 @@ def test_a_varied_curve_reads_back_and_is_read_where_a_judged_one_is() -> None:
 
 
 def test_the_varied_line_is_drawn_in_the_web_and_the_plot_only_when_recorded() -> None:
-    from qarena.evaluate.curve_svg import curve_svg
-    from qarena.evaluate.figures import render_judged_curve
+    from qarena.show.curve_svg import curve_svg
+    from qarena.show.figures import render_judged_curve
 
     varied = Curve.from_json(VARIED_CURVE)
     plain = Curve.from_json(PLAIN_CURVE_DATA)

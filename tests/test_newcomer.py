@@ -15,11 +15,11 @@ from rich.console import Console
 
 from qarena.cli import run
 from qarena.cli.play import _loaded, _Session
-from qarena.evaluate.text import draw
 from qarena.games import ConnectFour, TicTacToe, parse_spec
 from qarena.i18n import speaking
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_file import save_network
+from qarena.show.text import draw
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -75,7 +75,7 @@ def test_a_machine_that_cannot_enumerate_says_so_in_one_line(
     game = parse_spec("tictactoe:4x4:4")
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", SMALL)
     small = Oracle.of(game)
-    assert (small.family, small.route, small.judging) == (ENUMERATED, SEARCHED, "sampled")
+    assert (small.family, small.route, small.coverage) == (ENUMERATED, SEARCHED, "sampled")
     assert small.reason is not None and "\n" not in small.reason
     assert small.reason.startswith("tictactoe:4x4:4 is solved by search here, not enumerated")
     assert "219.8 MB" in small.reason and "100.0 MB" in small.reason
@@ -89,7 +89,7 @@ def test_a_machine_that_cannot_enumerate_says_so_in_one_line(
     assert small.opponent == "trained"
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
     plenty = Oracle.of(game)
-    assert (plenty.route, plenty.judging, plenty.reason) == (ENUMERATED, "complete", None)
+    assert (plenty.route, plenty.coverage, plenty.reason) == (ENUMERATED, "complete", None)
     assert plenty.record() == {"family": ENUMERATED, "route": ENUMERATED}
     assert plenty.opponent == "trained"
     assert small.games == plenty.games == 1000
@@ -107,7 +107,7 @@ def test_a_searched_board_is_searched_however_much_memory_there_is(
     for game in boards:
         qarena.budget.check_memory(game, "solve")  # it fits there
         answers = Oracle.of(game)
-        assert answers.searched and answers.reason is None and answers.judging == "sampled"
+        assert answers.searched and answers.reason is None and answers.coverage == "sampled"
     monkeypatch.undo()
     assert isinstance(Oracle.of(boards[0]).exact(), SearchSolution)
 
@@ -204,7 +204,7 @@ def test_the_python_api_s_results_carry_their_oracle(monkeypatch: pytest.MonkeyP
     assert played.oracle is not None and played.oracle.reason is not None
     monkeypatch.setenv("QARENA_MEMORY_LIMIT", PLENTY)
     judged = qarena.judge("random", "tictactoe:3x4:3", games=5)
-    assert judged.oracle is not None and judged.oracle.judging == "complete"
+    assert judged.oracle is not None and judged.oracle.coverage == "complete"
     assert judged.to_json()["oracle"] == {"family": ENUMERATED, "route": ENUMERATED}
 
 

@@ -15,10 +15,10 @@ from rich.console import Console
 
 from qarena.cli import play
 from qarena.cli.app import run
-from qarena.evaluate.text import draw
 from qarena.exact import solve
 from qarena.games import LOSS, Nim, Subtraction, TicTacToe, parse_spec, value_name
 from qarena.match import spot as match
+from qarena.show.text import draw
 from tests.conftest import default_sigint
 
 QARENA = Path(sys.executable).parent / "qarena"

@@ -21,10 +21,10 @@ import pytest
 
 import qarena
 from qarena.agents import GreedyAgent, Player, RandomAgent
-from qarena.agents.base import Rival
+from qarena.agents.base import OpponentPlayer
 from qarena.agents.players import Adapted, FunctionPlayer, opponent_of, player
 from qarena.games import Game, Move, Position, parse_spec
-from qarena.games.picking import Shows
+from qarena.games.picking import PlayerDefaults
 from qarena.learn.learners import make_learner, save_learner
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.ntuple_file import save_network
@@ -67,7 +67,7 @@ def test_a_file_is_the_same_player_through_the_api_the_cli_the_web_and_the_envir
     # The Python API: the file's own kind decides, and the player is named by the file.
     found = qarena.player(str(path))
     assert type(found) is cls and found.name == path.name and found.game.spec == game.spec
-    assert isinstance(found, Rival)
+    assert isinstance(found, OpponentPlayer)
     # The environment: the same player, choosing among the same moves with its generator.
     name, choose = opponent_chooser(game, str(path))
     assert name == path.name
@@ -103,7 +103,7 @@ def test_a_built_in_s_name_is_the_same_player_everywhere() -> None:
     game = parse_spec(SPEC)
     for name in ("random", "perfect", "strongest"):
         found = qarena.player(name, SPEC)
-        assert found.name == name and isinstance(found, Rival)
+        assert found.name == name and isinstance(found, OpponentPlayer)
         assert opponent_chooser(game, name)[0] == name
     # The shipped network by its name: the API, and the command line's --opponent.
     net = qarena.player("network")
@@ -191,7 +191,7 @@ def test_every_player_meets_the_protocol_and_its_picks_are_its_best_moves(
             assert value_text(found, v) == found.format_value(v)
             if found.solution is None:  # perfect play's move reads as where it leads
                 assert found.value_text(position, m) == found.format_value(v)
-        if not isinstance(found, Rival):
+        if not isinstance(found, OpponentPlayer):
             assert isinstance(found, FunctionPlayer | Adapted)
             continue
         best = found.best_at(position)
@@ -201,7 +201,7 @@ def test_every_player_meets_the_protocol_and_its_picks_are_its_best_moves(
         assert {found.pick(position, rng) for _ in range(30)} <= set(best)
     # Perfect play keeps the value; random play picks among every move.
     perfect, random = player("perfect", game), player("random", game)
-    assert isinstance(perfect, Rival) and isinstance(random, RandomAgent)
+    assert isinstance(perfect, OpponentPlayer) and isinstance(random, RandomAgent)
     assert set(random.best_at(position)) == set(game.legal_moves(position))
     assert set(perfect.best_at(position)) == set(qarena.solve(game).optimal_moves(position))
 
@@ -236,7 +236,7 @@ def player_classes() -> set[str]:
                "qarena.learn.ntuple", "qarena.web.play"]  # fmt: skip
     for name in modules:
         for _, cls in inspect.getmembers(importlib.import_module(name), inspect.isclass):
-            if issubclass(cls, Shows) and cls is not Shows:
+            if issubclass(cls, PlayerDefaults) and cls is not PlayerDefaults:
                 names.add(cls.__name__)
     return names
 

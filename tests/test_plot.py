@@ -14,11 +14,11 @@ import pytest
 
 from qarena.cli.app import run
 from qarena.errors import QarenaError
-from qarena.evaluate.figures import PIXELS, ROW_PIXELS, PlotRun, describe, render_curves
 from qarena.games import parse_spec
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import load_learner, make_learner
 from qarena.learn.qlearning import QLearner
+from qarena.show.figures import PIXELS, ROW_PIXELS, PlotRun, describe, render_curves
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SVG = "{http://www.w3.org/2000/svg}"

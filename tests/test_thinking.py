@@ -17,7 +17,7 @@ from qarena.agents.thinking import THINKERS, Budget, is_thinking, parse
 from qarena.cli import run
 from qarena.errors import QarenaError
 from qarena.games import Game, Move, Position, parse_spec
-from qarena.games.picking import Picks
+from qarena.games.picking import ChoosingPlayer
 from qarena.judging.player import judge_player
 from tests.conftest import RunScript
 
@@ -97,7 +97,7 @@ def test_the_player_meets_the_protocol() -> None:
     game = parse_spec("tictactoe")
     p = player("mcts:100", game, seed=0)
     assert isinstance(p, MCTSPlayer) and p.name == "mcts:100"
-    assert isinstance(p, qarena.agents.base.Rival)
+    assert isinstance(p, qarena.agents.base.OpponentPlayer)
     values = p.values(game.start())
     assert set(values) == set(game.legal_moves(game.start()))
     assert all(-1.0 <= v <= 1.0 for v in values.values())
@@ -172,7 +172,7 @@ def test_compete_and_the_api(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @dataclass
-class _CountingThinker(Picks):
+class _CountingThinker(ChoosingPlayer):
     """A player that says it thinks, and records each position it is asked about."""
 
     game: Game

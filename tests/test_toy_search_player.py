@@ -22,11 +22,11 @@ from qarena.agents.thinking import Budget, SearchKind, WebLimits, register
 from qarena.cli import run
 from qarena.errors import QarenaError
 from qarena.games import Game, Move, Position, parse_spec
-from qarena.games.picking import Evaluator, Picks, highest
+from qarena.games.picking import ChoosingPlayer, Evaluator, highest
 
 
 @dataclass
-class FlatPlayer(Picks):
+class FlatPlayer(ChoosingPlayer):
     """Each legal move's value: the mean of ``budget.count`` evaluations of the position it
     leaves (a finished game: its result); it plays the first of the highest."""
 

@@ -7,8 +7,8 @@ import pytest
 
 import qarena
 from qarena.errors import QarenaError
-from qarena.evaluate.curve_svg import curve_svg
 from qarena.learn.curve import COLUMNS, UNBEATEN, Curve
+from qarena.show.curve_svg import curve_svg
 from qarena.training.run import Progress
 
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from qarena.evaluate.svg import keypad_digit, position_svg
 from qarena.games import parse_spec
+from qarena.show.svg import keypad_digit, position_svg
 from qarena.web import create_app
 from tests.test_web_api import table_rows
 

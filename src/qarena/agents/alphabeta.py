@@ -70,7 +70,7 @@ from qarena.errors import QarenaError
 from qarena.exact.oracles import Oracle
 from qarena.exact.search import ENTRY_BYTES, Searcher
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Picks, clipped
+from qarena.games.picking import ChoosingPlayer, clipped
 from qarena.i18n import _, gettext_noop
 
 #: Deepest search a depth may ask for: beyond every game qarena's budgets allow to be searched
@@ -338,7 +338,7 @@ class _Search:
 
 
 @dataclass
-class AlphaBeta(Picks):
+class AlphaBeta(ChoosingPlayer):
     """Depth-limited alpha-beta over ``evaluator``'s values (the module's text): ``depth``
     plies a move, or iterative deepening for ``seconds``."""
 

@@ -4,7 +4,7 @@ Every player qarena knows meets :class:`Player`: the built-in strategies (random
 games' rule players), a trained agent (:class:`~qarena.agents.greedy.GreedyAgent`), an n-tuple
 network, and the adapters for a plain function or a table a person wrote
 (:mod:`qarena.agents.players`). How its values read to people is part of the protocol, with a
-default (:class:`~qarena.games.picking.Shows`), so no caller asks a player's class.
+default (:class:`~qarena.games.picking.PlayerDefaults`), so no caller asks a player's class.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Evaluator, Picks, Shows
+from qarena.games.picking import ChoosingPlayer, Evaluator, PlayerDefaults
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -47,7 +47,7 @@ class OwnPlayer(Protocol):
 class Player(OwnPlayer, Protocol):
     """Every player qarena hands out: besides its moves, how its values read to people (its
     heading, a value as text, a move's value as text for whoever makes it, a legend, what it
-    is). The defaults are :class:`~qarena.games.picking.Shows`'s."""
+    is). The defaults are :class:`~qarena.games.picking.PlayerDefaults`'s."""
 
     @property
     def value_heading(self) -> str: ...
@@ -85,11 +85,11 @@ class Player(OwnPlayer, Protocol):
 
 
 @runtime_checkable
-class Rival(Player, Protocol):
+class OpponentPlayer(Player, Protocol):
     """A player a person plays against (``qarena play``, the web's game): the moves it picks
     among (``choices``), one of them drawn from a generator given (``pick``), the moves it
-    would play and whether it would play one (:class:`~qarena.games.picking.Picks`). Met by a
-    trained agent, perfect play, random play and an n-tuple network."""
+    would play and whether it would play one (:class:`~qarena.games.picking.ChoosingPlayer`).
+    Met by a trained agent, perfect play, random play and an n-tuple network."""
 
     def choices(self, position: Position) -> list[Move]: ...
 
@@ -101,7 +101,7 @@ class Rival(Player, Protocol):
 
 
 @runtime_checkable
-class Loaded(Rival, Protocol):
+class Loaded(OpponentPlayer, Protocol):
     """A learner's player as a server keeps it loaded (the web's stored policies): a rival
     that says which learner it plays from and what keeping it costs. Met by a table
     learner's greedy agent, an n-tuple network and any learner that plays as itself
@@ -117,4 +117,13 @@ class Loaded(Rival, Protocol):
 #: The name this module had before every player met one protocol.
 Agent = Player
 
-__all__ = ["Agent", "Evaluator", "Loaded", "OwnPlayer", "Picks", "Player", "Rival", "Shows"]
+__all__ = [
+    "Agent",
+    "ChoosingPlayer",
+    "Evaluator",
+    "Loaded",
+    "OpponentPlayer",
+    "OwnPlayer",
+    "Player",
+    "PlayerDefaults",
+]

@@ -7,15 +7,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Picks
+from qarena.games.picking import ChoosingPlayer
 from qarena.i18n import ngettext
 from qarena.learn.base import Learner
 
 
 @dataclass
-class GreedyAgent(Picks):
+class GreedyAgent(ChoosingPlayer):
     """Plays the learner's greedy move, uniformly among ties (drawn from its own generator,
-    seeded by ``seed``); shows its value of each move. A :class:`~qarena.agents.base.Rival`."""
+    seeded by ``seed``); shows its value of each move. An
+    :class:`~qarena.agents.base.OpponentPlayer`."""
 
     learner: Learner
     name: str = ""  # "" : the learner's kind

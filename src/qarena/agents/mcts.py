@@ -51,7 +51,7 @@ from qarena.agents.evaluators import Evaluator, Rollouts, evaluator_for
 from qarena.agents.thinking import Budget, SearchKind, WebLimits, register
 from qarena.errors import QarenaError
 from qarena.games.base import Game, GameArrays, Move, Position
-from qarena.games.picking import Picks, clipped
+from qarena.games.picking import ChoosingPlayer, clipped
 from qarena.i18n import _, gettext_noop
 from qarena.threads import check
 
@@ -366,7 +366,7 @@ def _arrays(game: Game) -> GameArrays | None:
 
 
 @dataclass
-class MCTSPlayer(Picks):
+class MCTSPlayer(ChoosingPlayer):
     """UCT over the game's rules (module docstring), named by its spec. ``compiled``: the
     compiled search where it applies (random rollouts on a game in GameArrays form or on
     Connect Four bitboards; an n-tuple network at the leaves on Connect Four bitboards,

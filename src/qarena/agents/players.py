@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from qarena.agents.base import Loaded, OwnPlayer, Player, Rival
+from qarena.agents.base import Loaded, OpponentPlayer, OwnPlayer, Player
 from qarena.agents.greedy import GreedyAgent
 from qarena.agents.strategies import (
     SHIPPED_PLAYERS,
@@ -36,7 +36,7 @@ from qarena.agents.thinking import forms as thinking_forms
 from qarena.errors import QarenaError, echo, echo_value
 from qarena.exact import Exact, Oracle
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import Picks, Shows
+from qarena.games.picking import ChoosingPlayer, PlayerDefaults
 from qarena.i18n import _, gettext_noop, ngettext, spoken
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
@@ -84,7 +84,7 @@ def _read_move(game: Game, position: Position, move: object, who: str) -> Move:
 
 
 @dataclass
-class FunctionPlayer(Shows):
+class FunctionPlayer(PlayerDefaults):
     """A plain function of the position (and, if it has a second parameter without a default,
     the legal moves) that returns a move, as the game's move or its text. Its moves are
     checked. A function with a parameter named ``rng`` is given a :class:`random.Random`
@@ -126,7 +126,7 @@ class FunctionPlayer(Shows):
 
 
 @dataclass
-class TablePlayer(Shows):
+class TablePlayer(PlayerDefaults):
     """A table of positions to moves (as the game's moves or their text); a position the
     table lacks is an error naming it."""
 
@@ -145,7 +145,7 @@ class TablePlayer(Shows):
 
 
 @dataclass
-class ScriptPlayer(Shows):
+class ScriptPlayer(PlayerDefaults):
     """Moves written down in advance (``["3:2", "1:1"]``), played in turn each time it is
     asked: a person's side of a scripted game. Running out of moves is an error."""
 
@@ -169,7 +169,7 @@ class ScriptPlayer(Shows):
 
 
 @dataclass
-class Adapted(Picks):
+class Adapted(ChoosingPlayer):
     """A person's own player object (``name``, ``game``, ``act``, ``values``) with the rest of
     the protocol's defaults: its moves and values are its own, and the one move it picks
     among is the one it plays (so a person can play against it)."""
@@ -199,7 +199,7 @@ class Adapted(Picks):
 
 
 @dataclass
-class Itself(Adapted):
+class LearnerAsPlayer(Adapted):
     """A learner that plays as itself with only its moves and values (``act``, ``values``):
     the protocol's defaults for the rest, and its learner, kept loaded."""
 
@@ -222,10 +222,10 @@ def plays_as(learner: Trainable, name: str | None = None, seed: int | None = Non
     found: Loaded
     if isinstance(learner, Learner):
         found = GreedyAgent(learner, name or "", seed)
-    elif isinstance(learner, Rival):
+    elif isinstance(learner, OpponentPlayer):
         found = learner
     elif isinstance(learner, OwnPlayer):
-        found = Itself(learner, learned=learner)
+        found = LearnerAsPlayer(learner, learned=learner)
     else:
         raise QarenaError(_("the learner {kind!r} has no moves to play").format(kind=learner.kind))
     if name:
@@ -414,7 +414,7 @@ __all__ = [
     "TRAINED",
     "Adapted",
     "FunctionPlayer",
-    "Itself",
+    "LearnerAsPlayer",
     "PlayerLike",
     "ScriptPlayer",
     "TablePlayer",

@@ -17,7 +17,7 @@ from qarena.exact.search import SearchSolution
 from qarena.exact.solver import Mover
 from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.games.nim import POLE_POSITIONS, is_pole_position
-from qarena.games.picking import Picks, Shows
+from qarena.games.picking import ChoosingPlayer, PlayerDefaults
 from qarena.i18n import _, gettext_noop
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def _legal(game: Game, position: Position) -> list[Move]:
 
 
 @dataclass
-class RandomAgent(Picks):
+class RandomAgent(ChoosingPlayer):
     """Uniform among legal moves."""
 
     game: Game
@@ -58,7 +58,7 @@ class RandomAgent(Picks):
 
 
 @dataclass
-class PerfectAgent(Picks):
+class PerfectAgent(ChoosingPlayer):
     """Uniform among the moves that keep the position's game-theoretic value. Its answers come
     from ``oracle(game)``, or from ``given`` (the web app's solutions, bounded in memory)."""
 
@@ -151,7 +151,7 @@ _PLAYS = {"bouton": "nim", "poles": "nim", "poles-strict": "nim", "subtraction":
 
 
 @dataclass
-class RuleAgent(Shows):
+class RuleAgent(PlayerDefaults):
     """A closed-form player the game names (``game.rule_players``); the game makes its moves.
     No table, no search."""
 

@@ -26,9 +26,9 @@ from qarena.api.learning_curves import Curves, curves
 from qarena.api.playing import Playout, play, player, players
 from qarena.api.sweeping import Sweep, sweep
 from qarena.api.training import TrainSettings, train, train_network
-from qarena.evaluate import display
-from qarena.evaluate.display import Board
 from qarena.learn.setting_keywords import LearnerSettings, NetworkSettings
+from qarena.show import display
+from qarena.show.display import Board
 from qarena.training.run import Progress
 
 __all__ = [

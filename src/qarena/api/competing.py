@@ -16,13 +16,13 @@ from qarena.api.games import GameLike, game, python_call
 from qarena.api.playing import player_name, players
 from qarena.budget import MAX_GAMES, check_count, check_seed
 from qarena.errors import QarenaError
-from qarena.evaluate.matches import Record, play_series
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.games import Game, Position, value_word
 from qarena.games.base import VALUE_WORDS
 from qarena.i18n import _
 from qarena.judging.sampled import DEFAULT_SAMPLED_GAMES, given_positions, play_games
+from qarena.show.matches import Record, play_series
 
 
 @dataclass(frozen=True)

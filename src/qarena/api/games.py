@@ -13,12 +13,12 @@ from typing import ParamSpec, TypeVar
 from qarena.agents.players import PlayerLike, load_file
 from qarena.agents.players import player as _player
 from qarena.errors import QarenaError
-from qarena.evaluate.display import Board
 from qarena.exact import Exact, SearchSolution, Solution, oracle
 from qarena.games import Game, Position, parse_spec, value_word
 from qarena.i18n import _, python_caller
 from qarena.learn.family import Trainable
 from qarena.learn.learners import save_learner
+from qarena.show.display import Board
 
 GameLike = str | Game
 

@@ -9,12 +9,12 @@ from typing import Any
 
 from qarena.api.games import python_call
 from qarena.errors import QarenaError
-from qarena.evaluate import display
-from qarena.evaluate.figures import check_beside
 from qarena.i18n import _, option
 from qarena.learn.curve import CurvePoint
 from qarena.learn.family import Trainable
 from qarena.optional import need
+from qarena.show import display
+from qarena.show.figures import check_beside
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from qarena.agents.players import player as _player
 from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.api.games import GameLike, game, python_call
 from qarena.budget import check_seed
-from qarena.evaluate.display import Board
 from qarena.games import Game, Position
 from qarena.i18n import _
 from qarena.match.duel import Duel, Turn
+from qarena.show.display import Board
 
 
 @python_call

@@ -13,7 +13,6 @@ from typing import Any
 from qarena.api.games import GameLike, game, python_call
 from qarena.api.training import given_by_name
 from qarena.budget import check_count
-from qarena.evaluate import display
 from qarena.exact import Oracle
 from qarena.experiments.backends import run_plan, set_up_sweep
 from qarena.experiments.folder import BEST_REPLY_COLUMNS, SETTING_COLUMNS, RunRow, SweepFolder
@@ -21,6 +20,7 @@ from qarena.experiments.grid import NETWORK_AXES, with_preset
 from qarena.learn.presets import canonical_of
 from qarena.learn.settings import NAMES
 from qarena.optional import need
+from qarena.show import display
 
 Values = float | Sequence[float] | None
 #: The keywords a sweep takes its axes by (``seeds``: train's ``seed``, one value or a list).

@@ -15,12 +15,19 @@ from qarena.agents.players import PlayerLike
 from qarena.api.games import GameLike, game, python_call
 from qarena.budget import MAX_EPISODES, check_count
 from qarena.errors import QarenaError
-from qarena.evaluate import display
 from qarena.i18n import _
 from qarena.learn.family import Trainable
 from qarena.learn.ntuple_config import KIND as NTUPLE
 from qarena.learn.setting_keywords import LearnerSettings, NetworkSettings
-from qarena.learn.settings import ALL_SETTINGS, KEYWORDS, TrainingSetting, setting, typed
+from qarena.learn.settings import (
+    ALL_SETTINGS,
+    KEYWORDS,
+    TrainingSetting,
+    registered_settings,
+    setting,
+    typed,
+)
+from qarena.show import display
 from qarena.training.run import Progress, check_counts, check_judged_curve, request_run
 
 
@@ -166,7 +173,9 @@ def train(  # noqa: PLR0913 - qarena.train's own keywords; the settings come as 
     stops training when it returns True. ``resume`` goes on training that learner (the
     settings given replace its own).
     """
-    found = given_by_name("train", settings, _TRAIN_NAMES)
+    # A kind registered after import (its own settings) is declared; mypy sees only qarena's.
+    names = _TRAIN_NAMES.union(s.name for s in registered_settings())
+    found = given_by_name("train", settings, names)
     g = game(spec)
     given: dict[str, Any] = {s.name: found.get(s.name) for s in ALL_SETTINGS}
     if given["rewards"] is not None:  # typed before it is compared with a preset's

@@ -21,7 +21,7 @@ from qarena.exact import Oracle, check_fits
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.family import Trainable
-from qarena.learn.settings import ALL_SETTINGS
+from qarena.learn.settings import ALL_SETTINGS, watch
 
 #: The commands in the order people use them (help lists them so): play, in the terminal or the
 #: browser; teach an agent and judge it, against others too; watch it and look inside; the
@@ -156,10 +156,10 @@ def route(game: Game) -> Oracle:
     """The game's oracle (``qarena.exact.Oracle``); where this machine answers it by another
     route than the game's own (its tables do not fit here, so it is searched), says why in one
     line on stderr: a result must not depend on the machine without saying so."""
-    return said(Oracle.of(game))
+    return print_route(Oracle.of(game))
 
 
-def said(answers: Oracle) -> Oracle:
+def print_route(answers: Oracle) -> Oracle:
     """``answers``, once its reason (if any) is printed: for a command that says it after its
     work, so that a refusal midway stays the one line it prints."""
     if answers.reason is not None:
@@ -288,14 +288,21 @@ def with_settings(after: str, sweep: bool = False) -> Callable[[F], F]:
             if p.kind is not inspect.Parameter.VAR_KEYWORD
         ]
         at = next(i for i, p in enumerate(own) if p.name == after) + 1
-        added = setting_parameters(sweep)
-        func.__signature__ = signature.replace(  # type: ignore[attr-defined]
-            parameters=[*own[:at], *added, *own[at:]]
-        )
-        func.__annotations__ = {
-            **{p.name: p.annotation for p in own},
-            **{p.name: p.annotation for p in added},
-        }
+
+        def sign() -> None:
+            added = setting_parameters(sweep)
+            func.__signature__ = signature.replace(  # type: ignore[attr-defined]
+                parameters=[*own[:at], *added, *own[at:]]
+            )
+            func.__annotations__ = {
+                **{p.name: p.annotation for p in own},
+                **{p.name: p.annotation for p in added},
+            }
+
+        sign()
+        # A learner kind registered later (its own settings) has its options too: typer
+        # reads the signature each time the command line is run.
+        watch(sign)
         return func
 
     return decorate

@@ -13,14 +13,14 @@ from qarena import api
 from qarena.agents.players import no_game
 from qarena.agents.strategies import builtin_game, is_builtin
 from qarena.budget import check_seed
-from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, app, err, out, said, styled
+from qarena.cli.common import PlayerA, PlayerB, PlayersGameOpt, app, err, out, print_route, styled
 from qarena.cli.judged_text import print_json
 from qarena.cli.match_options import JsonOpt, SeedOpt, check_games
 from qarena.cli.position_files import read_positions
-from qarena.evaluate.matches import Record
 from qarena.games import Game, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.match.duel import about
+from qarena.show.matches import Record
 
 
 @app.command("compete")
@@ -65,7 +65,7 @@ def compete_command(
     with err.status(_("playing the games…")):
         result = api.compete(first, second, spec, games=games, seed=seed, openings=lines)
     if result.oracle is not None:
-        said(result.oracle)
+        print_route(result.oracle)
     games = result.a_first.games
     game = api.game(result.game)
     players = result.players

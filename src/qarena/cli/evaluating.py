@@ -27,7 +27,7 @@ from qarena.cli.common import (
     app,
     err,
     out,
-    said,
+    print_route,
     styled,
     title,
 )
@@ -42,7 +42,6 @@ from qarena.cli.judged_text import (
 from qarena.cli.match_options import GamesOpt, JsonOpt, SeedOpt, check_games
 from qarena.cli.position_files import read_positions
 from qarena.errors import QarenaError
-from qarena.evaluate.matches import SeatRecords
 from qarena.exact import Oracle
 from qarena.exact.space import game_tables
 from qarena.games import Game, Position, parse_spec
@@ -56,6 +55,7 @@ from qarena.judging.uniform import check_uniform
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class
 from qarena.learn.presets import record_text
+from qarena.show.matches import SeatRecords
 from qarena.training.run import check_versus, matrix_row
 
 #: What ``qarena matrix`` trains against, and what it measures against, unless told.
@@ -209,7 +209,7 @@ def eval_command(  # noqa: PLR0913 - the command's options
             sample=sample, positions=given, uniform=uniform,
             beat_seconds=beat,
         )  # fmt: skip
-    said(answers)  # judged: why by search, where this machine cannot enumerate it
+    print_route(answers)  # judged: why by search, where this machine cannot enumerate it
     if as_json:
         record = result.to_json()
         if loaded is not None and loaded.preset is not None:
@@ -489,7 +489,7 @@ def _along_perfect(policy: str, spec: str | None, games: int, seed: int, as_json
     answers = Oracle.of(game)
     with _judging(answers):
         optimality, record = along_perfect_play(who, answers.exact(), games, seed)
-    said(answers)
+    print_route(answers)
     low, high = wilson(optimality.optimal, optimality.decisions)
     if as_json:
         print_json(

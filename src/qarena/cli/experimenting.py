@@ -55,7 +55,7 @@ from qarena.i18n import _, ngettext, number
 from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
 from qarena.learn.presets import canonical_of
-from qarena.learn.settings import KIND_SETTINGS, NAMES
+from qarena.learn.settings import ALL_SETTINGS, KIND_SETTINGS, NAMES
 
 #: Most worker processes a sweep starts.
 MAX_WORKERS = 1_024
@@ -75,21 +75,11 @@ def _grid(  # noqa: PLR0913 - the sweep's lists
     preset: str | None = None,
 ) -> Grid:
     values: dict[str, tuple[Any, ...]] = {}
-    for axis in (
-        "alpha",
-        "gamma",
-        "epsilon",
-        "epsilon_end",
-        "initial",
-        "starts",
-        "alpha_second",
-        "epsilon_second",
-        "alpha_end",
-        "lam",
-    ):
-        text = lists[axis]
-        if text is not None:
-            values[axis] = parse_floats(flag(axis), text)
+    # Each axis read as its declaration types it (a registered kind's own settings too).
+    for s in ALL_SETTINGS:
+        text = lists.get(s.name)
+        if s.kind == "float" and text is not None:
+            values[s.name] = parse_floats(flag(s.name), text)
     for s in KIND_SETTINGS:
         text = lists[s.name]
         if s.kind == "int" and text is not None:

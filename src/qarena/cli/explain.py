@@ -15,7 +15,12 @@ from qarena.agents.players import load_file
 from qarena.budget import MAX_LISTED, check_count
 from qarena.cli.common import PositionOpt, SpecArg, announce, app, out, route, styled
 from qarena.errors import QarenaError
-from qarena.evaluate.explain import (
+from qarena.exact import Exact, game_tables
+from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name, value_word
+from qarena.games.words import sentence
+from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
+from qarena.learn.family import Trainable
+from qarena.show.explain import (
     Explanation,
     LosingPositions,
     PolicyVerdict,
@@ -26,11 +31,6 @@ from qarena.evaluate.explain import (
     judge_policy,
     losing_positions,
 )
-from qarena.exact import Exact, game_tables
-from qarena.games import DRAW, LOSS, WIN, Game, Position, parse_spec, value_name, value_word
-from qarena.games.words import sentence
-from qarena.i18n import DEFAULT, _, gettext_noop, ngettext, number, speaking
-from qarena.learn.family import Trainable
 
 _MARKS = ".xo"
 #: Positions ``explain --losing`` lists unless told otherwise.

@@ -18,7 +18,6 @@ from qarena.agents.players import load_file, plays_as
 from qarena.budget import check_count
 from qarena.cli.common import PolicyArg, announce, app, err, out, route, styled
 from qarena.errors import QarenaError
-from qarena.evaluate.text import draw
 from qarena.exact import Exact
 from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
@@ -26,6 +25,7 @@ from qarena.i18n import _, gettext_noop, ngettext
 from qarena.judging.family import family_of
 from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
+from qarena.show.text import draw
 
 #: Most entries ``--top`` shows at each end.
 MAX_TOP = 1000

@@ -10,12 +10,12 @@ from typing import Any
 from rich.table import Table
 
 from qarena.cli.common import out
-from qarena.evaluate.matches import Lengths, Record
 from qarena.games import LOSS, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.i18n import seconds as seconds_text
 from qarena.judging.best_reply import BestReply
 from qarena.judging.evaluation import Evaluation
+from qarena.show.matches import Lengths, Record
 
 #: Most rows the length histogram of ``qarena eval --lengths`` shows: longer spans of game
 #: lengths are grouped into ranges of equal width.

@@ -15,7 +15,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from qarena.agents.base import Player, Rival
+from qarena.agents.base import OpponentPlayer, Player
 from qarena.agents.players import (
     OPPONENTS,
     TRAINED,
@@ -29,7 +29,6 @@ from qarena.agents.thinking import is_thinking
 from qarena.budget import check_seed
 from qarena.cli.common import announce, app, err, out, route, styled, told_stop
 from qarena.errors import QarenaError, SpecError
-from qarena.evaluate.text import draw
 from qarena.exact import Exact, Outcome
 from qarena.fileio import is_dir, is_file
 from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
@@ -41,6 +40,7 @@ from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
+from qarena.show.text import draw
 
 FIRST = ("human", "ai", "random")
 
@@ -152,7 +152,7 @@ def _spec_of(target: str) -> Game | None:
         raise
 
 
-def _from_file(target: str, seed: int | None) -> Rival:
+def _from_file(target: str, seed: int | None) -> OpponentPlayer:
     """The player of the policy file TARGET, saying what was loaded (in the learner's own
     words): the file's own kind decides (:func:`~qarena.agents.players.load_file`, as for
     every player's file), and its player is named by the file, as
@@ -161,14 +161,14 @@ def _from_file(target: str, seed: int | None) -> Rival:
     return plays_as(loaded, os.path.basename(target), seed)
 
 
-def _rival(found: Player) -> Rival:
+def _as_opponent(found: Player) -> OpponentPlayer:
     """A player a person plays against: perfect play, a file's player and a learner's agent
-    all tell the moves they pick among (``Picks``)."""
-    assert isinstance(found, Rival), found
+    all tell the moves they pick among (``ChoosingPlayer``)."""
+    assert isinstance(found, OpponentPlayer), found
     return found
 
 
-def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game, Rival]:
+def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game, OpponentPlayer]:
     """The game and whom the person meets: a spec meets the game's default opponent unless
     one is asked for (perfect play on a board solved by search, else an agent trained on the
     spot, :func:`~qarena.agents.players.opponent_of`); a file plays as itself. Every player
@@ -179,13 +179,13 @@ def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game
         if game is None:
             agent = _from_file(target, seed)
             return agent.game, agent
-        return game, _rival(player(_trained(game), seed=seed))
+        return game, _as_opponent(player(_trained(game), seed=seed))
     if game is None:
         game = load_file(target).game
     announce(game)
     if chosen in ("perfect", "strongest"):
         route(game)  # says why where this machine searches a game enumerated elsewhere
-    agent = _rival(player(chosen, game, seed))
+    agent = _as_opponent(player(chosen, game, seed))
     if chosen in SHIPPED_PLAYERS:
         err.print(SHIPPED_PLAYERS[chosen].playing)
     elif is_thinking(chosen):
@@ -220,7 +220,7 @@ def _ask(prompt: str) -> str:
 @dataclass
 class _Session:
     game: Game
-    agent: Rival
+    agent: OpponentPlayer
     first: str
     show_q: bool
     hint: bool

@@ -10,14 +10,6 @@ import typer
 from qarena.agents.players import load_file
 from qarena.cli.common import app, err
 from qarena.errors import QarenaError
-from qarena.evaluate.figures import (
-    FORMATS,
-    PlotRun,
-    check_beside,
-    or_list,
-    render_curves,
-    render_judged_curve,
-)
 from qarena.experiments.sweep_figures import (
     heatmap_cells,
     optimality_series,
@@ -29,6 +21,14 @@ from qarena.experiments.sweep_figures import (
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import parse_spec
 from qarena.i18n import _
+from qarena.show.figures import (
+    FORMATS,
+    PlotRun,
+    check_beside,
+    or_list,
+    render_curves,
+    render_judged_curve,
+)
 
 
 def _output(files: list[Path], out_file: Path | None) -> tuple[Path, str]:

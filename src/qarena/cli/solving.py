@@ -23,7 +23,7 @@ from qarena.cli.common import (
     app,
     err,
     out,
-    said,
+    print_route,
     styled,
     told_stop,
 )
@@ -169,7 +169,7 @@ def _solve_searched(
         value = WIN if score > 0 else LOSS if score < 0 else DRAW
         plies = plies_to_end(score, stones, cells)
     seconds = time.perf_counter() - started
-    said(answers)  # solved: why by search, where this machine cannot enumerate it
+    print_route(answers)  # solved: why by search, where this machine cannot enumerate it
     optimal = [m for m, s in scores.items() if (s > 0) - (s < 0) == value]
     best = [m for m, s in scores.items() if s == score]
     if as_json:

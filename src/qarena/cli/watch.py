@@ -25,10 +25,10 @@ from qarena.cli.common import (
     styled,
 )
 from qarena.errors import QarenaError
-from qarena.evaluate.text import draw
 from qarena.games import Game, Move, parse_spec, value_name, value_word
 from qarena.i18n import _, ngettext, number
 from qarena.match.duel import LABELS, Duel, Turn, about, load_players, value_text
+from qarena.show.text import draw
 
 #: Most games one watch plays (each is shown move by move).
 MAX_WATCH_GAMES = 10_000

@@ -122,9 +122,9 @@ class Oracle:
         return self.route == SEARCHED
 
     @property
-    def judging(self) -> str:
-        """How a player is judged: "complete" (every decision position) where the game is
-        enumerated here, else "sampled" (positions along perfect play)."""
+    def coverage(self) -> str:
+        """How much of the game judging a player covers: "complete" (every decision position)
+        where the game is enumerated here, else "sampled" (positions along perfect play)."""
         return "sampled" if self.searched else "complete"
 
     @property

@@ -28,6 +28,7 @@ from qarena.experiments.grid import (
     FIXED,
     HYPER_AXES,
     NETWORK_AXES,
+    REGISTERED_AXES,
     SWEEP_FORMAT,
     Fixed,
     Setting,
@@ -35,6 +36,7 @@ from qarena.experiments.grid import (
 from qarena.fileio import LOCK_NAME, folder_lock, is_dir, is_file, write_atomic
 from qarena.i18n import _, option
 from qarena.learn.base import SEAT_SETTINGS
+from qarena.learn.settings import Declared
 from qarena.policyfile import read_meta
 
 #: The opponents each run is measured against.
@@ -50,34 +52,41 @@ PRESET_COLUMNS = ("preset", "overridden")
 BEST_REPLY_COLUMNS = ("unbeaten_first", "unbeaten_second")
 
 
-#: The columns of results.csv.
-COLUMNS = (
-    "run",
-    "game",
-    "learner",
-    *HYPER_AXES,
-    *NETWORK_AXES,
-    "canonical",
-    "opponent",
-    "seat",
-    "seed",
-    "episodes",
-    "train_seconds",
-    "steps",
-    "optimality",
-    "perfect_at",
-    *BEST_REPLY_COLUMNS,
-    *(f"{name}_{outcome}" for name in MEASURED for outcome in ("win", "draw", "loss")),
-    *PRESET_COLUMNS,
-)
+def _columns() -> tuple[str, ...]:
+    return (
+        "run",
+        "game",
+        "learner",
+        *HYPER_AXES,
+        *NETWORK_AXES,
+        "canonical",
+        "opponent",
+        "seat",
+        "seed",
+        "episodes",
+        "train_seconds",
+        "steps",
+        "optimality",
+        "perfect_at",
+        *BEST_REPLY_COLUMNS,
+        *(f"{name}_{outcome}" for name in MEASURED for outcome in ("win", "draw", "loss")),
+        *PRESET_COLUMNS,
+    )
+
+
+#: The columns of results.csv (read when used: a learner kind registered after import has
+#: its own settings' columns, after the built-in kinds').
+COLUMNS: Sequence[str] = Declared(_columns)
 
 
 #: The columns that tell runs apart.
-SETTING_COLUMNS = ("learner", *AXES, "opponent", "seat", "seed")
+SETTING_COLUMNS: Sequence[str] = Declared(lambda: ("learner", *AXES, "opponent", "seat", "seed"))
 
 
 #: Columns a results table or run file written before a sweep could train networks lacks.
-LATER_COLUMNS = (*SEAT_SETTINGS, *NETWORK_AXES, *PRESET_COLUMNS, *BEST_REPLY_COLUMNS)
+LATER_COLUMNS: Sequence[str] = Declared(
+    lambda: (*SEAT_SETTINGS, *NETWORK_AXES, *PRESET_COLUMNS, *BEST_REPLY_COLUMNS)
+)
 
 
 def cell(x: Any) -> str:
@@ -401,9 +410,10 @@ def read_results(path: Path) -> list[RunRow]:
     header = tuple(reader.fieldnames or ())
     # A table written before some settings existed lacks their columns: they were not set.
     known = {
-        tuple(c for c in COLUMNS if c not in {*network, *az, *preset, *reply})
+        tuple(c for c in COLUMNS if c not in {*network, *az, *own, *preset, *reply})
         for network in ((), NETWORK_AXES)
         for az in ((), ALPHAZERO_AXES)
+        for own in ((), REGISTERED_AXES)
         for preset in ((), PRESET_COLUMNS)
         for reply in ((), BEST_REPLY_COLUMNS)
     }

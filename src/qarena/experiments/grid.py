@@ -26,7 +26,13 @@ from qarena.judging.family import family_of
 from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS
 from qarena.learn.learners import learner_class
 from qarena.learn.presets import preset as preset_named
-from qarena.learn.settings import ALL_SETTINGS, ALPHAZERO_SETTINGS, KIND_SETTINGS
+from qarena.learn.settings import (
+    ALL_SETTINGS,
+    ALPHAZERO_SETTINGS,
+    KIND_SETTINGS,
+    Declared,
+    registered_settings,
+)
 
 #: Most runs one sweep may hold (each is a policy file and a row).
 MAX_RUNS = 10_000
@@ -42,15 +48,18 @@ HYPER_AXES = tuple(n for n in ALL_HYPERPARAMETERS if n not in ("canonical", "see
 
 
 #: The axes only the kinds beside the table learners have: an n-tuple network's
-#: (``--learner ntuple``; it reads alpha, epsilon and epsilon_end of the axes above too) and
-#: AlphaZero's (:data:`ALPHAZERO_AXES`).
-NETWORK_AXES = tuple(s.name for s in KIND_SETTINGS)
+#: (``--learner ntuple``; it reads alpha, epsilon and epsilon_end of the axes above too),
+#: AlphaZero's (:data:`ALPHAZERO_AXES`) and any registered kind's own (read from the
+#: declaration when used, so a kind registered after import has its axes).
+NETWORK_AXES: Sequence[str] = Declared(lambda: tuple(s.name for s in KIND_SETTINGS))
 #: The axes only the AlphaZero learner has (it reads alpha and opening too).
 ALPHAZERO_AXES = tuple(s.name for s in ALPHAZERO_SETTINGS)
+#: The axes of the kinds registered from outside qarena (their own settings).
+REGISTERED_AXES: Sequence[str] = Declared(lambda: tuple(s.name for s in registered_settings()))
 
 
 #: Every axis of settings, in column order.
-AXES = (*HYPER_AXES, *NETWORK_AXES)
+AXES: Sequence[str] = Declared(lambda: (*HYPER_AXES, *NETWORK_AXES))
 
 
 #: Settings only self-play uses: against an opponent, games start anew.
@@ -70,12 +79,10 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9._=,:+-]")
 _MAX_NAME = 180
 
 
-_OPTIONS = {s.name: s.option for s in ALL_SETTINGS}
-
-
 def flag(axis: str) -> str:
     """The command-line option of an axis."""
-    return _OPTIONS.get(axis) or "--" + axis.replace("_", "-")
+    options = {s.name: s.option for s in ALL_SETTINGS}
+    return options.get(axis) or "--" + axis.replace("_", "-")
 
 
 def reads(learner: str, game: Game) -> tuple[frozenset[str], dict[str, Any]]:

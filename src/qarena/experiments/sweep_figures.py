@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qarena.errors import QarenaError
-from qarena.evaluate.figures import PIXELS, ROW_PIXELS, encode, new_figure, plain, reproducible
 from qarena.experiments.folder import COLUMNS, SETTING_COLUMNS, RunRow, SweepFolder, read_results
 from qarena.experiments.grid import Fixed
 from qarena.i18n import _, ngettext
 from qarena.learn.curve import Curve
 from qarena.policyfile import read_meta
+from qarena.show.figures import PIXELS, ROW_PIXELS, encode, new_figure, plain, reproducible
 
 #: Settings drawn on one optimality figure at most (each a line and a band).
 MAX_LINES = 20

@@ -110,7 +110,7 @@ class ByMoveValues:
         return None
 
 
-class Shows:
+class PlayerDefaults:
     """How a player's own values read to people, by default: a signed number under the
     heading "value", no legend, no description. A player that knows better says so (a trained
     agent as its learner writes values, perfect play as the solver's outcomes)."""
@@ -207,7 +207,7 @@ class Shows:
         return other
 
 
-class Picks(Shows):
+class ChoosingPlayer(PlayerDefaults):
     """A player that tells the moves it picks among (``choices``), uniformly at random: its
     pick with any generator, the moves it would play, and whether it would play a move follow
     from them, here and nowhere else."""
@@ -246,4 +246,4 @@ def highest(game: Game, position: Position, values: dict[Move, float]) -> list[M
     return [m for m, v in values.items() if v == best]
 
 
-__all__ = ["ByMoveValues", "Evaluator", "Picks", "Shows", "clipped", "highest"]
+__all__ = ["ByMoveValues", "ChoosingPlayer", "Evaluator", "PlayerDefaults", "clipped", "highest"]

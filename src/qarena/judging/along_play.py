@@ -12,7 +12,6 @@ from qarena.agents.base import Player
 from qarena.agents.players import player as make_player
 from qarena.agents.players import plays_as
 from qarena.budget import check_count
-from qarena.evaluate.matches import Record
 from qarena.exact import Exact, oracle
 from qarena.judging.best_reply import unbeaten as unbeaten_seats
 from qarena.judging.sampled import MAX_SAMPLE, play_games
@@ -21,6 +20,7 @@ from qarena.judging.tables import Optimality
 from qarena.judging.uniform import uniform_optimality
 from qarena.learn.curve import CurvePoint
 from qarena.learn.family import Trainable
+from qarena.show.matches import Record
 
 
 def along_perfect_play(

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from qarena.agents.opponents import opponent
-from qarena.evaluate.matches import SeatRecords, both_seats, evaluation_opponents
 from qarena.exact.space import GameTables
 from qarena.games import parse_spec
 from qarena.i18n import _, number
 from qarena.judging.tables import Optimality, learner_optimality, optimality_of_values
 from qarena.learn.base import Learner
 from qarena.optional import need
+from qarena.show.matches import SeatRecords, both_seats, evaluation_opponents
 
 if TYPE_CHECKING:
     from qarena.exact import Oracle

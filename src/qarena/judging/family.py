@@ -1,7 +1,8 @@
 """How each family of learners is judged: one strategy per family, found by one lookup.
 
-A learner kind says how it is judged (``Trainable.judging``); :func:`family_of` turns that into
-its family's :class:`Family`, and every caller asks the family instead of the kind:
+A learner kind names the family it is judged as (``Trainable.judging_family``); :func:`family_of`
+turns that into its family's :class:`Family`, and every caller asks the family instead of the
+kind:
 
 - :class:`OverTables`, the table learners: judged over every position of the game's tables,
   which its runs build (their size bounds a run); an optimality checked whenever asked, its
@@ -32,7 +33,6 @@ from qarena.agents.opponents import opponent as opponent_of
 from qarena.agents.players import PlayerLike, player, plays_as
 from qarena.budget import estimate_positions, footprint
 from qarena.errors import QarenaError, TooLargeError
-from qarena.evaluate.curve_svg import curve_svg
 from qarena.exact import Oracle, check_fits
 from qarena.exact.book import SHIPPED
 from qarena.exact.search import DEFAULT_TABLE_BYTES
@@ -59,6 +59,7 @@ from qarena.learn.curve import (
 )
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class
+from qarena.show.curve_svg import curve_svg
 
 __all__ = [
     "FAMILIES",
@@ -326,7 +327,7 @@ class Measured:
 class Family(ABC):
     """How a family of learners is judged, and what that asks of a run."""
 
-    #: Its name, as ``Trainable.judging`` gives it.
+    #: Its name, as ``Trainable.judging_family`` gives it.
     name: ClassVar[str]
     #: Whether its learners hold the game's tables (a value for every position): their runs
     #: build the game's tables, which a bound on a game's size holds them to.
@@ -566,7 +567,7 @@ FAMILIES: Mapping[str, Family] = {f.name: f for f in (OverTables(), AlongPlay())
 
 def family_of(learner: Trainable | type[Trainable]) -> Family:
     """How ``learner`` (or a learner kind) is judged: the one lookup every caller makes."""
-    return FAMILIES[learner.judging]
+    return FAMILIES[learner.judging_family]
 
 
 def exact_share(learner: Trainable) -> float | None:

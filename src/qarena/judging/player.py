@@ -36,7 +36,7 @@ def judge_player(  # noqa: PLR0913 - eval's options
     beat_seconds: float = 0.0,
 ) -> Evaluation:
     """``who``'s optimality and its record against the game's opponents in both seats:
-    exactly, or by samples where the game's oracle searches it (``Oracle.judging``) or when
+    exactly, or by samples where the game's oracle searches it (``Oracle.coverage``) or when
     ``sample`` or ``positions`` is given, or over ``uniform`` decision positions drawn from
     all of them (``uniform.py``; a game enumerated here). ``games`` unless told: the
     family's (1,000, or 10 on a searched board, since perfect play searches each of its

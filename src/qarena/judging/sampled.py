@@ -24,12 +24,12 @@ from qarena.agents.base import Player
 from qarena.agents.players import player as make_player
 from qarena.budget import check_count
 from qarena.errors import QarenaError, echo, echo_value
-from qarena.evaluate.matches import Record, SeatRecords, evaluation_opponents
 from qarena.exact import Exact
 from qarena.games.base import DRAW, WIN, Game, Move, Position
 from qarena.i18n import _
 from qarena.judging.evaluation import Evaluation
 from qarena.judging.tables import Optimality
+from qarena.show.matches import Record, SeatRecords, evaluation_opponents
 
 #: Decision positions judged unless asked for another number.
 DEFAULT_SAMPLE = 2_000

@@ -36,7 +36,7 @@ from qarena.learn.az_player import AlphaZeroEvaluator, AlphaZeroPlays
 from qarena.learn.az_search import SearchSettings
 from qarena.learn.az_workers import RaySelfPlay, SelfPlayPool, Workers
 from qarena.learn.curve import Curve
-from qarena.learn.family import Judging, Text, Trainable
+from qarena.learn.family import JudgingFamily, Text, Trainable
 
 if TYPE_CHECKING:
     from qarena.learn.base import Opponent
@@ -141,7 +141,7 @@ class AlphaZeroLearner(Trainable, AlphaZeroPlays):
     hyperparameters: ClassVar[tuple[str, ...]] = (
         "channels", "blocks", "simulations", "alpha", "opening", "seed",
     )  # fmt: skip
-    judging: ClassVar[Judging] = "along_play"
+    judging_family: ClassVar[JudgingFamily] = "along_play"
     curve_games: ClassVar[int] = JUDGED_GAMES
     curve_points: ClassVar[int] = 10
     chunk: ClassVar[int | None] = CHUNK

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qarena.games.base import Game, Move, Position
-from qarena.games.picking import ByMoveValues, Picks, clipped, highest
+from qarena.games.picking import ByMoveValues, ChoosingPlayer, clipped, highest
 from qarena.i18n import _, number
 from qarena.learn.az_net import PolicyValueNet, table_priors
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from qarena.exact.space import GameTables
 
 
-class AlphaZeroPlays(Picks):
+class AlphaZeroPlays(ChoosingPlayer):
     """The player a policy-value network plays as (``net``, of ``game``): the move its
     policy head ranks highest."""
 

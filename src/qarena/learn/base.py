@@ -36,7 +36,7 @@ from qarena.learn.config import (
     reward_text,
 )
 from qarena.learn.curve import Curve
-from qarena.learn.family import Judging, Text, Trainable
+from qarena.learn.family import JudgingFamily, Text, Trainable
 from qarena.learn.settings import typed
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
@@ -74,7 +74,7 @@ class Learner(Trainable):
 
     #: Judged over every position of its tables; its curve measures it against random and
     #: perfect play in both seats.
-    judging: ClassVar[Judging] = "exact"
+    judging_family: ClassVar[JudgingFamily] = "exact"
     keeps_table: ClassVar[bool] = True
 
     kind: ClassVar[str]

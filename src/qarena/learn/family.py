@@ -6,9 +6,9 @@ from there (``training.run.plan_run`` sets a run up, ``train_run`` runs it in ch
 ``learners.load_learner`` reads its file by the file's kind). Two families meet it today:
 
 - the table learners (``learn/base.py``'s :class:`~qarena.learn.base.Learner`): a value for
-  every position of an enumerated game, judged over every position (``judging = "exact"``);
+  every position of an enumerated game, judged over every position (``judging_family = "exact"``);
 - n-tuple networks (``learn/ntuple.py``): values from small tables over a board, judged along
-  perfect-play games (``judging = "along_play"``), for boards too big for a table;
+  perfect-play games (``judging_family = "along_play"``), for boards too big for a table;
 - the AlphaZero learner (``learn/alphazero.py``): a policy-value network learning by self-play
   through its search, judged along perfect-play games too.
 """
@@ -27,6 +27,7 @@ from qarena.learn.curve import COLUMNS, CURVE_GAMES, JUDGED_COLUMNS, Curve
 
 if TYPE_CHECKING:
     from qarena.learn.base import Opponent
+    from qarena.learn.settings import TrainingSetting
 
 
 class Text:
@@ -43,7 +44,7 @@ class Text:
 
 #: How a learner's curve is judged: over every position of its tables ("exact"), or along
 #: games of perfect play, every move solved (``along_play``: any player can be).
-Judging = Literal["exact", "along_play"]
+JudgingFamily = Literal["exact", "along_play"]
 
 
 class Trainable(ABC):
@@ -55,8 +56,14 @@ class Trainable(ABC):
     #: The training settings it reads, by their declared names (``learn/settings.py``: the
     #: bounds, options and form fields are derived from the declaration).
     hyperparameters: ClassVar[tuple[str, ...]]
-    #: How its curve is judged, and so what a point of it holds.
-    judging: ClassVar[Judging] = "along_play"
+    #: The settings only it reads, declared with it (a kind registered from outside qarena:
+    #: ``learners.register`` adds them to ``learn/settings.py``'s declaration, whence the
+    #: command line's options, the API's keywords, the Train form's fields, a sweep's axes and
+    #: its CSV columns). qarena's own kinds' are declared in ``learn/settings.py`` itself.
+    settings: ClassVar[tuple[TrainingSetting, ...]] = ()
+    #: Its judging family (``judging.family.family_of`` looks it up): how its curve is judged,
+    #: and so what a point of it holds.
+    judging_family: ClassVar[JudgingFamily] = "along_play"
     #: Games behind each point of its curve (per opponent, or of perfect play).
     curve_games: ClassVar[int] = CURVE_GAMES
     #: Points in a run's curve when its spacing is not given: one every run/this episodes.
@@ -92,7 +99,7 @@ class Trainable(ABC):
     @classmethod
     def curve_columns(cls) -> tuple[str, ...]:
         """The columns of its curve's points."""
-        return COLUMNS if cls.judging == "exact" else JUDGED_COLUMNS
+        return COLUMNS if cls.judging_family == "exact" else JUDGED_COLUMNS
 
     # --- what a run of it takes (its traits answered here, so no caller reads them) ------
     @classmethod
@@ -325,4 +332,4 @@ def refuse_options(options: Iterable[tuple[str, bool]], learner: str = "") -> No
             )
 
 
-__all__ = ["SELF_PLAY_REFUSES", "Judging", "Text", "Trainable", "refuse_options"]
+__all__ = ["SELF_PLAY_REFUSES", "JudgingFamily", "Text", "Trainable", "refuse_options"]

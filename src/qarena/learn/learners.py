@@ -19,6 +19,7 @@ from qarena.learn.gamebackup import GameBackupLearner
 from qarena.learn.matchbox import ChainEliminationLearner, EliminationLearner, MatchboxLearner
 from qarena.learn.ntuple import NTupleNetwork
 from qarena.learn.qlearning import NaiveQLearner, QLearner, SeatQLearner
+from qarena.learn.settings import declare, withdraw
 from qarena.learn.table_file import read_table
 from qarena.policyfile import read_meta
 
@@ -47,11 +48,22 @@ LEARNERS: dict[str, type[Trainable]] = {
 
 def register(cls: type[Trainable]) -> type[Trainable]:
     """Add a learner kind to :data:`LEARNERS` (and, a table learner, to
-    :data:`TABLE_LEARNERS`); returns it, so it serves as a class decorator."""
+    :data:`TABLE_LEARNERS`), and its own ``settings`` to the declaration of the training
+    settings (every front end's options and fields follow); returns it, so it serves as a
+    class decorator. :func:`unregister` undoes it."""
+    declare(cls.settings)
     LEARNERS[cls.kind] = cls
     if issubclass(cls, Learner):
         TABLE_LEARNERS[cls.kind] = cls
     return cls
+
+
+def unregister(kind: str) -> None:
+    """Take the learner kind ``kind`` out again, with its own settings (a test's toy)."""
+    cls = LEARNERS.pop(kind, None)
+    TABLE_LEARNERS.pop(kind, None)
+    if cls is not None:
+        withdraw(s.name for s in cls.settings)
 
 
 def origin(kind: str) -> tuple[str, str] | None:

@@ -21,13 +21,13 @@ from qarena import threads
 from qarena.budget import check_count
 from qarena.errors import QarenaError
 from qarena.games.base import BoardGrid, Game, Move, Position, mixed_radix_arrays
-from qarena.games.picking import ByMoveValues, Picks, highest
+from qarena.games.picking import ByMoveValues, ChoosingPlayer, highest
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
 from qarena.learn.base import Opponent
 from qarena.learn.curve import Curve
-from qarena.learn.family import Judging, Text, Trainable
+from qarena.learn.family import JudgingFamily, Text, Trainable
 from qarena.learn.ntuple_config import (
     KIND,
     MAX_LENGTH,
@@ -89,7 +89,7 @@ def random_walk_tuples(game: BoardGrid, count: int, length: int, seed: int) -> n
 
 
 @dataclass
-class NTupleNetwork(Trainable, Picks):
+class NTupleNetwork(Trainable, ChoosingPlayer):
     """An n-tuple network for one board (tic-tac-toe or Connect Four of any size): a learner
     kind (``--learner ntuple``) and the player it plays as."""
 
@@ -100,7 +100,7 @@ class NTupleNetwork(Trainable, Picks):
         "tuples", "tuple_length", "alpha", "alpha_end", "epsilon", "epsilon_end", "lam", "opening",
         "seed",
     )  # fmt: skip
-    judging: ClassVar[Judging] = "along_play"
+    judging_family: ClassVar[JudgingFamily] = "along_play"
     curve_games: ClassVar[int] = JUDGED_GAMES
     curve_points: ClassVar[int] = 10
     chunk: ClassVar[int | None] = CHUNK
@@ -406,7 +406,7 @@ class NTupleNetwork(Trainable, Picks):
         return mask
 
     # What a person playing against it sees, as for a table learner's agent: its pick, best
-    # moves and values as text come from ``Picks``, from its choices and values.
+    # moves and values as text come from ``ChoosingPlayer``, from its choices and values.
 
     def format_value(self, value: float, compact: bool = False) -> str:
         return number(value, "+.2f" if compact else "+.4f")

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from qarena.learn.config import SCHEDULES, START_ORDERS, LearnConfig
 
 Kind = Literal["float", "int", "choice", "rewards"]
 _C = TypeVar("_C")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -314,14 +315,63 @@ ALPHAZERO_SETTINGS: tuple[TrainingSetting, ...] = (
     ),
 )
 
-#: The settings only a kind beside the table learners has: the n-tuple network's and
+#: The settings only a built-in kind beside the table learners has: the n-tuple network's and
 #: AlphaZero's.
-KIND_SETTINGS: tuple[TrainingSetting, ...] = (*NETWORK_SETTINGS, *ALPHAZERO_SETTINGS)
-#: Every setting of every learner kind: the table learners' and those only a network has.
-ALL_SETTINGS: tuple[TrainingSetting, ...] = (*SETTINGS, *KIND_SETTINGS)
+BUILT_IN_KIND_SETTINGS: tuple[TrainingSetting, ...] = (*NETWORK_SETTINGS, *ALPHAZERO_SETTINGS)
+#: The settings of learner kinds registered from outside qarena (``learners.register``: a
+#: kind's own ``settings``), by name, in the order they were declared.
+_DECLARED: dict[str, TrainingSetting] = {}
+#: What is told when a kind's settings are declared or withdrawn: the command line rebuilds
+#: its options from the declaration.
+_WATCHERS: list[Callable[[], None]] = []
+
+
+class Declared(Sequence[_T]):
+    """A tuple read from the declaration each time it is read, so a learner kind registered
+    after this module was imported (its own settings) is in it: every option, form field,
+    sweep axis and column derived from it by iterating at the time they are needed."""
+
+    def __init__(self, make: Callable[[], tuple[_T, ...]]) -> None:
+        self._make = make
+
+    @overload
+    def __getitem__(self, index: int) -> _T: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[_T, ...]: ...
+    def __getitem__(self, index: int | slice) -> _T | tuple[_T, ...]:
+        return self._make()[index]
+
+    def __len__(self) -> int:
+        return len(self._make())
+
+    def __iter__(self) -> Iterator[_T]:
+        return iter(self._make())
+
+    def __repr__(self) -> str:
+        return repr(self._make())
+
+    # Equal to the tuple it reads as, either way round (``tuple(x) == COLUMNS``).
+    def __eq__(self, other: object) -> bool:
+        return self._make() == (tuple(other) if isinstance(other, Declared) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # it changes as kinds are registered
+
+
+def registered_settings() -> tuple[TrainingSetting, ...]:
+    """The settings of the learner kinds registered from outside qarena, their own."""
+    return tuple(_DECLARED.values())
+
+
+#: The settings only a kind beside the table learners has: the n-tuple network's, AlphaZero's
+#: and those of any kind registered since (its own ``settings``).
+KIND_SETTINGS: Sequence[TrainingSetting] = Declared(
+    lambda: (*BUILT_IN_KIND_SETTINGS, *_DECLARED.values())
+)
+#: Every setting of every learner kind: the table learners' and those only another kind has.
+ALL_SETTINGS: Sequence[TrainingSetting] = Declared(lambda: (*SETTINGS, *KIND_SETTINGS))
 #: The settings by name.
 BY_NAME = {s.name: s for s in SETTINGS}
-_ALL_BY_NAME = {s.name: s for s in ALL_SETTINGS}
+_ALL_BY_NAME = {s.name: s for s in (*SETTINGS, *BUILT_IN_KIND_SETTINGS)}
 #: Their names, in the declaration's order (the order every form and table shows them in).
 NAMES = tuple(BY_NAME)
 #: The command line's names as keywords, where they differ from the declared name:
@@ -332,6 +382,46 @@ KEYWORDS = {s.keyword: s.name for s in ALL_SETTINGS if s.keyword != s.name}
 NETWORK_NAMES = ("alpha", "epsilon", "epsilon_end", "seed", *(s.name for s in NETWORK_SETTINGS))
 #: The settings the AlphaZero learner reads: its own, and these of the others'.
 ALPHAZERO_NAMES = ("alpha", "opening", "seed", *(s.name for s in ALPHAZERO_SETTINGS))
+
+
+def declare(owned: Iterable[TrainingSetting]) -> None:
+    """Add a registered learner kind's own settings to the declaration (the command line's
+    options, the API's keywords, the Train form's fields, a sweep's axes and columns follow).
+    A name already declared otherwise is refused in one line: one name, one setting."""
+    owned = tuple(owned)
+    for s in owned:
+        known = _ALL_BY_NAME.get(s.name)
+        if known is not None and known != s:
+            raise QarenaError(
+                _("the setting {name!r} is declared already by another learner").format(name=s.name)
+            )
+    for s in owned:
+        _DECLARED[s.name] = _ALL_BY_NAME[s.name] = s
+        if s.keyword != s.name:
+            KEYWORDS[s.keyword] = s.name
+    _tell()
+
+
+def withdraw(names: Iterable[str]) -> None:
+    """Take a registered kind's own settings out of the declaration again (a test's toy
+    learner, after the test); built-in settings stay."""
+    for name in names:
+        s = _DECLARED.pop(name, None)
+        if s is not None:
+            del _ALL_BY_NAME[name]
+            KEYWORDS.pop(s.keyword, None)
+    _tell()
+
+
+def watch(callback: Callable[[], None]) -> None:
+    """Call ``callback`` whenever settings are declared or withdrawn."""
+    _WATCHERS.append(callback)
+
+
+def _tell() -> None:
+    for callback in _WATCHERS:
+        callback()
+
 
 # The declaration covers LearnConfig exactly, but ``canonical`` (a flag of its own,
 # --no-canonical, that also decides the game's tables).
@@ -420,94 +510,11 @@ def _is_number(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
 
 
-def _shown(value: object) -> str:
-    if value is None:
-        return "the first player's"
-    if isinstance(value, list | tuple):
-        return ",".join(_shown(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def defaults_text(name: str) -> str:
-    """Each learner's default of setting ``name``, as the training guide's table writes it: the
-    most common default, then the learners that differ, then those without the setting."""
-    from qarena.learn.learners import TABLE_LEARNERS as LEARNERS  # ntuple's: added after
-
-    uses = {
-        k: cls.default_config().to_dict()[name]
-        for k, cls in LEARNERS.items()
-        if name in cls.hyperparameters
-    }
-    lacking = [k for k in LEARNERS if k not in uses]
-    shown = [_shown(v) for v in uses.values()]
-    common = max(shown, key=shown.count)
-    others = [f"{k} {s}" for k, s in zip(uses, shown, strict=True) if s != common]
-    text = common + (f" ({'; '.join(others)})" if others else "")
-    if lacking:
-        text += f"; not used by {', '.join(lacking)}"
-    return text
-
-
-def network_defaults_text(name: str) -> str:
-    """An n-tuple network's default of setting ``name``, for the training guide's table."""
-    from qarena.learn.ntuple_config import BIG_BOARD, BIG_OPENING, BIG_TUPLES, NetworkConfig
-
-    text = _shown(NetworkConfig().to_dict()[name])
-    big = {"tuples": BIG_TUPLES, "opening": BIG_OPENING}
-    if name in big:
-        text += f" ({big[name]} on boards of {BIG_BOARD} cells or more: classic Connect Four)"
-    return text
-
-
-def alphazero_defaults_text(name: str) -> str:
-    """The AlphaZero learner's default of setting ``name``, for the training guide's table."""
-    from qarena.learn.alphazero import AlphaZeroConfig
-
-    if name == "opening":
-        return "the board's cells (at most 100)"
-    return _shown(AlphaZeroConfig().to_dict()[name])
-
-
-def markdown_table() -> str:
-    """The training guide's table of the training settings (``docs/guide/training.md``),
-    derived from :data:`SETTINGS` and the learners' defaults (``tools/settings_table.py``
-    writes it; a test holds the page to it)."""
-    lines = [
-        "| option | range | default | what it sets |",
-        "|---|---|---|---|",
-    ]
-    for s in SETTINGS:
-        if s.choices:
-            span = " \\| ".join(f"`{v}`" for v in s.values)
-        elif s.kind == "rewards":
-            span = "three numbers W,D,L"
-        else:
-            span = s.bounds or "any number"
-        help_text = s.help.replace("|", "\\|")
-        default = defaults_text(s.name)
-        if s.name in NETWORK_NAMES:
-            default += f"; ntuple {network_defaults_text(s.name)}"
-        if s.name in ALPHAZERO_NAMES:
-            default += f"; alphazero {alphazero_defaults_text(s.name)}"
-        lines.append(f"| `{s.option}` | {span} | {default} | {help_text} |")
-    for s in KIND_SETTINGS:
-        help_text = s.help.replace("|", "\\|")
-        kinds = []
-        if s.name in NETWORK_NAMES:
-            kinds.append(f"ntuple {network_defaults_text(s.name)}")
-        if s.name in ALPHAZERO_NAMES:
-            kinds.append(f"alphazero {alphazero_defaults_text(s.name)}")
-        default = "; ".join(kinds) + "; not used by the table learners"
-        lines.append(f"| `{s.option}` | {s.bounds} | {default} | {help_text} |")
-    return "\n".join(lines) + "\n"
-
-
 __all__ = [
     "ALL_SETTINGS",
     "ALPHAZERO_NAMES",
     "ALPHAZERO_SETTINGS",
+    "BUILT_IN_KIND_SETTINGS",
     "BY_NAME",
     "KEYWORDS",
     "KIND_SETTINGS",
@@ -515,12 +522,15 @@ __all__ = [
     "NETWORK_NAMES",
     "NETWORK_SETTINGS",
     "SETTINGS",
+    "Declared",
     "Kind",
     "TrainingSetting",
     "build_config",
     "check_config",
-    "defaults_text",
-    "markdown_table",
+    "declare",
+    "registered_settings",
     "setting",
     "typed",
+    "watch",
+    "withdraw",
 ]

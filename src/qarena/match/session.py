@@ -10,7 +10,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from qarena.agents.base import Rival
+from qarena.agents.base import OpponentPlayer
 from qarena.errors import IllegalMoveError, QarenaError
 from qarena.games import WIN, Game, Move, Position
 from qarena.games.words import ending, illegal
@@ -68,7 +68,7 @@ class Match:
     """One game from its start: the person sits at ``human_seat`` (0: moves first), the agent
     at the other seat, picking among its ties with ``rng``."""
 
-    agent: Rival
+    agent: OpponentPlayer
     human_seat: int
     rng: np.random.Generator
     positions: list[Position] = field(init=False)

@@ -54,7 +54,10 @@ def home_values(form: HomeForm) -> dict[str, str]:
 class _TrainFormBase(BaseModel):
     """The training page's form: every option of ``qarena train`` but the files (the training
     settings from their one declaration, ``qarena.learn.settings``); empty fields take the
-    learner's defaults."""
+    learner's defaults. A learner kind registered after import sends its own settings as
+    extra fields, read by the declaration as the others are."""
+
+    model_config = ConfigDict(extra="allow")
 
     game: str = "nim"
     learner: str = "q"
@@ -91,8 +94,9 @@ class _TrainFormBase(BaseModel):
             for name, default in (("learner", "q"), ("opponent", "self"), ("seat", "both")):
                 if body[name] == default:
                     del body[name]
+        typed_in = {**(self.model_extra or {}), **dict(self)}
         for setting in ALL_SETTINGS:
-            text = str(getattr(self, setting.name))
+            text = str(typed_in.get(setting.name, ""))
             what = setting.name.replace("_", "-")  # as LearnConfig names it when it refuses
             if setting.kind == "rewards":
                 body[setting.name] = form_rewards(text)

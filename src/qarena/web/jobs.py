@@ -100,7 +100,7 @@ class Admitted:
     config: Any
     total: int
     memory: int
-    judging: int
+    judging_bytes: int
     curve: bool
 
 
@@ -140,7 +140,7 @@ class Job:
     cancel: bool = False
     stopped: bool = False  # stopped early (by request or the time limit); what it learned is kept
     memory: int = 0  # bytes it takes while it trains: its tables, the learner's and the game's
-    judging: int = 0  # bytes judging its curve takes, shared by runs of the same board
+    judging_bytes: int = 0  # bytes judging its curve takes, shared by runs of the same board
     curve: bool = True  # a curve is recorded (not where judging it has no bound)
     preset: dict[str, Any] | None = None  # the write-up's preset and what was given over it
     #: The run asked for, checked (``training.run.request_run``): what the thread sets up.
@@ -252,7 +252,7 @@ class Jobs:
             first=spot.first if spot is not None else "human",
             seconds=spot.seconds if spot is not None else None,
             memory=admitted.memory,
-            judging=admitted.judging,
+            judging_bytes=admitted.judging_bytes,
             curve=admitted.curve,
             preset=request.preset,
             request=dataclasses.replace(request, curve=admitted.curve),
@@ -266,9 +266,9 @@ class Jobs:
         board share it."""
         budget = memory_budget()
         live = [j for j in self._jobs.values() if j.state in LIVE and j is not job]
-        boards = {j.game.spec: j.judging for j in live if j.judging}
+        boards = {j.game.spec: j.judging_bytes for j in live if j.judging_bytes}
         held = sum(j.memory for j in live) + sum(boards.values())
-        need = job.memory + (0 if job.game.spec in boards else job.judging)
+        need = job.memory + (0 if job.game.spec in boards else job.judging_bytes)
         refuse_alone(need)
         if held + need > budget:
             raise Full(
@@ -338,10 +338,10 @@ class Jobs:
                 )
             )
         curve = request.curve_refused() is None
-        memory, judging = request.memory(config, curve)
-        refuse_alone(memory + judging)
+        memory, judging_bytes = request.memory(config, curve)
+        refuse_alone(memory + judging_bytes)
         # Unasked, the default run (on-the-spot runs too, within their time limit).
-        return Admitted(config, request.total(config), memory, judging, curve)
+        return Admitted(config, request.total(config), memory, judging_bytes, curve)
 
     def _check_policy_opponent(self, policy_id: str, game: Game, canonical: bool) -> None:
         """A stored policy to train against: it exists, plays the game, and has tables of the

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, Field, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from qarena.learn.learners import LEARNERS
 from qarena.learn.presets import BY_NAME as PRESETS_BY_NAME
-from qarena.learn.settings import ALL_SETTINGS, TrainingSetting
+from qarena.learn.settings import ALL_SETTINGS, TrainingSetting, registered_settings
 from qarena.web.jobs import MAX_EPISODES, JobState
 from qarena.web.store import PolicyRow
 
@@ -109,6 +109,22 @@ class _TrainBase(BaseModel):
         "opponent, seat, episodes and kind of table (canonical) fill every field not given",
         json_schema_extra={"enum": list(PRESETS_BY_NAME)},
     )
+
+    # A learner kind registered after import sends its own settings by their declared names:
+    # kept (the learner's declaration checks them, as the command line's); anything else
+    # unknown is ignored, as before.
+    model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="after")
+    def _own_settings(self) -> Self:
+        extra = self.__pydantic_extra__
+        if extra is not None:
+            own = {s.name for s in registered_settings()}
+            for name in [k for k in extra if k not in own]:
+                del extra[name]
+            for name in own:
+                extra.setdefault(name, None)
+        return self
 
     @field_validator("rewards", check_fields=False)
     @classmethod

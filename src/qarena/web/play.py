@@ -16,7 +16,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import numpy as np
 
 from qarena import threads
-from qarena.agents.base import Loaded, Rival
+from qarena.agents.base import Loaded, OpponentPlayer
 from qarena.agents.greedy import GreedyAgent
 from qarena.errors import MoveError, QarenaError
 from qarena.exact import Oracle
@@ -60,7 +60,7 @@ class Agent(GreedyAgent):
 Stored = Loaded
 #: Whom a person plays in the browser: a stored policy, perfect play, or a shipped n-tuple
 #: network; any player that tells the moves it picks among.
-Opponent = Rival
+Opponent = OpponentPlayer
 
 
 class Beating(NamedTuple):
@@ -287,7 +287,7 @@ class Games(Sessions["Session"]):
             raise QarenaError(_("first must be 'human' or 'ai', not {first!r}").format(first=first))
         # A search keeps state between moves: each game thinks with a player of its own.
         fresh = agent.for_one_game(seed, agent.name)
-        assert isinstance(fresh, Rival)  # the same kind of player, seeded anew
+        assert isinstance(fresh, OpponentPlayer)  # the same kind of player, seeded anew
         agent = fresh
         session = Session(agent, 0 if first == "human" else 1, np.random.default_rng(seed))
         session.reply()

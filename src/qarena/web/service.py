@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from qarena.agents.base import Player, Rival
+from qarena.agents.base import OpponentPlayer, Player
 from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player, plays_as
 from qarena.agents.strategies import SHIPPED_PLAYERS, STRATEGIES, players_of
 from qarena.agents.thinking import is_thinking, make_thinking
@@ -88,7 +88,7 @@ class Web:
         self.scores = Scores()
         self.jobs = Jobs(self.store, limits.max_training, limits.max_queued)
         self._agents: OrderedDict[str, tuple[Stored, int]] = OrderedDict()
-        self._perfect: OrderedDict[tuple[str, bool], Rival] = OrderedDict()
+        self._perfect: OrderedDict[tuple[str, bool], OpponentPlayer] = OrderedDict()
         #: The solutions perfect play answers from, within a bound on their memory; games hold
         #: them through ``KeptSolution``, so none outlives its place in the cache.
         self.kept = Kept()
@@ -100,7 +100,7 @@ class Web:
             # Looked up at each call: ``qarena serve`` sets ``stopping`` after this.
             lambda: self.stopping(),  # noqa: PLW0108
         )
-        self._shipped: dict[tuple[str, str], Rival] = {}
+        self._shipped: dict[tuple[str, str], OpponentPlayer] = {}
         #: The search players of the games against thinking players, within their bounds.
         self.live = Live()
         self._lock = threading.Lock()
@@ -250,7 +250,7 @@ class Web:
             raise
         return self.agent_or_job(game, first)
 
-    def shipped(self, name: str, game: Game) -> Rival:
+    def shipped(self, name: str, game: Game) -> OpponentPlayer:
         """The player shipped with qarena as ``name`` for ``game`` (``network``: the n-tuple
         network), from the one resolution of a player (which refuses, in one line, a game it
         does not play), loaded once (it is read-only)."""
@@ -258,7 +258,7 @@ class Web:
             found = self._shipped.get((name, game.spec))
         if found is None:
             made = player(name, game)
-            assert isinstance(made, Rival), made
+            assert isinstance(made, OpponentPlayer), made
             found = made
             with self._lock:
                 self._shipped[(name, game.spec)] = found
@@ -305,7 +305,7 @@ class Web:
         first = make(None)  # made once now, so that a refusal comes before any game starts
         return Thinking(spec, game, make, self.live, words=thinking_words(first, legend))
 
-    def perfect(self, game: Game, strongest: bool = True) -> Rival:
+    def perfect(self, game: Game, strongest: bool = True) -> OpponentPlayer:
         """Perfect play of ``game`` (at its strongest unless asked: the person-facing default,
         issue 36), kept per game: by search on the boards solved by search
         that the web offers it on (``searches.check_offered``), else from the enumerated
@@ -328,7 +328,7 @@ class Web:
         found = player(
             "strongest" if strongest else "perfect", game, solution=KeptSolution(game, self.kept)
         )
-        assert isinstance(found, Rival), found
+        assert isinstance(found, OpponentPlayer), found
         agent = found
         with self._lock:
             self._perfect[(game.spec, strongest)] = agent

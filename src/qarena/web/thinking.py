@@ -32,7 +32,7 @@ from qarena.agents.thinking import THINKERS, WEB_SECONDS, parse
 from qarena.budget import memory_budget
 from qarena.errors import QarenaError
 from qarena.games import Game, Move, Position
-from qarena.games.picking import Picks
+from qarena.games.picking import ChoosingPlayer
 from qarena.i18n import LANGUAGES, _, gettext_noop, language, speaking
 from qarena.web.searches import Busy
 
@@ -199,7 +199,7 @@ REMEMBERED = 512
 
 
 @dataclass
-class Thinking(Picks):
+class Thinking(ChoosingPlayer):
     """A thinking player as one game holds it: its search player is kept in :class:`Live`
     (made by ``make`` from a seed), so no two games share a tree. It thinks on its own turns
     only, and remembers its move and values there, which the page shows; at the person's

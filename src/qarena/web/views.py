@@ -11,17 +11,24 @@ from markupsafe import Markup
 
 from qarena import threads
 from qarena.errors import QarenaError, SpecError, TooLargeError
-from qarena.evaluate.curve_svg import METRICS, PALETTE, curve_svg, curves_svg
-from qarena.evaluate.svg import inspect_svg
 from qarena.exact import Exact, solve
 from qarena.games import Game, Position, parse_spec, value_name, value_word
 from qarena.games.words import sentence
 from qarena.i18n import _
 from qarena.judging.family import family_of
 from qarena.learn.curve import Curve
-from qarena.learn.learners import learner_class, table_class
+from qarena.learn.learners import LEARNERS, learner_class, table_class
 from qarena.learn.presets import PRESETS
-from qarena.learn.settings import ALPHAZERO_NAMES, ALPHAZERO_SETTINGS, NETWORK_SETTINGS, SETTINGS
+from qarena.learn.settings import (
+    ALPHAZERO_NAMES,
+    ALPHAZERO_SETTINGS,
+    NETWORK_SETTINGS,
+    SETTINGS,
+    TrainingSetting,
+    registered_settings,
+)
+from qarena.show.curve_svg import METRICS, PALETTE, curve_svg, curves_svg
+from qarena.show.svg import inspect_svg
 from qarena.web.describe import (
     LABELS,
     capitalized,
@@ -131,13 +138,30 @@ def train_context(
         "more_open": more,
         "labels": labels(),
         "settings": SETTINGS,
-        # Each kind's own settings, and those both networks read (the random opening).
-        "network_settings": [s for s in NETWORK_SETTINGS if s.name not in ALPHAZERO_NAMES],
-        "alphazero_settings": ALPHAZERO_SETTINGS,
-        "both_networks_settings": [s for s in NETWORK_SETTINGS if s.name in ALPHAZERO_NAMES],
+        "kind_fieldsets": kind_fieldsets(),
         "presets": PRESETS,
         "opponent_choices": opponent_choices(web, str(form.get("game", ""))),
     }
+
+
+def kind_fieldsets() -> list[tuple[str, list[TrainingSetting]]]:
+    """The Train form's groups of the settings only some kinds read, each with its legend:
+    the n-tuple network's, AlphaZero's, those both networks read (the random opening), then
+    each registered kind's own (its declaration's ``settings``, under its title)."""
+    groups = [
+        (_("n-tuple network only"), [s for s in NETWORK_SETTINGS if s.name not in ALPHAZERO_NAMES]),
+        (_("AlphaZero only"), list(ALPHAZERO_SETTINGS)),
+        (
+            _("n-tuple network and AlphaZero"),
+            [s for s in NETWORK_SETTINGS if s.name in ALPHAZERO_NAMES],
+        ),
+    ]
+    own = {s.name for s in registered_settings()}
+    for cls in LEARNERS.values():
+        mine = [s for s in cls.settings if s.name in own]
+        if mine:
+            groups.append((_("{learner} only").format(learner=capitalized(cls.title)), mine))
+    return groups
 
 
 def _typed(x: float) -> str:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.evaluate.matches import play_series_lengths
 from qarena.exact import game_tables, solve
 from qarena.exact.space import GameTables
 from qarena.experiments.folder import RunRow, SweepFolder
@@ -35,6 +34,7 @@ from qarena.judging.sampled import wilson
 from qarena.judging.tables import move_values, optimality_of_values
 from qarena.learn.base import Learner
 from qarena.learn.learners import load_table
+from qarena.show.matches import play_series_lengths
 
 #: The 97.5% point of Student's t for 1 to 10 degrees of freedom (beyond: 10's, a little
 #: wide): a 95% interval for a mean over a few seeds.

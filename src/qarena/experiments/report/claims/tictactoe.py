@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qarena.evaluate.matches import both_seats, play_series
 from qarena.exact import game_tables
 from qarena.experiments.grid import with_preset
 from qarena.experiments.report.claims.common import Claims, quoted
@@ -17,6 +16,7 @@ from qarena.judging.evaluation import strategy_mask
 from qarena.judging.sampled import wilson
 from qarena.learn.learners import load_table
 from qarena.learn.presets import canonical_of
+from qarena.show.matches import both_seats, play_series
 
 PRESET = "tictactoe-blog"
 #: The two readings of the blog's step (its update, line 235, moves 0.1·α of the way): its

@@ -3,7 +3,6 @@ the afterstate learner after more and more episodes, against random and perfect 
 
 from __future__ import annotations
 
-from qarena.evaluate.matches import play_series
 from qarena.exact import game_tables
 from qarena.experiments.grid import Grid
 from qarena.experiments.report.lab import (
@@ -20,6 +19,7 @@ from qarena.games import parse_spec
 from qarena.i18n import _
 from qarena.judging.evaluation import record_against, strategy_masks
 from qarena.learn.learners import load_table
+from qarena.show.matches import play_series
 
 
 def tictactoe(lab: Lab) -> Section:

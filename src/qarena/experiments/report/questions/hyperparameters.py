@@ -4,7 +4,6 @@ games (:func:`discounting`, γ), and how the learning rate α and exploration ε
 
 from __future__ import annotations
 
-from qarena.evaluate.matches import both_seats
 from qarena.exact import game_tables, solve
 from qarena.experiments.grid import Grid
 from qarena.experiments.report.lab import (
@@ -28,6 +27,7 @@ from qarena.games import parse_spec
 from qarena.i18n import _
 from qarena.judging.evaluation import strategy_mask
 from qarena.learn.learners import load_table
+from qarena.show.matches import both_seats
 
 
 def discounting(lab: Lab) -> Section:

@@ -8,7 +8,6 @@ import importlib.util
 import statistics
 
 from qarena.agents.players import load_file
-from qarena.evaluate.figures import PlotRun, render_curves
 from qarena.experiments.grid import Grid
 from qarena.experiments.report.lab import (
     BASELINES,
@@ -23,6 +22,7 @@ from qarena.experiments.report.lab import (
 from qarena.experiments.sweep_figures import render_bars
 from qarena.games import parse_spec
 from qarena.i18n import _
+from qarena.show.figures import PlotRun, render_curves
 
 
 def learners_compared(lab: Lab) -> Section:

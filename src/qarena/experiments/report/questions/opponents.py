@@ -5,7 +5,6 @@ against each of them."""
 from __future__ import annotations
 
 from qarena.agents.strategies import judges_of
-from qarena.evaluate.matches import evaluation_opponents
 from qarena.exact import game_tables
 from qarena.experiments.grid import Grid
 from qarena.experiments.report.lab import (
@@ -22,6 +21,7 @@ from qarena.games import parse_spec
 from qarena.i18n import _
 from qarena.judging.evaluation import record_against, strategy_masks
 from qarena.learn.learners import load_table
+from qarena.show.matches import evaluation_opponents
 
 
 def whom_to_learn_from(lab: Lab) -> Section:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from qarena.agents.strategies import make_agent
-from qarena.evaluate.matches import play_series
 from qarena.exact import game_tables, solve
 from qarena.experiments.grid import Grid
 from qarena.experiments.report.lab import Figure, Lab, Section, TableData, decimals, run_path
@@ -17,6 +16,7 @@ from qarena.i18n import _
 from qarena.judging.evaluation import strategy_mask
 from qarena.judging.tables import optimality_of_values
 from qarena.learn.learners import load_table
+from qarena.show.matches import play_series
 
 
 def _two_ones(position: tuple[int, ...]) -> bool:

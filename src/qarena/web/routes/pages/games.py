@@ -17,12 +17,12 @@ from starlette.concurrency import run_in_threadpool
 
 from qarena import threads
 from qarena.errors import QarenaError
-from qarena.evaluate.svg import drawing_width, position_svg
 from qarena.exact import Exact, Outcome
 from qarena.games import Game, value_name
 from qarena.games.words import move_help, rules, sentence
 from qarena.i18n import _
 from qarena.match.session import Score
+from qarena.show.svg import drawing_width, position_svg
 from qarena.web.beating import beat_context
 from qarena.web.describe import verdict_span
 from qarena.web.errors import PageRoute

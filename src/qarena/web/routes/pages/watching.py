@@ -14,12 +14,12 @@ from starlette.concurrency import run_in_threadpool
 
 from qarena.agents.strategies import STRATEGIES
 from qarena.errors import QarenaError
-from qarena.evaluate.svg import position_svg
 from qarena.exact import Oracle
 from qarena.games import value_name, value_word
 from qarena.games.words import rules, sentence
 from qarena.i18n import _
 from qarena.match.duel import LABELS, value_text
+from qarena.show.svg import position_svg
 from qarena.web.errors import PageRoute
 from qarena.web.exceptions import NotFound, status_of
 from qarena.web.forms import form_number

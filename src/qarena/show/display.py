@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from qarena.agents.greedy import GreedyAgent
-from qarena.evaluate.curve_svg import PALETTE, curve_svg, curves_svg
-from qarena.evaluate.svg import inspect_svg, position_svg
-from qarena.evaluate.text import draw
 from qarena.exact.solver import Solution
 from qarena.games import Game, Move, Position, value_word
 from qarena.i18n import _, ngettext
 from qarena.learn.base import Learner
 from qarena.learn.curve import Curve, CurvePoint
+from qarena.show.curve_svg import PALETTE, curve_svg, curves_svg
+from qarena.show.svg import inspect_svg, position_svg
+from qarena.show.text import draw
 
 #: The drawing's look (the web app's stylesheet, its colours written out), for pictures shown
 #: outside the web app. Each rule is scoped to one picture's box.

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from qarena.evaluate.svg import open_svg
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.learn.curve import CurvePoint
+from qarena.show.svg import open_svg
 
 # --- learning curves ------------------------------------------------------------------------
 

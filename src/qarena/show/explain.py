@@ -19,7 +19,7 @@ from typing import cast
 
 import numpy as np
 
-from qarena.agents.base import Rival
+from qarena.agents.base import OpponentPlayer
 from qarena.agents.players import PlayerLike, player
 from qarena.errors import QarenaError
 from qarena.exact import Exact, Solution, oracle
@@ -166,7 +166,8 @@ def judge_policy(learner: Trainable, solution: Exact, position: Position) -> Pol
         )
     verdicts = solution.move_values(position)  # raises PositionError if unreachable
     agent = player(cast("PlayerLike", learner))
-    assert isinstance(agent, Rival)  # every learner's player tells the moves it picks among
+    # Every learner's player tells the moves it picks among.
+    assert isinstance(agent, OpponentPlayer)
     values = agent.values(position) or {}
     return PolicyVerdict(
         kind=learner.kind,

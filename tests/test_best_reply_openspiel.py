@@ -3,8 +3,8 @@ in both seats.
 
 A Q-table after 2,000 episodes (the issue's agent) is made one move per position: where its
 greedy moves tie, the agent's own ``act`` picks one, once per symmetry class. qarena is given
-that table of moves; OpenSpiel its own ``tic_tac_toe`` game (its C++ rules, every history of
-it walked here) with the same move at every history of the agent's, and its C++
+that table of moves at every position; OpenSpiel its own ``tic_tac_toe`` game (its C++ rules,
+every history of it walked here) with the same move at every history of the agent's, and its C++
 ``TabularBestResponse`` finds the responder's value at the root. A deterministic policy makes
 OpenSpiel's expectation exact, so it must be the negation of what qarena says the agent
 secures. OpenSpiel is a test-only dependency (``benchmarks/best_reply.py`` times its Python
@@ -67,7 +67,8 @@ def test_openspiel_finds_the_same_best_reply_in_both_seats() -> None:
     game = pyspiel.load_game("tic_tac_toe")
     walk(game.new_initial_state())
     assert len(policy[0]) + len(policy[1]) == 294_778  # every history where a player moves
-    one = qarena.player({tables.position(r): m for r, m in chosen.items()}, "tictactoe")
+    # The same move at every position (a table of moves is asked at each position it meets).
+    one = qarena.player(moves, "tictactoe")
     found = best_reply(one)
     for seat, agent_id in (("first", 0), ("second", 1)):
         responder = 1 - agent_id

@@ -1,5 +1,5 @@
 """Which library serves the AlphaZero learner's small network better on this machine's two CPU
-cores: PyTorch (what ``qarena.learn.az_net`` uses) or JAX, with DeepMind's ``mctx`` for the
+cores: PyTorch (what ``qarena.learn.alphazero.net`` uses) or JAX, with DeepMind's ``mctx`` for the
 batched search. The network is the learner's own (``az_net``'s residual network: a 3×3 stem,
 ``--blocks`` residual blocks of ``--channels``, a policy and a value head) for Connect Four
 4×5 (4 planes of 4×5, 5 moves); in JAX it is written here with ``jax.lax`` (the same weights
@@ -60,7 +60,7 @@ import numpy as np
 
 from qarena.games import parse_spec
 from qarena.games.base import BoardGrid
-from qarena.learn import az_net
+from qarena.learn.alphazero import net as az_net
 
 GAME = "connect4:4x5"
 BATCHES = (1, 16, 32, 128, 1024)

@@ -30,15 +30,15 @@ import numpy as np
 from qarena.exact.space import GameTables, game_tables
 from qarena.games import parse_spec
 from qarena.judging.tables import Optimality, optimality_of_values
-from qarena.learn.alphazero import (
+from qarena.learn.alphazero.learner import (
     AlphaZeroConfig,
     AlphaZeroLearner,
     LearningSettings,
     SelfPlayLearning,
 )
-from qarena.learn.az_net import PolicyValueNet, table_priors
-from qarena.learn.az_search import SearchSettings
-from qarena.learn.az_workers import SelfPlayPool
+from qarena.learn.alphazero.net import PolicyValueNet, table_priors
+from qarena.learn.alphazero.search import SearchSettings
+from qarena.learn.alphazero.workers import SelfPlayPool
 
 
 def greedy_optimality(net: PolicyValueNet, tables: GameTables) -> Optimality:

@@ -29,8 +29,8 @@ import numpy as np
 from qarena.exact.space import game_tables
 from qarena.games import Game, Nim, TicTacToe, parse_spec
 from qarena.judging.tables import optimality_of_values
-from qarena.learn.base import LearnConfig
-from qarena.learn.qlearning import QLearner
+from qarena.learn.tables.base import LearnConfig
+from qarena.learn.tables.qlearning import QLearner
 
 SPECS = ("nim", "nim:2,6,7,8", "tictactoe")
 COMMAND = ".venv/bin/python benchmarks/baselines.py"

@@ -53,8 +53,8 @@ from qarena.games.tictactoe import EMPTY, O, X
 from qarena.judging.best_reply import OUTCOMES, SeatReply, best_reply
 from qarena.judging.tables import move_values, optimality_at
 from qarena.judging.uniform import uniform_optimality, uniform_rows
-from qarena.learn.base import Learner
 from qarena.learn.learners import LEARNERS, TABLE_LEARNERS
+from qarena.learn.tables.base import Learner
 
 COMMAND = ".venv/bin/python benchmarks/best_reply.py"
 LEARNER_GAMES = ("tictactoe", "tictactoe:4x4:4", "connect4:4x5")

@@ -21,7 +21,7 @@ import time
 from qarena.agents.players import player
 from qarena.games import DRAW, parse_spec
 from qarena.games.tictactoe import TicTacToe
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple.network import NTupleNetwork
 
 
 def against_perfect(net: NTupleNetwork, games: int) -> tuple[int, int, int]:

@@ -35,9 +35,9 @@ import numpy as np
 from qarena.games import parse_spec
 from qarena.games.base import Move, Position
 from qarena.judging.sets import KINDS, shipped_set
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import NetworkConfig
-from qarena.learn.ntuple_file import load_network
+from qarena.learn.ntuple.config import NetworkConfig
+from qarena.learn.ntuple.files import load_network
+from qarena.learn.ntuple.network import NTupleNetwork
 
 WORKERS = len(os.sched_getaffinity(0))
 #: Settings tried by default, each on top of NetworkConfig's defaults (ε is constant where

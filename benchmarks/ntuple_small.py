@@ -35,8 +35,8 @@ from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.judging.along_play import along_perfect_play
 from qarena.judging.sampled import play_games
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import default_config, default_games
+from qarena.learn.ntuple.config import default_config, default_games
+from qarena.learn.ntuple.network import NTupleNetwork
 from qarena.training.run import NETWORK_CHUNK, plan_run
 
 WORKERS = len(os.sched_getaffinity(0))

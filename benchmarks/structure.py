@@ -36,7 +36,8 @@ def kind_classes() -> set[str]:
 
     names = {"PlayerDefaults", "ChoosingPlayer", "Trainable", "Learner"}
     for package in (qarena.agents, qarena.learn):
-        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+        # Every module, those of subpackages too (learn/tables/, learn/ntuple/, learn/alphazero/).
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             try:
                 module = importlib.import_module(info.name)
             except ImportError:  # an extra that is not installed (PyTorch)

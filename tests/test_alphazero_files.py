@@ -17,10 +17,10 @@ import qarena
 from qarena.cli import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
-from qarena.learn import az_file
-from qarena.learn.alphazero import AlphaZeroConfig, AlphaZeroLearner, LearningSettings
-from qarena.learn.az_file import MOST_WEIGHT, load_net
-from qarena.learn.az_net import layout, param_count
+from qarena.learn.alphazero import files as az_file
+from qarena.learn.alphazero.files import MOST_WEIGHT, load_net
+from qarena.learn.alphazero.learner import AlphaZeroConfig, AlphaZeroLearner, LearningSettings
+from qarena.learn.alphazero.net import layout, param_count
 from qarena.learn.learners import load_learner
 from qarena.policyfile import read_meta, save_policy
 from tests.test_network_files import _run_measured, refused

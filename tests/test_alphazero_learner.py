@@ -16,8 +16,8 @@ from qarena.errors import QarenaError, TooLargeError
 from qarena.exact import oracle
 from qarena.games import parse_spec
 from qarena.learn import learners
-from qarena.learn.alphazero import AlphaZeroLearner
-from qarena.learn.az_file import load_net
+from qarena.learn.alphazero.files import load_net
+from qarena.learn.alphazero.learner import AlphaZeroLearner
 
 SMALL = {"channels": 8, "blocks": 1, "simulations": 8, "opening": 0}
 
@@ -66,7 +66,7 @@ def test_a_run_resumed_from_its_file_learns_what_one_run_learns(tmp_path: Path) 
     assert isinstance(once, AlphaZeroLearner) and isinstance(resumed, AlphaZeroLearner)
     np.testing.assert_allclose(resumed.net.weights, once.net.weights, rtol=0, atol=1e-5)
     # A file from before Adam's state was kept still reads, its moments starting afresh.
-    from qarena.learn.az_file import load_net, save_net
+    from qarena.learn.alphazero.files import load_net, save_net
 
     old = tmp_path / "old.npz"
     save_net(old, half.game, half.net, {"settings": half.config.to_dict(), "games": 64})
@@ -182,7 +182,7 @@ def test_a_game_without_a_board_is_refused(capsys: pytest.CaptureFixture[str]) -
 def test_a_network_too_large_for_the_machine_is_refused_before_it_is_built(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import qarena.learn.alphazero as az
+    import qarena.learn.alphazero.learner as az
 
     monkeypatch.setattr(az, "memory_budget", lambda: 10 * 2**20)
     with pytest.raises(TooLargeError, match=r"needs .* to learn, more than this machine"):
@@ -339,8 +339,8 @@ def test_a_ray_address_nobody_answers_at_is_said_in_one_line_within_seconds(
 def test_a_file_with_a_broken_optimizer_state_is_refused_in_one_line(tmp_path: Path) -> None:
     """Adam's state is checked as the rest of the file is: its count of steps from the
     metadata before any array is read, its second moments not negative."""
-    from qarena.learn.az_file import load_net
-    from qarena.learn.az_net import Moments
+    from qarena.learn.alphazero.files import load_net
+    from qarena.learn.alphazero.net import Moments
     from qarena.policyfile import save_policy
 
     net = qarena.train("tictactoe", "alphazero", 32, seed=1, workers=1, **SMALL)
@@ -381,9 +381,9 @@ class _StopAfter:
 
 
 def _loop(spec: str = "tictactoe", **shape: int) -> tuple[object, object]:
-    from qarena.learn.alphazero import LearningSettings, SelfPlayLearning
-    from qarena.learn.az_net import PolicyValueNet
-    from qarena.learn.az_search import SearchSettings
+    from qarena.learn.alphazero.learner import LearningSettings, SelfPlayLearning
+    from qarena.learn.alphazero.net import PolicyValueNet
+    from qarena.learn.alphazero.search import SearchSettings
 
     game = parse_spec(spec)
     assert game.grid is not None
@@ -396,7 +396,7 @@ def test_a_stop_during_its_games_drops_them_and_changes_nothing() -> None:
     """A stop reached while a chunk's games are searched (each simulation step looks) ends
     them at once: nothing counted, the buffer and the weights as they were."""
     from qarena import threads
-    from qarena.learn.alphazero import SelfPlayLearning
+    from qarena.learn.alphazero.learner import SelfPlayLearning
 
     loop, _net = _loop()
     assert isinstance(loop, SelfPlayLearning)
@@ -414,7 +414,7 @@ def test_a_stop_during_learning_keeps_the_games_and_the_steps_taken() -> None:
     """A stop reached between learning steps ends the chunk there: its games are counted and
     in the buffer, the steps taken before the stop are kept, no more are taken."""
     from qarena import threads
-    from qarena.learn.alphazero import SelfPlayLearning
+    from qarena.learn.alphazero.learner import SelfPlayLearning
 
     loop, _net = _loop()
     assert isinstance(loop, SelfPlayLearning)
@@ -443,7 +443,7 @@ def test_a_stop_inside_a_large_networks_step_takes_no_step(
     """A large network learns a batch in pieces, looking at a stop between them; a stop there
     leaves the weights and Adam's state as they were (no half step)."""
     from qarena import threads
-    from qarena.learn import az_net
+    from qarena.learn.alphazero import net as az_net
 
     game = parse_spec("tictactoe")
     assert game.grid is not None

@@ -13,10 +13,10 @@ import pytest
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games import parse_spec
 from qarena.judging.policy import judge_asked
-from qarena.learn import az_net
-from qarena.learn.alphazero import LearningSettings, SelfPlayLearning
-from qarena.learn.az_file import load_net, net_bytes, save_net
-from qarena.learn.az_search import Evaluate, SearchSettings
+from qarena.learn.alphazero import net as az_net
+from qarena.learn.alphazero.files import load_net, net_bytes, save_net
+from qarena.learn.alphazero.learner import LearningSettings, SelfPlayLearning
+from qarena.learn.alphazero.search import Evaluate, SearchSettings
 
 SPECS = ("tictactoe", "connect4:4x5", "connect4", "tictactoe:4x4:4")
 
@@ -204,7 +204,7 @@ def test_search_alone_finds_what_the_solver_knows() -> None:
     from the games' ends alone: on tic-tac-toe positions where the mover wins at once, or
     must block a win at once, the search's most visited move keeps the solver's value."""
     from qarena.exact import oracle
-    from qarena.learn.az_search import _node, search
+    from qarena.learn.alphazero.search import _node, search
 
     game = parse_spec("tictactoe")
     grid = game.grid

@@ -20,7 +20,7 @@ import qarena
 from qarena.games.base import Position
 from qarena.games.tictactoe import EMPTY, O, X
 from qarena.judging.best_reply import best_reply
-from qarena.learn.base import Learner
+from qarena.learn.tables.base import Learner
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -510,8 +510,8 @@ def test_the_example_trains_through_the_environment_and_judges_the_agent(check_e
 def test_gym_env_against_an_n_tuple_network_passes_check_env(
     check_env: Any, tmp_path: Path
 ) -> None:
-    from qarena.learn.ntuple import NTupleNetwork
-    from qarena.learn.ntuple_file import save_network
+    from qarena.learn.ntuple.files import save_network
+    from qarena.learn.ntuple.network import NTupleNetwork
 
     game = parse_spec("connect4:4x5")
     net = NTupleNetwork.new(game, 10, 4, seed=1)

@@ -13,15 +13,15 @@ from qarena.cli.app import run
 from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.judging.tables import learner_optimality
-from qarena.learn.base import LearnConfig
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.learners import make_learner
+from qarena.learn.tables.base import LearnConfig
 from tests.conftest import RunScript
 
 SCRIPT = """
 import hashlib, sys
 from qarena.games import parse_spec
-from qarena.learn.base import LearnConfig
+from qarena.learn.tables.base import LearnConfig
 from qarena.learn.learners import make_learner
 kind, spec, order = sys.argv[1:4]
 config = LearnConfig(seed=5, starts=0.5, start_order=order, epsilon_end=0.2)

@@ -19,7 +19,7 @@ from qarena.cli.app import app
 from qarena.errors import SpecError
 from qarena.games import Game, registry
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
-from qarena.learn.qlearning import QLearner
+from qarena.learn.tables.qlearning import QLearner
 
 #: Every command's help: the root's, and each command's.
 HELPS = [[], *([name] for name in typer.main.get_command(app).commands)]  # type: ignore[attr-defined]

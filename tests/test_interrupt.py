@@ -17,7 +17,7 @@ import pytest
 
 from qarena.games import parse_spec
 from qarena.learn.learners import load_learner
-from qarena.learn.ntuple_file import load_network
+from qarena.learn.ntuple.files import load_network
 from tests.conftest import default_sigint
 
 pytestmark = pytest.mark.slow

@@ -24,11 +24,11 @@ from qarena.games.base import Game, Move, Position
 from qarena.games.spec import parse_spec
 from qarena.kernels.rng import seed_state
 from qarena.learn import learners
-from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import JUDGED_COLUMNS, Curve
 from qarena.learn.family import JudgingFamily, Text, Trainable
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple.network import NTupleNetwork
 from qarena.learn.settings import check_config
+from qarena.learn.tables.base import Learner, Opponent
 from qarena.policyfile import encode_policy, load_policy, save_policy
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "qarena"

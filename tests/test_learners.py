@@ -15,9 +15,9 @@ from qarena.exact import solve
 from qarena.games import parse_spec
 from qarena.judging.tables import learner_optimality
 from qarena.kernels import learn as k
-from qarena.learn.base import LearnConfig
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.learners import load_learner, make_learner, save_learner
+from qarena.learn.tables.base import LearnConfig
 from qarena.policyfile import load_policy
 from qarena.training.run import default_episodes, train_run
 from tests.conftest import RunScript
@@ -98,7 +98,7 @@ def test_learning_against_a_fixed_opponent(kind: str) -> None:
 SCRIPT = """
 import hashlib, sys
 from qarena.games import parse_spec
-from qarena.learn.base import LearnConfig
+from qarena.learn.tables.base import LearnConfig
 from qarena.learn.learners import make_learner
 from qarena.agents.opponents import opponent
 kind, spec, opp = sys.argv[1:4]

@@ -16,8 +16,8 @@ from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.judging import family as training
 from qarena.learn.curve import JUDGED_COLUMNS, UNBEATEN, UNIFORM_COLUMNS, VARIED_COLUMNS, Curve
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import NetworkConfig
+from qarena.learn.ntuple.config import NetworkConfig
+from qarena.learn.ntuple.network import NTupleNetwork
 from qarena.training.run import judging_refused, train_run
 
 #: Boards solved by search without an opening book, whose first perfect-play game did not

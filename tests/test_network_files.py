@@ -27,10 +27,11 @@ import pytest
 import qarena
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games import parse_spec
-from qarena.learn import ntuple_config, ntuple_file
-from qarena.learn.ntuple import NTupleNetwork, random_walk_tuples
-from qarena.learn.ntuple_config import MOST_GAMES, load_bytes
-from qarena.learn.ntuple_file import load_network, save_network
+from qarena.learn.ntuple import config as ntuple_config
+from qarena.learn.ntuple import files as ntuple_file
+from qarena.learn.ntuple.config import MOST_GAMES, load_bytes
+from qarena.learn.ntuple.files import load_network, save_network
+from qarena.learn.ntuple.network import NTupleNetwork, random_walk_tuples
 from qarena.policyfile import FORMAT, FORMAT_VERSION, save_policy
 from tests.test_web_serve import serve
 

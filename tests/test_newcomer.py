@@ -17,8 +17,8 @@ from qarena.cli import run
 from qarena.cli.play import _loaded, _Session
 from qarena.games import ConnectFour, TicTacToe, parse_spec
 from qarena.i18n import speaking
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_file import save_network
+from qarena.learn.ntuple.files import save_network
+from qarena.learn.ntuple.network import NTupleNetwork
 from qarena.show.text import draw
 
 

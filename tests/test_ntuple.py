@@ -16,8 +16,8 @@ import qarena
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games import parse_spec
 from qarena.games.tictactoe import TicTacToe
-from qarena.learn.ntuple import NTupleNetwork, random_walk_tuples
-from qarena.learn.ntuple_file import load_network, save_network
+from qarena.learn.ntuple.files import load_network, save_network
+from qarena.learn.ntuple.network import NTupleNetwork, random_walk_tuples
 from qarena.policyfile import save_policy
 from tests.conftest import RunScript
 
@@ -105,7 +105,7 @@ def test_it_learns_tic_tac_toe_judged_by_the_solver() -> None:
 SCRIPT = """
 import hashlib
 from qarena.games import parse_spec
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple.network import NTupleNetwork
 net = NTupleNetwork.new(parse_spec("{spec}"), 8, 4, seed=2)
 moves = net.learn(40, seed=5, epsilon=(0.3, 0.1), lam=0.7)
 print(moves, hashlib.sha256(net.weights.tobytes()).hexdigest())
@@ -345,7 +345,7 @@ def test_classic_connect_four_gets_more_tuples_unless_told(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from qarena.cli import run
-    from qarena.learn.ntuple_config import (
+    from qarena.learn.ntuple.config import (
         BIG_GAMES,
         BIG_OPENING,
         BIG_TUPLES,
@@ -383,7 +383,7 @@ def test_random_openings_teach_the_positions_self_play_does_not_reach(seed: int)
     does not, so the same games teach it more of the game: its optimality over every position
     of tic-tac-toe, judged by the solver, is higher than without (0.89 → 0.97, 0.93 → 0.98
     measured for these seeds)."""
-    from qarena.learn.ntuple_config import NetworkConfig
+    from qarena.learn.ntuple.config import NetworkConfig
 
     game = parse_spec("tictactoe")
     shares = []

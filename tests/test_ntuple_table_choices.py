@@ -12,7 +12,7 @@ from qarena import threads
 from qarena.agents.opponents import move_mask
 from qarena.exact.space import GameTables, game_tables
 from qarena.games import parse_spec
-from qarena.learn.ntuple import TABLE_ROWS, NTupleNetwork
+from qarena.learn.ntuple.network import TABLE_ROWS, NTupleNetwork
 from tests.conftest import RunScript
 
 
@@ -153,7 +153,7 @@ import hashlib
 import numpy as np
 from qarena.exact.space import game_tables
 from qarena.games import parse_spec
-from qarena.learn.ntuple import NTupleNetwork
+from qarena.learn.ntuple.network import NTupleNetwork
 for spec, canonical in (("tictactoe", True), ("connect4:4x4:3", False)):
     game = parse_spec(spec)
     net = NTupleNetwork.new(game, 12, 4, seed=2)

@@ -99,7 +99,7 @@ def test_the_shipped_network_is_named_network_everywhere_a_player_goes(
 ) -> None:
     import qarena
     from qarena.errors import QarenaError
-    from qarena.learn.ntuple import NTupleNetwork
+    from qarena.learn.ntuple.network import NTupleNetwork
 
     monkeypatch.chdir(tmp_path)  # no file called "network" here: the name is the name
     net = qarena.player("network", "connect4")

@@ -26,8 +26,8 @@ from qarena.agents.players import Adapted, FunctionPlayer, opponent_of, player
 from qarena.games import Game, Move, Position, parse_spec
 from qarena.games.picking import PlayerDefaults
 from qarena.learn.learners import make_learner, save_learner
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_file import save_network
+from qarena.learn.ntuple.files import save_network
+from qarena.learn.ntuple.network import NTupleNetwork
 from qarena.match.duel import about, value_text
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "qarena"
@@ -233,7 +233,7 @@ def player_classes() -> set[str]:
     """The names of every class that meets the player protocol through its defaults."""
     names = set()
     modules = ["qarena.agents.greedy", "qarena.agents.strategies", "qarena.agents.players",
-               "qarena.learn.ntuple", "qarena.web.play"]  # fmt: skip
+               "qarena.learn.ntuple.network", "qarena.web.play"]  # fmt: skip
     for name in modules:
         for _, cls in inspect.getmembers(importlib.import_module(name), inspect.isclass):
             if issubclass(cls, PlayerDefaults) and cls is not PlayerDefaults:

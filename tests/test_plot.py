@@ -17,7 +17,7 @@ from qarena.errors import QarenaError
 from qarena.games import parse_spec
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.learners import load_learner, make_learner
-from qarena.learn.qlearning import QLearner
+from qarena.learn.tables.qlearning import QLearner
 from qarena.show.figures import PIXELS, ROW_PIXELS, PlotRun, describe, render_curves
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

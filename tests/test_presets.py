@@ -16,11 +16,11 @@ import pytest
 import qarena
 from qarena.cli.app import run
 from qarena.errors import QarenaError
-from qarena.learn.base import LearnConfig
 from qarena.learn.learners import TABLE_LEARNERS as LEARNERS
 from qarena.learn.learners import load_learner
 from qarena.learn.presets import BY_NAME, PRESETS, preset
 from qarena.learn.settings import NAMES
+from qarena.learn.tables.base import LearnConfig
 from qarena.policyfile import read_meta
 
 # Seed 000, the term paper "Advanced Nim" (German). Its NimAI's constructor:
@@ -390,7 +390,7 @@ def test_canonical_over_a_preset_is_an_override_the_record_keeps(
 
 def test_a_record_from_before_the_values_were_kept_still_reads() -> None:
     from qarena.learn.presets import record_text
-    from qarena.learn.table_file import read_preset_record
+    from qarena.learn.tables.files import read_preset_record
 
     old = {"name": "course-notebook", "overridden": ["alpha"]}
     assert read_preset_record(old) == old

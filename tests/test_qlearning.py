@@ -13,8 +13,8 @@ from qarena.errors import QarenaError
 from qarena.exact import game_tables, solve
 from qarena.games import parse_spec
 from qarena.judging.tables import optimality_of_values
-from qarena.learn.base import LearnConfig
-from qarena.learn.qlearning import QLearner
+from qarena.learn.tables.base import LearnConfig
+from qarena.learn.tables.qlearning import QLearner
 from tests.conftest import RunScript, at
 
 
@@ -86,8 +86,8 @@ SCRIPT = """
 import hashlib, sys
 from qarena.games import parse_spec
 from qarena.agents.opponents import opponent
-from qarena.learn.base import LearnConfig
-from qarena.learn.qlearning import QLearner
+from qarena.learn.tables.base import LearnConfig
+from qarena.learn.tables.qlearning import QLearner
 spec, opp, canonical = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 learner = QLearner(parse_spec(spec), LearnConfig(seed=11, alpha=0.5, canonical=canonical))
 steps = learner.train(1500, opponent(learner.tables, opp))

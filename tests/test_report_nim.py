@@ -26,8 +26,8 @@ from qarena.experiments.report.lab import Lab
 from qarena.games import parse_spec
 from qarena.games.base import Position
 from qarena.judging.tables import optimality_of_values
-from qarena.learn.base import Learner
 from qarena.learn.learners import load_table
+from qarena.learn.tables.base import Learner
 
 
 def _pairs(position: tuple[int, ...]) -> list[tuple[int, int]]:

@@ -18,8 +18,8 @@ import typer.main
 from qarena import api
 from qarena.cli import app
 from qarena.errors import QarenaError
-from qarena.learn.base import LearnConfig
 from qarena.learn.settings import NAMES, SETTINGS, TrainingSetting
+from qarena.learn.tables.base import LearnConfig
 from qarena.web.forms import TrainForm
 from qarena.web.models import TrainIn
 
@@ -117,7 +117,7 @@ def test_the_bounds_are_those_learn_config_checks(s: TrainingSetting) -> None:
 
 
 def test_the_network_settings_are_network_config_and_train_s_options() -> None:
-    from qarena.learn.ntuple_config import NetworkConfig
+    from qarena.learn.ntuple.config import NetworkConfig
     from qarena.learn.settings import NETWORK_NAMES, NETWORK_SETTINGS
 
     assert set(NETWORK_NAMES) == {f.name for f in fields(NetworkConfig)}

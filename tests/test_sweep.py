@@ -481,7 +481,7 @@ def test_the_report_s_progress_goes_to_stderr_alone(
 def test_a_network_run_is_qarena_train_and_its_row_is_qarena_eval(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from qarena.learn.ntuple_file import load_network
+    from qarena.learn.ntuple.files import load_network
 
     args = ["tictactoe", "--learner", "q,ntuple", "--tuples", "3,6", "--tuple-length", "4"]
     args += ["--lambda", "0,0.8", "--episodes", "3000", "--games", "100"]
@@ -591,7 +591,7 @@ def test_a_network_sweeps_curve_is_the_one_its_file_holds(
 ) -> None:
     from qarena.experiments.folder import SweepFolder, read_results
     from qarena.experiments.sweep_figures import optimality_series
-    from qarena.learn.ntuple_file import load_network
+    from qarena.learn.ntuple.files import load_network
 
     folder = tmp_path / "sweep"
     args = ["tictactoe", "--learner", "ntuple", "--tuples", "2,4", "--tuple-length", "4"]

@@ -15,7 +15,7 @@ from qarena.experiments.report.claims.nim import WRITEUP_TIES, first_highest, wr
 from qarena.experiments.sweep import tie_order
 from qarena.games import parse_spec
 from qarena.learn.learners import LEARNERS
-from qarena.learn.qlearning import SeatQLearner
+from qarena.learn.tables.qlearning import SeatQLearner
 from tests.conftest import RunScript
 
 #: Tables and generator state after 3,000 episodes from seed 7 on one entry per position,

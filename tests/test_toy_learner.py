@@ -32,10 +32,10 @@ from qarena.games.base import Game, Move, Position
 from qarena.games.spec import parse_spec
 from qarena.kernels.rng import seed_state
 from qarena.learn import learners
-from qarena.learn.base import Opponent
 from qarena.learn.curve import Curve
 from qarena.learn.family import JudgingFamily, Text, Trainable
 from qarena.learn.settings import TrainingSetting, build_config, check_config, typed
+from qarena.learn.tables.base import Opponent
 from qarena.policyfile import encode_policy, load_policy, save_policy
 
 #: The toy's own settings: declared here, with it, and nowhere else.
@@ -279,6 +279,20 @@ def test_a_sweep_takes_its_setting_as_an_axis_and_writes_its_columns(
     assert "rollouts" in capsys.readouterr().out
 
 
+def test_the_python_sweep_takes_its_setting_as_an_axis(toy: type[Toy], tmp_path: Path) -> None:
+    done = qarena.sweep("tictactoe", tmp_path / "api", "toy", rollouts=[1, 2], lean=0.5,
+                        episodes=8, games=4, workers=1)  # fmt: skip
+    assert "rollouts" in done.columns()
+    assert sorted(r.column("rollouts") for r in done.rows) == ["1", "2"]
+    with (tmp_path / "api" / "results.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(r["rollouts"] for r in rows) == ["1", "2"]
+    assert {r["lean"] for r in rows} == {"0.5"}
+    # Not a setting of any kind: the TypeError Python gives.
+    with pytest.raises(TypeError, match="unexpected keyword argument 'leaning'"):
+        qarena.sweep("tictactoe", tmp_path / "no", "toy", leaning=0.5)
+
+
 def test_the_web_trains_it_from_its_form_fields_and_plays_the_stored_policy(
     toy: type[Toy], tmp_path: Path
 ) -> None:
@@ -313,6 +327,11 @@ def test_the_web_trains_it_from_its_form_fields_and_plays_the_stored_policy(
         assert client.post("/api/train", json=body).status_code == 202
         r = client.post("/api/train", json={**body, "learner": "q"})
         assert r.status_code == 422 and "rollouts applies to --learner toy only" in r.text
+        # The stored policy's page shows its settings by their declared labels.
+        shown = client.get(f"/policies/{snap['policy']}/inspect")
+        assert shown.status_code == 200, shown.text
+        rows = dict(re.findall(r'<th scope="row">([^<]*)</th><td>([^<]*)</td>', shown.text))
+        assert rows.get("rollouts an episode") == "2" and rows.get("weight of a draw") == "0.5"
         # Its game page: a person's move, the stored policy's answer.
         played = client.get(f"/policies/{snap['policy']}/play")
         assert played.status_code == 200, played.text

@@ -1112,7 +1112,7 @@ def test_a_stored_network_is_listed_inspected_played_and_watched(tmp_path: Path)
     played and watched; never a training opponent, never the game's best stored agent."""
     from qarena.cli import run
     from qarena.exact import solve
-    from qarena.learn.ntuple_file import load_network
+    from qarena.learn.ntuple.files import load_network
 
     made = tmp_path / "net.npz"
     args = ["train", "tictactoe", "--learner", "ntuple", "--tuples", "4", "--episodes", "2000"]
@@ -1187,7 +1187,7 @@ def test_the_train_page_trains_a_network_as_the_command_line_does(
     import numpy as np
 
     from qarena.cli import run
-    from qarena.learn.ntuple_file import load_network
+    from qarena.learn.ntuple.files import load_network
 
     r = client.post(
         "/api/train",

@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from qarena.learn.alphazero import AlphaZeroConfig
+from qarena.learn.alphazero.learner import AlphaZeroConfig
 from qarena.learn.learners import TABLE_LEARNERS
-from qarena.learn.ntuple_config import BIG_BOARD, BIG_OPENING, BIG_TUPLES, NetworkConfig
+from qarena.learn.ntuple.config import BIG_BOARD, BIG_OPENING, BIG_TUPLES, NetworkConfig
 from qarena.learn.presets import markdown_table as presets_table
 from qarena.learn.settings import (
     ALPHAZERO_NAMES,

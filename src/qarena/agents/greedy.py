@@ -9,7 +9,7 @@ import numpy as np
 from qarena.games.base import Game, Move, Position
 from qarena.games.picking import ChoosingPlayer
 from qarena.i18n import ngettext
-from qarena.learn.base import Learner
+from qarena.learn.tables.base import Learner
 
 
 @dataclass

@@ -21,7 +21,7 @@ from qarena.errors import QarenaError
 from qarena.exact.space import GameTables
 from qarena.games.base import LOSS, WIN
 from qarena.i18n import _
-from qarena.learn.base import Opponent
+from qarena.learn.tables.base import Opponent
 
 OPPONENTS = ("self", *STRATEGIES)
 

@@ -38,9 +38,9 @@ from qarena.exact import Exact, Oracle
 from qarena.games.base import Game, Move, Position
 from qarena.games.picking import ChoosingPlayer, PlayerDefaults
 from qarena.i18n import _, gettext_noop, ngettext, spoken
-from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import load_learner
+from qarena.learn.tables.base import Learner
 
 #: What :func:`player` turns into a player.
 PlayerLike = (

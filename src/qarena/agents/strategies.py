@@ -229,7 +229,7 @@ STRATEGIES = ("random", "perfect", "strongest", "bouton", "subtraction", "poles"
 
 
 #: The n-tuple network shipped with qarena (``qarena/data``), as a player's name: the one the
-#: web offers. Only its own board has one (:data:`qarena.learn.ntuple_file.SHIPPED`).
+#: web offers. Only its own board has one (:data:`qarena.learn.ntuple.files.SHIPPED`).
 NETWORK = "network"
 
 
@@ -252,14 +252,14 @@ class ShippedPlayer:
 
 
 def _network_specs() -> tuple[str, ...]:
-    from qarena.learn.ntuple_file import SHIPPED
+    from qarena.learn.ntuple.files import SHIPPED
 
     return tuple(SHIPPED)
 
 
 def _network(game: Game) -> Trainable | None:
-    from qarena.learn.ntuple_config import check_board
-    from qarena.learn.ntuple_file import shipped_network
+    from qarena.learn.ntuple.config import check_board
+    from qarena.learn.ntuple.files import shipped_network
 
     check_board(game)  # a game of no board: said as a network says it, before which boards
     net = shipped_network(game)

@@ -23,8 +23,13 @@ from qarena.optional import need
 from qarena.show import display
 
 Values = float | Sequence[float] | None
-#: The keywords a sweep takes its axes by (``seeds``: train's ``seed``, one value or a list).
-_AXES = frozenset({*NAMES, *NETWORK_AXES, "seeds"} - {"seed"})
+
+
+def _axes() -> frozenset[str]:
+    """The keywords a sweep takes its axes by (``seeds``: train's ``seed``, one value or a
+    list): read from the declaration at each call, so a learner kind registered since
+    (``learners.register``) has its own settings as axes, as ``qarena sweep`` has them."""
+    return frozenset({*NAMES, *NETWORK_AXES, "seeds"} - {"seed"})
 
 
 def _axis(value: Any) -> tuple[Any, ...] | None:
@@ -130,7 +135,8 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     finished runs are kept). Opponents are names or policy files; ``learner`` may name
     ``"ntuple"``, an n-tuple network, whose own settings are ``tuples``, ``tuple_length``,
     ``alpha_end``, ``lam`` and ``opening``, or ``"alphazero"``, whose own are ``channels``,
-    ``blocks`` and ``simulations``. ``games`` in each seat against random and perfect
+    ``blocks`` and ``simulations``; a kind registered with ``learners.register`` takes its own
+    settings by their names too. ``games`` in each seat against random and perfect
     play: the game's oracle's (1,000, or 10 on a searched board; never the free memory). ``preset``
     names a write-up's method (:mod:`qarena.learn.presets`) whose values fill the axes not
     given, and whose kind of table the runs share unless ``canonical`` is given; each row
@@ -141,13 +147,13 @@ def sweep(  # noqa: PLR0913 - qarena.sweep's axes, by keyword
     check_count("games", games, 1_000_000)
     # train's `seed` is the sweep's `seeds` axis: one value or a list, either name.
     named = {**locals(), "seeds": None if seeds == 0 else seeds}
-    local = given_by_name("sweep", more, _AXES, {"seed": "seeds"}, named)
+    local = given_by_name("sweep", more, _axes(), {"seed": "seeds"}, named)
     seeds = 0 if local["seeds"] is None else local["seeds"]
     values: dict[str, tuple[Any, ...]] = {}
     for name in (*NAMES, *NETWORK_AXES):
         if name == "seed":
             continue
-        given = local[name]
+        given = local.get(name)  # a registered kind's own setting comes through ``more``
         if name == "rewards" and given is not None and not isinstance(given[0], Sequence):
             given = [given]
         axis = _axis(given)

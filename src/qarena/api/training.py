@@ -17,7 +17,7 @@ from qarena.budget import MAX_EPISODES, check_count
 from qarena.errors import QarenaError
 from qarena.i18n import _
 from qarena.learn.family import Trainable
-from qarena.learn.ntuple_config import KIND as NTUPLE
+from qarena.learn.ntuple.config import KIND as NTUPLE
 from qarena.learn.setting_keywords import LearnerSettings, NetworkSettings
 from qarena.learn.settings import (
     ALL_SETTINGS,

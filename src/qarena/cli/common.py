@@ -16,8 +16,8 @@ from typer.core import TyperGroup
 
 from qarena import __version__
 from qarena.budget import MAX_EPISODES, check_count, estimate_positions, footprint, format_bytes
-from qarena.errors import QarenaError, TooLargeError
-from qarena.exact import Oracle, check_fits
+from qarena.errors import QarenaError
+from qarena.exact import Oracle
 from qarena.games import Game
 from qarena.i18n import _
 from qarena.learn.family import Trainable
@@ -170,13 +170,13 @@ def print_route(answers: Oracle) -> Oracle:
 def announce(game: Game) -> None:
     """Refuse a game clearly too large to search here; say so before a long search. (A
     learner's own tables are checked against the positions the search finds, before they are
-    allocated.)"""
-    try:
-        check_fits(game)
-    except TooLargeError:
-        if game.searchable:
-            return  # solved by search, one position at a time; what cannot be says so itself
-        raise
+    allocated.) Whether the game is enumerated here, searched, or neither is the oracle's to
+    say (:class:`~qarena.exact.Oracle`), not decided again here."""
+    answers = Oracle.of(game)
+    if answers.refusal is not None:
+        raise answers.refusal  # neither enumerated nor searched here: enumeration's own words
+    if answers.searched:
+        return  # solved by search, one position at a time; what cannot be says so itself
     positions = estimate_positions(game)
     if positions > ANNOUNCE_POSITIONS:
         err.print(

@@ -52,10 +52,10 @@ from qarena.experiments.sweep_figures import varying
 from qarena.fileio import check_target, is_dir, write_atomic
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, ngettext, number
-from qarena.learn.base import SCHEDULES, SEATS, START_ORDERS
 from qarena.learn.learners import LEARNERS
 from qarena.learn.presets import canonical_of
 from qarena.learn.settings import ALL_SETTINGS, KIND_SETTINGS, NAMES
+from qarena.learn.tables.base import SCHEDULES, SEATS, START_ORDERS
 
 #: Most worker processes a sweep starts.
 MAX_WORKERS = 1_024

@@ -23,8 +23,8 @@ from qarena.fileio import check_target, write_atomic
 from qarena.games import DRAW, LOSS, WIN, Move, Position, value_word
 from qarena.i18n import _, gettext_noop, ngettext
 from qarena.judging.family import family_of
-from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
+from qarena.learn.tables.base import Learner
 from qarena.show.text import draw
 
 #: Most entries ``--top`` shows at each end.

@@ -35,9 +35,9 @@ from qarena.games import DRAW, LOSS, WIN, Game, Move, Position, parse_spec
 from qarena.games.words import move_help, played, rules, sentence
 from qarena.i18n import _, gettext_noop, ngettext, seconds
 from qarena.judging.family import exact_share
-from qarena.learn.base import Learner
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class
+from qarena.learn.tables.base import Learner
 from qarena.match.session import Match, Reply, Result, Score
 from qarena.match.spot import SPOT_LEARNER, train_on_the_spot
 from qarena.show.text import draw

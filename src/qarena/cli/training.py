@@ -31,9 +31,9 @@ from qarena.fileio import check_target, is_file
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import _, ngettext
-from qarena.learn.base import read_rewards
 from qarena.learn.learners import load_learner, save_learner
 from qarena.learn.settings import ALL_SETTINGS
+from qarena.learn.tables.base import read_rewards
 from qarena.training.run import RunPlan, RunRequest, check_counts, request_run
 
 #: Default runs of this many episodes or more (minutes, at about a million a second) are

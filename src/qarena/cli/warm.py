@@ -33,7 +33,7 @@ def _warm_search() -> None:
     lines.move_scores(board.start())
     lines.move_scores(board.start(), weak=True)
     # An n-tuple network's self-play (one kernel serves every board, gravity or not).
-    from qarena.learn.ntuple import NTupleNetwork
+    from qarena.learn.ntuple.network import NTupleNetwork
 
     NTupleNetwork.new(board, 1, 1).learn(1)
 

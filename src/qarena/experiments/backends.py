@@ -21,8 +21,8 @@ from qarena.fileio import check_target
 from qarena.games import parse_spec
 from qarena.games.base import Game
 from qarena.i18n import language, ngettext, option
-from qarena.learn.base import Learner
 from qarena.learn.learners import learner_class, origin
+from qarena.learn.tables.base import Learner
 from qarena.processes import spawn_pool, start_ray
 
 BACKENDS = ("local", "ray")

@@ -35,8 +35,8 @@ from qarena.experiments.grid import (
 )
 from qarena.fileio import LOCK_NAME, folder_lock, is_dir, is_file, write_atomic
 from qarena.i18n import _, option
-from qarena.learn.base import SEAT_SETTINGS
 from qarena.learn.settings import Declared
+from qarena.learn.tables.base import SEAT_SETTINGS
 from qarena.policyfile import read_meta
 
 #: The opponents each run is measured against.

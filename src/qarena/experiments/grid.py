@@ -23,7 +23,6 @@ from qarena.fileio import is_file
 from qarena.games import Game, parse_spec
 from qarena.i18n import _, option
 from qarena.judging.family import family_of
-from qarena.learn.base import ALL_HYPERPARAMETERS, SEATS
 from qarena.learn.learners import learner_class
 from qarena.learn.presets import preset as preset_named
 from qarena.learn.settings import (
@@ -33,6 +32,7 @@ from qarena.learn.settings import (
     Declared,
     registered_settings,
 )
+from qarena.learn.tables.base import ALL_HYPERPARAMETERS, SEATS
 
 #: Most runs one sweep may hold (each is a policy file and a row).
 MAX_RUNS = 10_000

@@ -12,7 +12,7 @@ from typing import TypeVar
 from qarena.budget import check_count
 from qarena.errors import QarenaError
 from qarena.i18n import _
-from qarena.learn.base import read_rewards
+from qarena.learn.tables.base import read_rewards
 
 __all__ = [
     "distinct",

@@ -15,7 +15,7 @@ from qarena.exact.space import GameTables
 from qarena.games import parse_spec
 from qarena.i18n import _, number
 from qarena.judging.tables import Optimality, learner_optimality, optimality_of_values
-from qarena.learn.base import Learner
+from qarena.learn.tables.base import Learner
 from qarena.optional import need
 from qarena.show.matches import SeatRecords, both_seats, evaluation_opponents
 

@@ -32,8 +32,8 @@ from qarena.agents.base import Player
 from qarena.agents.opponents import opponent as opponent_of
 from qarena.agents.players import PlayerLike, player, plays_as
 from qarena.budget import estimate_positions, footprint
-from qarena.errors import QarenaError, TooLargeError
-from qarena.exact import Oracle, check_fits
+from qarena.errors import QarenaError
+from qarena.exact import Oracle
 from qarena.exact.book import SHIPPED
 from qarena.exact.search import DEFAULT_TABLE_BYTES
 from qarena.games.base import Game, Move, Position
@@ -45,7 +45,6 @@ from qarena.judging.player import judge_player
 from qarena.judging.sets import shipped_set
 from qarena.judging.tables import Optimality, learner_optimality
 from qarena.judging.uniform import uniform_rows
-from qarena.learn.base import Learner, Opponent
 from qarena.learn.curve import (
     CURVE_OPPONENTS,
     JUDGED_COLUMNS,
@@ -59,6 +58,7 @@ from qarena.learn.curve import (
 )
 from qarena.learn.family import Trainable
 from qarena.learn.learners import table_class
+from qarena.learn.tables.base import Learner, Opponent
 from qarena.show.curve_svg import curve_svg
 
 __all__ = [
@@ -106,14 +106,9 @@ def judging_refused(game: Game) -> str | None:
     enumerated here, or solved by search with an opening book (classic 6×7) or on a board
     small enough that a search ends in seconds (:data:`JUDGED_SEARCH_POSITIONS`). Quick:
     nothing is solved."""
-    if not Oracle.of(game).searched:
-        if game.searchable:
-            return None
-        try:
-            check_fits(game)  # enumerated where it fits
-        except TooLargeError as e:
-            return str(e).rstrip(".")
-        return None
+    answers = Oracle.of(game)
+    if not answers.searched:  # enumerated here, or refused in the enumeration's own words
+        return None if answers.refusal is None else str(answers.refusal).rstrip(".")
     if game.spec in SHIPPED:  # a book is shipped for a Connect Four board only
         return None
     positions = estimate_positions(game)

@@ -16,7 +16,7 @@ import numpy as np
 
 from qarena.errors import TooLargeError
 from qarena.exact.space import GameTables, game_tables
-from qarena.learn.base import Learner
+from qarena.learn.tables.base import Learner
 
 if TYPE_CHECKING:
     from qarena.agents.base import Player

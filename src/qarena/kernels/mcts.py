@@ -439,7 +439,7 @@ def _network_evals(
     evals: np.ndarray,
 ) -> float:
     """The n-tuple network's value of each of the ``k`` moves in ``buf`` for the mover, as
-    :meth:`qarena.learn.ntuple.NTupleNetwork.values` gives it (1 for a move that makes four,
+    :meth:`qarena.learn.ntuple.network.NTupleNetwork.values` gives it (1 for a move that makes four,
     0 for one that fills the board, else the value of the board it leaves, from the mover's
     side; NaN read as 0, clipped to -1..1), into ``evals``; the largest. The leaf's indices
     are read from its board once; a move changes those of the two cells it touches (its

@@ -5,11 +5,12 @@ A learner kind is a class meeting :class:`Trainable`, registered by its ``kind``
 from there (``training.run.plan_run`` sets a run up, ``train_run`` runs it in chunks,
 ``learners.load_learner`` reads its file by the file's kind). Two families meet it today:
 
-- the table learners (``learn/base.py``'s :class:`~qarena.learn.base.Learner`): a value for
-  every position of an enumerated game, judged over every position (``judging_family = "exact"``);
-- n-tuple networks (``learn/ntuple.py``): values from small tables over a board, judged along
+- the table learners (``learn/tables/``, :class:`~qarena.learn.tables.base.Learner`): a value
+  for every position of an enumerated game, judged over every position
+  (``judging_family = "exact"``);
+- n-tuple networks (``learn/ntuple/``): values from small tables over a board, judged along
   perfect-play games (``judging_family = "along_play"``), for boards too big for a table;
-- the AlphaZero learner (``learn/alphazero.py``): a policy-value network learning by self-play
+- the AlphaZero learner (``learn/alphazero/``): a policy-value network learning by self-play
   through its search, judged along perfect-play games too.
 """
 
@@ -26,8 +27,8 @@ from qarena.i18n import _, gettext_noop, ngettext, number, option
 from qarena.learn.curve import COLUMNS, CURVE_GAMES, JUDGED_COLUMNS, Curve
 
 if TYPE_CHECKING:
-    from qarena.learn.base import Opponent
     from qarena.learn.settings import TrainingSetting
+    from qarena.learn.tables.base import Opponent
 
 
 class Text:

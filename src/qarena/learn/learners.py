@@ -11,19 +11,23 @@ from typing import Any
 from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.i18n import _
-from qarena.learn.afterstate import AfterstateLearner
-from qarena.learn.alphazero import AlphaZeroLearner
-from qarena.learn.base import LearnConfig, Learner
+from qarena.learn.alphazero.learner import AlphaZeroLearner
 from qarena.learn.family import Trainable
-from qarena.learn.gamebackup import GameBackupLearner
-from qarena.learn.matchbox import ChainEliminationLearner, EliminationLearner, MatchboxLearner
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.qlearning import NaiveQLearner, QLearner, SeatQLearner
+from qarena.learn.ntuple.network import NTupleNetwork
 from qarena.learn.settings import declare, withdraw
-from qarena.learn.table_file import read_table
+from qarena.learn.tables.afterstate import AfterstateLearner
+from qarena.learn.tables.base import LearnConfig, Learner
+from qarena.learn.tables.files import read_table
+from qarena.learn.tables.gamebackup import GameBackupLearner
+from qarena.learn.tables.matchbox import (
+    ChainEliminationLearner,
+    EliminationLearner,
+    MatchboxLearner,
+)
+from qarena.learn.tables.qlearning import NaiveQLearner, QLearner, SeatQLearner
 from qarena.policyfile import read_meta
 
-#: The table learners (``learn/base.py``), by name: a value for every position.
+#: The table learners (``learn/tables/``), by name: a value for every position.
 TABLE_LEARNERS: dict[str, type[Learner]] = {
     cls.kind: cls
     for cls in (
@@ -190,5 +194,5 @@ def load_table(
     path: str | os.PathLike[str], game: Game | None = None, kind: str | None = None
 ) -> Learner:
     """Read a table learner's policy file (of any table kind registered here) back into a
-    learner that can play or go on training (``table_file.read_table``)."""
+    learner that can play or go on training (``tables.files.read_table``)."""
     return read_table(path, TABLE_LEARNERS, game, kind)

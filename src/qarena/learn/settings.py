@@ -7,7 +7,7 @@ TypedDicts, written by ``tools/settings_keywords.py``) and the training guide's 
 settings (``tools/settings_table.py``). ``tests/test_settings.py`` and
 ``tests/test_api_settings.py`` fail when any of them differs.
 Each learner's default of each setting is its own (``Learner.defaults``); the bounds here are
-what :class:`~qarena.learn.base.LearnConfig` checks. Texts are marked for translation and
+what :class:`~qarena.learn.tables.base.LearnConfig` checks. Texts are marked for translation and
 translated where they are shown.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 from qarena.budget import check_count, whole
 from qarena.errors import QarenaError, echo_value
 from qarena.i18n import _, gettext_noop, option
-from qarena.learn.config import SCHEDULES, START_ORDERS, LearnConfig
+from qarena.learn.tables.config import SCHEDULES, START_ORDERS, LearnConfig
 
 Kind = Literal["float", "int", "choice", "rewards"]
 _C = TypeVar("_C")

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from qarena.games import Game
 from qarena.judging.family import exact_share, family_of
-from qarena.learn.base import Learner, Opponent
 from qarena.learn.family import Trainable
+from qarena.learn.tables.base import Learner, Opponent
 from qarena.training.run import Progress, RunPlan, RunResult, default_episodes, new_table
 
 #: Training on the spot stops after this long, perfect or not: the person is waiting.

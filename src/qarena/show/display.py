@@ -23,8 +23,8 @@ from qarena.agents.greedy import GreedyAgent
 from qarena.exact.solver import Solution
 from qarena.games import Game, Move, Position, value_word
 from qarena.i18n import _, ngettext
-from qarena.learn.base import Learner
 from qarena.learn.curve import Curve, CurvePoint
+from qarena.learn.tables.base import Learner
 from qarena.show.curve_svg import PALETTE, curve_svg, curves_svg
 from qarena.show.svg import inspect_svg, position_svg
 from qarena.show.text import draw

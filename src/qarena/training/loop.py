@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from qarena.judging.family import Halted, family_of
 from qarena.judging.tables import Optimality
-from qarena.learn.base import Opponent
 from qarena.learn.curve import Curve, CurvePoint
 from qarena.learn.family import Trainable
+from qarena.learn.tables.base import Opponent
 
 __all__ = ["CHUNK_SECONDS", "Progress", "RunResult", "train_run"]
 

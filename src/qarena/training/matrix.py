@@ -11,8 +11,8 @@ from typing import Any
 from qarena.agents.opponents import opponent as opponent_of
 from qarena.games.base import Game
 from qarena.judging.evaluation import record_against
-from qarena.learn.base import Learner, default_episodes
 from qarena.learn.learners import table_class
+from qarena.learn.tables.base import Learner, default_episodes
 from qarena.show.matches import SeatRecords
 from qarena.training.loop import train_run
 

@@ -14,10 +14,10 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.i18n import _, option
 from qarena.judging.family import family_of
-from qarena.learn.base import SEATS, Learner, Opponent
 from qarena.learn.curve import MAX_POINTS, Curve
 from qarena.learn.family import Trainable
 from qarena.learn.learners import learner_class, table_class
+from qarena.learn.tables.base import SEATS, Learner, Opponent
 from qarena.training.loop import Progress, RunResult, train_run
 
 __all__ = [

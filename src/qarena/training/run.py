@@ -11,9 +11,9 @@ from qarena.judging.family import (
     judging_bytes,
     judging_refused,
 )
-from qarena.learn.base import default_episodes
-from qarena.learn.ntuple import CHUNK as NETWORK_CHUNK
-from qarena.learn.ntuple import JUDGED_GAMES
+from qarena.learn.ntuple.network import CHUNK as NETWORK_CHUNK
+from qarena.learn.ntuple.network import JUDGED_GAMES
+from qarena.learn.tables.base import default_episodes
 from qarena.training.loop import CHUNK_SECONDS, Progress, RunResult, train_run
 from qarena.training.matrix import MatrixRow, matrix_row
 from qarena.training.plan import (

@@ -4,7 +4,7 @@ where they are shown: the language is each request's own."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from html import escape
 from typing import Any
@@ -13,18 +13,36 @@ from markupsafe import Markup
 
 from qarena.games import value_name
 from qarena.i18n import _, gettext_noop, ngettext, number
-from qarena.learn.base import reward_text
 from qarena.learn.learners import LEARNERS
 from qarena.learn.presets import record_text
 from qarena.learn.settings import ALL_SETTINGS
+from qarena.learn.tables.base import reward_text
 from qarena.web.store import is_policy_id
 
+
+class _Labels(Mapping[str, str]):
+    """The training settings' labels, read from their one declaration each time they are read
+    (a learner kind registered since, ``learners.register``, has its own settings' declared
+    labels here), then the symmetry setting's."""
+
+    def _now(self) -> dict[str, str]:
+        return {
+            **{setting.name: setting.label for setting in ALL_SETTINGS},
+            "canonical": gettext_noop("positions learned"),
+        }
+
+    def __getitem__(self, name: str) -> str:
+        return self._now()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+
 #: Each training setting's label, on the Train form and in a policy's settings table.
-#: The training settings' labels (from their one declaration), and the symmetry setting's.
-LABELS = {
-    **{setting.name: setting.label for setting in ALL_SETTINGS},
-    "canonical": gettext_noop("positions learned"),
-}
+LABELS: Mapping[str, str] = _Labels()
 SCHEDULES = {
     "linear": gettext_noop("linear"),
     "exp": gettext_noop("exponential"),
@@ -150,11 +168,12 @@ def setting_rows(
         rows.append((_("preset"), record_text(preset)))
     # Without exploring starts, their order says nothing.
     skip = {"start_order"} if hyper.get("starts") == 0 else set()
-    order = [*(k for k in hyper if k != "canonical"), "canonical"] if own_order else LABELS
+    known = dict(LABELS)
+    order = [*(k for k in hyper if k != "canonical"), "canonical"] if own_order else known
     rows += [
-        (_(LABELS[k]), setting_text(k, hyper[k]))
+        (_(known[k]), setting_text(k, hyper[k]))
         for k in order
-        if k in LABELS and hyper.get(k) is not None and k not in skip
+        if k in known and hyper.get(k) is not None and k not in skip
     ]
     return rows
 

@@ -11,8 +11,8 @@ from qarena.agents.thinking import is_thinking
 from qarena.errors import QarenaError
 from qarena.games.registry import Field, menus
 from qarena.i18n import _, gettext_noop
-from qarena.learn.base import NUMBER, read_rewards
 from qarena.learn.settings import ALL_SETTINGS
+from qarena.learn.tables.base import NUMBER, read_rewards
 
 _INT = re.compile(r"[0-9]+")
 

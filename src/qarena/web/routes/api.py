@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from qarena.errors import QarenaError
 from qarena.i18n import _
-from qarena.learn.table_file import read_preset_record
+from qarena.learn.tables.files import read_preset_record
 from qarena.match.session import Conflict
 from qarena.web.jobs import LIVE, Job
 from qarena.web.models import (

@@ -32,8 +32,8 @@ from qarena.judging.best_reply import best_reply
 from qarena.judging.evaluation import strategy_mask
 from qarena.judging.sampled import wilson
 from qarena.judging.tables import move_values, optimality_of_values
-from qarena.learn.base import Learner
 from qarena.learn.learners import load_table
+from qarena.learn.tables.base import Learner
 from qarena.show.matches import play_series_lengths
 
 #: The 97.5% point of Student's t for 1 to 10 degrees of freedom (beyond: 10's, a little

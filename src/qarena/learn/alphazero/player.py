@@ -1,6 +1,6 @@
 """The AlphaZero network as a player and as what a search asks of it.
 
-:class:`AlphaZeroPlays` is the player an :class:`~qarena.learn.alphazero.AlphaZeroLearner`
+:class:`AlphaZeroPlays` is the player an :class:`~qarena.learn.alphazero.learner.AlphaZeroLearner`
 plays as: greedy from its policy head, every row of a game's tables (or many positions) at
 once in batches; :class:`AlphaZeroEvaluator` is its evaluator (``games.picking.Evaluator``):
 its policy head's priors and its value head's value of a position, which ``mcts:N:FILE``
@@ -18,7 +18,7 @@ import numpy as np
 from qarena.games.base import Game, Move, Position
 from qarena.games.picking import ByMoveValues, ChoosingPlayer, clipped, highest
 from qarena.i18n import _, number
-from qarena.learn.az_net import PolicyValueNet, table_priors
+from qarena.learn.alphazero.net import PolicyValueNet, table_priors
 
 if TYPE_CHECKING:
     from qarena.exact.space import GameTables

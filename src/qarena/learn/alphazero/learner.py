@@ -1,12 +1,12 @@
-"""The AlphaZero learner (``--learner alphazero``): a policy-value network (``az_net``)
-learning from its own games, played through its search (``az_search``), in the synchronous
+"""The AlphaZero learner (``--learner alphazero``): a policy-value network (``net.py``)
+learning from its own games, played through its search (``search.py``), in the synchronous
 rhythm AlphaZero.jl uses on one machine — a chunk of games of self-play, then learning from a
 replay buffer of the latest positions — so that a seed learns the same network however it is
 watched, and the two phases never compete for the cores.
 
-:class:`~qarena.learn.az_loop.SelfPlayLearning` is the loop (``az_loop.py``);
+:class:`~qarena.learn.alphazero.loop.SelfPlayLearning` is the loop (``loop.py``);
 :class:`AlphaZeroLearner` the learner kind and the player it plays as
-(:mod:`~qarena.learn.az_player`: greedily from its policy head; ``mcts:N:FILE`` searches
+(:mod:`~qarena.learn.alphazero.player`: greedily from its policy head; ``mcts:N:FILE`` searches
 with it)."""
 
 from __future__ import annotations
@@ -24,22 +24,22 @@ from qarena.budget import check_count, format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import BoardGrid, Game
 from qarena.i18n import _, gettext_noop, ngettext
-from qarena.learn.az_file import KIND
-from qarena.learn.az_loop import ChunkReport, LearningSettings, SelfPlayLearning
-from qarena.learn.az_net import (
+from qarena.learn.alphazero.files import KIND
+from qarena.learn.alphazero.loop import ChunkReport, LearningSettings, SelfPlayLearning
+from qarena.learn.alphazero.net import (
     Moments,
     PolicyValueNet,
     param_count,
     torch_module,
 )
-from qarena.learn.az_player import AlphaZeroEvaluator, AlphaZeroPlays
-from qarena.learn.az_search import SearchSettings
-from qarena.learn.az_workers import RaySelfPlay, SelfPlayPool, Workers
+from qarena.learn.alphazero.player import AlphaZeroEvaluator, AlphaZeroPlays
+from qarena.learn.alphazero.search import SearchSettings
+from qarena.learn.alphazero.workers import RaySelfPlay, SelfPlayPool, Workers
 from qarena.learn.curve import Curve
 from qarena.learn.family import JudgingFamily, Text, Trainable
 
 if TYPE_CHECKING:
-    from qarena.learn.base import Opponent
+    from qarena.learn.tables.base import Opponent
 
 
 #: Games of self-play in one chunk: played in lockstep (one batched evaluation a simulation
@@ -134,7 +134,7 @@ def _board_of(game: Game) -> BoardGrid:
 class AlphaZeroLearner(Trainable, AlphaZeroPlays):
     """A policy-value network for one board learning by self-play through its search: a
     learner kind (``--learner alphazero``) and the player it plays as, the move its policy
-    head ranks highest (:class:`~qarena.learn.az_player.AlphaZeroPlays`)."""
+    head ranks highest (:class:`~qarena.learn.alphazero.player.AlphaZeroPlays`)."""
 
     kind: ClassVar[str] = KIND
     title: ClassVar[Text] = Text(gettext_noop("AlphaZero"))
@@ -202,7 +202,7 @@ class AlphaZeroLearner(Trainable, AlphaZeroPlays):
 
     @classmethod
     def model_bytes(cls, config: Any, game: Game | None = None) -> int:
-        from qarena.learn.az_file import buffer_bytes, load_bytes
+        from qarena.learn.alphazero.files import buffer_bytes, load_bytes
 
         if game is None or game.grid is None:
             return TORCH_BYTES
@@ -252,7 +252,7 @@ class AlphaZeroLearner(Trainable, AlphaZeroPlays):
         game: Game | None = None,
         budget: int | None = None,
     ) -> AlphaZeroLearner:
-        from qarena.learn.az_file import load_net
+        from qarena.learn.alphazero.files import load_net
 
         p = os.fspath(path)
         loaded = load_net(p, game, budget)
@@ -308,14 +308,14 @@ class AlphaZeroLearner(Trainable, AlphaZeroPlays):
         inputs: Iterable[str | os.PathLike[str]] = (),
         extra: Mapping[str, Any] | None = None,
     ) -> None:
-        from qarena.learn.az_file import save_net
+        from qarena.learn.alphazero.files import save_net
 
         save_net(
             path, self.game, self.net, self._meta(extra), inputs, self._buffer(), self._moments()
         )
 
     def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
-        from qarena.learn.az_file import net_bytes
+        from qarena.learn.alphazero.files import net_bytes
 
         return net_bytes(self.game, self.net, self._meta(extra), self._buffer(), self._moments())
 

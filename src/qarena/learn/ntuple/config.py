@@ -1,7 +1,7 @@
 """An n-tuple network's settings and sizes: :class:`NetworkConfig` (its bounds are the
 declaration's, ``learn/settings.py``), a game's defaults, and what its tables take in memory.
-Apart from the model (``ntuple.py``) and its files (``ntuple_file.py``), as the table
-learners' settings (``base.LearnConfig``) are apart from each learner."""
+Apart from the model (``network.py``) and its files (``files.py``), as the table
+learners' settings (``tables.config.LearnConfig``) are apart from each learner."""
 
 from __future__ import annotations
 

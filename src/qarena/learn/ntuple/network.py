@@ -25,10 +25,9 @@ from qarena.games.picking import ByMoveValues, ChoosingPlayer, highest
 from qarena.i18n import _, gettext_noop, ngettext, number
 from qarena.kernels import ntuple as k
 from qarena.kernels.rng import seed_state
-from qarena.learn.base import Opponent
 from qarena.learn.curve import Curve
 from qarena.learn.family import JudgingFamily, Text, Trainable
-from qarena.learn.ntuple_config import (
+from qarena.learn.ntuple.config import (
     KIND,
     MAX_LENGTH,
     MAX_TUPLES,
@@ -40,6 +39,7 @@ from qarena.learn.ntuple_config import (
     default_games,
     table_bytes,
 )
+from qarena.learn.tables.base import Opponent
 from qarena.threads import run_threads
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ class NTupleNetwork(Trainable, ChoosingPlayer):
         game: Game | None = None,
         budget: int | None = None,
     ) -> NTupleNetwork:
-        from qarena.learn.ntuple_file import load_network  # the file's module imports this one
+        from qarena.learn.ntuple.files import load_network  # the file's module imports this one
 
         return load_network(path, game, budget)
 
@@ -189,12 +189,12 @@ class NTupleNetwork(Trainable, ChoosingPlayer):
         inputs: Iterable[str | os.PathLike[str]] = (),
         extra: Mapping[str, Any] | None = None,
     ) -> None:
-        from qarena.learn.ntuple_file import save_network
+        from qarena.learn.ntuple.files import save_network
 
         save_network(path, self, inputs, extra)
 
     def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
-        from qarena.learn.ntuple_file import network_bytes
+        from qarena.learn.ntuple.files import network_bytes
 
         return network_bytes(self, extra)
 

@@ -10,9 +10,9 @@ import numpy as np
 from qarena.games.base import Game
 from qarena.i18n import gettext_noop
 from qarena.kernels import learn as k
-from qarena.learn.afterstate import AfterstateLearner
-from qarena.learn.base import LearnConfig
 from qarena.learn.family import Text
+from qarena.learn.tables.afterstate import AfterstateLearner
+from qarena.learn.tables.base import LearnConfig
 from qarena.policyfile import ArraySpec
 
 

@@ -2,7 +2,7 @@
 learning from a replay buffer of the latest positions (:class:`SelfPlayLearning`), in the
 synchronous rhythm AlphaZero.jl uses on one machine, and how it learns
 (:class:`LearningSettings`) and what a chunk did (:class:`ChunkReport`). The learner kind is
-:class:`~qarena.learn.alphazero.AlphaZeroLearner`."""
+:class:`~qarena.learn.alphazero.learner.AlphaZeroLearner`."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from qarena import threads
 from qarena.errors import QarenaError
 from qarena.games.base import Game, grid_of
 from qarena.i18n import _
-from qarena.learn.az_net import (
+from qarena.learn.alphazero.net import (
     Moments,
     PolicyValueNet,
     Trainer,
     move_count,
 )
-from qarena.learn.az_search import SearchSettings, self_play
-from qarena.learn.az_workers import Workers
+from qarena.learn.alphazero.search import SearchSettings, self_play
+from qarena.learn.alphazero.workers import Workers
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class SelfPlayLearning:
         self._filled = min(size, self._filled + value.shape[0])
 
     def buffer_arrays(self) -> dict[str, np.ndarray]:
-        """The buffer's positions, oldest first (:data:`az_file.BUFFER_ARRAYS`), as its file
+        """The buffer's positions, oldest first (``files.BUFFER_ARRAYS``), as its file
         keeps them (none before a position is added)."""
         if self._filled == 0:
             return {}

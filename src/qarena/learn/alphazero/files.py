@@ -16,7 +16,7 @@ from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError, TooLargeError
 from qarena.games.base import BoardGrid, Game
 from qarena.i18n import _
-from qarena.learn.az_net import (
+from qarena.learn.alphazero.net import (
     Moments,
     PolicyValueNet,
     check_shape,
@@ -50,7 +50,7 @@ MOST_STEPS = 2**53
 #: mantissas are noise, so such an array shrinks by about a tenth (1.05 to 1.12 measured on
 #: networks trained here, of 1 to 64 channels), never eightfold. A file of zeros claiming
 #: 256 channels × 20 blocks deflates a thousandfold: it is refused before it is read, as an
-#: n-tuple network's list of places is (``ntuple_config.PLACES_RATIO``).
+#: n-tuple network's list of places is (``learn.ntuple.config.PLACES_RATIO``).
 WEIGHTS_RATIO = 8
 #: The largest magnitude a learned weight in a file may have. Learning keeps them within a
 #: few units (2.1 the largest measured); from weights of 10,000 a run still learns and saves

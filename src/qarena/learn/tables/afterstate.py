@@ -10,8 +10,8 @@ import numpy as np
 from qarena.games.base import Game
 from qarena.i18n import gettext_noop
 from qarena.kernels import learn as k
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.family import Text
+from qarena.learn.tables.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.policyfile import ArraySpec
 
 

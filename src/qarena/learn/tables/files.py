@@ -1,6 +1,6 @@
 """Table learners' policy files: their metadata, writing them, reading them back (each size
 checked against the budget before anything is built). ``Learner.save``/``read`` and
-``learners.load_table`` come here, as ``ntuple_file.py`` is the networks' files; the registry
+``learners.load_table`` come here, as ``ntuple/files.py`` is the networks' files; the registry
 of kinds (``learners.py``) is given, not imported, so the learner's module needs no registry."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.games.spec import parse_spec
 from qarena.i18n import _
-from qarena.learn.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.learn.curve import Curve
+from qarena.learn.tables.base import ALL_HYPERPARAMETERS, LearnConfig, Learner
 from qarena.policyfile import ArraySpec, encode_policy, load_policy, save_policy
 
 

@@ -2,7 +2,7 @@
 here, each with PyTorch on one thread, or Ray actors on a cluster) play shares of a chunk's
 games with the network's latest weights and hand back what the games leave to learn from;
 the learner learns in its own process between chunks (the synchronous rhythm of
-``alphazero.py``). A share's randomness comes from the seed, the games before the chunk and
+``learner.py``). A share's randomness comes from the seed, the games before the chunk and
 the share's place, so a seed learns the same network on the same number of workers, here or
 on Ray."""
 
@@ -16,8 +16,8 @@ import numpy as np
 
 from qarena import threads
 from qarena.games import parse_spec
-from qarena.learn.az_net import PolicyValueNet, move_count, torch_module
-from qarena.learn.az_search import Samples, SearchSettings, self_play
+from qarena.learn.alphazero.net import PolicyValueNet, move_count, torch_module
+from qarena.learn.alphazero.search import Samples, SearchSettings, self_play
 from qarena.processes import quiet_worker, spawn_pool, start_ray
 
 #: Seconds between two looks at a stop while the workers play.

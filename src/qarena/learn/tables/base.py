@@ -1,7 +1,7 @@
 """The table learner (:class:`Learner`, a learner kind of ``learn/family.py``): its tables, whom
 it trains against (:class:`Opponent`), its training calls, greedy play, what it tells people and
 its saved state. Its hyperparameters (``LearnConfig``) and the words they are given in are in
-``learn/config.py``; their names are importable from here too.
+``learn/tables/config.py``; their names are importable from here too.
 """
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop, ngettext, number, option
 from qarena.kernels import learn as k
 from qarena.kernels.rng import seed_state
-from qarena.learn.config import (
+from qarena.learn.curve import Curve
+from qarena.learn.family import JudgingFamily, Text, Trainable
+from qarena.learn.settings import typed
+from qarena.learn.tables.config import (
     ALL_HYPERPARAMETERS,
     NUMBER,
     SCHEDULES,
@@ -35,9 +38,6 @@ from qarena.learn.config import (
     read_rewards,
     reward_text,
 )
-from qarena.learn.curve import Curve
-from qarena.learn.family import JudgingFamily, Text, Trainable
-from qarena.learn.settings import typed
 from qarena.optional import need
 from qarena.policyfile import ArraySpec
 
@@ -209,7 +209,7 @@ class Learner(Trainable):
         game: Game | None = None,
         budget: int | None = None,
     ) -> Learner:
-        from qarena.learn.table_file import read_table  # the file's module imports this one
+        from qarena.learn.tables.files import read_table  # the file's module imports this one
 
         return read_table(path, {cls.kind: cls}, game, cls.kind)
 
@@ -219,12 +219,12 @@ class Learner(Trainable):
         inputs: Iterable[str | os.PathLike[str]] = (),
         extra: Mapping[str, Any] | None = None,
     ) -> None:
-        from qarena.learn.table_file import save_table
+        from qarena.learn.tables.files import save_table
 
         save_table(path, self, inputs, extra)
 
     def to_bytes(self, extra: Mapping[str, Any] | None = None) -> bytes:
-        from qarena.learn.table_file import table_bytes
+        from qarena.learn.tables.files import table_bytes
 
         return table_bytes(self, extra)
 
@@ -531,7 +531,7 @@ class Learner(Trainable):
         return {name: full[name] for name in self.hyperparameters}
 
 
-# The hyperparameters' names moved to learn/config.py; callers import them from here too.
+# The hyperparameters' names live in learn/tables/config.py; callers import them from here too.
 __all__ = [
     "ALL_HYPERPARAMETERS",
     "NUMBER",

@@ -15,8 +15,7 @@ from qarena.games.base import Game
 from qarena.i18n import _
 from qarena.kernels import ntuple as k
 from qarena.learn.curve import Curve
-from qarena.learn.ntuple import NTupleNetwork
-from qarena.learn.ntuple_config import (
+from qarena.learn.ntuple.config import (
     KIND,
     MAX_LENGTH,
     MAX_TUPLES,
@@ -28,6 +27,7 @@ from qarena.learn.ntuple_config import (
     _tables,
     load_bytes,
 )
+from qarena.learn.ntuple.network import NTupleNetwork
 from qarena.policyfile import (
     ArraySpec,
     encode_policy,

@@ -11,8 +11,8 @@ from qarena.errors import QarenaError
 from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop
 from qarena.kernels import learn as k
-from qarena.learn.base import LearnConfig, Learner
 from qarena.learn.family import Text
+from qarena.learn.tables.base import LearnConfig, Learner
 from qarena.policyfile import ArraySpec
 
 

@@ -9,14 +9,14 @@ import numpy as np
 from qarena.games.base import Game
 from qarena.i18n import _, gettext_noop, number
 from qarena.kernels import learn as k
-from qarena.learn.base import (
+from qarena.learn.family import Text
+from qarena.learn.tables.base import (
     ALL_HYPERPARAMETERS,
     SHARED_HYPERPARAMETERS,
     LearnConfig,
     Learner,
     reward_text,
 )
-from qarena.learn.family import Text
 from qarena.policyfile import ArraySpec
 
 

@@ -1076,7 +1076,11 @@ def test_a_training_page_reads_on_a_phone(page: Any, live_server: str) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.goto("/train")
     page.locator("#train-form input[name='game']").fill("tictactoe:4x4:4")
-    page.locator("#train").click()
+    # The Opponent field follows the game typed (htmx swaps it in): a click while it is
+    # swapped in can land on a page that moves under it, and no form is sent.
+    expect(page.locator("#opponent option[value='bouton']")).to_have_count(0)
+    with page.expect_navigation():
+        page.locator("#train").click()
     error = page.locator("#error")
     expect(error).to_contain_text("too big to train in the web app")
     expect(error).to_contain_text(re.compile(r"--out \S+/policies/[0-9a-f]{12}\.npz "))

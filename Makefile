@@ -24,6 +24,9 @@ dev: $(VENV)/.dev-installed
 
 $(VENV)/.dev-installed: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,ray,env,docs,deep]'
+	# Kaggle's ConnectX client, for the tests only: its own dependencies are heavy and the
+	# tests need none of them beyond requests and jsonschema (in the dev extra).
+	$(BIN)/python -m pip install --quiet --no-deps 'kaggle-environments==1.33.2'
 	touch $@
 
 # The first page does not wait for the kernels: on a fresh install they compile in the

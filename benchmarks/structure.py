@@ -61,10 +61,11 @@ TRAIT = re.compile(r"(?<!self)\.(" + "|".join(TRAITS) + r")\b")
 
 def kind_branches() -> list[tuple[str, int, str]]:
     """Every line outside learn/ and agents/ that branches on an agent's kind."""
+    from qarena.agents.spec_players import SPEC_KINDS
     from qarena.agents.thinking import KINDS
     from qarena.learn.learners import LEARNERS
 
-    kinds = {*LEARNERS, *KINDS}
+    kinds = {*LEARNERS, *KINDS, *SPEC_KINDS}
     classes = kind_classes()
     found = []
     for path in sorted(SRC.rglob("*.py")):

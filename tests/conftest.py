@@ -117,6 +117,18 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
+def kaggle_environments() -> Any:
+    """Kaggle's ConnectX client (``make dev`` installs it): skipped without it, failed under CI,
+    where it must be there."""
+    try:
+        import kaggle_environments as found
+    except ImportError as e:
+        if in_ci():
+            pytest.fail(f"kaggle-environments is not installed under CI ({e})", pytrace=False)
+        pytest.skip(f"kaggle-environments is not installed ({e})")
+    return found
+
+
 def chromium_path() -> str | None:
     if path := os.environ.get(CHROMIUM_ENV):
         return path

@@ -42,12 +42,20 @@ def test_the_counter_sees_every_kind_of_branch() -> None:
     structure = _structure()
     classes = structure.kind_classes()
     # Every learner kind's class and every search player's class, found, not listed.
-    assert {"QLearner", "NTupleNetwork", "AlphaZeroLearner", "MCTSPlayer", "AlphaBeta"} <= classes
+    assert {
+        "QLearner",
+        "NTupleNetwork",
+        "AlphaZeroLearner",
+        "MCTSPlayer",
+        "AlphaBeta",
+        "ConnectXPlayer",
+    } <= classes
     assert structure.ISINSTANCE.search("isinstance(x, Learner | Foo)")
     assert structure.JUDGING.search("if learner.judging_family == 'exact':")
     assert structure.TRAIT.search("if cls.self_play_only:")
     assert not structure.TRAIT.search("return self.thinks")  # a player reading its own trait
     assert structure.KIND_NAME.search('if kind == "alphabeta":')
+    assert structure.KIND_NAME.search('if kind == "connectx":')  # a spec kind's name too
 
 
 def test_no_new_kind_branch_outside_learn_and_agents() -> None:

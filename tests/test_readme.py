@@ -35,6 +35,7 @@ PAGES = {
     GUIDE / "playing.md": 1,
     GUIDE / "connect4.md": 5,
     GUIDE / "alphazero.md": 1,
+    GUIDE / "kaggle.md": 3,
     GUIDE / "experiments.md": 1,
 }
 
@@ -49,7 +50,7 @@ MASKS = [
     (re.compile(r'"(train_seconds|steps_per_second)": [\d.e+-]+'), r'"\1": <n>'),
 ]
 #: Lines of a shown output that come from stderr.
-STDERR_STARTS = ("error:", "Searching", "Solving", "wrote", "Training")
+STDERR_STARTS = ("error:", "Searching", "Solving", "wrote", "Wrote", "Training")
 
 
 def _blocks(page: Path) -> list[list[tuple[str, list[str]]]]:

@@ -58,6 +58,9 @@ MAX_SEED = 2**63 - 1
 #: simulations (or search steps), or this many seconds.
 MAX_THINK_COUNT = 1_000_000
 MAX_THINK_SECONDS = 60.0
+#: Largest agent file ``connectx:FILE`` reads (a Kaggle submission with its weights in it is a
+#: few megabytes; compiling a source takes several times its size in memory).
+MAX_AGENT_FILE_BYTES = 32 * 2**20
 
 
 def whole(flag: str, value: object) -> int:

@@ -8,6 +8,9 @@ by name (:func:`player`)."""
 from qarena.agents import mcts  # noqa: F401
 from qarena.agents import alphabeta  # noqa: F401
 
+# And the players named by a spec of another kind: a Kaggle ConnectX agent (connectx:FILE).
+from qarena.agents import connectx  # noqa: F401
+
 # isort: on
 from qarena.agents.base import Agent, Player
 from qarena.agents.greedy import GreedyAgent

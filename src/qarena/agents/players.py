@@ -23,6 +23,7 @@ import numpy as np
 
 from qarena.agents.base import Loaded, OpponentPlayer, OwnPlayer, Player
 from qarena.agents.greedy import GreedyAgent
+from qarena.agents.spec_players import forms as spec_forms
 from qarena.agents.strategies import (
     SHIPPED_PLAYERS,
     STRATEGIES,
@@ -289,8 +290,9 @@ def _named(name: str, game: Game | None, seed: int | None, solution: Exact | Non
     if not is_policy_path(name):
         # The game's own players when it is known: not Nim's rule players for Connect Four.
         names = STRATEGIES if game is None else named_players(game)
-        # And the thinking players, by the form of their spec (mcts:N).
-        names = (*names, *thinking_forms())
+        # And the thinking players and the spec kinds, by the form of their spec (mcts:N,
+        # connectx:FILE).
+        names = (*names, *thinking_forms(), *spec_forms(game))
         raise QarenaError(
             _("unknown player {name!r}; expected one of {names}, or a policy file").format(
                 name=echo(name), names=", ".join(names)
@@ -339,7 +341,9 @@ def player(
       random among the moves that keep the value, ``strongest`` among those the fastest win
       or the slowest loss; both answer from ``solution`` when given, else from the game's
       oracle); ``network``: the n-tuple network shipped for classic Connect Four (its game
-      may be left out);
+      may be left out); a thinking player's spec (``mcts:200``); a spec of a kind declared in
+      :mod:`qarena.agents.spec_players`: ``connectx:FILE``, a Kaggle ConnectX agent (making
+      it runs the file's code);
     - any other text, or a path: the player of that policy file, by the file's own kind (a
       table learner's greedy agent, or an n-tuple network), named by the file's name (a file
       named like a built-in is given as a path, ``./random``);

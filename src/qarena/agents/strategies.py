@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qarena.agents.base import Player
+from qarena.agents.spec_players import make_spec_player, spec_kind
 from qarena.agents.thinking import is_thinking, make_thinking
 from qarena.errors import QarenaError, echo
 from qarena.exact import Exact, Outcome, oracle
@@ -285,19 +286,27 @@ def is_builtin(name: str) -> bool:
     built-in's name (``random``, ``perfect``, ``strongest``, a rule player, a shipped player
     such as ``network``), whatever files lie about: every command and the Python API read a
     name the same way wherever they run. A policy file that has a built-in's name is given as
-    a path: ``./random``. A thinking player's spec (``mcts:200``) is a built-in too."""
-    return name in STRATEGIES or name in SHIPPED_PLAYERS or is_thinking(name)
+    a path: ``./random``. A thinking player's spec (``mcts:200``) is a built-in too, and so is
+    a spec of a kind declared in :mod:`qarena.agents.spec_players` (``connectx:FILE``)."""
+    return (
+        name in STRATEGIES
+        or name in SHIPPED_PLAYERS
+        or is_thinking(name)
+        or spec_kind(name) is not None
+    )
 
 
 def builtin_game(name: str) -> Game | None:
     """The game a built-in plays when it plays only one (a shipped player, ``network``: the
-    board it was shipped for), so that it needs no game named; else None."""
-    found = SHIPPED_PLAYERS.get(name)
-    if found is None:
-        return None
+    board it was shipped for), or when its kind names one (``connectx:FILE``: ConnectX's
+    default board, classic Connect Four), so that it needs no game named; else None."""
     from qarena.games import parse_spec
 
-    return parse_spec(found.specs()[0])
+    found = SHIPPED_PLAYERS.get(name)
+    if found is not None:
+        return parse_spec(found.specs()[0])
+    kind = spec_kind(name)  # a spec kind's own board, where it names one
+    return parse_spec(kind.game) if kind is not None and kind.game is not None else None
 
 
 def players_of(game: Game) -> tuple[str, ...]:
@@ -352,6 +361,8 @@ def make_agent(
         return player(name, game, seed)
     if is_thinking(name):
         return make_thinking(name, game, seed)
+    if spec_kind(name) is not None:
+        return make_spec_player(name, game, seed)
     if name in SHIPPED_PLAYERS:
         from qarena.agents.players import plays_as
 

@@ -19,6 +19,8 @@ from typing import Any
 import typer
 import typer.main
 
+from qarena.agents.spec_players import about as spec_players_about
+
 # Imported for their commands: each module registers its own on the app.
 from qarena.cli import (  # noqa: F401
     beating,
@@ -26,6 +28,7 @@ from qarena.cli import (  # noqa: F401
     evaluating,
     experimenting,
     explain,
+    exporting,
     inspecting,
     play,
     plotting,
@@ -118,6 +121,9 @@ def _help_fields() -> dict[str, str]:
         "{learners}": ", ".join(TABLE_LEARNERS),
         "{learner_titles}": titles,
         "{presets}": presets_text(),
+        # The players named by a spec of a declared kind (connectx:FILE), with what running
+        # one does.
+        "{spec_players}": spec_players_about(),
     }
 
 

@@ -31,7 +31,7 @@ def beat_command(
         typer.Argument(
             metavar="PLAYER",
             help="A policy file, or a built-in player (random, perfect, strongest, bouton, "
-            "poles, poles-strict, subtraction) with --game.",
+            "poles, poles-strict, subtraction) with --game; or {spec_players}.",
         ),
     ],
     spec: Annotated[

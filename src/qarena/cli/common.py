@@ -44,6 +44,7 @@ WORKFLOW = (
     "plot",
     "report",
     "presets",
+    "export",
     "warm-up",
 )
 
@@ -236,7 +237,7 @@ PlayerA = Annotated[
         metavar="A",
         help="A policy file, or a built-in player: random, perfect, strongest, or the game's "
         "rule player (bouton, poles and poles-strict for nim, subtraction for the subtraction "
-        "game).",
+        "game); or {spec_players}.",
     ),
 ]
 PlayerB = Annotated[str, typer.Argument(metavar="B", help="The other player, likewise.")]

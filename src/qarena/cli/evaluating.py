@@ -72,7 +72,7 @@ def eval_command(  # noqa: PLR0913 - the command's options
         typer.Argument(
             metavar="FILE",
             help="A policy file, or a built-in player (random, perfect, strongest, bouton, "
-            "poles, poles-strict, subtraction) with --game.",
+            "poles, poles-strict, subtraction) with --game; or {spec_players}.",
         ),
     ],
     spec: Annotated[

@@ -24,6 +24,8 @@ from qarena.agents.players import (
     player,
     plays_as,
 )
+from qarena.agents.spec_players import forms as spec_forms
+from qarena.agents.spec_players import spec_kind
 from qarena.agents.strategies import SHIPPED_PLAYERS
 from qarena.agents.thinking import is_thinking
 from qarena.budget import check_seed
@@ -188,7 +190,7 @@ def _opponent(target: str, opponent: str | None, seed: int | None) -> tuple[Game
     agent = _as_opponent(player(chosen, game, seed))
     if chosen in SHIPPED_PLAYERS:
         err.print(SHIPPED_PLAYERS[chosen].playing)
-    elif is_thinking(chosen):
+    elif is_thinking(chosen) or spec_kind(chosen) is not None:
         err.print(_("Playing against {player}: {what}.").format(
             player=chosen, what=agent.describe() or chosen
         ))  # fmt: skip
@@ -476,8 +478,8 @@ def play_command(
             help="trained (an agent trained on the spot, or the policy file), strongest (the "
             "solver's perfect play that wins in the fewest moves and holds out longest when "
             "lost; the default on boards solved by search), perfect (the solver's perfect "
-            "play, any move that keeps the value, at random) or network (the n-tuple network "
-            "shipped for classic Connect Four).",
+            "play, any move that keeps the value, at random), network (the n-tuple network "
+            "shipped for classic Connect Four), a thinking player (mcts:N), or {spec_players}.",
         ),
     ] = None,
 ) -> int:
@@ -488,10 +490,14 @@ def play_command(
                 value=first, values=", ".join(FIRST)
             )
         )
-    if opponent not in (None, *OPPONENTS) and not is_thinking(opponent):
+    if (
+        opponent not in (None, *OPPONENTS)
+        and not is_thinking(opponent)
+        and spec_kind(opponent) is None
+    ):
         raise QarenaError(
             _("unknown --opponent {value!r}; expected one of {values}").format(
-                value=opponent, values=", ".join((*OPPONENTS, "mcts:N"))
+                value=opponent, values=", ".join((*OPPONENTS, "mcts:N", *spec_forms()))
             )
         )
     if seed is not None:

@@ -305,6 +305,17 @@ class Trainable(ABC):
         """The learner its player plays from: a learner that plays as itself is its own."""
         return self
 
+    def connectx_source(self, book: bool = False) -> str:
+        """It as one Python file that Kaggle's ConnectX runs without qarena (``qarena export
+        --connectx``), with the opening book of its board when ``book``; a kind that cannot
+        be one refuses in one line (only an n-tuple network of Connect Four can)."""
+        raise QarenaError(
+            _(
+                "{learner} cannot be exported to Kaggle's ConnectX: only an n-tuple network of "
+                "Connect Four can"
+            ).format(learner=self.title)
+        )
+
     @property
     def nbytes(self) -> int:
         """Bytes of the arrays it holds (each counted once): what keeping it loaded costs."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from qarena.agents.spec_players import refuse_code
 from qarena.agents.thinking import is_thinking
 from qarena.errors import QarenaError
 from qarena.games.registry import Field, menus
@@ -157,6 +158,7 @@ def opponent_of(form: HomeForm) -> str:
         return "network"
     if form.kind == "classic-thinking":
         return CLASSIC_THINKING
+    refuse_code(form.opponent)  # a file's own code (connectx:FILE) never runs here
     if form.opponent not in ("trained", "strongest", "perfect") and not is_thinking(form.opponent):
         raise QarenaError(
             _(

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from qarena import threads
 from qarena.agents.players import PlayerLike
+from qarena.agents.spec_players import refuse_code
 from qarena.agents.strategies import players_of
 from qarena.budget import format_bytes, memory_budget
 from qarena.errors import QarenaError
@@ -316,6 +317,7 @@ class Jobs:
         a bound; elsewhere (boards searched without a book, or too big to solve) it trains
         without one, and says so."""
         game, opponent_name = request.game, str(request.opponent)
+        refuse_code(opponent_name)  # a file's own code (connectx:FILE) never runs here
         config = request.config()
         if is_policy_id(opponent_name):
             self._check_policy_opponent(opponent_name, game, request.canonical)

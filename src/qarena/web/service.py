@@ -14,6 +14,7 @@ from fastapi import Depends, Request
 
 from qarena.agents.base import OpponentPlayer, Player
 from qarena.agents.players import OPPONENTS, TRAINED, opponent_of, player, plays_as
+from qarena.agents.spec_players import refuse_code
 from qarena.agents.strategies import SHIPPED_PLAYERS, STRATEGIES, players_of
 from qarena.agents.thinking import is_thinking, make_thinking
 from qarena.errors import QarenaError
@@ -216,7 +217,10 @@ class Web:
         budget, the on-the-spot run training one, else the refusal, saying how to train it.
         A game solved by search (classic Connect Four) plays the strongest unless asked;
         "network" is the n-tuple network shipped for the game (classic Connect Four); a
-        thinking player's spec (``mcts:1000``) that player (:meth:`thinking`)."""
+        thinking player's spec (``mcts:1000``) that player (:meth:`thinking`). A player that
+        would run a file's own code (``connectx:FILE``) is refused first: never here."""
+        if opponent is not None:
+            refuse_code(opponent)
         if opponent is not None and is_thinking(opponent):
             return self.thinking(opponent, self._parse(spec))
         if opponent not in (None, *OPPONENTS):
@@ -270,6 +274,7 @@ class Web:
         a game perfect play is offered on here (the page can then show the solver's verdicts),
         a budget within the web's time (``web.thinking.check``), a file the server holds, of
         this game. Each game then thinks with a search player of its own (``Games.new``)."""
+        refuse_code(spec)  # a file's own code (its leaves scored by connectx:FILE): never here
         size = self._out_of_reach(game)
         if size is not None:
             raise QarenaError(
@@ -461,6 +466,8 @@ class Web:
                 )
             )
         names = (a.strip(), b.strip())
+        for name in names:
+            refuse_code(name)  # a file's own code (connectx:FILE) never runs here
         agents = {
             i: self.agent(n)
             for i, n in enumerate(names)

@@ -10,6 +10,7 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from qarena import threads
+from qarena.agents.spec_players import refuse_code, runs_code
 from qarena.errors import QarenaError, SpecError, TooLargeError
 from qarena.exact import Exact, solve
 from qarena.games import Game, Position, parse_spec, value_name, value_word
@@ -403,6 +404,12 @@ def compare_context(web: Web, game: str, ids: list[str], metric: str) -> dict[st
     rows = [r for r in everything if r.game == game] if game else everything
     chosen = list(dict.fromkeys(ids))  # in order, once each
     problems = []
+    for name in chosen:
+        try:
+            refuse_code(name)  # a file's own code (connectx:FILE) never runs here
+        except QarenaError as e:
+            problems.append(str(e))
+    chosen = [name for name in chosen if not runs_code(name)]
     if metric not in METRICS:
         problems.append(_("there is no curve called {metric!r} to show").format(metric=metric))
         metric = "optimality"

@@ -292,6 +292,20 @@ class NTupleNetwork(Trainable, ChoosingPlayer):
             should_stop=should_stop,
         )
 
+    def connectx_source(self, book: bool = False) -> str:
+        """It as a Kaggle ConnectX submission (``learn/ntuple/kaggle.py``): a network of
+        Connect Four only (ConnectX has gravity)."""
+        if not self.grid.gravity:
+            raise QarenaError(
+                _(
+                    "{spec} is not Connect Four: only a network of Connect Four can be exported "
+                    "to Kaggle's ConnectX"
+                ).format(spec=self.game.spec)
+            )
+        from qarena.learn.ntuple.kaggle import connectx_source
+
+        return connectx_source(self, book)
+
     def warm_up(self) -> None:
         """Compile (or load the cached) kernels without learning, so timing excludes it."""
         NTupleNetwork.new(self.game, 1, 1).learn(1)

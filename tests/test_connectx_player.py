@@ -128,6 +128,7 @@ def _refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 # --- Kaggle's own agents, played and judged -------------------------------------------------
 
 
+@pytest.mark.slow  # Kaggle's pure-Python agents, judged and played
 def test_kaggle_s_own_agents_are_judged_and_played(tmp_path: Path) -> None:
     shares = {}
     for which in ("negamax", "random"):
@@ -144,6 +145,7 @@ def test_kaggle_s_own_agents_are_judged_and_played(tmp_path: Path) -> None:
     assert shares["negamax"] > shares["random"] + 0.2, shares
 
 
+@pytest.mark.slow  # Kaggle's pure-Python agents, judged and played
 def test_eval_judges_a_kaggle_agent_on_classic_connect_four_by_samples(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

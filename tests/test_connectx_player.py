@@ -180,6 +180,7 @@ def test_what_an_agent_prints_leaves_the_json_whole(
 # --- facts counted here ---------------------------------------------------------------------
 
 
+@pytest.mark.slow  # every decision position of 4×4 asked of a Python agent
 def test_an_agent_playing_by_minimax_is_perfect(tmp_path: Path) -> None:
     path = _file(tmp_path, "minimax.py", MINIMAX_AGENT)
     judged = qarena.judge(f"connectx:{path}", SMALL, games=2, beat_seconds=0)
@@ -187,6 +188,7 @@ def test_an_agent_playing_by_minimax_is_perfect(tmp_path: Path) -> None:
     assert judged.matches["perfect"].first.win == 2  # 4×4, 3 in a row: the first player wins
 
 
+@pytest.mark.slow  # every decision position of 4×4 asked of a Python agent
 def test_a_first_column_agent_s_share_is_counted_here_too(tmp_path: Path) -> None:
     rows, cols, k = 4, 4, 3
     move_values = _minimax()["move_values"]
